@@ -1,0 +1,109 @@
+# SPDX-License-Identifier: MIT
+# ingero: `make` builds every program into bin/; see README for targets.
+
+CC      ?= gcc
+CLANG   ?= clang
+PREFIX  ?= /usr/local
+OUT     ?= .output
+BIN     ?= bin
+OPT     ?= -O2
+CFLAGS  ?= $(OPT) -g
+WARN    := -Wall -Wextra -Werror -Wno-missing-field-initializers -Wshadow -Wformat=2 -Wvla
+CPPFLAGS += -D_GNU_SOURCE -Ilib -Ibpf -I$(OUT)
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS)
+LDLIBS_BASE := -lzstd -lmsgpackc -lm
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+LIB_SRCS := $(wildcard lib/*.c)
+LIB_OBJS := $(patsubst lib/%.c,$(OUT)/lib/%.o,$(LIB_SRCS))
+LIB      := $(OUT)/libingero.a
+CMDS     := $(notdir $(wildcard cmd/ingero*))
+BINS     := $(addprefix $(BIN)/,$(CMDS))
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+UNITS    := $(patsubst tests/unit/%.c,$(OUT)/tests/unit/%,$(UNIT_SRCS))
+TEST_TOOLS_SRCS := $(wildcard tests/tools/*.c)
+TEST_TOOLS := $(patsubst tests/tools/%.c,$(OUT)/tests/tools/%,$(TEST_TOOLS_SRCS))
+
+.PHONY: all test unit asan fuzz bench install clean demo deps check-format
+.DELETE_ON_ERROR:
+.SECONDARY:
+
+all: $(BINS) $(UNITS) $(TEST_TOOLS)
+
+# Per-program extras (objects, libraries, BPF skeletons) live next to the
+# program: cmd/<name>/build.mk may add to EXTRA_OBJS_<name>, LDLIBS_<name>
+# and DEPS_<name>.  tests/build.mk adds test-only artefacts.
+-include $(wildcard cmd/*/build.mk) $(wildcard tests/build.mk)
+
+$(OUT)/lib/%.o: lib/%.c $(wildcard lib/*.h) bpf/ingero_events.h | $(OUT)/lib
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# A program is every .c in its cmd/ directory, linked against libingero.a.
+.SECONDEXPANSION:
+$(BIN)/%: $$(wildcard cmd/%/*.c) $$(wildcard cmd/%/*.h) $$(DEPS_%) $(LIB) | $(BIN)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CPPFLAGS) -Icmd/$* $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(EXTRA_OBJS_$*) \
+		$(LIB) $(LDLIBS_$*) $(LDLIBS_BASE)
+
+$(OUT)/tests/unit/%: tests/unit/%.c tests/unit/test.h $(LIB) | $(OUT)/tests/unit
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS_BASE)
+
+$(OUT)/tests/tools/%: tests/tools/%.c $(LIB) | $(OUT)/tests/tools
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS_BASE)
+
+$(OUT)/lib $(OUT)/tests/unit $(OUT)/tests/tools $(BIN):
+	$(Q)mkdir -p $@
+
+# `make test`: unit tests, CLI tests, scenario tests; ends "N passed, N failed, N skipped".
+test: all
+	$(Q)INGERO_BIN=$(abspath $(BIN)) INGERO_OUT=$(abspath $(OUT)) tests/run.sh
+
+# The same suite under ASan+UBSan, built apart from the normal build.
+asan:
+	$(Q)$(MAKE) --no-print-directory OUT=.output/asan BIN=.output/asan/bin OPT=-O1 \
+		SANFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+		test
+
+FUZZ_SRCS := $(wildcard tests/fuzz/*.c)
+FUZZERS   := $(patsubst tests/fuzz/%.c,.output/fuzz/%,$(FUZZ_SRCS))
+FUZZ_TIME ?= 60
+FUZZ_LIB_SRCS := $(LIB_SRCS)
+.output/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(wildcard lib/*.h)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_LIB_SRCS) $(LDLIBS_BASE)
+
+# `make fuzz`: each target for FUZZ_TIME seconds, seeded from tests/vectors.
+fuzz: $(FUZZERS)
+	$(Q)tests/fuzz/run.sh $(FUZZ_TIME) $(FUZZERS)
+
+bench: all
+	$(Q)for b in bench/*/run; do echo "== $$b"; INGERO_BIN=$(abspath $(BIN)) INGERO_OUT=$(abspath $(OUT)) $$b || exit 1; done
+
+install: $(BINS)
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+
+deps:
+	$(Q)tests/install-deps.sh
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(BIN)/ingero demo incident
+
+clean:
+	rm -rf .output $(BIN)

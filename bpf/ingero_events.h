@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one definition of every fixed-size event that crosses the BPF ring
+ * buffers, and of the record kinds, layers, ops and host-event types that
+ * the log format (format/SPEC.md) numbers.  Included by the bpf/ programs (after
+ * vmlinux.h) and by user space (lib/ilog.h).  Numbers are a wire contract:
+ * append only, never renumber, never reuse a retired value.
+ */
+#ifndef INGERO_EVENTS_H
+#define INGERO_EVENTS_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define INGERO_COMM_LEN 16
+#define INGERO_MAX_STACK 127   /* kernel perf_event_max_stack default */
+#define INGERO_MAX_PYFRAMES 32
+
+/* Record kinds (SPEC §5).  Small numbers for hot kinds. */
+enum ilog_kind {
+	ILOG_K_HEADER = 1,
+	ILOG_K_CLOCK = 2,
+	ILOG_K_SCHEMA = 3,
+	ILOG_K_CUDA = 4,
+	ILOG_K_HOST = 5,
+	ILOG_K_STACK = 6,
+	ILOG_K_PYSTACK = 7,
+	ILOG_K_PROCESS = 8,
+	ILOG_K_MAPPING = 9,
+	ILOG_K_PYCODE = 10,
+	ILOG_K_SNAPSHOT = 11,
+	ILOG_K_LOSS = 12,
+	ILOG_K_SYMBOL = 13,
+	ILOG_K_CHAIN = 14,
+	ILOG_K_PROVENANCE = 15,
+	ILOG_K_NODE = 16,
+	ILOG_K__COUNT
+};
+
+/* Which API layer a CUDA event came from (SPEC §5.4). */
+enum ilog_layer {
+	ILOG_LAYER_RUNTIME = 0,
+	ILOG_LAYER_DRIVER = 1,
+	ILOG_LAYER_GRAPH = 2,
+	ILOG_LAYER_NCCL = 3,
+	ILOG_LAYER__COUNT
+};
+
+/*
+ * Traced API functions.  The meaning of the generic argument fields
+ * (bytes, kind, handle, grid/block) per op is in SPEC §5.4.
+ */
+enum ilog_op {
+	ILOG_OP_UNKNOWN = 0,
+	/* runtime */
+	ILOG_OP_cudaMalloc = 1,
+	ILOG_OP_cudaMallocManaged = 2,
+	ILOG_OP_cudaMallocHost = 3,
+	ILOG_OP_cudaFree = 4,
+	ILOG_OP_cudaFreeHost = 5,
+	ILOG_OP_cudaLaunchKernel = 6,
+	ILOG_OP_cudaMemcpy = 7,
+	ILOG_OP_cudaMemcpyAsync = 8,
+	ILOG_OP_cudaMemset = 9,
+	ILOG_OP_cudaMemsetAsync = 10,
+	ILOG_OP_cudaStreamSynchronize = 11,
+	ILOG_OP_cudaDeviceSynchronize = 12,
+	ILOG_OP_cudaEventSynchronize = 13,
+	/* graph */
+	ILOG_OP_cudaStreamBeginCapture = 14,
+	ILOG_OP_cudaStreamEndCapture = 15,
+	ILOG_OP_cudaGraphInstantiate = 16,
+	ILOG_OP_cudaGraphInstantiateWithFlags = 17,
+	ILOG_OP_cudaGraphLaunch = 18,
+	/* driver */
+	ILOG_OP_cuLaunchKernel = 19,
+	ILOG_OP_cuLaunchKernelEx = 20,
+	ILOG_OP_cuMemAlloc = 21,
+	ILOG_OP_cuMemFree = 22,
+	ILOG_OP_cuMemcpy = 23,
+	ILOG_OP_cuMemcpyAsync = 24,
+	ILOG_OP_cuMemcpyHtoD = 25,
+	ILOG_OP_cuMemcpyDtoH = 26,
+	ILOG_OP_cuMemcpyDtoD = 27,
+	ILOG_OP_cuMemcpyHtoDAsync = 28,
+	ILOG_OP_cuMemcpyDtoHAsync = 29,
+	ILOG_OP_cuCtxSynchronize = 30,
+	ILOG_OP_cuStreamSynchronize = 31,
+	/* nccl */
+	ILOG_OP_ncclAllReduce = 32,
+	ILOG_OP_ncclAllGather = 33,
+	ILOG_OP_ncclReduceScatter = 34,
+	ILOG_OP_ncclBroadcast = 35,
+	ILOG_OP_ncclSend = 36,
+	ILOG_OP_ncclRecv = 37,
+	ILOG_OP_ncclCommInitRank = 38,
+	ILOG_OP_ncclCommDestroy = 39,
+	ILOG_OP__COUNT
+};
+
+/* Host event types (SPEC §5.5). */
+enum ilog_host_type {
+	ILOG_HOST_SWITCH = 1,     /* a target thread was switched out and back in */
+	ILOG_HOST_SCHED_AGG = 2,  /* per-pid window aggregate of other switches */
+	ILOG_HOST_WAKEUP = 3,
+	ILOG_HOST_PAGE_ALLOC = 4, /* per-pid window aggregate of mm_page_alloc */
+	ILOG_HOST_OOM = 5,
+	ILOG_HOST_FORK = 6,
+	ILOG_HOST_EXEC = 7,
+	ILOG_HOST_EXIT = 8,
+	ILOG_HOST__COUNT
+};
+
+/* struct ingero_cuda_event.flags */
+#define ILOG_CUDA_F_NO_RETURN 0x01 /* return never observed (process died) */
+#define ILOG_CUDA_F_SAMPLED   0x02 /* one of N under --sampling-rate */
+
+/* One CUDA runtime/driver/graph/NCCL call: entry time, duration, args. */
+struct ingero_cuda_event {
+	__u64 ts_ns;      /* CLOCK_MONOTONIC at entry */
+	__u64 dur_ns;     /* entry to return */
+	__u32 pid;        /* tgid */
+	__u32 tid;
+	__u16 op;         /* enum ilog_op */
+	__u8 layer;       /* enum ilog_layer */
+	__u8 flags;       /* ILOG_CUDA_F_* */
+	__s32 ret;        /* cudaError_t / CUresult / ncclResult_t */
+	__u64 stream;     /* cudaStream_t / CUstream, 0 = legacy default */
+	__u64 bytes;      /* size, byte count or element count */
+	__u64 handle;     /* device pointer, function, graph exec, comm */
+	__u32 kind;       /* memcpy kind, datatype, capture mode, flags */
+	__u32 grid_x, grid_y, grid_z;
+	__u32 block_x, block_y, block_z;
+	__u32 _pad;
+	__u64 stack_id;   /* 0 = none */
+	__u64 pystack_id; /* 0 = none */
+};
+_Static_assert(sizeof(struct ingero_cuda_event) == 104, "cuda event layout");
+
+/* A scheduler, memory or process-lifecycle event (SPEC §5.5). */
+struct ingero_host_event {
+	__u64 ts_ns;      /* CLOCK_MONOTONIC */
+	__u64 dur_ns;     /* off-CPU time / window length */
+	__u64 value;      /* count, pages, exit code, ... */
+	__u32 pid;
+	__u32 tid;
+	__u32 other_pid;  /* preempter, child, killer, ... */
+	__u32 other_tid;
+	__u32 cpu;
+	__u16 type;       /* enum ilog_host_type */
+	__u16 _pad;
+	char comm[INGERO_COMM_LEN];
+	char other_comm[INGERO_COMM_LEN];
+};
+_Static_assert(sizeof(struct ingero_host_event) == 80, "host event layout");
+
+/* A deduplicated user stack (SPEC §5.6). */
+struct ingero_stack {
+	__u64 id;
+	__u32 pid;
+	__u32 nr;
+	__u64 ips[INGERO_MAX_STACK];
+};
+
+struct ingero_pyframe {
+	__u64 code;  /* address of the PyCodeObject in the process */
+	__u32 lasti; /* instruction offset in code units */
+	__u32 _pad;
+};
+
+/* A Python stack: code objects and instruction offsets (SPEC §5.7). */
+struct ingero_pystack {
+	__u64 id;
+	__u32 pid;
+	__u32 nr;
+	struct ingero_pyframe frames[INGERO_MAX_PYFRAMES];
+};
+
+#endif /* INGERO_EVENTS_H */
