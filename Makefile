@@ -103,7 +103,8 @@ deps:
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)$(BIN)/ingero demo incident
+	$(Q)if [ -x $(BIN)/ingero-demo ]; then $(BIN)/ingero demo incident; \
+	else echo "ingero demo: not yet (the recorder and correlate land in later issues)"; fi
 
 clean:
 	rm -rf .output $(BIN)
