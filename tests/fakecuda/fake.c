@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Controllable latency for the fake CUDA libraries.  Three ways to spend
+ * a call's time, because scenarios need different interactions with the
+ * scheduler: spin (busy-wait on the wall clock: duration exact, CPU busy),
+ * sleep (nanosleep: CPU free), cpu (burn this thread's own CPU time: a hog
+ * sharing the CPU stretches the wall-clock duration, as a preempted host
+ * thread stretches a real CUDA call).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "fake.h"
+
+/* FAKECUDA_<what>[_<op>][_<unit>]: the per-op setting, else def. */
+static uint64_t env_u64(const char *what, const char *op, const char *unit, uint64_t def)
+{
+	char key[128];
+	snprintf(key, sizeof(key), "FAKECUDA_%s%s%s%s%s", what, *op ? "_" : "", op,
+		 *unit ? "_" : "", unit);
+	const char *v = getenv(key);
+	return v && *v ? strtoull(v, NULL, 0) : def;
+}
+
+static enum fk_mode parse_mode(const char *v, enum fk_mode def)
+{
+	if (!v || !*v)
+		return def;
+	if (!strcmp(v, "sleep"))
+		return FK_SLEEP;
+	if (!strcmp(v, "cpu"))
+		return FK_CPU;
+	return FK_SPIN;
+}
+
+void fk_init(struct fk_op *ops, unsigned n)
+{
+	uint64_t lat = env_u64("LAT", "", "NS", 0);
+	uint64_t bw = env_u64("BW", "", "MBPS", 0);
+	enum fk_mode mode = parse_mode(getenv("FAKECUDA_MODE"), FK_SPIN);
+	for (unsigned i = 0; i < n; i++) {
+		struct fk_op *o = &ops[i];
+		char key[128];
+		o->lat_ns = env_u64("LAT", o->name, "NS", lat);
+		o->bw_mbps = env_u64("BW", o->name, "MBPS", bw);
+		o->ret = (int)env_u64("RET", o->name, "", 0);
+		snprintf(key, sizeof(key), "FAKECUDA_MODE_%s", o->name);
+		o->mode = parse_mode(getenv(key), mode);
+		snprintf(key, sizeof(key), "FAKECUDA_SPIKE_%s", o->name);
+		const char *sp = getenv(key);
+		if (sp && *sp) {
+			char *end;
+			o->spike_every = strtoull(sp, &end, 0);
+			o->spike_ns = *end == ':' ? strtoull(end + 1, NULL, 0) : 0;
+		}
+	}
+}
+
+static uint64_t clk(clockid_t id)
+{
+	struct timespec t;
+	clock_gettime(id, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static void spend(enum fk_mode mode, uint64_t ns)
+{
+	if (!ns)
+		return;
+	if (mode == FK_SLEEP) {
+		struct timespec t = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
+		while (nanosleep(&t, &t))
+			;
+		return;
+	}
+	clockid_t id = mode == FK_CPU ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
+	uint64_t end = clk(id) + ns;
+	while (clk(id) < end)
+		__asm__ volatile("pause");
+}
+
+int fk_run(struct fk_op *op, uint64_t bytes)
+{
+	uint64_t n = __atomic_add_fetch(&op->calls, 1, __ATOMIC_RELAXED);
+	uint64_t ns = op->lat_ns;
+	if (op->data && op->bw_mbps)
+		ns += bytes * 1000 / op->bw_mbps; /* MB/s = bytes per microsecond */
+	if (op->spike_every && n % op->spike_every == 0)
+		ns += op->spike_ns;
+	spend(op->mode, ns);
+	return op->ret;
+}
+
+uint64_t fk_handle(uint64_t base)
+{
+	static uint64_t next;
+	/* 4 KiB apart, as real allocations are at least page aligned */
+	return base + (__atomic_add_fetch(&next, 1, __ATOMIC_RELAXED) << 12);
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The latency engine each fake library links in: one struct fk_op per
+ * exported API function, configured once from the environment (README.md
+ * lists the knobs), and fk_run() to spend the configured time.
+ */
+#ifndef FAKECUDA_FAKE_H
+#define FAKECUDA_FAKE_H
+
+#include <stdint.h>
+
+#define FK_API __attribute__((visibility("default")))
+/* Two exported names, one address: how libcuda exports cuMemAlloc/_v2. */
+#define FK_ALIAS(name, target) \
+	extern __typeof__(target) name __attribute__((alias(#target), visibility("default")))
+
+enum fk_mode { FK_SPIN, FK_SLEEP, FK_CPU };
+
+struct fk_op {
+	const char *name;         /* the op's base name, used in env var names */
+	int data;                 /* 1: time grows with bytes (FAKECUDA_BW_MBPS) */
+	/* filled by fk_init */
+	uint64_t lat_ns, bw_mbps, spike_every, spike_ns;
+	enum fk_mode mode;
+	int ret;
+	uint64_t calls;           /* atomic */
+};
+
+/* Read FAKECUDA_* for every op in the table.  Call from a constructor. */
+void fk_init(struct fk_op *ops, unsigned n);
+/* Spend the op's configured time for a call moving `bytes`; returns its
+ * configured return code (0 unless FAKECUDA_RET_<op> is set). */
+int fk_run(struct fk_op *op, uint64_t bytes);
+/* A fresh, never-repeating fake handle in a range chosen by `base`. */
+uint64_t fk_handle(uint64_t base);
+
+#endif

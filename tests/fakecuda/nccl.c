@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Fake libnccl.so.2: the collectives and communicator calls ingero traces.
+ * As in the real library, each public name is a weak alias of a "p"-prefixed
+ * profiling entry point at the same address (ncclAllReduce = pncclAllReduce).
+ * Time grows with count * sizeof(datatype) under FAKECUDA_BW_MBPS.
+ */
+#include "cudaapi.h"
+#include "fake.h"
+
+enum {
+	O_AllReduce, O_AllGather, O_ReduceScatter, O_Broadcast, O_Send, O_Recv,
+	O_CommInitRank, O_CommDestroy, O__N
+};
+
+static struct fk_op ops[O__N] = {
+	[O_AllReduce] = { "ncclAllReduce", 1 },
+	[O_AllGather] = { "ncclAllGather", 1 },
+	[O_ReduceScatter] = { "ncclReduceScatter", 1 },
+	[O_Broadcast] = { "ncclBroadcast", 1 },
+	[O_Send] = { "ncclSend", 1 },
+	[O_Recv] = { "ncclRecv", 1 },
+	[O_CommInitRank] = { "ncclCommInitRank", 0 },
+	[O_CommDestroy] = { "ncclCommDestroy", 0 },
+};
+
+__attribute__((constructor)) static void init(void)
+{
+	fk_init(ops, O__N);
+}
+
+/* ncclDataType_t sizes: int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 */
+static uint64_t nbytes(size_t count, ncclDataType_t t)
+{
+	static const unsigned char sz[] = { 1, 1, 4, 4, 8, 8, 2, 4, 8, 2 };
+	return (uint64_t)count * (t >= 0 && t < (int)sizeof(sz) ? sz[t] : 1);
+}
+
+#define WEAK_ALIAS(name, target) \
+	extern __typeof__(target) name __attribute__((weak, alias(#target), visibility("default")))
+
+FK_API ncclResult_t pncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
+				   ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
+				   cudaStream_t stream)
+{
+	(void)sendbuff, (void)recvbuff, (void)op, (void)comm, (void)stream;
+	return fk_run(&ops[O_AllReduce], nbytes(count, datatype));
+}
+WEAK_ALIAS(ncclAllReduce, pncclAllReduce);
+
+FK_API ncclResult_t pncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
+				   ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+{
+	(void)sendbuff, (void)recvbuff, (void)comm, (void)stream;
+	return fk_run(&ops[O_AllGather], nbytes(sendcount, datatype));
+}
+WEAK_ALIAS(ncclAllGather, pncclAllGather);
+
+FK_API ncclResult_t pncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount,
+				       ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
+				       cudaStream_t stream)
+{
+	(void)sendbuff, (void)recvbuff, (void)op, (void)comm, (void)stream;
+	return fk_run(&ops[O_ReduceScatter], nbytes(recvcount, datatype));
+}
+WEAK_ALIAS(ncclReduceScatter, pncclReduceScatter);
+
+FK_API ncclResult_t pncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
+				   ncclDataType_t datatype, int root, ncclComm_t comm,
+				   cudaStream_t stream)
+{
+	(void)sendbuff, (void)recvbuff, (void)root, (void)comm, (void)stream;
+	return fk_run(&ops[O_Broadcast], nbytes(count, datatype));
+}
+WEAK_ALIAS(ncclBroadcast, pncclBroadcast);
+
+FK_API ncclResult_t pncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype,
+			      int peer, ncclComm_t comm, cudaStream_t stream)
+{
+	(void)sendbuff, (void)peer, (void)comm, (void)stream;
+	return fk_run(&ops[O_Send], nbytes(count, datatype));
+}
+WEAK_ALIAS(ncclSend, pncclSend);
+
+FK_API ncclResult_t pncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer,
+			      ncclComm_t comm, cudaStream_t stream)
+{
+	(void)recvbuff, (void)peer, (void)comm, (void)stream;
+	return fk_run(&ops[O_Recv], nbytes(count, datatype));
+}
+WEAK_ALIAS(ncclRecv, pncclRecv);
+
+#define COMM_BASE 0x5c0000000000ull
+
+FK_API ncclResult_t pncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
+{
+	(void)nranks, (void)commId, (void)rank;
+	int r = fk_run(&ops[O_CommInitRank], 0);
+	if (comm)
+		*comm = r ? NULL : (ncclComm_t)fk_handle(COMM_BASE);
+	return r;
+}
+WEAK_ALIAS(ncclCommInitRank, pncclCommInitRank);
+
+FK_API ncclResult_t pncclCommDestroy(ncclComm_t comm)
+{
+	(void)comm;
+	return fk_run(&ops[O_CommDestroy], 0);
+}
+WEAK_ALIAS(ncclCommDestroy, pncclCommDestroy);
