@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+/* ingero-mcp: a Model Context Protocol server over stdio on a trace.
+ * Thin: options, open the database (or load a log), serve, exit code. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+#include "mcp.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"ingero-mcp - let an AI assistant investigate a trace (Model Context Protocol)\n\n"
+		"USAGE\n  ingero-mcp --db RUN.db [OPTIONS]\n  ingero-mcp [OPTIONS] RUN.ilog\n\n"
+		"Serves MCP over stdio: JSON-RPC 2.0 messages, one per line, on stdin and\n"
+		"stdout (protocol revisions 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05).\n"
+		"An MCP client (an AI assistant) starts it; it is not used interactively.\n"
+		"RUN.db comes from `ingero-export --format sqlite`; a RUN.ilog is loaded\n"
+		"into an in-memory database first.  The database is strictly read-only.\n\n"
+		"Tools: get_check, get_trace_stats, get_causal_chains, get_stacks,\n"
+		"graph_lifecycle, graph_frequency, get_process_breakdown, run_sql.\n"
+		"Prompt: investigate.\n\nOPTIONS\n"
+		"  -d, --db FILE          the SQLite database to serve\n"
+		"      --max-rows N       rows run_sql returns unless asked (default 200)\n"
+		"      --timeout DUR      longest one statement may run (default 5s; 0 = none)\n"
+		"      --max-request SIZE longest request line (default 1MiB); longer lines\n"
+		"                         are answered with an error and skipped\n"
+		"      --no-cache         recompute repeated tool calls (for benchmarks)\n"
+		"  -q, --quiet            no warnings\n"
+		"  -h, --help             this text\n\n"
+		"MCP CLIENT CONFIGURATION\n"
+		"  {\"mcpServers\":{\"ingero\":{\"command\":\"ingero-mcp\",\"args\":[\"--db\",\"run.db\"]}}}\n\n"
+		"EXAMPLES\n"
+		"  ingero-export --format sqlite -o run.db run.ilog && ingero-mcp --db run.db\n"
+		"  printf '%%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}' |\n"
+		"    ingero-mcp --db run.db | jq -r '.result.tools[].name'\n\n"
+		"EXIT STATUS\n  0 at end of input, 2 usage error, unreadable database or I/O error\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, 0, 'd' }, { "max-rows", required_argument, 0, 'r' },
+		{ "timeout", required_argument, 0, 't' }, { "max-request", required_argument, 0, 'm' },
+		{ "no-cache", no_argument, 0, 'C' }, { "quiet", no_argument, 0, 'q' },
+		{ "help", no_argument, 0, 'h' }, { 0 },
+	};
+	struct ilog_mcp_opts o = { .timeout_ms = 5000 };
+	const char *db = NULL;
+	int c;
+	ilog_cli_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "d:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': db = optarg; break;
+		case 'r': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || !*optarg || !v || v > 10000) {
+				ilog_errorf("--max-rows: not a count from 1 to 10000 '%s'", optarg);
+				return ILOG_EXIT_USAGE;
+			}
+			o.max_rows = (uint32_t)v;
+			break;
+		}
+		case 't': {
+			uint64_t ns;
+			if (ilog_parse_duration(optarg, &ns) || ns / 1000000 > UINT32_MAX) {
+				ilog_errorf("--timeout: not a duration '%s'", optarg);
+				return ILOG_EXIT_USAGE;
+			}
+			o.timeout_ms = (uint32_t)(ns / 1000000);
+			if (ns && !o.timeout_ms)
+				o.timeout_ms = 1;
+			break;
+		}
+		case 'm': {
+			uint64_t n;
+			if (ilog_parse_size(optarg, &n) || n < 1024 || n > (1ull << 30)) {
+				ilog_errorf("--max-request: not a size from 1KiB to 1GiB '%s'", optarg);
+				return ILOG_EXIT_USAGE;
+			}
+			o.max_request = (size_t)n;
+			break;
+		}
+		case 'C': o.no_cache = 1; break;
+		case 'q': ilog_verbosity = -1; break;
+		case 'h': usage(stdout); return ilog_finish_stdout(ILOG_EXIT_OK);
+		default:
+			fprintf(stderr, "usage: ingero-mcp --db RUN.db | RUN.ilog (--help for more)\n");
+			return ILOG_EXIT_USAGE;
+		}
+	}
+	if ((db != NULL) + (argc - optind) != 1) {
+		ilog_errorf("give one trace: --db RUN.db or RUN.ilog");
+		return ILOG_EXIT_USAGE;
+	}
+	char err[1024];
+	struct ilog_mcp *m;
+	if (db) {
+		m = ilog_mcp_open_db(db, &o, err, sizeof(err));
+	} else {
+		const char *log = argv[optind];
+		if (!strcmp(log, "-")) {
+			ilog_errorf("the log must be a file: stdin carries the protocol");
+			return ILOG_EXIT_USAGE;
+		}
+		m = ilog_mcp_open_log(log, &o, err, sizeof(err));
+	}
+	if (!m) {
+		ilog_errorf("%s", err);
+		return ILOG_EXIT_USAGE;
+	}
+	if (*ilog_mcp_note(m))
+		ilog_warnf("%s", ilog_mcp_note(m));
+	if (isatty(STDIN_FILENO) && ILOG_VERBOSE(0))
+		ilog_warnf("waiting for MCP messages (JSON-RPC, one per line) on stdin; "
+			   "an MCP client normally starts this program");
+	/* A client that goes away mid-reply must not kill us with SIGPIPE
+	 * before we can say so. */
+	signal(SIGPIPE, SIG_IGN);
+	int rc = ilog_mcp_serve(m, STDIN_FILENO, STDOUT_FILENO, err, sizeof(err));
+	ilog_mcp_free(m);
+	if (rc) {
+		ilog_errorf("%s", err);
+		return ILOG_EXIT_USAGE;
+	}
+	return ILOG_EXIT_OK;
+}

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The tools ingero-mcp offers (tools/list, tools/call).  Each is one
+ * entry in mcp_tools[]: a name, a description written for the model, a
+ * JSON Schema for its arguments (checked by lib/mcp_schema.c before the
+ * handler runs) and a handler that answers from the read-only database
+ * (docs/schema.md).  Compact JSON by default; verbose:true gives prose.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mcp_int.h"
+
+/* Upper bound of rows any tool returns, whatever `limit` asks. */
+#define MCP_HARD_ROWS 10000
+/* One text cell: stacks and cmdlines are long, a model needs the start. */
+#define MCP_MAX_CELL 2048
+/* About 64k tokens: more would crowd the model's context. */
+#define MCP_MAX_BYTES (256u << 10)
+
+static int emit_table(struct ilog_buf *text, const struct mcp_table *t, int verbose)
+{
+	if (verbose)
+		return mcp_table_prose(text, t) ? MCP_NOMEM : MCP_OK;
+	json_t *j = mcp_table_json(t);
+	int rc = !j || mcp_buf_json(text, j) ? MCP_NOMEM : MCP_OK;
+	json_decref(j);
+	return rc;
+}
+
+/* ---- run_sql ---- */
+
+static int t_run_sql(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *text,
+		     char *err, size_t errlen)
+{
+	const char *sql = json_string_value(json_object_get(args, "sql"));
+	json_t *lim = json_object_get(args, "limit");
+	struct mcp_table_caps caps = {
+		.max_rows = lim ? (uint64_t)json_integer_value(lim) : m->o.max_rows,
+		.max_bytes = MCP_MAX_BYTES,
+		.max_cell = MCP_MAX_CELL,
+	};
+	struct mcp_table t;
+	int rc = mcp_table_query(m, sql, NULL, 1, &caps, &t, err, errlen);
+	if (rc)
+		return rc;
+	rc = emit_table(text, &t, verbose);
+	mcp_table_free(&t);
+	return rc;
+}
+
+/* ---- get_check ---- */
+
+static int t_get_check(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *text,
+		       char *err, size_t errlen)
+{
+	(void)args;
+	/* Which tables hold how much: tells the model (and a person) whether
+	 * the log was symbolized, correlated, and whether anything was lost. */
+	struct mcp_table_caps caps = { .max_rows = 200, .max_cell = MCP_MAX_CELL };
+	struct mcp_table t;
+	int rc = mcp_table_query(m,
+				 "SELECT name FROM sqlite_schema WHERE type='table' "
+				 "AND name NOT LIKE 'sqlite_%' ORDER BY name",
+				 NULL, 0, &caps, &t, err, errlen);
+	if (rc)
+		return rc;
+	json_t *counts = json_object();
+	size_t i;
+	json_t *row;
+	json_array_foreach(t.rows, i, row) {
+		const char *name = json_string_value(json_array_get(row, 0));
+		char sql[256];
+		sqlite3_stmt *st;
+		if (!name || strchr(name, '"'))
+			continue;
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM \"%s\"", name);
+		if (mcp_prepare(m, sql, 0, &st, err, errlen))
+			continue;
+		if (mcp_step(m, st, err, errlen) == SQLITE_ROW)
+			json_object_set_new(counts, name, json_integer(sqlite3_column_int64(st, 0)));
+		sqlite3_finalize(st);
+	}
+	mcp_table_free(&t);
+	json_t *o = json_pack("{s:s, s:s, s:o}", "source", m->source, "sqlite", sqlite3_libversion(),
+			      "tables", counts);
+	if (!o)
+		return MCP_NOMEM;
+	if (verbose) {
+		rc = mcp_buf_printf(text, "source %s (SQLite %s), read-only\ntables:\n", m->source,
+				    sqlite3_libversion());
+		const char *k;
+		json_t *v;
+		json_object_foreach(counts, k, v)
+			rc = rc || mcp_buf_printf(text, "  %-16s %lld rows\n", k,
+						  (long long)json_integer_value(v));
+	} else {
+		rc = mcp_buf_json(text, o);
+	}
+	json_decref(o);
+	return rc ? MCP_NOMEM : MCP_OK;
+}
+
+const struct mcp_tool mcp_tools[] = {
+	{
+		.name = "get_check",
+		.title = "Trace readiness check",
+		.description =
+			"What this trace is and whether it is complete: source, host and recorder, "
+			"tables with row counts (stacks symbolized? chains computed?), event loss. "
+			"Call first.",
+		.schema = "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}",
+		.run = t_get_check,
+		.cache = 1,
+	},
+	{
+		.name = "run_sql",
+		.title = "Read-only SQL",
+		.description =
+			"Run one read-only SQLite statement (SELECT, WITH...SELECT, or a reporting "
+			"PRAGMA such as table_info) on the trace database; writes, ATTACH and "
+			"load_extension are refused, statements time out. Schema: "
+			"SELECT sql FROM sqlite_schema. Output {cols,rows,n}; rows capped "
+			"(truncated says so).",
+		.schema = "{\"type\":\"object\",\"properties\":{"
+			  "\"sql\":{\"type\":\"string\",\"maxLength\":100000,"
+			  "\"description\":\"one read-only statement\"},"
+			  "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":10000,"
+			  "\"description\":\"most rows to return (default 200)\"}},"
+			  "\"required\":[\"sql\"],\"additionalProperties\":false}",
+		.run = t_run_sql,
+	},
+};
+const size_t mcp_ntools = sizeof(mcp_tools) / sizeof(mcp_tools[0]);
