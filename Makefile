@@ -70,7 +70,7 @@ $(OUT)/lib $(OUT)/tests/unit $(OUT)/tests/tools $(BIN):
 
 # `make test`: unit tests, CLI tests, scenario tests; ends "N passed, N failed, N skipped".
 test: all
-	$(Q)INGERO_BIN=$(abspath $(BIN)) INGERO_OUT=$(abspath $(OUT)) tests/run.sh
+	$(Q)INGERO_BIN=$(abspath $(BIN)) INGERO_OUT=$(abspath $(OUT)) INGERO_TESTS=$(abspath tests) tests/run.sh
 
 # The same suite under ASan+UBSan, built apart from the normal build.
 asan:

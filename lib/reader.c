@@ -327,8 +327,10 @@ static int decode_field(struct ilog_reader *r, struct mp_cur *c, uint32_t kind,
 					return rc;
 				rc = decode_fields(r, c, kind, f->sub, f->nsub, m, e, bad);
 			}
-			if (rc)
+			if (rc) {
+				*bad = f->name; /* elements have no names of their own */
 				return rc;
+			}
 		}
 		*bad = f->name;
 		return 0;
@@ -581,6 +583,9 @@ int ilog_reader_next(struct ilog_reader *r, const struct ilog_record **out)
 	*out = rec;
 	return 1;
 bad_record:
+	if (!r->seen_header)
+		return fail(r, "offset %llu: not an ingero log (its first record does not decode: %s)",
+			    (unsigned long long)r->fr_off, mp_strerror(rc, &c));
 	return fail(r, "offset %llu: record %u of the frame (byte %zu of its content): %s%s%s: %s",
 		    (unsigned long long)r->fr_off, r->fr_idx, at,
 		    d ? d->name : "", d ? " field " : "", bad, mp_strerror(rc, &c));

@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# The test harness behind `make test` (team GUIDE "Tests").
+#
+#   tests/run.sh [PATTERN...]     run every test whose id contains a PATTERN
+#
+# Environment (the Makefile sets the first two):
+#   INGERO_BIN    directory of the built programs (put first on PATH for cases)
+#   INGERO_OUT    build directory: unit binaries in $INGERO_OUT/tests/unit/,
+#                 test tools such as $INGERO_OUT/tests/tools/synth
+#   INGERO_TESTS  absolute path of tests/ (set here if unset)
+#   CI=true       a skipped test counts as a failure (CI must run everything)
+#   INGERO_TEST_TIMEOUT  seconds one unit binary or case may run (default 300)
+#   INGERO_KEEP=1 keep the temp directory of a failed case and print its path
+#
+# Tests:
+#   unit/<name>   $INGERO_OUT/tests/unit/<name>, built from tests/unit/<name>.c,
+#                 prints TAP: "ok N - d", "not ok N - d", "ok N - d # SKIP why",
+#                 and a "1..N" plan; every TAP line is one counted test.
+#   cli/<tool>/<case>   tests/cli/<tool>/<case>.sh, run with bash in a fresh
+#                 temp directory, stdin from /dev/null, compared with
+#                 <case>.exit (expected status, default 0),
+#                 <case>.stdout.exact (byte for byte) and
+#                 <case>.stderr.glob (a shell pattern the whole stderr matches).
+#                 Exit 77 means skip (say why on stderr).
+#
+# The last line is always "N passed, N failed, N skipped"; the exit status
+# is 1 if anything failed.
+
+set -uo pipefail
+export LC_ALL=C TZ=UTC
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(dirname "$here")
+export INGERO_TESTS=${INGERO_TESTS:-$here}
+export INGERO_OUT=${INGERO_OUT:-$root/.output}
+export INGERO_BIN=${INGERO_BIN:-$root/bin}
+timeout_s=${INGERO_TEST_TIMEOUT:-300}
+ci=0
+case ${CI:-} in true | 1 | yes) ci=1 ;; esac
+
+passed=0 failed=0 skipped=0
+patterns=("$@")
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/ingero-tests.XXXXXX") || exit 2
+trap 'rm -rf "$scratch"' EXIT
+
+selected() {
+	local id=$1 p
+	((${#patterns[@]})) || return 0
+	for p in "${patterns[@]}"; do
+		[[ $id == *"$p"* ]] && return 0
+	done
+	return 1
+}
+
+# Print the first lines of a file, indented, for a failure report.
+show() {
+	local label=$1 file=$2 max=${3:-20} n
+	[[ -s $file ]] || return 0
+	n=$(wc -l <"$file")
+	echo "    --- $label"
+	head -n "$max" "$file" | sed 's/^/    /'
+	((n > max)) && echo "    ... ($((n - max)) more lines)"
+	return 0
+}
+
+# A skip is a failure under CI=true.
+count_skip() {
+	local id=$1 why=$2
+	if ((ci)); then
+		echo "FAIL $id: skipped under CI=true: $why"
+		failed=$((failed + 1))
+	else
+		echo "SKIP $id: $why"
+		skipped=$((skipped + 1))
+	fi
+}
+
+status_text() {
+	case $1 in
+	124) echo "timed out after ${timeout_s}s" ;;
+	*) if (($1 > 128)); then echo "killed by signal $(($1 - 128))"; else echo "exit status $1"; fi ;;
+	esac
+}
+
+run_unit() {
+	local bin=$1 id=$2 dir="$scratch/unit" rc line n=0 plan= fails=0 skips=0 p=0
+	mkdir -p "$dir/cwd"
+	(cd "$dir/cwd" && timeout -k 10 "$timeout_s" "$bin" </dev/null >"$dir/out" 2>"$dir/err")
+	rc=$?
+	: >"$dir/report"
+	while IFS= read -r line; do
+		case $line in
+		"not ok"*)
+			n=$((n + 1)) fails=$((fails + 1))
+			echo "  $line" >>"$dir/report" ;;
+		"ok "*)
+			n=$((n + 1))
+			shopt -s nocasematch
+			if [[ $line == *"# skip"* ]]; then
+				skips=$((skips + 1))
+				count_skip "$id: ${line#ok }" "${line##*# [Ss][Kk][Ii][Pp]}"
+			else
+				p=$((p + 1))
+			fi
+			shopt -u nocasematch ;;
+		"#"*)
+			# diagnostics belong to the test line before them
+			((fails)) && echo "  $line" >>"$dir/report" ;;
+		1..*) plan=${line#1..} ;;
+		esac
+	done <"$dir/out"
+	passed=$((passed + p))
+	failed=$((failed + fails))
+	local extra=
+	if [[ -z $plan ]]; then
+		extra="no TAP plan: $(status_text $rc) after $n tests"
+	elif ((plan != n)); then
+		extra="planned $plan tests, ran $n ($(status_text $rc))"
+	elif ((rc != 0 && fails == 0)); then
+		extra="$(status_text $rc) though every test passed"
+	fi
+	if [[ -n $extra ]]; then
+		failed=$((failed + 1))
+		fails=$((fails + 1))
+		echo "  $extra" >>"$dir/report"
+	fi
+	if ((fails)); then
+		echo "FAIL $id: $fails of $n failed"
+		cat "$dir/report"
+		show stderr "$dir/err" 40
+	else
+		local sk=
+		((skips)) && sk=", $skips skipped"
+		echo "PASS $id ($p passed$sk)"
+	fi
+	rm -rf "$dir"
+}
+
+run_case() {
+	local sh=$1 id=$2 base=${1%.sh} work cwd rc want=0 why= msg=
+	work=$(mktemp -d "$scratch/case.XXXXXX")
+	cwd="$work/cwd"
+	mkdir "$cwd"
+	(cd "$cwd" && PATH="$INGERO_BIN:$PATH" timeout -k 10 "$timeout_s" bash "$sh" \
+		</dev/null >"$work/stdout" 2>"$work/stderr")
+	rc=$?
+	[[ -f $base.exit ]] && want=$(tr -d ' \n' <"$base.exit")
+	if ((rc == 77 && want != 77)); then
+		why=$(tail -n 1 "$work/stderr")
+		count_skip "$id" "${why:-no reason given}"
+		rm -rf "$work"
+		return
+	fi
+	if [[ $rc != "$want" ]]; then
+		msg="$(status_text $rc), expected $want"
+	elif [[ -f $base.stdout.exact ]] && ! cmp -s "$base.stdout.exact" "$work/stdout"; then
+		msg="stdout differs from $(basename "$base").stdout.exact"
+		diff -u --label expected --label actual "$base.stdout.exact" "$work/stdout" \
+			>"$work/diff"
+	elif [[ -f $base.stderr.glob ]]; then
+		local glob err
+		glob=$(<"$base.stderr.glob")
+		err=$(<"$work/stderr")
+		# shellcheck disable=SC2053 # the right side is a pattern on purpose
+		[[ $err == $glob ]] || msg="stderr does not match $(basename "$base").stderr.glob"
+	fi
+	if [[ -z $msg ]]; then
+		passed=$((passed + 1))
+		echo "PASS $id"
+		rm -rf "$work"
+		return
+	fi
+	failed=$((failed + 1))
+	echo "FAIL $id: $msg"
+	show diff "$work/diff" 30
+	show stdout "$work/stdout" 10
+	show stderr "$work/stderr" 20
+	[[ -f $base.stderr.glob && -n $(<"$base.stderr.glob") ]] &&
+		show "stderr.glob" "$base.stderr.glob" 5
+	if [[ ${INGERO_KEEP:-} == 1 ]]; then
+		mv "$work" "${TMPDIR:-/tmp}/" && echo "    kept in ${TMPDIR:-/tmp}/$(basename "$work")"
+	else
+		rm -rf "$work"
+	fi
+}
+
+# Unit tests: one binary per tests/unit/*.c (stale binaries are ignored).
+for src in "$INGERO_TESTS"/unit/*.c; do
+	[[ -e $src ]] || continue
+	name=$(basename "$src" .c)
+	id="unit/$name"
+	selected "$id" || continue
+	bin="$INGERO_OUT/tests/unit/$name"
+	if [[ ! -x $bin ]]; then
+		echo "FAIL $id: $bin not built"
+		failed=$((failed + 1))
+		continue
+	fi
+	run_unit "$bin" "$id"
+done
+
+# CLI cases.
+for sh in "$INGERO_TESTS"/cli/*/*.sh; do
+	[[ -e $sh ]] || continue
+	tool=$(basename "$(dirname "$sh")")
+	id="cli/$tool/$(basename "$sh" .sh)"
+	selected "$id" || continue
+	run_case "$sh" "$id"
+done
+
+# An expectation file without its case is a renamed or deleted test.
+for f in "$INGERO_TESTS"/cli/*/*.exit "$INGERO_TESTS"/cli/*/*.stdout.exact \
+	"$INGERO_TESTS"/cli/*/*.stderr.glob; do
+	[[ -e $f ]] || continue
+	base=${f%.exit}
+	base=${base%.stdout.exact}
+	base=${base%.stderr.glob}
+	id="cli/$(basename "$(dirname "$f")")/$(basename "$base")"
+	selected "$id" || continue
+	if [[ ! -e $base.sh ]]; then
+		echo "FAIL $id: $(basename "$f") has no $(basename "$base").sh"
+		failed=$((failed + 1))
+	fi
+done
+
+echo "$passed passed, $failed failed, $skipped skipped"
+((failed == 0))
