@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+/* ingero-merge: merge per-node logs into one multi-node log by wall time,
+ * estimating clock skew.  Thin: options, inputs, lib/merge.c, report. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli.h"
+#include "merge.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"ingero-merge - merge per-node/per-rank logs into one log by wall time\n\n"
+		"USAGE\n  ingero-merge [OPTIONS] [--node NAME] LOG [[--node NAME] LOG...]\n\n"
+		"Streams a k-way merge of the LOGs (- = stdin, at most once) into one log whose\n"
+		"headers describe every node (node_index in header order: by rank, then name).\n"
+		"Stack and Python-stack ids are re-derived from content per node, so ids never\n"
+		"collide and identical stacks are written once; a provenance record says what\n"
+		"was merged.  Clock offsets between nodes are estimated from matching NCCL\n"
+		"collectives (the n-th collective on a communicator completes at nearly the\n"
+		"same true time on every rank) and reported per node on stderr; a merged log\n"
+		"can be merged again.\n\nOPTIONS\n"
+		"  -o, --output FILE            write here instead of stdout\n"
+		"      --node NAME              name the node of the next LOG (for logs whose\n"
+		"                               header has no node identity)\n"
+		"      --force-node             let --node replace the name a header has\n"
+		"      --align                  shift each node's clock by its estimated offset\n"
+		"      --clock-skew-threshold DUR  warn when a node's offset exceeds DUR\n"
+		"                               (default 10ms; 0 = never)\n"
+		"      --reference NODE         offsets relative to NODE (default: the first node)\n"
+		"  -n, --dry-run                estimate and report, write no log\n"
+		"  -L, --level N                zstd level of the output (default 3)\n"
+		"  -q, --quiet                  no report, no warnings\n"
+		"  -h, --help                   this text\n\n"
+		"The first pass over each input needs a regular file; a log on stdin takes its\n"
+		"offset from its clock anchors only.\n\n"
+		"EXAMPLES\n"
+		"  ingero-merge rank0.ilog rank1.ilog rank2.ilog rank3.ilog -o job.ilog\n"
+		"  ingero-merge --align --clock-skew-threshold 2ms node*.ilog -o job.ilog\n"
+		"  ingero-merge --node gpu-a --force-node old.ilog new.ilog -o both.ilog\n"
+		"  ingero-merge -n rank*.ilog          # offsets only\n\n"
+		"EXIT STATUS\n  0 merged (skew warnings included), 2 usage error or bad input\n");
+}
+
+static void fmt_ms(char *b, size_t n, double ns, int sign)
+{
+	snprintf(b, n, sign ? "%+.3f ms" : "%.3f ms", ns / 1e6);
+}
+
+static void report(const struct ilog_merge *m, const struct ilog_merge_opts *o)
+{
+	uint32_t nn;
+	const struct ilog_merge_node *nodes = ilog_merge_nodes(m, &nn);
+	const char *w = ilog_merge_warnings(m);
+	while (*w && ilog_verbosity >= 0) {
+		const char *e = strchr(w, '\n');
+		ilog_warnf("%.*s", (int)(e - w), w);
+		w = e + 1;
+	}
+	for (uint32_t i = 0; i < nn && ilog_verbosity >= 0; i++) {
+		const struct ilog_merge_node *p = &nodes[i];
+		char off[48], unc[48], spread[48], rank[32] = "";
+		fmt_ms(off, sizeof(off), (double)p->offset_ns, 1);
+		fmt_ms(unc, sizeof(unc), p->uncertainty_ns, 0);
+		fmt_ms(spread, sizeof(spread), p->spread_ns, 0);
+		if (p->rank >= 0)
+			snprintf(rank, sizeof(rank), " rank %lld", (long long)p->rank);
+		switch (p->method) {
+		case ILOG_SKEW_REFERENCE:
+			fprintf(stderr, "%s: node %u %s%s: reference clock (%u anchors, largest step %.3f ms)\n",
+				ilog_prog, i, p->name, rank, p->anchors, (double)p->anchor_step_ns / 1e6);
+			break;
+		case ILOG_SKEW_COLLECTIVES:
+			fprintf(stderr, "%s: node %u %s%s: offset %s +- %s from %llu collectives "
+				"(spread %s; %u anchors, largest step %.3f ms)%s\n",
+				ilog_prog, i, p->name, rank, off, unc, (unsigned long long)p->matched,
+				spread, p->anchors, (double)p->anchor_step_ns / 1e6,
+				p->applied ? ", aligned" : "");
+			break;
+		case ILOG_SKEW_SAME_BOOT:
+			fprintf(stderr, "%s: node %u %s%s: offset %s +- %s (same boot as the reference)%s\n",
+				ilog_prog, i, p->name, rank, off, unc, p->applied ? ", aligned" : "");
+			break;
+		default:
+			fprintf(stderr, "%s: node %u %s%s: offset unknown (no collectives to compare; "
+				"%u anchors, largest step %.3f ms): wall clock trusted\n",
+				ilog_prog, i, p->name, rank, p->anchors, (double)p->anchor_step_ns / 1e6);
+		}
+		if (p->warn) {
+			char thr[48];
+			fmt_ms(thr, sizeof(thr), (double)o->skew_threshold_ns, 0);
+			ilog_warnf("node %s: clock offset %s exceeds --clock-skew-threshold %s%s", p->name,
+				   off, thr, p->applied ? " (corrected by --align)"
+							: " (--align corrects it)");
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, 0, 'o' }, { "node", required_argument, 0, 'N' },
+		{ "force-node", no_argument, 0, 'F' }, { "align", no_argument, 0, 'A' },
+		{ "clock-skew-threshold", required_argument, 0, 'T' },
+		{ "reference", required_argument, 0, 'R' }, { "dry-run", no_argument, 0, 'n' },
+		{ "level", required_argument, 0, 'L' }, { "quiet", no_argument, 0, 'q' },
+		{ "help", no_argument, 0, 'h' }, { 0 },
+	};
+	struct ilog_merge_opts mo = { .skew_threshold_ns = 10000000 };
+	struct ilog_merge_input *in = calloc((size_t)argc, sizeof(*in));
+	const char *out = NULL, *node = NULL;
+	uint32_t nin = 0;
+	int dry = 0, c;
+
+	ilog_cli_init(argv[0]);
+	if (!in)
+		return ILOG_EXIT_USAGE;
+	/* "-" first: inputs come back in order, so --node binds to the next LOG */
+	while ((c = getopt_long(argc, argv, "-o:nL:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 1:
+			in[nin].path = optarg;
+			in[nin++].node = node;
+			node = NULL;
+			break;
+		case 'o': out = optarg; break;
+		case 'N':
+			if (!*optarg) {
+				ilog_errorf("--node: empty name");
+				return ILOG_EXIT_USAGE;
+			}
+			node = optarg;
+			break;
+		case 'F': mo.force_node = 1; break;
+		case 'A': mo.align = 1; break;
+		case 'T':
+			if (ilog_parse_duration(optarg, &mo.skew_threshold_ns)) {
+				ilog_errorf("--clock-skew-threshold: not a duration '%s'", optarg);
+				return ILOG_EXIT_USAGE;
+			}
+			break;
+		case 'R': mo.reference = optarg; break;
+		case 'n': dry = 1; break;
+		case 'L': mo.level = atoi(optarg); break;
+		case 'q': ilog_verbosity = -1; break;
+		case 'h': usage(stdout); return ilog_finish_stdout(ILOG_EXIT_OK);
+		default:
+			fprintf(stderr, "Try '%s --help'.\n", ilog_prog);
+			return ILOG_EXIT_USAGE;
+		}
+	}
+	if (node) {
+		ilog_errorf("--node %s: no LOG follows it", node);
+		return ILOG_EXIT_USAGE;
+	}
+	if (!nin) {
+		in[nin++].path = "-";
+	}
+	/* the command line, for the provenance record */
+	size_t alen = 1;
+	for (int i = 0; i < argc; i++)
+		alen += strlen(argv[i]) + 1;
+	char *args = calloc(1, alen);
+	for (int i = 0; args && i < argc; i++) {
+		if (i)
+			strcat(args, " ");
+		strcat(args, argv[i]);
+	}
+	mo.args = args;
+	/* SOURCE_DATE_EPOCH makes the output reproducible byte for byte */
+	const char *sde = getenv("SOURCE_DATE_EPOCH");
+	if (sde && *sde) {
+		mo.now_real_ns = strtoull(sde, NULL, 10) * 1000000000ull;
+	} else {
+		struct timespec t;
+		clock_gettime(CLOCK_REALTIME, &t);
+		mo.now_real_ns = (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+	}
+
+	int fd = -1;
+	if (!dry) {
+		if ((fd = ilog_open_out(out)) < 0)
+			return ILOG_EXIT_USAGE;
+		if (!out && ilog_refuse_tty(fd, "a log"))
+			return ILOG_EXIT_USAGE;
+	}
+	char err[1024];
+	struct ilog_merge *m = ilog_merge_open(in, nin, &mo, err, sizeof(err));
+	if (!m) {
+		ilog_errorf("%s", err);
+		return ILOG_EXIT_USAGE;
+	}
+	report(m, &mo);
+	int rc = ILOG_EXIT_OK;
+	if (!dry) {
+		if (ilog_merge_write(m, fd, err, sizeof(err))) {
+			ilog_errorf("%s", err);
+			rc = ILOG_EXIT_USAGE;
+		}
+		const char *w = ilog_merge_warnings(m);
+		(void)w;
+		struct ilog_merge_stats st;
+		ilog_merge_stats(m, &st);
+		if (ILOG_VERBOSE(0) && (st.stacks_dedup || st.pystacks_dedup || st.pycode_dedup ||
+					st.unresolved_refs))
+			fprintf(stderr, "%s: %llu stacks, %llu python stacks, %llu code objects deduplicated; "
+				"%llu stack references without a stack record\n", ilog_prog,
+				(unsigned long long)st.stacks_dedup, (unsigned long long)st.pystacks_dedup,
+				(unsigned long long)st.pycode_dedup, (unsigned long long)st.unresolved_refs);
+		if (fd != STDOUT_FILENO && close(fd)) {
+			ilog_errorf("%s: close failed", out);
+			rc = ILOG_EXIT_USAGE;
+		}
+	}
+	ilog_merge_free(m);
+	free(args);
+	free(in);
+	return ilog_finish_stdout(rc);
+}
