@@ -22,6 +22,16 @@ static int number(const char **s, double *v)
 	return 0;
 }
 
+/* Round a non-negative double to uint64; -1 if it does not fit (llround
+ * would overflow its long long above 2^63 and garble the result). */
+static int to_u64(double v, uint64_t *out)
+{
+	if (!(v >= 0) || v + 0.5 >= 18446744073709551616.0)
+		return -1;
+	*out = (uint64_t)(v + 0.5);
+	return 0;
+}
+
 struct unit { const char *name; double mult; };
 
 /* Longest unit name matching at s. */
@@ -66,10 +76,7 @@ int ilog_parse_duration(const char *s, uint64_t *ns)
 				return -1;
 		}
 	}
-	if (total > 1.8e19)
-		return -1;
-	*ns = (uint64_t)llround(total);
-	return 0;
+	return to_u64(total, ns);
 }
 
 int ilog_parse_size(const char *s, uint64_t *bytes)
@@ -93,10 +100,7 @@ int ilog_parse_size(const char *s, uint64_t *bytes)
 			return -1;
 		v *= u->mult;
 	}
-	if (v > 1.8e19)
-		return -1;
-	*bytes = (uint64_t)llround(v);
-	return 0;
+	return to_u64(v, bytes);
 }
 
 static int digits(const char **s, int n, int *out)
@@ -117,11 +121,24 @@ int ilog_parse_walltime(const char *s, uint64_t *real_ns)
 	if (!s || !*s)
 		return -1;
 	if (*s == '@') {
-		double v;
-		s++;
-		if (number(&s, &v) || *s)
+		/* integer seconds and fraction apart: a double would round
+		 * today's times to 256 ns */
+		uint64_t sec = 0, frac = 0, scale = 100000000;
+		int nd = 0;
+		for (s++; isdigit((unsigned char)*s); s++, nd++) {
+			if (sec > UINT64_MAX / 1000000000u / 10)
+				return -1;
+			sec = sec * 10 + (uint64_t)(*s - '0');
+		}
+		if (*s == '.') {
+			if (!isdigit((unsigned char)*++s))
+				return -1;
+			for (; isdigit((unsigned char)*s); s++, nd++, scale /= 10)
+				frac += (uint64_t)(*s - '0') * scale;
+		}
+		if (!nd || *s || sec > (UINT64_MAX - frac) / 1000000000u)
 			return -1;
-		*real_ns = (uint64_t)llround(v * 1e9);
+		*real_ns = sec * 1000000000u + frac;
 		return 0;
 	}
 	/* RFC 3339: YYYY-MM-DD[T ]HH:MM[:SS[.frac]][Z|±HH:MM]; a bare date is midnight UTC */
@@ -158,7 +175,10 @@ int ilog_parse_walltime(const char *s, uint64_t *real_ns)
 			return -1;
 		off = sign * (oh * 3600L + om * 60L);
 	}
-	if (*s || M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 60)
+	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int leap = (Y % 4 == 0 && Y % 100 != 0) || Y % 400 == 0;
+	if (*s || M < 1 || M > 12 || D < 1 || D > mdays[M - 1] || (M == 2 && D == 29 && !leap) ||
+	    h > 23 || m > 59 || sec > 60)
 		return -1;
 	tm.tm_year = Y - 1900;
 	tm.tm_mon = M - 1;
