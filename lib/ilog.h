@@ -125,6 +125,12 @@ struct ilog_chain {
 	double score;
 	struct ilog_str title, root_cause, fix;
 	struct ilog_str evidence;  /* JSON array of timeline entries */
+	/* appended (ingero-correlate): */
+	struct ilog_str comm;      /* the affected process's name */
+	uint32_t culprit_pid;      /* the process blamed, 0 = none (GPU, the process itself) */
+	struct ilog_str culprit_comm;
+	uint64_t lost_ns;          /* estimated wall time the cause cost */
+	struct ilog_str metrics;   /* JSON object: the numbers quoted in root_cause */
 };
 
 struct ilog_provenance {

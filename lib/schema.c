@@ -196,6 +196,11 @@ static const struct ilog_field chain_f[] = {
 	F(E, root_cause, "root_cause", FT_STR, FV_STR),
 	F(E, fix, "fix", FT_STR, FV_STR),
 	F(E, evidence, "evidence", FT_STR, FV_STR),
+	F(E, comm, "comm", FT_STR, FV_STR),
+	F(E, culprit_pid, "culprit_pid", FT_U32, FV_NUM),
+	F(E, culprit_comm, "culprit_comm", FT_STR, FV_STR),
+	F(E, lost_ns, "lost_ns", FT_U64, FV_NUM),
+	F(E, metrics, "metrics", FT_STR, FV_STR),
 };
 #undef E
 
