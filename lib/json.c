@@ -442,6 +442,10 @@ static int put_unknown(struct ilog_buf *b, const struct ilog_record *rec,
 		int k = snprintf(t, sizeof(t), "\"kind_%u\"", rec->kind);
 		put(b, t, (size_t)k);
 	}
+	if (rec->node) { /* SPEC §6: as for known kinds */
+		put_key(b, "node_index");
+		put_u64(b, rec->node);
+	}
 	put_key(b, "kind");
 	put_u64(b, rec->kind);
 	for (uint32_t i = 1; i < n; i++) {
@@ -475,7 +479,8 @@ int ilog_json_record(struct ilog_buf *b, const struct ilog_record *rec,
 		PUTS(b, "{\"type\":\"");
 		put(b, d->name, strlen(d->name));
 		PUTS(b, "\"");
-		if (rec->node) {
+		/* SPEC §6: header and node records state it as their own field */
+		if (rec->node && rec->kind != ILOG_K_HEADER && rec->kind != ILOG_K_NODE) {
 			put_key(b, "node_index");
 			put_u64(b, rec->node);
 		}

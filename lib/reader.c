@@ -418,6 +418,27 @@ static int decode_cuda(struct ilog_reader *r, struct mp_cur *c, uint32_t nvals,
 	return 0;
 }
 
+/*
+ * SPEC §8.3: magic and version are the first three header values in every
+ * major, and a later major may lay out the rest differently, so they are
+ * checked before the rest is decoded.  Anything else wrong with them is
+ * left to the full decode and on_header.
+ */
+static int check_version(struct ilog_reader *r, struct mp_cur c, uint32_t nvals)
+{
+	const struct ilog_kind_desc *d = ilog_kind_desc(ILOG_K_HEADER);
+	struct ilog_header h = { 0 };
+	const char *bad;
+	if (nvals < 3 || decode_fields(r, &c, ILOG_K_HEADER, d->fields, 3, 3, (uint8_t *)&h, &bad))
+		return 0;
+	if (h.magic.n == 4 && !memcmp(h.magic.p, ILOG_MAGIC, 4) &&
+	    h.version_major > ILOG_VERSION_MAJOR)
+		return fail(r, "offset %llu: unsupported format version %u.%u (this reader reads %d.x)",
+			    (unsigned long long)r->fr_off, h.version_major, h.version_minor,
+			    ILOG_VERSION_MAJOR);
+	return 0;
+}
+
 static struct node_slot *node_slot(struct ilog_reader *r, uint32_t idx)
 {
 	if (idx >= MAX_NODES)
@@ -536,6 +557,8 @@ int ilog_reader_next(struct ilog_reader *r, const struct ilog_record **out)
 			goto bad_record;
 	} else if (d) {
 		memset(&rec->u, 0, d->size);
+		if (rec->kind == ILOG_K_HEADER && check_version(r, c, nvals))
+			return -1;
 		if ((rc = decode_fields(r, &c, rec->kind, d->fields, d->nfields, nvals,
 					(uint8_t *)&rec->u, &bad)))
 			goto bad_record;
