@@ -286,6 +286,7 @@ json_t *mcp_column_json(sqlite3_stmt *st, int i, size_t max_text)
 		char *hex = malloc(show * 2 + 32);
 		if (!hex)
 			return NULL;
+		hex[0] = 0; /* an empty blob is "" */
 		for (size_t k = 0; k < show; k++)
 			sprintf(hex + 2 * k, "%02x", p[k]);
 		if (show < n)
