@@ -1,0 +1,1097 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mkvectors: writes the format test vectors (format/SPEC.md §11) with the
+ * real writer, then describes what it wrote.  Not a user command.
+ *
+ *   mkvectors [-o DIR]     (default DIR: .)
+ *
+ * For every vector NAME it writes DIR/NAME.ilog with lib/writer.c (some
+ * are then cut or damaged on purpose, or concatenated) and DIR/NAME.hex:
+ * the decompressed record stream of each zstd frame of NAME.ilog, as hex
+ * annotated record by record from the kind tables.  The expected export
+ * output (NAME.jsonl, NAME.stderr) comes from ingero-export itself:
+ * tests/vectors/regen.sh runs both.  Records that a writer of this
+ * version cannot produce (extra or missing trailing fields, kinds from a
+ * later version, wrong shapes, a later major) are packed with msgpack-c's
+ * packer and added with ilog_writer_put_raw.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <msgpack.h>
+#include <zstd.h>
+#include "cli.h"
+#include "mpread.h"
+#include "schema.h"
+
+static const char *outdir = ".";
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+	char m[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof(m), fmt, ap);
+	va_end(ap);
+	ilog_errorf("%s", m);
+	exit(ILOG_EXIT_USAGE);
+}
+
+static char *path_of(const char *name, const char *ext)
+{
+	static char p[4096];
+	snprintf(p, sizeof(p), "%s/%s%s", outdir, name, ext);
+	return p;
+}
+
+/* ---- writing ---- */
+
+static struct ilog_writer *wopen(const char *name, int *fd)
+{
+	char err[256];
+	const char *p = path_of(name, ".ilog");
+	*fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (*fd < 0)
+		die("%s: %s", p, strerror(errno));
+	/* frames end only where a vector says so */
+	struct ilog_writer_opts o = { .level = 3, .frame_records = 1u << 30,
+				      .frame_ms = ILOG_FRAME_MS_OFF };
+	struct ilog_writer *w = ilog_writer_open(*fd, &o, err, sizeof(err));
+	if (!w)
+		die("%s: %s", p, err);
+	return w;
+}
+
+static void wclose(struct ilog_writer *w, int fd)
+{
+	char err[256];
+	if (ilog_writer_close(w, err, sizeof(err)))
+		die("close: %s", err);
+	if (close(fd))
+		die("close: %s", strerror(errno));
+}
+
+static void put(struct ilog_writer *w, const struct ilog_record *rec)
+{
+	if (ilog_writer_put(w, rec))
+		die("put: %s", ilog_writer_error(w));
+}
+
+static void flush(struct ilog_writer *w)
+{
+	if (ilog_writer_flush(w))
+		die("flush: %s", ilog_writer_error(w));
+}
+
+static void put_raw(struct ilog_writer *w, const msgpack_sbuffer *sb)
+{
+	struct ilog_raw r = { (const uint8_t *)sb->data, (uint32_t)sb->size };
+	if (ilog_writer_put_raw(w, &r))
+		die("put_raw: %s", ilog_writer_error(w));
+}
+
+/* The examples' clock: 1000 s after boot, 2026-03-01T12:00:00Z. */
+#define MONO0 1000000000000ull
+#define REAL0 1772366400000000000ull
+#define PID 4242
+
+static struct ilog_header header_for(const char *node, int64_t rank, uint32_t node_index,
+				     uint64_t mono, uint64_t real)
+{
+	return (struct ilog_header){
+		.magic = ILOG_STR(ILOG_MAGIC),
+		.version_major = ILOG_VERSION_MAJOR, .version_minor = ILOG_VERSION_MINOR,
+		.node = ilog_str_c(node),
+		.boot_id = ILOG_STR("6f1c6a1e-93d4-4b0e-8c55-2f0d9e7a41b3"),
+		.host = ilog_str_c(node),
+		.recorder = ILOG_STR("mkvectors 1.0"),
+		.kernel = ILOG_STR("6.1.0-28-amd64"), .driver = ILOG_STR("550.54.15"),
+		.session_id = 0x5eed00000000a001ull + node_index, .rank = rank,
+		.mono_ns = mono, .boot_ns = mono + 5000000, .real_ns = real,
+		.node_index = node_index,
+	};
+}
+
+/* A header record alone (ilog_writer_begin adds every schema record). */
+static void header(struct ilog_writer *w, const struct ilog_header *h)
+{
+	struct ilog_record rec = { .kind = ILOG_K_HEADER };
+	rec.u.header = *h;
+	put(w, &rec);
+}
+
+/* Stack ids are content hashes (SPEC §7.1); FNV-1a over the ips here. */
+static uint64_t stack_hash(const uint64_t *ips, uint32_t nr)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (uint32_t i = 0; i < nr; i++)
+		for (int b = 0; b < 64; b += 8) {
+			h ^= (ips[i] >> b) & 0xff;
+			h *= 0x100000001b3ull;
+		}
+	return h;
+}
+
+static struct ilog_record stack_rec(uint32_t pid, const uint64_t *ips, uint32_t nr)
+{
+	struct ilog_record rec = { .kind = ILOG_K_STACK };
+	rec.u.stack.pid = pid;
+	rec.u.stack.nr = nr;
+	memcpy(rec.u.stack.ips, ips, nr * sizeof(ips[0]));
+	rec.u.stack.id = stack_hash(ips, nr);
+	return rec;
+}
+
+static struct ilog_record cuda(uint64_t ts, uint64_t dur, uint32_t tid, uint16_t op)
+{
+	struct ilog_record rec = { .kind = ILOG_K_CUDA };
+	struct ingero_cuda_event *e = &rec.u.cuda;
+	e->ts_ns = ts;
+	e->dur_ns = dur;
+	e->pid = PID;
+	e->tid = tid;
+	e->op = op;
+	e->layer = (uint8_t)ilog_op_layer(op);
+	e->stream = 0x5600000a0000ull;
+	return rec;
+}
+
+static struct ilog_record launch(uint64_t ts, uint64_t dur)
+{
+	struct ilog_record rec = cuda(ts, dur, PID, ILOG_OP_cudaLaunchKernel);
+	struct ingero_cuda_event *e = &rec.u.cuda;
+	e->handle = 0x55d0c0a01230ull; /* the kernel's host-side stub */
+	e->grid_x = 1024, e->grid_y = 1, e->grid_z = 1;
+	e->block_x = 256, e->block_y = 1, e->block_z = 1;
+	return rec;
+}
+
+static struct ilog_record host_switch(uint64_t ts, uint64_t dur)
+{
+	struct ilog_record rec = { .kind = ILOG_K_HOST };
+	struct ingero_host_event *h = &rec.u.host;
+	h->ts_ns = ts;
+	h->type = ILOG_HOST_SWITCH;
+	h->pid = PID, h->tid = PID;
+	h->other_pid = 812, h->other_tid = 812;
+	h->dur_ns = dur;
+	h->value = 0;   /* TASK_RUNNING when switched out: preempted */
+	h->cpu = 3;
+	memcpy(h->comm, "python3", 8);
+	memcpy(h->other_comm, "backup", 7);
+	return rec;
+}
+
+static struct ilog_record schema_of(uint32_t kind)
+{
+	const struct ilog_kind_desc *d = ilog_kind_desc(kind);
+	struct ilog_record rec = { .kind = ILOG_K_SCHEMA };
+	rec.u.schema.kind = kind;
+	rec.u.schema.name = ilog_str_c(d->name);
+	rec.u.schema.nfields = d->nfields;
+	for (unsigned i = 0; i < d->nfields; i++)
+		rec.u.schema.fields[i] = ilog_str_c(d->fields[i].name);
+	return rec;
+}
+
+static void pack_s(msgpack_packer *pk, const char *s)
+{
+	msgpack_pack_str(pk, strlen(s));
+	msgpack_pack_str_body(pk, s, strlen(s));
+}
+
+/* The worked examples of SPEC §11.1: one frame, one record of each sort. */
+static void v_examples(void)
+{
+	int fd;
+	struct ilog_writer *w = wopen("examples", &fd);
+	struct ilog_header h = header_for("gpu-node-07", -1, 0, MONO0, REAL0);
+	header(w, &h);
+	struct ilog_record rec = schema_of(ILOG_K_HOST);
+	put(w, &rec);
+	static const uint64_t ips[] = { 0x7f3a1c02b4e0ull, 0x7f3a1c01f9a8ull,
+					0x55d0c0a01288ull, 0x55d0c09ff010ull };
+	struct ilog_record st = stack_rec(PID, ips, 4);
+	put(w, &st);
+	rec = launch(MONO0 + 250000, 4200);
+	rec.u.cuda.stack_id = st.u.stack.id;
+	put(w, &rec);
+	/* 1300 ns after the launch returned */
+	rec = cuda(MONO0 + 255500, 18000, PID, ILOG_OP_cudaMemcpyAsync);
+	rec.u.cuda.bytes = 4u << 20;
+	rec.u.cuda.kind = 1; /* cudaMemcpyHostToDevice */
+	rec.u.cuda.handle = 0x7f8000200000ull;
+	put(w, &rec);
+	/* another thread, entered before the copy returned: a negative delta */
+	rec = cuda(MONO0 + 270000, 950000, PID + 1, ILOG_OP_cudaStreamSynchronize);
+	put(w, &rec);
+	rec = host_switch(MONO0 + 271000, 930000);
+	put(w, &rec);
+	/* a kind from a later version: its schema record, then the record */
+	rec = (struct ilog_record){ .kind = ILOG_K_SCHEMA };
+	rec.u.schema.kind = 99;
+	rec.u.schema.name = ILOG_STR("future");
+	rec.u.schema.nfields = 2;
+	rec.u.schema.fields[0] = ILOG_STR("alpha");
+	rec.u.schema.fields[1] = ILOG_STR("beta");
+	put(w, &rec);
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_array(&pk, 4);
+	msgpack_pack_uint32(&pk, 99);
+	msgpack_pack_uint32(&pk, 42);
+	pack_s(&pk, "xyz");
+	msgpack_pack_array(&pk, 2);
+	msgpack_pack_uint32(&pk, 1);
+	msgpack_pack_int32(&pk, -2);
+	put_raw(w, &sb);
+	msgpack_sbuffer_destroy(&sb);
+	wclose(w, fd);
+}
+
+/* What ilog_writer_begin writes: the header and one schema per kind. */
+static void v_begin(void)
+{
+	int fd;
+	struct ilog_writer *w = wopen("begin", &fd);
+	struct ilog_header h = header_for("gpu-node-07", -1, 0, MONO0, REAL0);
+	if (ilog_writer_begin(w, &h))
+		die("begin: %s", ilog_writer_error(w));
+	wclose(w, fd);
+}
+
+/* One record of every kind, in kind order (SPEC §5.1 .. §5.16). */
+static void v_kinds(void)
+{
+	int fd;
+	struct ilog_writer *w = wopen("kinds", &fd);
+	struct ilog_header h = header_for("gpu-node-07", 0, 0, MONO0, REAL0);
+	header(w, &h);
+	struct ilog_record rec = { .kind = ILOG_K_CLOCK };
+	/* one second later; the wall clock ran 250 ns fast meanwhile */
+	rec.u.clock = (struct ilog_clock){ MONO0 + 1000000000, MONO0 + 1005000000,
+					   REAL0 + 1000000250 };
+	put(w, &rec);
+	rec = schema_of(ILOG_K_LOSS);
+	put(w, &rec);
+	rec = cuda(MONO0 + 1000100000, 91000, PID, ILOG_OP_cudaMalloc);
+	rec.u.cuda.stream = 0;
+	rec.u.cuda.bytes = 256u << 20;
+	rec.u.cuda.handle = 0x7f8000000000ull;
+	put(w, &rec);
+	rec = (struct ilog_record){ .kind = ILOG_K_HOST };
+	rec.u.host = (struct ingero_host_event){
+		.ts_ns = MONO0 + 1000200000, .type = ILOG_HOST_FORK, .pid = PID, .tid = PID,
+		.other_pid = 4300, .other_tid = 4300, .cpu = 5,
+	};
+	memcpy(rec.u.host.comm, "python3", 8);
+	memcpy(rec.u.host.other_comm, "python3", 8);
+	put(w, &rec);
+	static const uint64_t ips[] = { 0x7f3a1c02b4e0ull, 0x55d0c0a01288ull };
+	rec = stack_rec(PID, ips, 2);
+	put(w, &rec);
+	rec = (struct ilog_record){ .kind = ILOG_K_PYSTACK };
+	rec.u.pystack.pid = PID;
+	rec.u.pystack.nr = 2;
+	rec.u.pystack.frames[0] = (struct ingero_pyframe){ 0x7f3a2b400030ull, 58 };
+	rec.u.pystack.frames[1] = (struct ingero_pyframe){ 0x7f3a2b401a70ull, 212 };
+	rec.u.pystack.id = 0x2c0b7e1d94f3a658ull;
+	put(w, &rec);
+	static const char argv[] = "python3\0train.py\0--epochs\0" "3";
+	rec = (struct ilog_record){ .kind = ILOG_K_PROCESS };
+	rec.u.process = (struct ilog_process){
+		.ts_ns = MONO0 + 1000300000, .pid = PID, .ppid = 4100, .uid = 1000,
+		.start_ns = MONO0 - 2000000000, .comm = ILOG_STR("python3"),
+		.exe = ILOG_STR("/usr/bin/python3.11"),
+		.cmdline = { (const uint8_t *)argv, sizeof(argv) },
+	};
+	put(w, &rec);
+	static const uint8_t bid[20] = { 0x3f, 0x8a, 0x41, 0x07, 0xc2, 0x9e, 0x51, 0xd0, 0x6b, 0x14,
+					 0xe9, 0x27, 0x88, 0x0d, 0xa3, 0x5c, 0x71, 0xb6, 0x02, 0xfe };
+	rec = (struct ilog_record){ .kind = ILOG_K_MAPPING };
+	rec.u.mapping = (struct ilog_mapping){
+		.ts_ns = MONO0 + 1000300000, .pid = PID, .start = 0x7f3a1c000000ull,
+		.end = 0x7f3a1c0a2000ull, .offset = 0x1000, .prot = 5,
+		.path = ILOG_STR("/usr/local/cuda/lib64/libcudart.so.13"),
+		.build_id = { bid, sizeof(bid) },
+	};
+	put(w, &rec);
+	static const uint8_t lt[] = { 0x80, 0x00, 0xd8, 0x08, 0x0c };
+	rec = (struct ilog_record){ .kind = ILOG_K_PYCODE };
+	rec.u.pycode = (struct ilog_pycode){
+		.pid = PID, .code = 0x7f3a2b400030ull, .py_version = 0x030b,
+		.filename = ILOG_STR("train.py"), .qualname = ILOG_STR("Model.forward"),
+		.firstlineno = 140, .linetable = { lt, sizeof(lt) },
+	};
+	put(w, &rec);
+	rec = (struct ilog_record){ .kind = ILOG_K_SNAPSHOT };
+	rec.u.snapshot = (struct ilog_snapshot){
+		.ts_ns = MONO0 + 2000000000, .cpu_pct = 37.5, .ncpu = 8,
+		.mem_total = 32ull << 30, .mem_avail = 20ull << 30, .swap_total = 2ull << 30,
+		.swap_free = 2ull << 30, .load1 = 1.25, .load5 = 0.75, .load15 = 0.5, .nprocs = 1,
+	};
+	rec.u.snapshot.procs[0] = (struct ilog_snapshot_proc){ PID, 98.5, 3ull << 30 };
+	put(w, &rec);
+	rec = (struct ilog_record){ .kind = ILOG_K_LOSS };
+	rec.u.loss = (struct ilog_loss){ .ts_ns = MONO0 + 2000000000,
+					 .source = ILOG_STR("ringbuf:cuda"), .lost = 3, .seen = 120000 };
+	put(w, &rec);
+	rec = (struct ilog_record){ .kind = ILOG_K_SYMBOL };
+	rec.u.symbol = (struct ilog_symbol){
+		.pid = PID, .ip = 0x55d0c0a01288ull, .build_id = { bid, 4 },
+		.module = ILOG_STR("/opt/app/bin/trainer"), .module_off = 0x1288,
+		.function = ILOG_STR("launch_gemm(int)"), .sym_off = 0x58,
+		.file = ILOG_STR("src/gemm.cu"), .line = 88, .inline_depth = 0,
+	};
+	put(w, &rec);
+	rec = (struct ilog_record){ .kind = ILOG_K_CHAIN };
+	rec.u.chain = (struct ilog_chain){
+		.id = 0x1, .ts_start = MONO0 + 270000, .ts_end = MONO0 + 1220000,
+		.severity = ILOG_SEV_HIGH, .pattern = ILOG_STR("cpu-contention"), .pid = PID,
+		.op = ILOG_OP_cudaStreamSynchronize, .score = 0.92,
+		.title = ILOG_STR("cudaStreamSynchronize stalled by preemption"),
+		.root_cause = ILOG_STR("pid 812 (backup) ran on cpu 3 for 930 us"),
+		.fix = ILOG_STR("pin backup away from the training cpus"),
+		.evidence = ILOG_STR("[{\"ts_ns\":1000000271000,\"what\":\"switch\"}]"),
+	};
+	put(w, &rec);
+	rec = (struct ilog_record){ .kind = ILOG_K_PROVENANCE };
+	rec.u.provenance = (struct ilog_provenance){
+		.real_ns = REAL0 + 3600000000000ull, .tool = ILOG_STR("ingero-symbolize"),
+		.version = ILOG_STR("0.1.0"), .args = ILOG_STR("ingero-symbolize run.ilog"),
+	};
+	put(w, &rec);
+	rec = (struct ilog_record){ .kind = ILOG_K_NODE };
+	rec.u.node.node_index = 0;
+	put(w, &rec);
+	wclose(w, fd);
+}
+
+/* Two frames: the delta bases start again at 0 in the second (§4.3). */
+static void v_frames(void)
+{
+	int fd;
+	struct ilog_writer *w = wopen("frames", &fd);
+	struct ilog_header h = header_for("gpu-node-07", -1, 0, MONO0, REAL0);
+	header(w, &h);
+	struct ilog_record rec = launch(MONO0 + 250000, 4200);
+	put(w, &rec);
+	rec = launch(MONO0 + 256000, 4100);
+	put(w, &rec);
+	flush(w);
+	rec = (struct ilog_record){ .kind = ILOG_K_CLOCK };
+	rec.u.clock = (struct ilog_clock){ MONO0 + 1000000000, MONO0 + 1005000000,
+					   REAL0 + 1000000250 };
+	put(w, &rec);
+	rec = launch(MONO0 + 1000001000, 4000);
+	put(w, &rec);
+	wclose(w, fd);
+}
+
+/* Logs from two nodes in one stream: node records say whose records follow. */
+static void v_merged(void)
+{
+	int fd;
+	struct ilog_writer *w = wopen("merged", &fd);
+	struct ilog_header h = header_for("gpu-node-07", 0, 0, MONO0, REAL0);
+	header(w, &h);
+	/* node 1 booted later: its monotonic clock reads less at the same instant */
+	h = header_for("gpu-node-08", 1, 1, 400000000000ull, REAL0 + 20000);
+	header(w, &h);
+	struct ilog_record nrec = { .kind = ILOG_K_NODE };
+	nrec.u.node.node_index = 0;
+	put(w, &nrec);
+	struct ilog_record rec = launch(MONO0 + 250000, 4200);
+	put(w, &rec);
+	nrec.u.node.node_index = 1;
+	put(w, &nrec);
+	rec = launch(400000000000ull + 240000, 4300);
+	put(w, &rec);
+	nrec.u.node.node_index = 0;
+	put(w, &nrec);
+	rec = host_switch(MONO0 + 271000, 930000);
+	put(w, &rec);
+	wclose(w, fd);
+}
+
+/* Append src's bytes to dst. */
+static void append_file(const char *dst, const char *src)
+{
+	char buf[65536];
+	int in = open(src, O_RDONLY), out = open(dst, O_WRONLY | O_APPEND);
+	ssize_t k;
+	if (in < 0 || out < 0)
+		die("append: %s", strerror(errno));
+	while ((k = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)k) != k)
+			die("append: %s", strerror(errno));
+	close(in);
+	close(out);
+}
+
+/* `cat a.ilog b.ilog`: two logs from two nodes, one after the other (§3.3). */
+static void v_concat(void)
+{
+	int fd;
+	struct ilog_writer *w = wopen("concat", &fd);
+	struct ilog_header h = header_for("gpu-node-07", -1, 0, MONO0, REAL0);
+	header(w, &h);
+	struct ilog_record rec = launch(MONO0 + 250000, 4200);
+	put(w, &rec);
+	wclose(w, fd);
+	w = wopen("concat.tmp", &fd);
+	h = header_for("gpu-node-08", -1, 0, 400000000000ull, REAL0 + 20000);
+	header(w, &h);
+	rec = launch(400000000000ull + 240000, 4300);
+	put(w, &rec);
+	wclose(w, fd);
+	char tmp[4096];
+	snprintf(tmp, sizeof(tmp), "%s", path_of("concat.tmp", ".ilog"));
+	append_file(path_of("concat", ".ilog"), tmp);
+	unlink(tmp);
+}
+
+/* A skippable zstd frame (§3.2): magic 0x184D2A5?, length, payload. */
+static void skippable(int fd, uint32_t magic, const char *payload)
+{
+	uint32_t n = (uint32_t)strlen(payload);
+	uint8_t hdr[8] = { (uint8_t)magic, (uint8_t)(magic >> 8), (uint8_t)(magic >> 16),
+			   (uint8_t)(magic >> 24), (uint8_t)n, (uint8_t)(n >> 8),
+			   (uint8_t)(n >> 16), (uint8_t)(n >> 24) };
+	if (write(fd, hdr, 8) != 8 || write(fd, payload, n) != (ssize_t)n)
+		die("write: %s", strerror(errno));
+}
+
+/*
+ * Forward compatibility (§8): a log of version 1.7 with a cuda record
+ * carrying two trailing fields this version does not know, a host record
+ * from a writer that stopped early, a kind with no schema record, and a
+ * skippable frame between data frames.
+ */
+static void v_forward(void)
+{
+	int fd;
+	struct ilog_writer *w = wopen("forward", &fd);
+	struct ilog_header h = header_for("gpu-node-07", -1, 0, MONO0, REAL0);
+	h.version_minor = 7;
+	header(w, &h);
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	/* the first cuda record of the frame: its delta is the whole ts */
+	struct ingero_cuda_event e = launch(MONO0 + 250000, 4200).u.cuda;
+	msgpack_pack_array(&pk, 1 + 20 + 2);
+	msgpack_pack_uint32(&pk, ILOG_K_CUDA);
+	msgpack_pack_int64(&pk, (int64_t)e.ts_ns);
+	msgpack_pack_uint64(&pk, e.dur_ns);
+	msgpack_pack_uint32(&pk, e.pid);
+	msgpack_pack_uint32(&pk, e.tid);
+	msgpack_pack_uint8(&pk, e.layer);
+	msgpack_pack_uint16(&pk, e.op);
+	msgpack_pack_int32(&pk, e.ret);
+	msgpack_pack_uint64(&pk, e.stream);
+	msgpack_pack_uint64(&pk, e.bytes);
+	msgpack_pack_uint64(&pk, e.handle);
+	msgpack_pack_uint32(&pk, e.kind);
+	msgpack_pack_uint32(&pk, e.grid_x);
+	msgpack_pack_uint32(&pk, e.grid_y);
+	msgpack_pack_uint32(&pk, e.grid_z);
+	msgpack_pack_uint32(&pk, e.block_x);
+	msgpack_pack_uint32(&pk, e.block_y);
+	msgpack_pack_uint32(&pk, e.block_z);
+	msgpack_pack_uint8(&pk, e.flags);
+	msgpack_pack_uint64(&pk, e.stack_id);
+	msgpack_pack_uint64(&pk, e.pystack_id);
+	msgpack_pack_uint32(&pk, 7);          /* fields of a later 1.x */
+	pack_s(&pk, "sm_90");
+	put_raw(w, &sb);
+	/* the raw record moved the cuda delta base; start a new frame */
+	flush(w);
+	skippable(fd, 0x184D2A5E, "not records");
+	sb.size = 0;
+	msgpack_pack_array(&pk, 1 + 6);       /* host with 6 of its 11 fields */
+	msgpack_pack_uint32(&pk, ILOG_K_HOST);
+	msgpack_pack_int64(&pk, (int64_t)(MONO0 + 271000));
+	msgpack_pack_uint16(&pk, ILOG_HOST_SWITCH);
+	msgpack_pack_uint32(&pk, PID);
+	msgpack_pack_uint32(&pk, PID);
+	msgpack_pack_uint32(&pk, 812);
+	msgpack_pack_uint32(&pk, 812);
+	put_raw(w, &sb);
+	sb.size = 0;
+	msgpack_pack_array(&pk, 6);           /* a kind no schema names */
+	msgpack_pack_uint32(&pk, 100);
+	msgpack_pack_true(&pk);
+	msgpack_pack_nil(&pk);
+	msgpack_pack_double(&pk, 1.5);
+	msgpack_pack_map(&pk, 1);
+	pack_s(&pk, "k");
+	msgpack_pack_int32(&pk, -1);
+	msgpack_pack_bin(&pk, 2);
+	msgpack_pack_bin_body(&pk, "\x01\xff", 2);
+	put_raw(w, &sb);
+	msgpack_sbuffer_destroy(&sb);
+	struct ilog_record rec = launch(MONO0 + 300000, 4000);
+	put(w, &rec);
+	wclose(w, fd);
+}
+
+/* Offsets of the zstd frames in a file (data and skippable). */
+static int frame_offsets(const uint8_t *p, size_t n, size_t *offs, int max)
+{
+	size_t off = 0;
+	int k = 0;
+	while (off < n && k < max) {
+		size_t cs = ZSTD_findFrameCompressedSize(p + off, n - off);
+		if (ZSTD_isError(cs))
+			break;
+		offs[k++] = off;
+		off += cs;
+	}
+	return k;
+}
+
+static uint8_t *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	size_t cap = 1 << 16, len = 0, k;
+	uint8_t *b = malloc(cap);
+	while (b && (k = fread(b + len, 1, cap - len, f)) > 0) {
+		len += k;
+		if (len == cap)
+			b = realloc(b, cap *= 2);
+	}
+	if (!b)
+		die("out of memory");
+	fclose(f);
+	*n = len;
+	return b;
+}
+
+static void two_frame_log(const char *name)
+{
+	int fd;
+	struct ilog_writer *w = wopen(name, &fd);
+	struct ilog_header h = header_for("gpu-node-07", -1, 0, MONO0, REAL0);
+	header(w, &h);
+	struct ilog_record rec = launch(MONO0 + 250000, 4200);
+	put(w, &rec);
+	flush(w);
+	rec = launch(MONO0 + 256000, 4100);
+	put(w, &rec);
+	rec = launch(MONO0 + 261000, 4300);
+	put(w, &rec);
+	flush(w);
+	rec = launch(MONO0 + 266000, 4000);
+	put(w, &rec);
+	wclose(w, fd);
+}
+
+/* A writer killed in the middle of writing its second frame (§9). */
+static void v_truncated(void)
+{
+	two_frame_log("truncated");
+	size_t n, offs[8];
+	const char *p = path_of("truncated", ".ilog");
+	uint8_t *b = slurp(p, &n);
+	if (frame_offsets(b, n, offs, 8) != 3)
+		die("truncated: expected 3 frames");
+	/* keep the first frame and half of the second */
+	if (truncate(p, (off_t)(offs[1] + (offs[2] - offs[1]) / 2)))
+		die("%s: %s", p, strerror(errno));
+	free(b);
+}
+
+/* One flipped bit in the second frame's checksum (§3.1, §9). */
+static void v_corrupt(void)
+{
+	two_frame_log("corrupt");
+	size_t n, offs[8];
+	const char *p = path_of("corrupt", ".ilog");
+	uint8_t *b = slurp(p, &n);
+	if (frame_offsets(b, n, offs, 8) != 3)
+		die("corrupt: expected 3 frames");
+	b[offs[2] - 1] ^= 0x01; /* the last byte of frame 2 is its checksum's */
+	FILE *f = fopen(p, "wb");
+	if (!f || fwrite(b, 1, n, f) != n || fclose(f))
+		die("%s: %s", p, strerror(errno));
+	free(b);
+}
+
+/* A well-formed msgpack record of the wrong shape: op is a string (§9). */
+static void v_badrecord(void)
+{
+	int fd;
+	struct ilog_writer *w = wopen("bad-record", &fd);
+	struct ilog_header h = header_for("gpu-node-07", -1, 0, MONO0, REAL0);
+	header(w, &h);
+	struct ilog_record rec = launch(MONO0 + 250000, 4200);
+	put(w, &rec);
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_array(&pk, 7);
+	msgpack_pack_uint32(&pk, ILOG_K_CUDA);
+	msgpack_pack_int64(&pk, 1300);        /* 1300 ns after the launch returned */
+	msgpack_pack_uint64(&pk, 18000);
+	msgpack_pack_uint32(&pk, PID);
+	msgpack_pack_uint32(&pk, PID);
+	msgpack_pack_uint8(&pk, ILOG_LAYER_RUNTIME);
+	pack_s(&pk, "cudaMemcpyAsync");       /* op must be an integer */
+	put_raw(w, &sb);
+	msgpack_sbuffer_destroy(&sb);
+	/* the raw record moved the delta base: end the frame before more cuda */
+	flush(w);
+	rec = launch(MONO0 + 300000, 4000);
+	put(w, &rec);
+	wclose(w, fd);
+}
+
+/* A log of a later major version whose header layout changed (§8.3). */
+static void v_future_major(void)
+{
+	int fd;
+	struct ilog_writer *w = wopen("future-major", &fd);
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_array(&pk, 6);
+	msgpack_pack_uint32(&pk, ILOG_K_HEADER);
+	pack_s(&pk, ILOG_MAGIC);
+	msgpack_pack_uint32(&pk, 2);
+	msgpack_pack_uint32(&pk, 0);
+	msgpack_pack_map(&pk, 1);             /* 2.0 might describe the node as a map */
+	pack_s(&pk, "node");
+	pack_s(&pk, "gpu-node-07");
+	msgpack_pack_uint64(&pk, MONO0);
+	put_raw(w, &sb);
+	msgpack_sbuffer_destroy(&sb);
+	struct ilog_record rec = launch(MONO0 + 250000, 4200);
+	put(w, &rec);
+	wclose(w, fd);
+}
+
+/* ---- describing: NAME.hex ---- */
+
+struct schema_names {
+	uint32_t kind;
+	char name[64];
+	uint32_t n;
+	char fields[ILOG_MAX_SCHEMA_FIELDS][64];
+};
+
+struct ann {
+	FILE *o;
+	uint64_t base[ILOG_K__COUNT];    /* §4.3, as a reader keeps them */
+	struct schema_names sch[16];
+	int nsch;
+	uint32_t kind;
+	uint64_t vals[4];               /* the record's first values, for cuda's base */
+	uint32_t alien;                 /* a header of this later major was seen */
+	const char *bad;                /* a field of the record had the wrong type */
+	const uint8_t *frame;           /* the current frame's records */
+};
+
+/* Bytes in lines of up to 9, the comment after the first line's bytes. */
+static void emit(struct ann *a, const uint8_t *p, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void emit(struct ann *a, const uint8_t *p, size_t n, const char *fmt, ...)
+{
+	char com[1024], hex[32];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(com, sizeof(com), fmt, ap);
+	va_end(ap);
+	size_t i = 0;
+	do {
+		size_t k = n - i < 9 ? n - i : 9, h = 0;
+		for (size_t j = 0; j < k; j++)
+			h += (size_t)snprintf(hex + h, sizeof(hex) - h, "%s%02x", j ? " " : "", p[i + j]);
+		hex[h] = 0;
+		if (i == 0 && com[0])
+			fprintf(a->o, "%-26s  # %s\n", hex, com);
+		else
+			fprintf(a->o, "%s\n", hex);
+		i += k;
+	} while (i < n);
+}
+
+/* A string for a comment: printable ASCII as is, the rest as \xNN. */
+static void quote(char *out, size_t cap, const uint8_t *s, uint32_t n)
+{
+	size_t o = 0;
+	out[o++] = '"';
+	for (uint32_t i = 0; i < n && o + 6 < cap; i++) {
+		if (s[i] >= 0x20 && s[i] < 0x7f && s[i] != '"' && s[i] != '\\')
+			out[o++] = (char)s[i];
+		else if (s[i] == 0)
+			o += (size_t)snprintf(out + o, cap - o, "\\0");
+		else
+			o += (size_t)snprintf(out + o, cap - o, "\\x%02x", s[i]);
+	}
+	out[o++] = '"';
+	out[o] = 0;
+}
+
+static const char *named(const char *name, uint64_t v)
+{
+	static char t[96];
+	snprintf(t, sizeof(t), "%" PRIu64 " (%s)", v, name ? name : "unknown");
+	return t;
+}
+
+static void ann_value(struct ann *a, struct mp_cur *c, const char *label,
+		      const struct ilog_field *f, int depth, int top_index);
+
+/* Whether a msgpack value (first byte b) has a type the field accepts (§4.2). */
+static int fits(const struct ilog_field *f, uint8_t b)
+{
+	char t = mp_type_name(b)[0];
+	switch (f->type) {
+	case FT_STR: case FT_CHARS: return t == 's';
+	case FT_BIN: return b >= 0xc4 && b <= 0xc6;
+	case FT_ARR: return t == 'a';
+	case FT_F64: return t == 'i' || t == 'f';
+	default: return t == 'i';
+	}
+}
+
+static void ann_fields(struct ann *a, struct mp_cur *c, uint32_t n, const struct ilog_field *f,
+		       unsigned nf, int depth)
+{
+	int top = depth == 0;
+	for (uint32_t i = 0; i < n; i++) {
+		char lab[64];
+		if (i < nf)
+			snprintf(lab, sizeof(lab), "%s", f[i].name);
+		else
+			snprintf(lab, sizeof(lab), "(value %u: unknown to version %d.%d, skipped)",
+				 i + 1, ILOG_VERSION_MAJOR, ILOG_VERSION_MINOR);
+		if (a->alien && top && i >= 3)
+			snprintf(lab, sizeof(lab), "(value %u of a %u.x header: not read)", i + 1,
+				 a->alien);
+		ann_value(a, c, lab, i < nf && !(a->alien && top) ? &f[i] : NULL, depth,
+			  top ? (int)i : -1);
+		if (top && a->kind == ILOG_K_HEADER && i == 1 && a->vals[1] > ILOG_VERSION_MAJOR)
+			a->alien = (uint32_t)a->vals[1];
+	}
+}
+
+static void ann_value(struct ann *a, struct mp_cur *c, const char *label,
+		      const struct ilog_field *f, int depth, int top_index)
+{
+	const uint8_t *p = c->p;
+	char ind[40], txt[1200];
+	snprintf(ind, sizeof(ind), "%*s", depth * 2, "");
+	uint8_t b = *p;
+	uint64_t v;
+	int neg;
+	uint32_t n;
+	const uint8_t *s;
+	double d;
+	if (f && !fits(f, b) && !a->bad)
+		a->bad = f->name;
+	switch (mp_type_name(b)[0]) {
+	case 'i':
+		if (mp_int(c, &v, &neg))
+			die("annotate: bad integer");
+		if (top_index >= 0 && top_index < 4)
+			a->vals[top_index] = v;
+		if (f && f->type == FT_TS && a->kind < ILOG_K__COUNT) {
+			uint64_t base = a->base[a->kind], ts = base + v;
+			snprintf(txt, sizeof(txt), "%s%s: %s%" PRId64 " from base %" PRIu64 " = %" PRIu64,
+				 ind, label, neg ? "" : "+", (int64_t)v, base, ts);
+			a->base[a->kind] = ts;
+			if (top_index >= 0 && top_index < 4)
+				a->vals[top_index] = ts;
+		} else if (neg) {
+			snprintf(txt, sizeof(txt), "%s%s = %" PRId64, ind, label, (int64_t)v);
+		} else {
+			const char *vt;
+			char num[32];
+			snprintf(num, sizeof(num), "%" PRIu64, v);
+			vt = num;
+			switch (f ? f->view : FV_NUM) {
+			case FV_HEX: snprintf(num, sizeof(num), "0x%" PRIx64, v); break;
+			case FV_OP: vt = named(ilog_op_name((uint32_t)v), v); break;
+			case FV_LAYER: vt = named(ilog_layer_name((uint32_t)v), v); break;
+			case FV_HOST: vt = named(ilog_host_type_name((uint32_t)v), v); break;
+			case FV_SEV: vt = named(ilog_severity_name((uint32_t)v), v); break;
+			default:
+				/* a schema record's subject */
+				if (a->kind == ILOG_K_SCHEMA && top_index == 0)
+					vt = named(ilog_kind_name((uint32_t)v), v);
+				break;
+			}
+			snprintf(txt, sizeof(txt), "%s%s = %s", ind, label, vt);
+		}
+		emit(a, p, (size_t)(c->p - p), "%s", txt);
+		return;
+	case 's': {
+		char q[1024];
+		if (mp_str(c, &s, &n))
+			die("annotate: bad string");
+		quote(q, sizeof(q), s, n);
+		emit(a, p, (size_t)(c->p - p), "%s%s = %s", ind, label, q);
+		return;
+	}
+	case 'b':
+		if (b == 0xc2 || b == 0xc3) {
+			c->p++;
+			emit(a, p, 1, "%s%s = %s", ind, label, b == 0xc3 ? "true" : "false");
+			return;
+		}
+		if (mp_bin(c, &s, &n))
+			die("annotate: bad bytes");
+		if (f && f->view == FV_ARGV) {
+			char q[1024];
+			quote(q, sizeof(q), s, n);
+			emit(a, p, (size_t)(c->p - p), "%s%s = %u bytes %s", ind, label, n, q);
+		} else {
+			emit(a, p, (size_t)(c->p - p), "%s%s = %u bytes", ind, label, n);
+		}
+		return;
+	case 'f':
+		if (mp_f64(c, &d))
+			die("annotate: bad float");
+		emit(a, p, (size_t)(c->p - p), "%s%s = %.17g", ind, label, d);
+		return;
+	case 'n':
+		c->p++;
+		emit(a, p, 1, "%s%s = nil", ind, label);
+		return;
+	case 'a':
+		if (mp_array(c, &n))
+			die("annotate: bad array");
+		emit(a, p, (size_t)(c->p - p), "%s%s: array of %u", ind, label, n);
+		for (uint32_t i = 0; i < n; i++) {
+			char lab[64];
+			snprintf(lab, sizeof(lab), "[%u]", i);
+			if (f && f->type == FT_ARR && f->nsub > 1) {
+				const uint8_t *q = c->p;
+				uint32_t m;
+				if (mp_array(c, &m))
+					die("annotate: bad element");
+				emit(a, q, (size_t)(c->p - q), "%s  %s: array of %u", ind, lab, m);
+				ann_fields(a, c, m, f->sub, f->nsub, depth + 2);
+			} else {
+				ann_value(a, c, lab, f && f->type == FT_ARR ? f->sub : NULL, depth + 1, -1);
+			}
+		}
+		return;
+	case 'm': {
+		unsigned w = b <= 0x8f ? 0 : b == 0xde ? 2 : 4;
+		uint64_t cnt = w ? mp_be(p + 1, w) : (b & 0x0f);
+		c->p = p + 1 + w;
+		emit(a, p, 1 + w, "%s%s: map of %" PRIu64, ind, label, cnt);
+		for (uint64_t i = 0; i < cnt; i++) {
+			ann_value(a, c, "key", NULL, depth + 1, -1);
+			ann_value(a, c, "value", NULL, depth + 1, -1);
+		}
+		return;
+	}
+	default:
+		if (mp_skip(c))
+			die("annotate: bad value");
+		emit(a, p, (size_t)(c->p - p), "%s%s: extension", ind, label);
+	}
+}
+
+/* Remember a schema record's names (for kinds this build does not know). */
+static void note_schema(struct ann *a, const uint8_t *p, const uint8_t *end)
+{
+	struct mp_cur c = { p, end };
+	uint32_t n, m, sl;
+	uint64_t v;
+	int neg;
+	const uint8_t *s;
+	struct schema_names *sn = &a->sch[a->nsch];
+	if (a->nsch >= 16 || mp_array(&c, &n) || n < 4 || mp_int(&c, &v, &neg) ||
+	    mp_int(&c, &v, &neg))
+		return;
+	sn->kind = (uint32_t)v;
+	if (ilog_kind_desc(sn->kind) || mp_str(&c, &s, &sl))
+		return;
+	snprintf(sn->name, sizeof(sn->name), "%.*s", (int)sl, s);
+	if (mp_array(&c, &m))
+		return;
+	for (sn->n = 0; sn->n < m && sn->n < ILOG_MAX_SCHEMA_FIELDS; sn->n++) {
+		if (mp_str(&c, &s, &sl))
+			return;
+		snprintf(sn->fields[sn->n], sizeof(sn->fields[0]), "%.*s", (int)sl, s);
+	}
+	a->nsch++;
+}
+
+static const struct schema_names *schema_for(const struct ann *a, uint32_t kind)
+{
+	for (int i = 0; i < a->nsch; i++)
+		if (a->sch[i].kind == kind)
+			return &a->sch[i];
+	return NULL;
+}
+
+static void ann_record(struct ann *a, struct mp_cur *c, unsigned idx)
+{
+	const uint8_t *start = c->p;
+	uint32_t n;
+	uint64_t kind;
+	int neg;
+	if (mp_array(c, &n) || n == 0)
+		die("annotate: record %u is not an array", idx);
+	const uint8_t *kp = c->p;
+	if (mp_int(c, &kind, &neg) || neg)
+		die("annotate: record %u has no kind", idx);
+	a->kind = (uint32_t)kind;
+	memset(a->vals, 0, sizeof(a->vals));
+	const struct ilog_kind_desc *d = ilog_kind_desc(a->kind);
+	const struct schema_names *sn = d ? NULL : schema_for(a, a->kind);
+	size_t at = (size_t)(start - a->frame);
+	if (d)
+		fprintf(a->o, "# record %u (byte %zu): %s\n", idx, at, d->name);
+	else if (sn)
+		fprintf(a->o, "# record %u (byte %zu): kind %u, unknown to this version; its schema "
+			"record calls it \"%s\"\n", idx, at, a->kind, sn->name);
+	else
+		fprintf(a->o, "# record %u (byte %zu): kind %u, unknown to this version, no schema "
+			"record\n", idx, at, a->kind);
+	if (d)
+		emit(a, start, (size_t)(kp - start), "array of %u: the kind, %u field%s%s", n, n - 1,
+		     n == 2 ? "" : "s",
+		     n - 1 < d->nfields ? " (fewer than this version has)" :
+		     n - 1 > d->nfields ? " (more than this version has)" : "");
+	else
+		emit(a, start, (size_t)(kp - start), "array of %u: the kind, %u value%s", n, n - 1,
+		     n == 2 ? "" : "s");
+	emit(a, kp, (size_t)(c->p - kp), "kind = %s",
+	     named(d ? d->name : sn ? sn->name : NULL, kind));
+	if (d) {
+		ann_fields(a, c, n - 1, d->fields, d->nfields, 0);
+		if (n - 1 < d->nfields && !a->alien && !a->bad)
+			fprintf(a->o, "# (%s .. %s missing: read as 0 or empty)\n",
+				d->fields[n - 1].name, d->fields[d->nfields - 1].name);
+	} else {
+		for (uint32_t i = 1; i < n; i++) {
+			char lab[80];
+			if (sn && i - 1 < sn->n)
+				snprintf(lab, sizeof(lab), "%s", sn->fields[i - 1]);
+			else
+				snprintf(lab, sizeof(lab), "f%u", i);
+			ann_value(a, c, lab, NULL, 0, -1);
+		}
+	}
+	if (a->bad) {
+		fprintf(a->o, "# (a reader stops at this record: %s has the wrong type)\n", a->bad);
+		a->bad = NULL;
+	} else if (a->kind == ILOG_K_CUDA) {
+		/* §4.3: the next cuda ts is coded against this call's end */
+		a->base[ILOG_K_CUDA] = a->vals[0] + (n > 2 ? a->vals[1] : 0);
+		fprintf(a->o, "# (cuda base := ts_ns + dur_ns = %" PRIu64 ")\n",
+			a->base[ILOG_K_CUDA]);
+	}
+	if (a->kind == ILOG_K_SCHEMA)
+		note_schema(a, start, c->end);
+}
+
+/* NAME.hex: every data frame of NAME.ilog, decompressed and annotated,
+ * up to the first damaged frame. */
+static void describe(const char *name)
+{
+	size_t n;
+	uint8_t *b = slurp(path_of(name, ".ilog"), &n);
+	FILE *o = fopen(path_of(name, ".hex"), "w");
+	if (!o)
+		die("%s: %s", path_of(name, ".hex"), strerror(errno));
+	struct ann a = { .o = o };
+	fprintf(o, "# %s.hex: the records in %s.ilog (format/SPEC.md §11).  Records and\n"
+		"# bytes are counted from 0 in each frame, as reader errors count them.\n",
+		name, name);
+	size_t off = 0;
+	unsigned frame = 0, rec = 0;
+	while (off < n) {
+		uint32_t magic = n - off >= 4 ? (uint32_t)b[off] | (uint32_t)b[off + 1] << 8 |
+			(uint32_t)b[off + 2] << 16 | (uint32_t)b[off + 3] << 24 : 0;
+		size_t cs = ZSTD_findFrameCompressedSize(b + off, n - off);
+		if (ZSTD_isError(cs)) {
+			fprintf(o, "# (byte %zu of %s.ilog: damaged frame: %s; a reader stops here)\n",
+				off, name, ZSTD_getErrorName(cs));
+			break;
+		}
+		if ((magic & ZSTD_MAGIC_SKIPPABLE_MASK) == ZSTD_MAGIC_SKIPPABLE_START) {
+			fprintf(o, "# (byte %zu of %s.ilog: a skippable frame of %zu bytes: "
+				"no records, skipped)\n", off, name, cs);
+			off += cs;
+			continue;
+		}
+		unsigned long long sz = ZSTD_getFrameContentSize(b + off, cs);
+		if (sz == ZSTD_CONTENTSIZE_ERROR || sz == ZSTD_CONTENTSIZE_UNKNOWN)
+			die("%s: frame without a content size", name);
+		uint8_t *fr = malloc(sz ? sz : 1);
+		size_t got = ZSTD_decompress(fr, sz, b + off, cs);
+		if (ZSTD_isError(got)) {
+			fprintf(o, "# (byte %zu of %s.ilog: damaged frame: %s; a reader stops here)\n",
+				off, name, ZSTD_getErrorName(got));
+			free(fr);
+			break;
+		}
+		fprintf(o, "@frame                      # frame %u: %zu bytes of records; "
+			"the delta bases start at 0\n", ++frame, got);
+		memset(a.base, 0, sizeof(a.base));
+		struct mp_cur c = { fr, fr + got };
+		a.frame = fr;
+		rec = 0;
+		while (c.p < c.end) {
+			ann_record(&a, &c, rec++);
+			if (a.alien) {
+				fprintf(o, "# (a reader of version %d stops at this header: "
+					"a later major)\n", ILOG_VERSION_MAJOR);
+				a.alien = 0;
+			}
+		}
+		free(fr);
+		off += cs;
+	}
+	if (fclose(o))
+		die("%s: %s", path_of(name, ".hex"), strerror(errno));
+	free(b);
+}
+
+static const struct { const char *name; void (*make)(void); } vectors[] = {
+	{ "examples", v_examples }, { "begin", v_begin }, { "kinds", v_kinds },
+	{ "frames", v_frames }, { "merged", v_merged }, { "concat", v_concat },
+	{ "forward", v_forward }, { "truncated", v_truncated }, { "corrupt", v_corrupt },
+	{ "bad-record", v_badrecord }, { "future-major", v_future_major },
+};
+
+int main(int argc, char **argv)
+{
+	int c;
+	ilog_cli_init(argv[0]);
+	while ((c = getopt(argc, argv, "o:")) != -1) {
+		if (c != 'o') {
+			fprintf(stderr, "usage: %s [-o DIR]\n", ilog_prog);
+			return ILOG_EXIT_USAGE;
+		}
+		outdir = optarg;
+	}
+	for (size_t i = 0; i < sizeof(vectors) / sizeof(vectors[0]); i++) {
+		vectors[i].make();
+		describe(vectors[i].name);
+	}
+	return 0;
+}
