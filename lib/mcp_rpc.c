@@ -118,11 +118,48 @@ fail:
 	return NULL;
 }
 
+/*
+ * A WAL-mode database whose -wal file is gone was checkpointed and closed
+ * cleanly: everything is in the main file.  Opening it "immutable" then
+ * reads exactly the same data without creating -wal/-shm files beside it
+ * (a read-only connection could not remove them again) and works in a
+ * directory we cannot write.  Anything else opens normally, read-only.
+ */
+static int wal_at_rest(const char *path)
+{
+	unsigned char h[20];
+	char wal[4200];
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	size_t n = fread(h, 1, sizeof(h), f);
+	fclose(f);
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	return n == sizeof(h) && !memcmp(h, "SQLite format 3", 16) && h[18] == 2 && h[19] == 2 &&
+	       access(wal, F_OK) != 0;
+}
+
+/* file: URI for path with immutable=1 (RFC 3986 escapes for the few
+ * characters SQLite's URI parser treats specially). */
+static int immutable_uri(const char *path, char *uri, size_t n)
+{
+	size_t k = (size_t)snprintf(uri, n, "file:");
+	for (const unsigned char *p = (const unsigned char *)path; *p && k + 4 < n; p++)
+		k += strchr("?#%", *p) ? (size_t)snprintf(uri + k, n - k, "%%%02X", *p)
+				       : (size_t)snprintf(uri + k, n - k, "%c", *p);
+	return snprintf(uri + k, n - k, "?immutable=1") >= (int)(n - k) ? -1 : 0;
+}
+
 struct ilog_mcp *ilog_mcp_open_db(const char *path, const struct ilog_mcp_opts *opts,
 				  char *err, size_t errlen)
 {
 	sqlite3 *db = NULL;
-	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, NULL);
+	char uri[8600];
+	int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, rc;
+	if (wal_at_rest(path) && !immutable_uri(path, uri, sizeof(uri)))
+		rc = sqlite3_open_v2(uri, &db, flags | SQLITE_OPEN_URI, NULL);
+	else
+		rc = sqlite3_open_v2(path, &db, flags, NULL);
 	if (rc != SQLITE_OK) {
 		snprintf(err, errlen, "%s: %s", path, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
 		sqlite3_close(db);

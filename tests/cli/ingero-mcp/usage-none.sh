@@ -1,0 +1,2 @@
+# No trace given: a usage error naming what is needed.
+ingero-mcp
