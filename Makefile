@@ -61,7 +61,7 @@ $(OUT)/tests/unit/%: tests/unit/%.c tests/unit/test.h $(LIB) | $(OUT)/tests/unit
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS_BASE)
 
-$(OUT)/tests/tools/%: tests/tools/%.c $(LIB) | $(OUT)/tests/tools
+$(OUT)/tests/tools/%: tests/tools/%.c $(wildcard tests/tools/*.h) $(LIB) | $(OUT)/tests/tools
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS_BASE)
 
