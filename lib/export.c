@@ -116,8 +116,12 @@ static const struct ilog_sink jsonl_sink = {
 	.open = jsonl_open, .record = jsonl_record, .close = jsonl_close,
 };
 
+extern const struct ilog_sink ilog_sink_sqlite, ilog_sink_csv, ilog_sink_perfetto,
+	ilog_sink_perfetto_proto, ilog_sink_prometheus, ilog_sink_otlp;
+
 const struct ilog_sink *const ilog_sinks[] = {
 	&jsonl_sink,
+	&ilog_sink_sqlite,
 	NULL,
 };
 

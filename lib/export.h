@@ -29,12 +29,15 @@ struct ilog_sink_ctx {
 	char err[512];            /* message when a callback returns -1 */
 	const char *url, *database; /* network sinks */
 	int create;
+	const char *source;       /* the inputs, space-separated, for provenance */
 };
 
 struct ilog_sink {
 	const char *name;
 	const char *help;
 	int binary;               /* refuse a terminal as output */
+	int path_output;          /* opens out_path itself (required): the caller
+				   * must not create or truncate it first */
 	int (*open)(struct ilog_sink_ctx *c);
 	int (*record)(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 		      const struct ilog_reader *r);

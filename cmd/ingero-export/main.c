@@ -141,11 +141,35 @@ int main(int argc, char **argv)
 		ilog_errorf("--format: unknown format '%s' (see --help)", fmt);
 		return ILOG_EXIT_USAGE;
 	}
-	ctx.out_path = out;
-	if ((ctx.out_fd = ilog_open_out(out)) < 0)
-		return ILOG_EXIT_USAGE;
-	if (sink->binary && !out && ilog_refuse_tty(ctx.out_fd, sink->name))
-		return ILOG_EXIT_USAGE;
+	ctx.out_path = out && strcmp(out, "-") ? out : NULL;
+	if (sink->path_output) {
+		/* a database: the sink opens (and appends to) the file itself */
+		if (!ctx.out_path) {
+			ilog_errorf("--format %s writes a file: give -o FILE", sink->name);
+			return ILOG_EXIT_USAGE;
+		}
+		ctx.out_fd = -1;
+	} else {
+		if ((ctx.out_fd = ilog_open_out(out)) < 0)
+			return ILOG_EXIT_USAGE;
+		if (sink->binary && !out && ilog_refuse_tty(ctx.out_fd, sink->name))
+			return ILOG_EXIT_USAGE;
+	}
+	/* the inputs, for sinks that record where their rows came from */
+	size_t slen = 1;
+	for (int i = optind; i < argc; i++)
+		slen += strlen(argv[i]) + 1;
+	char *source = calloc(1, slen + 8);
+	if (source) {
+		for (int i = optind; i < argc; i++) {
+			if (i > optind)
+				strcat(source, " ");
+			strcat(source, argv[i]);
+		}
+		if (optind == argc)
+			strcpy(source, "-");
+	}
+	ctx.source = source;
 	if (sink->open(&ctx)) {
 		ilog_errorf("%s: %s", out ? out : "(stdout)", ctx.err);
 		return ILOG_EXIT_USAGE;
@@ -196,7 +220,8 @@ int main(int argc, char **argv)
 		ilog_errorf("%s: %s", out ? out : "(stdout)", ctx.err);
 		rc = ILOG_EXIT_USAGE;
 	}
-	if (ctx.out_fd != STDOUT_FILENO && close(ctx.out_fd)) {
+	free(source);
+	if (ctx.out_fd >= 0 && ctx.out_fd != STDOUT_FILENO && close(ctx.out_fd)) {
 		ilog_errorf("%s: close failed", out);
 		rc = ILOG_EXIT_USAGE;
 	}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal to the export sinks (lib/export_*.c): node numbering, JSON
+ * string escaping, buffered output, per-op aggregation for the metrics
+ * formats.
+ */
+#ifndef ILOG_EXPORT_INT_H
+#define ILOG_EXPORT_INT_H
+
+#include "export.h"
+
+/*
+ * Export nodes: every distinct recording (node name, log session, boot id)
+ * met in a header gets the next ordinal, in order of appearance, whatever
+ * node_index it has in its log, so several logs in one export (each with
+ * node_index 0) stay apart and a merged log keeps its order.
+ */
+struct ilog_export_node {
+	char name[128], host[128];
+	int64_t rank;
+	uint64_t log_session;
+	char boot_id[64];
+};
+
+struct ilog_node_map {
+	int32_t *by_index;         /* reader node index -> export node, -1 none */
+	uint32_t nidx;
+	struct ilog_export_node *nodes;
+	uint32_t nnodes;
+};
+
+/* For a header record: its export node (>= 0) and *isnew, or -1 on ENOMEM. */
+int ilog_node_map_header(struct ilog_node_map *m, const struct ilog_record *rec,
+			 const struct ilog_reader *r, int *isnew);
+/* Export node of any record, or -1 when no header was seen for its node. */
+static inline int ilog_node_map_get(const struct ilog_node_map *m, const struct ilog_record *rec,
+				    const struct ilog_reader *r)
+{
+	(void)r;
+	return rec->node < m->nidx ? m->by_index[rec->node] : -1;
+}
+void ilog_node_map_free(struct ilog_node_map *m);
+
+/* Append s as a JSON string (quotes, escapes; invalid UTF-8 becomes
+ * U+FFFD).  0 or -1 (ENOMEM). */
+int ilog_json_str(struct ilog_buf *b, const char *s, size_t n);
+/* NUL-separated argv as a JSON array of strings.  0 or -1. */
+int ilog_json_argv(struct ilog_buf *b, struct ilog_bin argv);
+/* printf into a buffer.  0 or -1. */
+int ilog_buf_printf(struct ilog_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Write the buffer to fd and empty it.  0, or -1 with err filled. */
+int ilog_buf_flush_fd(struct ilog_buf *b, int fd, char *err, size_t errlen);
+
+/*
+ * Per (node, op) call statistics for prometheus and otlp: counts, errors,
+ * bytes, total and a fixed latency histogram (bucket upper bounds in
+ * ILOG_LAT_BOUNDS_NS, a 1-2.5-5 series from 1 us to 10 s; the last bucket
+ * is +Inf).  Host preemptions and losses per node ride along.
+ */
+#define ILOG_LAT_NBOUNDS 22
+extern const uint64_t ilog_lat_bounds_ns[ILOG_LAT_NBOUNDS];
+
+struct ilog_opagg {
+	uint64_t calls, errors, bytes, sum_ns, min_ns, max_ns;
+	uint64_t bucket[ILOG_LAT_NBOUNDS + 1];  /* non-cumulative counts */
+};
+
+struct ilog_loss_agg { char source[64]; uint64_t lost, seen; };
+
+struct ilog_nodeagg {
+	struct ilog_opagg op[ILOG_OP__COUNT];
+	uint64_t preempt, preempt_ns;
+	uint64_t first_ns, last_ns;            /* wall clock span of the events */
+	struct ilog_loss_agg *loss;
+	uint32_t nloss;
+};
+
+struct ilog_metrics {
+	struct ilog_node_map nodes;
+	struct ilog_nodeagg *agg;              /* per export node */
+	uint32_t nagg;
+};
+
+/* Account one record.  0 or -1 (ENOMEM). */
+int ilog_metrics_add(struct ilog_metrics *m, const struct ilog_record *rec,
+		     const struct ilog_reader *r);
+void ilog_metrics_free(struct ilog_metrics *m);
+
+#endif

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: MIT
+/* Helpers the export sinks share (export_int.h). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "export_int.h"
+
+static void copy_str(char *dst, size_t cap, struct ilog_str s)
+{
+	size_t n = s.n < cap - 1 ? s.n : cap - 1;
+	memcpy(dst, s.p, n);
+	dst[n] = 0;
+}
+
+int ilog_node_map_header(struct ilog_node_map *m, const struct ilog_record *rec,
+			 const struct ilog_reader *r, int *isnew)
+{
+	const struct ilog_header *h = &rec->u.header;
+	struct ilog_reader_stats st;
+	ilog_reader_stats(r, &st);
+	/* the first record of a stream: node indexes start over */
+	if (st.records == 1)
+		for (uint32_t i = 0; i < m->nidx; i++)
+			m->by_index[i] = -1;
+	if (rec->node >= m->nidx) {
+		uint32_t n = rec->node + 1;
+		int32_t *b = realloc(m->by_index, n * sizeof(*b));
+		if (!b)
+			return -1;
+		for (uint32_t i = m->nidx; i < n; i++)
+			b[i] = -1;
+		m->by_index = b;
+		m->nidx = n;
+	}
+	struct ilog_export_node key = { .rank = h->rank, .log_session = h->session_id };
+	copy_str(key.name, sizeof(key.name), h->node);
+	copy_str(key.host, sizeof(key.host), h->host);
+	copy_str(key.boot_id, sizeof(key.boot_id), h->boot_id);
+	*isnew = 0;
+	for (uint32_t i = 0; i < m->nnodes; i++) {
+		const struct ilog_export_node *e = &m->nodes[i];
+		if (e->log_session == key.log_session && !strcmp(e->name, key.name) &&
+		    !strcmp(e->boot_id, key.boot_id)) {
+			m->by_index[rec->node] = (int32_t)i;
+			return (int)i;
+		}
+	}
+	struct ilog_export_node *nn = realloc(m->nodes, (m->nnodes + 1) * sizeof(*nn));
+	if (!nn)
+		return -1;
+	m->nodes = nn;
+	nn[m->nnodes] = key;
+	m->by_index[rec->node] = (int32_t)m->nnodes;
+	*isnew = 1;
+	return (int)m->nnodes++;
+}
+
+void ilog_node_map_free(struct ilog_node_map *m)
+{
+	free(m->by_index);
+	free(m->nodes);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Length of a valid UTF-8 sequence at p (1..4), or 0. */
+static size_t utf8_len(const uint8_t *p, size_t n)
+{
+	uint8_t c = p[0];
+	size_t k;
+	uint32_t cp;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		k = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		k = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		k = 4, cp = c & 0x07;
+	else
+		return 0;
+	if (n < k)
+		return 0;
+	for (size_t i = 1; i < k; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((k == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (k == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return k;
+}
+
+int ilog_json_str(struct ilog_buf *b, const char *s, size_t n)
+{
+	const uint8_t *p = (const uint8_t *)s;
+	if (ilog_buf_put(b, "\"", 1))
+		return -1;
+	size_t run = 0; /* bytes copied as they are, pending */
+	for (size_t i = 0; i < n;) {
+		uint8_t c = p[i];
+		size_t k = c >= 0x20 && c != '"' && c != '\\' ? utf8_len(p + i, n - i) : 0;
+		if (k) {
+			run += k;
+			i += k;
+			continue;
+		}
+		if (run && ilog_buf_put(b, p + i - run, run))
+			return -1;
+		run = 0;
+		char esc[8];
+		size_t en;
+		if (c == '"' || c == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)c;
+			en = 2;
+		} else if (c == '\n') {
+			memcpy(esc, "\\n", 2);
+			en = 2;
+		} else if (c == '\t') {
+			memcpy(esc, "\\t", 2);
+			en = 2;
+		} else if (c < 0x20) {
+			en = (size_t)snprintf(esc, sizeof(esc), "\\u%04x", c);
+		} else {
+			memcpy(esc, "\\ufffd", 6); /* not UTF-8: say so, do not pass it on */
+			en = 6;
+		}
+		if (ilog_buf_put(b, esc, en))
+			return -1;
+		i++;
+	}
+	if (run && ilog_buf_put(b, p + n - run, run))
+		return -1;
+	return ilog_buf_put(b, "\"", 1);
+}
+
+int ilog_json_argv(struct ilog_buf *b, struct ilog_bin argv)
+{
+	if (ilog_buf_put(b, "[", 1))
+		return -1;
+	size_t i = 0, first = 1;
+	while (i < argv.n) {
+		const char *a = (const char *)argv.p + i;
+		size_t len = strnlen(a, argv.n - i);
+		/* a trailing NUL ends the last argument, it does not add one */
+		if ((!first && ilog_buf_put(b, ",", 1)) || ilog_json_str(b, a, len))
+			return -1;
+		first = 0;
+		i += len + 1;
+	}
+	return ilog_buf_put(b, "]", 1);
+}
+
+int ilog_buf_printf(struct ilog_buf *b, const char *fmt, ...)
+{
+	char tmp[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	if ((size_t)n < sizeof(tmp))
+		return ilog_buf_put(b, tmp, (size_t)n);
+	char *big = malloc((size_t)n + 1);
+	if (!big)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	int rc = ilog_buf_put(b, big, (size_t)n);
+	free(big);
+	return rc;
+}
+
+int ilog_buf_flush_fd(struct ilog_buf *b, int fd, char *err, size_t errlen)
+{
+	size_t off = 0;
+	while (off < b->len) {
+		ssize_t k = write(fd, b->p + off, b->len - off);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(err, errlen, "write error: %s", strerror(errno));
+			return -1;
+		}
+		off += (size_t)k;
+	}
+	b->len = 0;
+	return 0;
+}
+
+/* ---- metrics aggregation ---- */
+
+const uint64_t ilog_lat_bounds_ns[ILOG_LAT_NBOUNDS] = {
+	1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000,
+	1000000, 2500000, 5000000, 10000000, 25000000, 50000000, 100000000,
+	250000000, 500000000, 1000000000, 2500000000ull, 5000000000ull, 10000000000ull,
+};
+
+static struct ilog_nodeagg *agg_for(struct ilog_metrics *m, int node)
+{
+	if (node < 0)
+		return NULL;
+	if ((uint32_t)node >= m->nagg) {
+		uint32_t n = (uint32_t)node + 1;
+		struct ilog_nodeagg *a = realloc(m->agg, n * sizeof(*a));
+		if (!a)
+			return NULL;
+		memset(a + m->nagg, 0, (n - m->nagg) * sizeof(*a));
+		m->agg = a;
+		m->nagg = n;
+	}
+	return &m->agg[node];
+}
+
+int ilog_metrics_add(struct ilog_metrics *m, const struct ilog_record *rec,
+		     const struct ilog_reader *r)
+{
+	int node, isnew;
+	if (rec->kind == ILOG_K_HEADER) {
+		node = ilog_node_map_header(&m->nodes, rec, r, &isnew);
+		return node < 0 || !agg_for(m, node) ? -1 : 0;
+	}
+	node = ilog_node_map_get(&m->nodes, rec, r);
+	struct ilog_nodeagg *a = node >= 0 && (uint32_t)node < m->nagg ? &m->agg[node] : NULL;
+	if (!a)
+		return 0;
+	switch (rec->kind) {
+	case ILOG_K_CUDA: {
+		const struct ingero_cuda_event *e = &rec->u.cuda;
+		struct ilog_opagg *o = &a->op[e->op < ILOG_OP__COUNT ? e->op : ILOG_OP_UNKNOWN];
+		if (!o->calls || e->dur_ns < o->min_ns)
+			o->min_ns = e->dur_ns;
+		if (e->dur_ns > o->max_ns)
+			o->max_ns = e->dur_ns;
+		o->calls++;
+		o->errors += e->ret != 0;
+		o->bytes += e->bytes;
+		o->sum_ns += e->dur_ns;
+		unsigned b = 0;
+		while (b < ILOG_LAT_NBOUNDS && e->dur_ns > ilog_lat_bounds_ns[b])
+			b++;
+		o->bucket[b]++;
+		uint64_t w = ilog_reader_wall(r, rec->node, e->ts_ns);
+		if (w && (!a->first_ns || w < a->first_ns))
+			a->first_ns = w;
+		if (w + e->dur_ns > a->last_ns)
+			a->last_ns = w + e->dur_ns;
+		return 0;
+	}
+	case ILOG_K_HOST:
+		if (rec->u.host.type == ILOG_HOST_SWITCH) {
+			a->preempt++;
+			a->preempt_ns += rec->u.host.dur_ns;
+		}
+		return 0;
+	case ILOG_K_LOSS: {
+		/* cumulative counters: the latest record per source wins */
+		const struct ilog_loss *l = &rec->u.loss;
+		char src[64];
+		copy_str(src, sizeof(src), l->source);
+		uint32_t i = 0;
+		while (i < a->nloss && strcmp(a->loss[i].source, src))
+			i++;
+		if (i == a->nloss) {
+			struct ilog_loss_agg *p = realloc(a->loss, (a->nloss + 1) * sizeof(*p));
+			if (!p)
+				return -1;
+			a->loss = p;
+			memcpy(p[i].source, src, sizeof(src));
+			a->nloss++;
+		}
+		a->loss[i].lost = l->lost;
+		a->loss[i].seen = l->seen;
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+void ilog_metrics_free(struct ilog_metrics *m)
+{
+	for (uint32_t i = 0; i < m->nagg; i++)
+		free(m->agg[i].loss);
+	free(m->agg);
+	ilog_node_map_free(&m->nodes);
+	memset(m, 0, sizeof(*m));
+}
