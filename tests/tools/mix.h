@@ -18,7 +18,8 @@
 #include "ilog.h"
 
 struct mix {
-	uint64_t rng, ts, nstacks, made;  /* made: CUDA events so far */
+	uint64_t rng, ts, made;           /* made: CUDA events so far */
+	uint64_t written;                 /* bit id-1: stack id written */
 	uint32_t pid;
 	unsigned stack_pct;
 	int all_ops;                      /* every op, not the launch-heavy mix */
@@ -90,7 +91,7 @@ static inline void mix_event(struct mix *m)
 	if (m->stack_pct && mix_rnd(m) % 100 < m->stack_pct) {
 		uint64_t sid = 1 + mix_rnd(m) % 64;
 		e->stack_id = sid;
-		if (sid > m->nstacks) {
+		if (!(m->written >> (sid - 1) & 1)) {
 			/* the stack goes first: move the event one slot on */
 			m->q[m->qn + 1] = *rec;
 			struct ilog_record *s = rec;
@@ -101,7 +102,7 @@ static inline void mix_event(struct mix *m)
 			s->u.stack.nr = 8 + (uint32_t)(sid % 16);
 			for (uint32_t k = 0; k < s->u.stack.nr; k++)
 				s->u.stack.ips[k] = 0x7f0000001000ull + sid * 0x40 + k * 0x1230;
-			m->nstacks = sid;
+			m->written |= 1ull << (sid - 1);
 			m->qn++;
 		}
 	}
