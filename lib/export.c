@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "export.h"
+#include "symbolize_map.h"
 
 int ilog_filter_match(struct ilog_filter *f, const struct ilog_record *rec,
 		      const struct ilog_reader *r)
@@ -51,6 +52,7 @@ int ilog_filter_match(struct ilog_filter *f, const struct ilog_record *rec,
 /* ---- jsonl ---- */
 struct jsonl {
 	struct ilog_buf b;
+	struct ilog_symmap *sym; /* symbols and code objects seen, for stack frames */
 };
 
 static int jsonl_flush(struct ilog_sink_ctx *c, struct jsonl *j)
@@ -73,7 +75,8 @@ static int jsonl_flush(struct ilog_sink_ctx *c, struct jsonl *j)
 static int jsonl_open(struct ilog_sink_ctx *c)
 {
 	struct jsonl *j = calloc(1, sizeof(*j));
-	if (!j) {
+	if (!j || !(j->sym = ilog_symmap_new())) {
+		free(j);
 		snprintf(c->err, sizeof(c->err), "out of memory");
 		return -1;
 	}
@@ -87,6 +90,10 @@ static int jsonl_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 	struct jsonl *j = c->state;
 	if (ilog_json_record(&j->b, rec, r)) {
 		snprintf(c->err, sizeof(c->err), "cannot render a %u record", rec->kind);
+		return -1;
+	}
+	if (ilog_symmap_json(j->sym, &j->b, rec)) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
 		return -1;
 	}
 	if (ilog_buf_put(&j->b, "\n", 1)) {
@@ -105,15 +112,27 @@ static int jsonl_close(struct ilog_sink_ctx *c)
 		return 0;
 	int rc = jsonl_flush(c, j);
 	ilog_buf_free(&j->b);
+	ilog_symmap_free(j->sym);
 	free(j);
 	c->state = NULL;
 	return rc;
 }
 
+static int jsonl_observe(struct ilog_sink_ctx *c, const struct ilog_record *rec)
+{
+	struct jsonl *j = c->state;
+	if (ilog_symmap_note(j->sym, rec)) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 static const struct ilog_sink jsonl_sink = {
 	.name = "jsonl",
 	.help = "one JSON object per record (for jq); field names in format/SPEC.md",
-	.open = jsonl_open, .record = jsonl_record, .close = jsonl_close,
+	.open = jsonl_open, .record = jsonl_record, .observe = jsonl_observe,
+	.close = jsonl_close,
 };
 
 extern const struct ilog_sink ilog_sink_sqlite, ilog_sink_csv, ilog_sink_perfetto,

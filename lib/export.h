@@ -43,6 +43,9 @@ struct ilog_sink {
 		      const struct ilog_reader *r);
 	/* Called once at the end (also after errors); flushes. 0 or -1. */
 	int (*close)(struct ilog_sink_ctx *c);
+	/* Optional: sees every record before the filter, for context that
+	 * filtered-out records carry (symbols for stacks).  0 or -1. */
+	int (*observe)(struct ilog_sink_ctx *c, const struct ilog_record *rec);
 };
 
 extern const struct ilog_sink *const ilog_sinks[];

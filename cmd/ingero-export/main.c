@@ -197,6 +197,12 @@ int main(int argc, char **argv)
 		int k;
 		while ((k = ilog_reader_next(r, &rec)) > 0) {
 			progress_tick(&prog, ++total, name);
+			if (sink->observe && sink->observe(&ctx, rec)) {
+				ilog_errorf("%s: %s", out ? out : "(stdout)", ctx.err);
+				ilog_reader_close(r);
+				sink->close(&ctx);
+				return ILOG_EXIT_USAGE;
+			}
 			if (!ilog_filter_match(&filt, rec, r))
 				continue;
 			if (sink->record(&ctx, rec, r)) {

@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: MIT
+# ingero-symbolize reads ELF and DWARF with elfutils (libdw, libelf) and
+# demangles C++ with libstdc++'s __cxa_demangle.
+LDLIBS_ingero-symbolize := -ldw -lelf -lstdc++
+
+# Fuzz targets are linked from every lib/*.c, lib/symbolize*.c among them.
+.output/fuzz/%: LDLIBS_BASE += -ldw -lelf -lstdc++
+
+# The symbolize tests' subject (tests/symbolize/): symtest, a C and C++
+# program with inlined and template functions, its shared library, and
+# symtest-v2, the same sources built differently (another build-id).
+# Fixed -O1 -g so inlining follows the always_inline/noinline marks.
+SYMTEST_DIR := $(OUT)/tests/symbolize
+SYMTEST_CFLAGS = -g -O1 -fno-omit-frame-pointer $(WARN) $(SANFLAGS)
+SYMTEST := $(SYMTEST_DIR)/symtest $(SYMTEST_DIR)/symtest-v2 $(SYMTEST_DIR)/libsymtest.so
+all: $(SYMTEST)
+
+$(SYMTEST_DIR)/libsymtest.so: tests/symbolize/symlib.c | $(SYMTEST_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 $(SYMTEST_CFLAGS) -fPIC -shared -Wl,-soname,libsymtest.so -o $@ $<
+
+$(SYMTEST_DIR)/symtest-v2: SYMTEST_VARIANT := -DSYMTEST_VARIANT
+$(SYMTEST_DIR)/symtest $(SYMTEST_DIR)/symtest-v2: tests/symbolize/symtest.c \
+		tests/symbolize/symtest_cpp.cc $(SYMTEST_DIR)/libsymtest.so $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CPPFLAGS) -std=gnu11 $(SYMTEST_CFLAGS) $(SYMTEST_VARIANT) -c -o $@.c.o $<
+	$(Q)$(CXX) -std=gnu++17 $(SYMTEST_CFLAGS) -c -o $@.cc.o tests/symbolize/symtest_cpp.cc
+	$(Q)$(CC) $(SYMTEST_CFLAGS) -o $@ $@.c.o $@.cc.o -L$(SYMTEST_DIR) -lsymtest \
+		-Wl,-rpath,'$$ORIGIN' $(LIB) $(LDLIBS_BASE) -lstdc++
+
+$(SYMTEST_DIR):
+	$(Q)mkdir -p $@

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+/* ingero-symbolize: add symbol records (function, file:line, inlined
+ * frames) for the stacks of a log, or --collect the ELF files a log
+ * needs.  Thin: options, inputs, lib/symbolize.c, exit code. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+#include "symbolize.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"ingero-symbolize - name the functions and source lines of a log's stacks\n\n"
+		"USAGE\n  ingero-symbolize [OPTIONS] [LOG...]\n"
+		"  ingero-symbolize --collect DIR [OPTIONS] [LOG...]\n\n"
+		"Reads each LOG in turn (none or - = stdin) and writes the same records to\n"
+		"stdout or -o FILE, with a symbol record for each new (pid, ip) of its stacks\n"
+		"placed before the first stack that uses it: module, function+offset (ELF\n"
+		".symtab, then .dynsym), source file:line and inlined callers (DWARF), C++\n"
+		"names demangled.  Running it again on its output adds nothing.\n\n"
+		"Each mapped file is looked up by the GNU build-id the recorder wrote, in\n"
+		"this order: the recorded path (under --sysroot), then each --debug-dir and\n"
+		"/usr/lib/debug as DIR/.build-id/xx/rest and DIR/.build-id/xx/rest.debug\n"
+		"(the layout --collect writes and debug packages install).  A file whose\n"
+		"build-id differs is reported and not used: its frames stay module+offset.\n\n"
+		"OPTIONS\n"
+		"  -o, --output FILE    write the log here instead of stdout\n"
+		"  -d, --debug-dir DIR  also look here by build-id (repeatable, in order)\n"
+		"      --sysroot DIR    recorded paths are under DIR (a copy of the node's /)\n"
+		"      --no-system-debug  do not look in /usr/lib/debug\n"
+		"      --collect DIR    instead of symbolizing, copy every ELF file the log's\n"
+		"                       mappings name into DIR/.build-id/ (skipping those\n"
+		"                       there), for symbolizing elsewhere with --debug-dir DIR\n"
+		"      --redo           drop the input's symbol records and resolve every ip\n"
+		"                       again (after adding a --debug-dir)\n"
+		"  -q, --quiet          no warnings\n"
+		"  -v, --verbose        also say which files have no debug info, and a summary\n"
+		"  -h, --help           this text\n\n"
+		"EXAMPLES\n"
+		"  ingero-symbolize run.ilog -o run.sym.ilog\n"
+		"  ingero-symbolize run.ilog | ingero-export -t stack | jq -c '.frames'\n"
+		"  ingero-symbolize --collect bundle/ run.ilog      # on the recording node\n"
+		"  ingero-symbolize --debug-dir bundle/ run.ilog -o run.sym.ilog   # elsewhere\n\n"
+		"EXIT STATUS\n  0 ok (frames that cannot be named stay module+offset, with a warning\n"
+		"  per file), 2 usage error, damaged input (records before the damage are\n"
+		"  still written) or output error\n");
+}
+
+static void on_report(void *arg, enum ilog_sym_level level, const char *msg)
+{
+	(void)arg;
+	if (level == ILOG_SYM_WARN)
+		ilog_warnf("%s", msg);
+	else if (ILOG_VERBOSE(1))
+		fprintf(stderr, "%s: %s\n", ilog_prog, msg);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, 0, 'o' }, { "debug-dir", required_argument, 0, 'd' },
+		{ "sysroot", required_argument, 0, 'S' }, { "collect", required_argument, 0, 'C' },
+		{ "no-system-debug", no_argument, 0, 'N' }, { "redo", no_argument, 0, 'R' },
+		{ "quiet", no_argument, 0, 'q' }, { "verbose", no_argument, 0, 'v' },
+		{ "help", no_argument, 0, 'h' }, { 0 },
+	};
+	struct ilog_symbolize_opts o = { .report = on_report };
+	const char *out = NULL, *collect = NULL;
+	const char **dirs = calloc((size_t)argc, sizeof(*dirs));
+	int c;
+
+	ilog_cli_init(argv[0]);
+	if (!dirs) {
+		ilog_errorf("out of memory");
+		return ILOG_EXIT_USAGE;
+	}
+	while ((c = getopt_long(argc, argv, "o:d:qvh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'd': dirs[o.ndebug_dirs++] = optarg; break;
+		case 'S': o.sysroot = optarg; break;
+		case 'C': collect = optarg; break;
+		case 'N': o.no_system_debug = 1; break;
+		case 'R': o.redo = 1; break;
+		case 'q': ilog_verbosity = -1; break;
+		case 'v': ilog_verbosity++; break;
+		case 'h': usage(stdout); return ilog_finish_stdout(ILOG_EXIT_OK);
+		default:
+			fprintf(stderr, "Try '%s --help'.\n", ilog_prog);
+			return ILOG_EXIT_USAGE;
+		}
+	}
+	o.debug_dirs = dirs;
+	if (collect && out) {
+		ilog_errorf("--collect writes files into its directory, not a log to -o");
+		return ILOG_EXIT_USAGE;
+	}
+
+	int nin = argc - optind;
+	struct ilog_symbolize_input *in = calloc(nin ? (size_t)nin : 1, sizeof(*in));
+	if (!in) {
+		ilog_errorf("out of memory");
+		return ILOG_EXIT_USAGE;
+	}
+	for (int i = 0; i < (nin ? nin : 1); i++) {
+		const char *path = nin ? argv[optind + i] : "-";
+		in[i].name = ilog_in_name(path);
+		if ((in[i].fd = ilog_open_in(path)) < 0)
+			return ILOG_EXIT_USAGE;
+	}
+	char err[1024];
+	if (collect) {
+		struct ilog_collect_stats st;
+		int rc = ilog_symbolize_collect(&o, in, nin ? (unsigned)nin : 1, collect, &st, err,
+						sizeof(err));
+		if (rc)
+			ilog_errorf("%s", err);
+		if (ILOG_VERBOSE(1) || rc == 0)
+			if (ilog_verbosity >= 0)
+				fprintf(stderr, "%s: %s: %llu files copied (%llu bytes), %llu already there, %llu not collected\n",
+					ilog_prog, collect, (unsigned long long)st.copied,
+					(unsigned long long)st.bytes, (unsigned long long)st.present,
+					(unsigned long long)st.missing);
+		return rc ? ILOG_EXIT_USAGE : ILOG_EXIT_OK;
+	}
+
+	int fd = ilog_open_out(out);
+	if (fd < 0)
+		return ILOG_EXIT_USAGE;
+	if (!out && ilog_refuse_tty(fd, "a log"))
+		return ILOG_EXIT_USAGE;
+	struct ilog_symbolize_stats st;
+	int rc = ilog_symbolize_filter(&o, in, nin ? (unsigned)nin : 1, fd, &st, err, sizeof(err));
+	if (rc)
+		ilog_errorf("%s", err);
+	if (ILOG_VERBOSE(1))
+		fprintf(stderr, "%s: %llu stacks, %llu new ips (%llu named), %llu symbol records written, %llu ips kept from the input; %llu of %llu files found\n",
+			ilog_prog, (unsigned long long)st.stacks, (unsigned long long)st.ips,
+			(unsigned long long)st.resolved, (unsigned long long)st.symbols,
+			(unsigned long long)st.kept, (unsigned long long)st.modules_found,
+			(unsigned long long)st.modules);
+	if (fd != STDOUT_FILENO && close(fd)) {
+		ilog_errorf("%s: close failed", out);
+		rc = -1;
+	}
+	free(in);
+	free(dirs);
+	return ilog_finish_stdout(rc ? ILOG_EXIT_USAGE : ILOG_EXIT_OK);
+}

@@ -1,0 +1,754 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The symbolizer (lib/symbolize.h): finds each mapped file by build-id,
+ * then answers (file, address) from its symbol tables and DWARF through
+ * libdwfl.  libdw is the one well-kept DWARF reader in Debian; writing
+ * our own would mean line programs, DWARF 5 forms, abbreviation tables
+ * and inline trees for every compiler in use, and libdwfl already picks
+ * .symtab over .dynsym and fetches separate debug files through a
+ * callback that lets us decide where to look.
+ *
+ * One Dwfl per file, each at bias 0, so addresses are the file's own
+ * (module_off) and files never overlap.  Answers are cached per file and
+ * address, so a library mapped by many processes is resolved once.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "symbolize.h"
+#include "symbolize_int.h"
+
+/* libstdc++'s demangler (the Itanium C++ ABI entry point, C linkage). */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+#define MAX_BUILD_ID 64
+#define MAX_INLINE 64       /* frames kept for one ip */
+#define MAX_REJECTS 4
+
+struct sym_frame {
+	const char *function, *file;
+	uint64_t sym_off;
+	uint32_t line;
+};
+
+struct sym_entry { uint32_t first, n; };
+
+struct sym_module {
+	struct ilog_symbolizer *s;
+	const char *path;             /* first recorded path (pool) */
+	uint8_t bid[MAX_BUILD_ID];
+	uint32_t nbid;
+	int state;                    /* 0 not opened, 1 ready, -1 unusable */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	GElf_Addr bias;
+	GElf_Phdr *loads;
+	unsigned nloads;
+	const char *file;             /* the file in use (pool) */
+	int reported_dwarf;
+	struct sym_hmap cache;        /* (address, ret) -> entries[] */
+};
+
+struct ilog_symbolizer {
+	const struct ilog_symbolize_opts *o;
+	const char **dirs;            /* debug dirs, then the system one */
+	unsigned ndirs;
+	struct sym_pool pool;
+	struct sym_module **mods;
+	uint32_t nmods, capmods;
+	struct sym_hmap modidx;       /* (interned key, kind) -> mods[] */
+	struct sym_frame *frames;
+	uint32_t nframes, capframes;
+	struct sym_entry *entries;
+	uint32_t nentries, capentries;
+	char *sysdebug;
+};
+
+static void report(struct ilog_symbolizer *s, enum ilog_sym_level lvl, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void report(struct ilog_symbolizer *s, enum ilog_sym_level lvl, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	if (!s->o->report)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	s->o->report(s->o->report_arg, lvl, msg);
+}
+
+static void hex(char *out, const uint8_t *p, uint32_t n)
+{
+	static const char d[] = "0123456789abcdef";
+	for (uint32_t i = 0; i < n; i++) {
+		out[2 * i] = d[p[i] >> 4];
+		out[2 * i + 1] = d[p[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+struct ilog_symbolizer *ilog_symbolizer_new(const struct ilog_symbolize_opts *o)
+{
+	struct ilog_symbolizer *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->o = o;
+	s->dirs = calloc(o->ndebug_dirs + 1, sizeof(*s->dirs));
+	if (!s->dirs) {
+		free(s);
+		return NULL;
+	}
+	for (unsigned i = 0; i < o->ndebug_dirs; i++)
+		s->dirs[s->ndirs++] = o->debug_dirs[i];
+	if (!o->no_system_debug) {
+		const char *root = o->sysroot && *o->sysroot ? o->sysroot : "";
+		if (asprintf(&s->sysdebug, "%s/usr/lib/debug", root) < 0) {
+			free(s->dirs);
+			free(s);
+			return NULL;
+		}
+		s->dirs[s->ndirs++] = s->sysdebug;
+	}
+	elf_version(EV_CURRENT);
+	return s;
+}
+
+void ilog_symbolizer_free(struct ilog_symbolizer *s)
+{
+	if (!s)
+		return;
+	for (uint32_t i = 0; i < s->nmods; i++) {
+		struct sym_module *m = s->mods[i];
+		if (m->dwfl)
+			dwfl_end(m->dwfl);
+		free(m->loads);
+		sym_hmap_free(&m->cache);
+		free(m);
+	}
+	free(s->mods);
+	sym_hmap_free(&s->modidx);
+	sym_pool_free(&s->pool);
+	free(s->frames);
+	free(s->entries);
+	free(s->dirs);
+	free(s->sysdebug);
+	free(s);
+}
+
+/* ---- finding and checking files ---- */
+
+struct rejects {
+	unsigned n;
+	char msg[MAX_REJECTS][600];
+};
+
+static void reject(struct rejects *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void reject(struct rejects *r, const char *fmt, ...)
+{
+	va_list ap;
+	if (r->n >= MAX_REJECTS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->msg[r->n++], sizeof(r->msg[0]), fmt, ap);
+	va_end(ap);
+}
+
+static int has_section(Elf *elf, const char *name)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		const char *n;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+		    (n = elf_strptr(elf, shstrndx, sh.sh_name)) && !strcmp(n, name))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Open file and check it is a whole ELF file with the wanted build-id.
+ * Returns an fd (the caller owns it) with *elfp open on it, or -1: the
+ * file is absent (nothing said) or rejected (a reason in r).  `whole`
+ * asks that the PT_LOAD contents be present, as in a runnable file; a
+ * separate debug file keeps the program headers but not the bytes.
+ */
+static int open_elf(const char *file, const uint8_t *bid, uint32_t nbid, int whole,
+		    struct rejects *r, Elf **elfp)
+{
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			reject(r, "%s: %s", file, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	Elf *elf = NULL;
+	const char *why = NULL;
+	GElf_Ehdr eh;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		why = "not a regular file";
+		goto bad;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		why = "not an ELF file";
+		goto bad;
+	}
+	if (!gelf_getehdr(elf, &eh) ||
+	    eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize > (uint64_t)st.st_size ||
+	    eh.e_phoff + (uint64_t)eh.e_phnum * eh.e_phentsize > (uint64_t)st.st_size) {
+		why = "truncated ELF file";
+		goto bad;
+	}
+	if (whole) {
+		size_t nph;
+		if (elf_getphdrnum(elf, &nph)) {
+			why = "truncated ELF file";
+			goto bad;
+		}
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(elf, (int)i, &ph) ||
+			    (ph.p_type == PT_LOAD && ph.p_offset + ph.p_filesz > (uint64_t)st.st_size)) {
+				why = "truncated ELF file";
+				goto bad;
+			}
+		}
+	}
+	if (nbid) {
+		const void *p;
+		ssize_t n = dwelf_elf_gnu_build_id(elf, &p);
+		if (n != (ssize_t)nbid || memcmp(p, bid, nbid)) {
+			char want[2 * MAX_BUILD_ID + 1], got[2 * MAX_BUILD_ID + 1] = "none";
+			hex(want, bid, nbid);
+			if (n > 0)
+				hex(got, p, (uint32_t)(n > MAX_BUILD_ID ? MAX_BUILD_ID : n));
+			reject(r, "%s: build-id %s does not match the recorded %s", file, got, want);
+			elf_end(elf);
+			close(fd);
+			return -1;
+		}
+	}
+	*elfp = elf;
+	return fd;
+bad:
+	reject(r, "%s: %s", file, why);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return -1;
+}
+
+/* dir/.build-id/xx/rest<suffix> */
+static void build_id_path(char *out, size_t cap, const char *dir, const uint8_t *bid,
+			  uint32_t nbid, const char *suffix)
+{
+	char h[2 * MAX_BUILD_ID + 1];
+	hex(h, bid, nbid);
+	snprintf(out, cap, "%s/.build-id/%.2s/%s%s", dir, h, h + 2, suffix);
+}
+
+/* Separate debug info for a module whose file lacks DWARF or .symtab:
+ * libdwfl asks here, and we answer from the debug directories only. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  GElf_Addr base, const char *file_name, const char *debuglink,
+			  GElf_Word crc, char **debuginfo_file_name)
+{
+	(void)mod, (void)modname, (void)base, (void)file_name, (void)debuglink, (void)crc;
+	struct sym_module *m = *userdata;
+	if (!m || !m->nbid)
+		return -1;
+	struct ilog_symbolizer *s = m->s;
+	static const char *const suffixes[] = { ".debug", "" };
+	for (unsigned d = 0; d < s->ndirs; d++) {
+		for (unsigned k = 0; k < 2; k++) {
+			char path[4096];
+			struct rejects r = { 0 };
+			Elf *elf;
+			build_id_path(path, sizeof(path), s->dirs[d], m->bid, m->nbid, suffixes[k]);
+			if (m->file && !strcmp(path, m->file))
+				continue;
+			int fd = open_elf(path, m->bid, m->nbid, 0, &r, &elf);
+			for (unsigned i = 0; i < r.n; i++)
+				report(s, ILOG_SYM_WARN, "%s; not used", r.msg[i]);
+			if (fd < 0)
+				continue;
+			int useful = has_section(elf, ".debug_info") || has_section(elf, ".symtab");
+			elf_end(elf);
+			if (!useful) {
+				close(fd);
+				continue;
+			}
+			*debuginfo_file_name = strdup(path);
+			return fd;
+		}
+	}
+	return -1;
+}
+
+static const Dwfl_Callbacks dwfl_cbs = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+/* Pick the file (lookup order in lib/symbolize.h) and set up libdwfl. */
+static void module_open(struct ilog_symbolizer *s, struct sym_module *m, const char *path)
+{
+	struct rejects r = { 0 };
+	char cand[4096];
+	Elf *elf = NULL;
+	int fd = -1;
+	m->state = -1;
+	if (path[0] == '/') {
+		const char *root = s->o->sysroot && *s->o->sysroot ? s->o->sysroot : "";
+		size_t n = strlen(path);
+		static const char deleted[] = " (deleted)";
+		if (n > sizeof(deleted) - 1 && !strcmp(path + n - (sizeof(deleted) - 1), deleted))
+			n -= sizeof(deleted) - 1; /* /proc/PID/maps marks unlinked files so */
+		snprintf(cand, sizeof(cand), "%s%.*s", root, (int)n, path);
+		fd = open_elf(cand, m->bid, m->nbid, 1, &r, &elf);
+	}
+	for (unsigned d = 0; fd < 0 && m->nbid && d < s->ndirs; d++) {
+		build_id_path(cand, sizeof(cand), s->dirs[d], m->bid, m->nbid, "");
+		fd = open_elf(cand, m->bid, m->nbid, 1, &r, &elf);
+		if (fd < 0) {
+			/* a separate debug file keeps the program headers and
+			 * .symtab: enough to name functions without the code */
+			build_id_path(cand, sizeof(cand), s->dirs[d], m->bid, m->nbid, ".debug");
+			fd = open_elf(cand, m->bid, m->nbid, 0, &r, &elf);
+		}
+	}
+	char want[2 * MAX_BUILD_ID + 1] = "none";
+	if (m->nbid)
+		hex(want, m->bid, m->nbid);
+	for (unsigned i = 0; i < r.n; i++)
+		report(s, ILOG_SYM_WARN, "%s; not used%s", r.msg[i],
+		       fd < 0 && i + 1 == r.n ? "; frames left as module+offset" : "");
+	if (fd < 0) {
+		if (!r.n)
+			report(s, ILOG_SYM_WARN,
+			       "%s (build-id %s): not found at its path%s; frames left as module+offset",
+			       path, want, m->nbid ? " or in the debug directories" : "");
+		return;
+	}
+	size_t nph = 0;
+	if (elf_getphdrnum(elf, &nph) == 0 && nph)
+		m->loads = calloc(nph, sizeof(*m->loads));
+	for (size_t i = 0; m->loads && i < nph; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+			m->loads[m->nloads++] = ph;
+	}
+	elf_end(elf);
+	m->file = sym_pool_intern(&s->pool, cand, strlen(cand));
+	if (!m->nloads || !m->file) {
+		report(s, ILOG_SYM_WARN, "%s: no loadable segments; frames left as module+offset", cand);
+		close(fd);
+		return;
+	}
+	m->dwfl = dwfl_begin(&dwfl_cbs);
+	const char *base = strrchr(path, '/');
+	if (m->dwfl)
+		m->mod = dwfl_report_elf(m->dwfl, base ? base + 1 : path, m->file, fd, 0, true);
+	else
+		close(fd);
+	if (!m->mod || dwfl_report_end(m->dwfl, NULL, NULL)) {
+		report(s, ILOG_SYM_WARN, "%s: cannot read: %s; frames left as module+offset", cand,
+		       dwfl_errmsg(-1));
+		return;
+	}
+	void **ud;
+	dwfl_module_info(m->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	*ud = m;
+	if (!dwfl_module_getelf(m->mod, &m->bias)) {
+		report(s, ILOG_SYM_WARN, "%s: cannot read: %s; frames left as module+offset", cand,
+		       dwfl_errmsg(-1));
+		return;
+	}
+	m->state = 1;
+}
+
+static struct sym_module *module_for(struct ilog_symbolizer *s, const struct ilog_mapping *mp)
+{
+	uint32_t nbid = mp->build_id.n;
+	const char *key;
+	uint64_t kind;
+	if (nbid && nbid <= MAX_BUILD_ID) {
+		char h[2 * MAX_BUILD_ID + 1];
+		hex(h, mp->build_id.p, nbid);
+		key = sym_pool_intern(&s->pool, h, 2 * nbid);
+		kind = 1;
+	} else {
+		nbid = 0;
+		key = sym_pool_intern(&s->pool, mp->path.p, mp->path.n);
+		kind = 0;
+	}
+	if (!key)
+		return NULL;
+	uint32_t *v = sym_hmap_get(&s->modidx, (uintptr_t)key, kind);
+	if (v)
+		return s->mods[*v - 1];
+	if (s->nmods == s->capmods) {
+		uint32_t cap = s->capmods ? s->capmods * 2 : 16;
+		struct sym_module **nm = realloc(s->mods, cap * sizeof(*nm));
+		if (!nm)
+			return NULL;
+		s->mods = nm;
+		s->capmods = cap;
+	}
+	struct sym_module *m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->s = s;
+	m->nbid = nbid;
+	memcpy(m->bid, mp->build_id.p, nbid);
+	m->path = sym_pool_intern(&s->pool, mp->path.p, mp->path.n);
+	if (!m->path || sym_hmap_put(&s->modidx, (uintptr_t)key, kind, s->nmods)) {
+		free(m);
+		return NULL;
+	}
+	s->mods[s->nmods++] = m;
+	return m;
+}
+
+/* ---- answering addresses ---- */
+
+static const char *demangle(struct ilog_symbolizer *s, const char *name)
+{
+	if (!name)
+		return "";
+	if (name[0] == '_' && name[1] == 'Z') {
+		int status = -1;
+		char *d = __cxa_demangle(name, NULL, NULL, &status);
+		if (d && status == 0) {
+			const char *r = sym_pool_intern(&s->pool, d, strlen(d));
+			free(d);
+			return r;
+		}
+		free(d);
+	}
+	return sym_pool_intern(&s->pool, name, strlen(name));
+}
+
+/* The DIE a function's name lives on: the abstract origin of an inlined
+ * or out-of-line instance, the declaration a definition specifies. */
+static void die_origin(Dwarf_Die *die, Dwarf_Die *out)
+{
+	Dwarf_Attribute a;
+	*out = *die;
+	for (int i = 0; i < 8; i++) {
+		Dwarf_Die next;
+		if ((!dwarf_attr(out, DW_AT_abstract_origin, &a) &&
+		     !dwarf_attr(out, DW_AT_specification, &a)) || !dwarf_formref_die(&a, &next))
+			break;
+		*out = next;
+	}
+}
+
+/* Namespaces and classes around a C++ DIE, as "ns::Class::" into buf. */
+static size_t cxx_scope(Dwarf_Die *decl, char *buf, size_t cap)
+{
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes_die(decl, &scopes);
+	size_t len = 0;
+	buf[0] = 0;
+	for (int i = n - 1; i >= 1; i--) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag != DW_TAG_namespace && tag != DW_TAG_class_type &&
+		    tag != DW_TAG_structure_type && tag != DW_TAG_union_type)
+			continue;
+		const char *nm = dwarf_diename(&scopes[i]);
+		int k = snprintf(buf + len, cap - len, "%s::", nm ? nm : "(anonymous namespace)");
+		if (k < 0 || (size_t)k >= cap - len) {
+			buf[len] = 0;
+			break;
+		}
+		len += (size_t)k;
+	}
+	free(scopes);
+	return len;
+}
+
+/* A function DIE's source-level name: the linkage name demangled (C++
+ * scope, template arguments and parameters), else DW_AT_name, which C++
+ * compilers leave unqualified for functions with internal linkage, so
+ * the enclosing namespaces and classes are added. */
+static const char *die_name(struct ilog_symbolizer *s, Dwarf_Die *die, Dwarf_Die *cu)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die decl;
+	const char *n = NULL;
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+		n = dwarf_formstring(&a);
+	if (n)
+		return demangle(s, n);
+	if (!dwarf_attr_integrate(die, DW_AT_name, &a) || !(n = dwarf_formstring(&a)))
+		return NULL;
+	int lang = dwarf_srclang(cu);
+	if (lang != DW_LANG_C_plus_plus && lang != DW_LANG_C_plus_plus_03 &&
+	    lang != DW_LANG_C_plus_plus_11 && lang != DW_LANG_C_plus_plus_14)
+		return demangle(s, n);
+	char q[1024];
+	die_origin(die, &decl);
+	size_t len = cxx_scope(&decl, q, sizeof(q));
+	snprintf(q + len, sizeof(q) - len, "%s", n);
+	return sym_pool_intern(&s->pool, q, strlen(q));
+}
+
+static int push_frame(struct ilog_symbolizer *s, const char *fn, const char *file,
+		      uint32_t line, uint64_t sym_off)
+{
+	if (s->nframes == s->capframes) {
+		uint32_t cap = s->capframes ? s->capframes * 2 : 1024;
+		struct sym_frame *f = realloc(s->frames, cap * sizeof(*f));
+		if (!f)
+			return -1;
+		s->frames = f;
+		s->capframes = cap;
+	}
+	const char *pf = file ? sym_pool_intern(&s->pool, file, strlen(file)) : "";
+	if (!pf || !fn)
+		return -1;
+	s->frames[s->nframes++] = (struct sym_frame){ fn, pf, sym_off, line };
+	return 0;
+}
+
+/* The DWARF frames at `look` (innermost first) into s->frames: each
+ * inlined instance names the inlined function, and the frame outside it
+ * sits at the instance's call site.  Returns the count, -1 out of memory. */
+static int dwarf_frames(struct ilog_symbolizer *s, struct sym_module *m, Dwarf_Die *cu,
+			Dwarf_Addr pc, GElf_Addr look, const char *elfname, uint64_t sym_off)
+{
+	Dwarf_Die *scopes = NULL, *chain = NULL;
+	uint32_t first = s->nframes;
+	int n = dwarf_getscopes(cu, pc, &scopes);
+	int nc = n > 0 ? dwarf_getscopes_die(&scopes[0], &chain) : 0;
+	const char *file = NULL;
+	int line = 0, rc = 0;
+	Dwfl_Line *ln = dwfl_module_getsrc(m->mod, look + m->bias);
+	if (ln)
+		file = dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL);
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	for (int i = 0; i < nc && s->nframes - first < MAX_INLINE; i++) {
+		int tag = dwarf_tag(&chain[i]);
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		const char *fn = die_name(s, &chain[i], cu);
+		uint32_t l = line > 0 ? (uint32_t)line : 0;
+		if (tag == DW_TAG_subprogram) {
+			rc = push_frame(s, fn ? fn : elfname, file, l, sym_off);
+			break;
+		}
+		if ((rc = push_frame(s, fn ? fn : "", file, l, 0)))
+			break;
+		Dwarf_Attribute at;
+		Dwarf_Word w;
+		file = NULL;
+		line = 0;
+		if (dwarf_attr(&chain[i], DW_AT_call_line, &at) && !dwarf_formudata(&at, &w))
+			line = (int)w;
+		if (dwarf_attr(&chain[i], DW_AT_call_file, &at) && !dwarf_formudata(&at, &w) &&
+		    (files || !dwarf_getsrcfiles(cu, &files, &nfiles)) && w < nfiles)
+			file = dwarf_filesrc(files, w, NULL, NULL);
+	}
+	/* a line but no function DIE around it (assembly): the ELF name */
+	if (!rc && s->nframes == first && file)
+		rc = push_frame(s, elfname, file, line > 0 ? (uint32_t)line : 0, sym_off);
+	free(scopes);
+	free(chain);
+	return rc ? -1 : (int)(s->nframes - first);
+}
+
+/* Frames for address a (the file's own address space) into s->frames,
+ * innermost first.  Returns the count, -1 out of memory. */
+static int resolve(struct ilog_symbolizer *s, struct sym_module *m, GElf_Addr a, int ret)
+{
+	GElf_Addr look = ret && a ? a - 1 : a;
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	const char *sname = dwfl_module_addrinfo(m->mod, look + m->bias, &off, &sym, NULL, NULL, NULL);
+	const char *elfname = sname ? demangle(s, sname) : "";
+	uint64_t sym_off = sname ? off + (a - look) : 0;
+	uint32_t first = s->nframes;
+	Dwarf_Addr dbias = 0;
+	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, look + m->bias, &dbias);
+	if (cu) {
+		if (dwarf_frames(s, m, cu, look + m->bias - dbias, look, elfname, sym_off) < 0)
+			return -1;
+	} else if (!m->reported_dwarf) {
+		m->reported_dwarf = 1;
+		if (!dwfl_module_getdwarf(m->mod, &dbias)) {
+			/* no DWARF is normal (system libraries); DWARF that is
+			 * there but unreadable is worth a warning */
+			char msg[256];
+			const char *dbg = NULL;
+			GElf_Addr eb;
+			snprintf(msg, sizeof(msg), "%s", dwfl_errmsg(-1));
+			dwfl_module_info(m->mod, NULL, NULL, NULL, NULL, NULL, NULL, &dbg);
+			Elf *e = dwfl_module_getelf(m->mod, &eb);
+			if (dbg || (e && has_section(e, ".debug_info")))
+				report(s, ILOG_SYM_WARN,
+				       "%s: cannot read DWARF: %s; functions from the symbol table only",
+				       dbg ? dbg : m->file, msg);
+			else
+				report(s, ILOG_SYM_INFO,
+				       "%s: no debug info; functions from the symbol table only", m->file);
+		}
+	}
+	if (s->nframes == first && push_frame(s, elfname, NULL, 0, sym_off))
+		return -1;
+	return (int)(s->nframes - first);
+}
+
+/* File offset -> the file's own address, through its PT_LOAD headers. */
+static int to_vaddr(const struct sym_module *m, uint64_t foff, GElf_Addr *a)
+{
+	const GElf_Phdr *best = NULL;
+	for (unsigned i = 0; i < m->nloads; i++) {
+		const GElf_Phdr *p = &m->loads[i];
+		if (foff >= p->p_offset && foff < p->p_offset + p->p_filesz) {
+			best = p;
+			break;
+		}
+		/* mappings start on page boundaries: a segment's first page
+		 * can begin before p_offset */
+		if (foff >= (p->p_offset & ~(uint64_t)0xfff) && foff < p->p_offset + p->p_memsz &&
+		    (!best || p->p_offset > best->p_offset))
+			best = p;
+	}
+	if (!best)
+		return -1;
+	*a = foff - best->p_offset + best->p_vaddr;
+	return 0;
+}
+
+int ilog_symbolizer_lookup(struct ilog_symbolizer *s, const struct ilog_mapping *mp,
+			   uint64_t ip, int ret, struct ilog_symbol *out, unsigned max)
+{
+	if (!max)
+		return 0;
+	struct ilog_symbol base = {
+		.pid = mp->pid, .ip = ip, .build_id = mp->build_id, .module = mp->path,
+		.module_off = ip - mp->start + mp->offset, .function = ILOG_STR(""),
+		.file = ILOG_STR(""),
+	};
+	out[0] = base;
+	if (!mp->path.n || mp->path.p[0] != '/')
+		return 1; /* anonymous memory, [vdso], [heap]: nothing to read */
+	struct sym_module *m = module_for(s, mp);
+	if (!m)
+		return -1;
+	if (!m->state) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%.*s", (int)mp->path.n, mp->path.p);
+		module_open(s, m, path);
+	}
+	if (m->state < 0)
+		return 1;
+	GElf_Addr a;
+	if (to_vaddr(m, ip - mp->start + mp->offset, &a))
+		return 1;
+	out[0].module_off = a;
+	uint32_t *v = sym_hmap_get(&m->cache, a, (uint64_t)!!ret);
+	struct sym_entry e;
+	if (v) {
+		e = s->entries[*v - 1];
+	} else {
+		uint32_t first = s->nframes;
+		int n = resolve(s, m, a, ret);
+		if (n < 0)
+			return -1;
+		if (s->nentries == s->capentries) {
+			uint32_t cap = s->capentries ? s->capentries * 2 : 1024;
+			struct sym_entry *ne = realloc(s->entries, cap * sizeof(*ne));
+			if (!ne)
+				return -1;
+			s->entries = ne;
+			s->capentries = cap;
+		}
+		e = (struct sym_entry){ first, (uint32_t)n };
+		s->entries[s->nentries] = e;
+		if (sym_hmap_put(&m->cache, a, (uint64_t)!!ret, s->nentries++))
+			return -1;
+	}
+	unsigned k = 0;
+	for (; k < e.n && k < max; k++) {
+		const struct sym_frame *f = &s->frames[e.first + k];
+		out[k] = base;
+		out[k].module_off = a;
+		out[k].function = ilog_str_c(f->function);
+		out[k].file = ilog_str_c(f->file);
+		out[k].line = f->line;
+		out[k].sym_off = f->sym_off;
+		out[k].inline_depth = k;
+	}
+	return (int)(k ? k : 1);
+}
+
+int ilog_sym_check_file(const char *file, const uint8_t *bid, uint32_t nbid, int whole,
+			char *why, size_t whylen)
+{
+	struct rejects r = { 0 };
+	Elf *elf;
+	elf_version(EV_CURRENT);
+	int fd = open_elf(file, bid, nbid, whole, &r, &elf);
+	if (fd >= 0) {
+		elf_end(elf);
+		close(fd);
+		return 1;
+	}
+	if (!r.n)
+		return 0;
+	snprintf(why, whylen, "%s", r.msg[0]);
+	return -1;
+}
+
+uint64_t ilog_symbolizer_modules(const struct ilog_symbolizer *s, uint64_t *found)
+{
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < s->nmods; i++)
+		n += s->mods[i]->state > 0;
+	if (found)
+		*found = n;
+	return s->nmods;
+}
+
+int ilog_elf_build_id(const char *path, uint8_t *id, size_t cap, char *err, size_t errlen)
+{
+	struct rejects r = { 0 };
+	Elf *elf;
+	elf_version(EV_CURRENT);
+	int fd = open_elf(path, NULL, 0, 0, &r, &elf);
+	if (fd < 0) {
+		if (r.n)
+			snprintf(err, errlen, "%s", r.msg[0]);
+		else
+			snprintf(err, errlen, "%s: no such file", path);
+		return -1;
+	}
+	const void *p;
+	ssize_t n = dwelf_elf_gnu_build_id(elf, &p);
+	if (n > 0 && (size_t)n <= cap)
+		memcpy(id, p, (size_t)n);
+	else
+		n = 0;
+	elf_end(elf);
+	close(fd);
+	return (int)n;
+}

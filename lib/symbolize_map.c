@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: MIT
+/* Symbolized stacks while reading (lib/symbolize_map.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "export_int.h"
+#include "pyline.h"
+#include "symbolize_int.h"
+#include "symbolize_map.h"
+
+struct pycode {
+	const char *file, *func;
+	uint32_t first, version;
+	uint8_t *table;
+	uint32_t ntable;
+};
+
+struct ilog_symmap {
+	struct sym_pool pool;
+	struct ilog_frame *frames;
+	uint32_t nframes, capframes;
+	struct { uint32_t first, n; } *ents;
+	uint32_t nents, capents;
+	struct sym_hmap ipidx;        /* (node << 32 | pid, ip) -> ents[] */
+	uint32_t last;                /* ents[] entry the last symbol went to */
+	struct pycode *codes;
+	uint32_t ncodes, capcodes;
+	struct sym_hmap codeidx;      /* (node << 32 | pid, code) -> codes[] */
+};
+
+struct ilog_symmap *ilog_symmap_new(void)
+{
+	struct ilog_symmap *m = calloc(1, sizeof(*m));
+	if (m)
+		m->last = UINT32_MAX;
+	return m;
+}
+
+void ilog_symmap_free(struct ilog_symmap *m)
+{
+	if (!m)
+		return;
+	for (uint32_t i = 0; i < m->ncodes; i++)
+		free(m->codes[i].table);
+	free(m->codes);
+	free(m->frames);
+	free(m->ents);
+	sym_hmap_free(&m->ipidx);
+	sym_hmap_free(&m->codeidx);
+	sym_pool_free(&m->pool);
+	free(m);
+}
+
+static int grow(void **p, uint32_t *cap, size_t esize)
+{
+	uint32_t ncap = *cap ? *cap * 2 : 256;
+	void *q = realloc(*p, ncap * esize);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = ncap;
+	return 0;
+}
+
+static const char *keep(struct ilog_symmap *m, struct ilog_str s)
+{
+	return sym_pool_intern(&m->pool, s.p, s.n);
+}
+
+static int note_symbol(struct ilog_symmap *m, uint32_t node, const struct ilog_symbol *s)
+{
+	uint64_t key = (uint64_t)node << 32 | s->pid;
+	uint32_t *v = sym_hmap_get(&m->ipidx, key, s->ip);
+	uint32_t e;
+	if (s->inline_depth == 0 || !v) {
+		/* a frame list starts (again, if this ip had one) */
+		if (m->nents == m->capents && grow((void **)&m->ents, &m->capents, sizeof(*m->ents)))
+			return -1;
+		e = m->nents++;
+		m->ents[e].first = m->nframes;
+		m->ents[e].n = 0;
+		if (sym_hmap_put(&m->ipidx, key, s->ip, e))
+			return -1;
+	} else {
+		e = *v - 1;
+		if (m->ents[e].first + m->ents[e].n != m->nframes) {
+			/* its frames are not last (records of ips interleaved):
+			 * move them to the end so they stay contiguous */
+			for (uint32_t i = 0; i < m->ents[e].n; i++) {
+				if (m->nframes == m->capframes &&
+				    grow((void **)&m->frames, &m->capframes, sizeof(*m->frames)))
+					return -1;
+				m->frames[m->nframes++] = m->frames[m->ents[e].first + i];
+			}
+			m->ents[e].first = m->nframes - m->ents[e].n;
+		}
+	}
+	if (m->nframes == m->capframes &&
+	    grow((void **)&m->frames, &m->capframes, sizeof(*m->frames)))
+		return -1;
+	struct ilog_frame f = {
+		.ip = s->ip, .module = keep(m, s->module), .module_off = s->module_off,
+		.function = keep(m, s->function), .sym_off = s->sym_off, .file = keep(m, s->file),
+		.line = s->line, .inline_depth = m->ents[e].n,
+	};
+	if (!f.module || !f.function || !f.file)
+		return -1;
+	m->frames[m->nframes++] = f;
+	m->ents[e].n++;
+	return 0;
+}
+
+static int note_pycode(struct ilog_symmap *m, uint32_t node, const struct ilog_pycode *p)
+{
+	uint64_t key = (uint64_t)node << 32 | p->pid;
+	uint32_t *v = sym_hmap_get(&m->codeidx, key, p->code);
+	uint32_t i;
+	if (v) {
+		i = *v - 1;
+		free(m->codes[i].table);
+	} else {
+		if (m->ncodes == m->capcodes &&
+		    grow((void **)&m->codes, &m->capcodes, sizeof(*m->codes)))
+			return -1;
+		i = m->ncodes++;
+		if (sym_hmap_put(&m->codeidx, key, p->code, i))
+			return -1;
+	}
+	struct pycode *c = &m->codes[i];
+	memset(c, 0, sizeof(*c));
+	c->file = keep(m, p->filename);
+	c->func = keep(m, p->qualname);
+	c->first = p->firstlineno;
+	c->version = p->py_version;
+	if (p->linetable.n && !(c->table = malloc(p->linetable.n)))
+		return -1;
+	if (p->linetable.n)
+		memcpy(c->table, p->linetable.p, p->linetable.n);
+	c->ntable = p->linetable.n;
+	return c->file && c->func ? 0 : -1;
+}
+
+int ilog_symmap_note(struct ilog_symmap *m, const struct ilog_record *rec)
+{
+	switch (rec->kind) {
+	case ILOG_K_SYMBOL: return note_symbol(m, rec->node, &rec->u.symbol);
+	case ILOG_K_PYCODE: return note_pycode(m, rec->node, &rec->u.pycode);
+	default: return 0;
+	}
+}
+
+const struct ilog_frame *ilog_symmap_frames(const struct ilog_symmap *m, uint32_t node,
+					    uint32_t pid, uint64_t ip, unsigned *n)
+{
+	uint32_t *v = sym_hmap_get(&m->ipidx, (uint64_t)node << 32 | pid, ip);
+	if (!v) {
+		*n = 0;
+		return NULL;
+	}
+	*n = m->ents[*v - 1].n;
+	return m->frames + m->ents[*v - 1].first;
+}
+
+int ilog_symmap_pyframe(const struct ilog_symmap *m, uint32_t node, uint32_t pid,
+			uint64_t code, uint32_t lasti, struct ilog_pyloc *out)
+{
+	uint32_t *v = sym_hmap_get(&m->codeidx, (uint64_t)node << 32 | pid, code);
+	if (!v)
+		return 0;
+	const struct pycode *c = &m->codes[*v - 1];
+	int line = ilog_py_addr2line(c->version, c->table, c->ntable, c->first, lasti);
+	out->file = c->file;
+	out->func = c->func;
+	out->line = line > 0 ? line : 0;
+	return 1;
+}
+
+/* ---- JSON ---- */
+
+/* Appends remember a failure instead of returning it, so the renderers
+ * read as straight sequences (and C's unspecified order of `|` operands
+ * never reorders output). */
+struct jw {
+	struct ilog_buf *b;
+	int err;
+};
+
+static void jput(struct jw *w, const char *s, size_t n)
+{
+	if (!w->err && ilog_buf_put(w->b, s, n))
+		w->err = 1;
+}
+
+#define JS(w, lit) jput(w, lit, sizeof(lit) - 1)
+
+static void jhex(struct jw *w, uint64_t v)
+{
+	char t[24];
+	int n = snprintf(t, sizeof(t), "\"0x%llx\"", (unsigned long long)v);
+	jput(w, t, (size_t)n);
+}
+
+static void jnum(struct jw *w, uint64_t v)
+{
+	char t[24];
+	int n = snprintf(t, sizeof(t), "%llu", (unsigned long long)v);
+	jput(w, t, (size_t)n);
+}
+
+/* A string, or null when empty. */
+static void jstr(struct jw *w, const char *s)
+{
+	if (!s || !*s)
+		JS(w, "null");
+	else if (!w->err && ilog_json_str(w->b, s, strlen(s)))
+		w->err = 1;
+}
+
+static void put_frame(struct jw *w, const struct ilog_frame *f, int inlined)
+{
+	JS(w, "{\"ip\":");
+	jhex(w, f->ip);
+	JS(w, ",\"module\":");
+	jstr(w, f->module);
+	JS(w, ",\"module_off\":");
+	if (*f->module)
+		jhex(w, f->module_off);
+	else
+		JS(w, "null");
+	JS(w, ",\"symbol\":");
+	jstr(w, f->function);
+	JS(w, ",\"offset\":");
+	if (*f->function && !inlined)
+		jnum(w, f->sym_off);
+	else
+		JS(w, "null");
+	JS(w, ",\"file\":");
+	jstr(w, f->file);
+	JS(w, ",\"line\":");
+	if (f->line)
+		jnum(w, f->line);
+	else
+		JS(w, "null");
+	if (inlined)
+		JS(w, ",\"inlined\":true}");
+	else
+		JS(w, ",\"inlined\":false}");
+}
+
+static void stack_json(const struct ilog_symmap *m, struct jw *w, uint32_t node,
+		       const struct ingero_stack *s)
+{
+	uint32_t nr = s->nr < INGERO_MAX_STACK ? s->nr : INGERO_MAX_STACK;
+	unsigned n, known = 0;
+	for (uint32_t i = 0; i < nr && !known; i++)
+		known = ilog_symmap_frames(m, node, s->pid, s->ips[i], &n) != NULL;
+	if (!known)
+		return;
+	JS(w, ",\"frames\":[");
+	for (uint32_t i = 0; i < nr; i++) {
+		const struct ilog_frame *f = ilog_symmap_frames(m, node, s->pid, s->ips[i], &n);
+		if (i)
+			JS(w, ",");
+		if (!n) {
+			struct ilog_frame none = { .ip = s->ips[i], .module = "", .function = "",
+						   .file = "" };
+			put_frame(w, &none, 0);
+		}
+		for (unsigned k = 0; k < n; k++) {
+			if (k)
+				JS(w, ",");
+			put_frame(w, &f[k], k + 1 < n);
+		}
+	}
+	JS(w, "]");
+}
+
+static void pystack_json(const struct ilog_symmap *m, struct jw *w, uint32_t node,
+			 const struct ingero_pystack *s)
+{
+	uint32_t nr = s->nr < INGERO_MAX_PYFRAMES ? s->nr : INGERO_MAX_PYFRAMES;
+	struct ilog_pyloc loc;
+	unsigned known = 0;
+	for (uint32_t i = 0; i < nr && !known; i++)
+		known = ilog_symmap_pyframe(m, node, s->pid, s->frames[i].code, s->frames[i].lasti,
+					    &loc);
+	if (!known)
+		return;
+	JS(w, ",\"py_frames\":[");
+	for (uint32_t i = 0; i < nr; i++) {
+		if (i)
+			JS(w, ",");
+		if (!ilog_symmap_pyframe(m, node, s->pid, s->frames[i].code, s->frames[i].lasti,
+					 &loc)) {
+			JS(w, "{\"py_file\":null,\"py_func\":null,\"py_line\":null}");
+			continue;
+		}
+		JS(w, "{\"py_file\":");
+		jstr(w, loc.file);
+		JS(w, ",\"py_func\":");
+		jstr(w, loc.func);
+		JS(w, ",\"py_line\":");
+		if (loc.line)
+			jnum(w, (uint64_t)loc.line);
+		else
+			JS(w, "null");
+		JS(w, "}");
+	}
+	JS(w, "]");
+}
+
+int ilog_symmap_json(const struct ilog_symmap *m, struct ilog_buf *b,
+		     const struct ilog_record *rec)
+{
+	if ((rec->kind != ILOG_K_STACK && rec->kind != ILOG_K_PYSTACK) || !b->len ||
+	    b->p[b->len - 1] != '}')
+		return 0;
+	size_t start = b->len;
+	struct jw w = { b, 0 };
+	b->len--; /* reopen the object */
+	if (rec->kind == ILOG_K_STACK)
+		stack_json(m, &w, rec->node, &rec->u.stack);
+	else
+		pystack_json(m, &w, rec->node, &rec->u.pystack);
+	JS(&w, "}");
+	if (w.err) {
+		b->len = start;
+		b->p[start - 1] = '}';
+		return -1;
+	}
+	return 0;
+}

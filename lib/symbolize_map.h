@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading symbolized stacks: a map, filled while a log is read, from
+ * (node, pid, ip) to the frames of the symbol records seen so far, and
+ * from (node, pid, code object) to the pycode records seen so far, so a
+ * stack or pystack record can be shown as frames when it is read.  The
+ * reader stays zero-copy: the map copies what it keeps (names once each).
+ *
+ * The ordering rule it relies on: a symbol record precedes the first
+ * stack record that uses its ip (ingero-symbolize writes them so), and
+ * a pycode record precedes the pystacks that use its code object (the
+ * recorder writes them so).  A stack read before its symbols shows the
+ * ips it has no frames for as {"ip": ...} only.  When a key is seen
+ * again, the later records replace the earlier ones (a code object freed
+ * and its address reused, a re-symbolized ip).
+ */
+#ifndef ILOG_SYMBOLIZE_MAP_H
+#define ILOG_SYMBOLIZE_MAP_H
+
+#include "ilog.h"
+
+struct ilog_frame {
+	uint64_t ip;
+	const char *module;       /* mapping path, "" if unknown */
+	uint64_t module_off;      /* address in the module's own address space */
+	const char *function;     /* "" if unknown */
+	uint64_t sym_off;         /* ip - symbol start, on the physical frame */
+	const char *file;         /* "" if unknown */
+	uint32_t line;            /* 0 if unknown */
+	uint32_t inline_depth;    /* 0 innermost; the last frame of an ip is physical */
+};
+
+struct ilog_pyloc {
+	const char *file, *func;  /* co_filename, co_qualname */
+	int line;                 /* > 0, or 0 when the table gives none */
+};
+
+struct ilog_symmap;
+
+/* NULL when out of memory. */
+struct ilog_symmap *ilog_symmap_new(void);
+void ilog_symmap_free(struct ilog_symmap *m);
+
+/* Keep what a record says (symbol and pycode records; others are
+ * ignored).  Call it for every record, filtered out or not.  0, or -1
+ * out of memory. */
+int ilog_symmap_note(struct ilog_symmap *m, const struct ilog_record *rec);
+
+/* The frames of ip in (node, pid), innermost first, *n of them; NULL
+ * and *n = 0 when no symbol record named it.  Valid until the next note. */
+const struct ilog_frame *ilog_symmap_frames(const struct ilog_symmap *m, uint32_t node,
+					    uint32_t pid, uint64_t ip, unsigned *n);
+
+/* Where a pystack frame is: 1 and *out filled when a pycode record gave
+ * the code object; 0 when none did.  out->line comes from the line table
+ * (lib/pyline.h), 0 when it says nothing for lasti. */
+int ilog_symmap_pyframe(const struct ilog_symmap *m, uint32_t node, uint32_t pid,
+			uint64_t code, uint32_t lasti, struct ilog_pyloc *out);
+
+/*
+ * For a stack or pystack record just rendered by ilog_json_record at the
+ * end of b: add, inside that object, the resolved frames (SPEC §6):
+ *   stack:   "frames":[{"ip","module","module_off","symbol","offset",
+ *            "file","line","inlined"}...], one object per frame of each
+ *            ip, inlined ones first, unknown values null;
+ *   pystack: "py_frames":[{"py_file","py_func","py_line"}...], one per
+ *            entry of its "frames", unknown values null.
+ * Nothing is added when the map knows none of the record's ips or code
+ * objects, so logs that were never symbolized render as before.
+ * 0, or -1 out of memory (b is left as it was).
+ */
+int ilog_symmap_json(const struct ilog_symmap *m, struct ilog_buf *b,
+		     const struct ilog_record *rec);
+
+#endif
