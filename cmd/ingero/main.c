@@ -100,6 +100,13 @@ int main(int argc, char **argv)
 		}
 	}
 	execvp(name, argv + 1);
+	/* a listed command whose program is missing is a different mistake
+	 * (a partial install) from a typo */
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(cmds[i].name, c)) {
+			ilog_errorf("'%s' is not installed: no %s next to ingero or on PATH", c, name);
+			return ILOG_EXIT_USAGE;
+		}
 	ilog_errorf("'%s' is not an ingero command; see 'ingero help'", c);
 	return ILOG_EXIT_USAGE;
 }
