@@ -363,6 +363,8 @@ static void v_kinds(void)
 		.root_cause = ILOG_STR("pid 812 (backup) ran on cpu 3 for 930 us"),
 		.fix = ILOG_STR("pin backup away from the training cpus"),
 		.evidence = ILOG_STR("[{\"ts_ns\":1000000271000,\"what\":\"switch\"}]"),
+		.comm = ILOG_STR("python3"), .culprit_pid = 812, .culprit_comm = ILOG_STR("backup"),
+		.lost_ns = 930000, .metrics = ILOG_STR("{\"off_cpu_ns\":930000}"),
 	};
 	put(w, &rec);
 	rec = (struct ilog_record){ .kind = ILOG_K_PROVENANCE };
