@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "mcp_int.h"
+#include "mcp_trace.h"
 
 /* Upper bound of rows any tool returns, whatever `limit` asks. */
 #define MCP_HARD_ROWS 10000
@@ -101,6 +101,21 @@ static int t_get_check(struct ilog_mcp *m, json_t *args, int verbose, struct ilo
 	return rc ? MCP_NOMEM : MCP_OK;
 }
 
+/* Arguments several tools share, as JSON Schema property text. */
+#define P_SESSION "\"session\":{\"type\":\"integer\",\"description\":" \
+	"\"export session id (default: the newest; get_check lists them)\"}"
+#define P_PID "\"pid\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"only this process\"}"
+#define P_OP(what) "\"op\":{\"type\":\"string\",\"maxLength\":64,\"description\":" \
+	"\"" what " CUDA call name, e.g. cudaStreamSynchronize\"}"
+#define P_TIME "\"since\":{\"type\":\"string\",\"maxLength\":64,\"description\":" \
+	"\"start of the window: +30s after the trace start, or RFC 3339 wall time\"}," \
+	"\"until\":{\"type\":\"string\",\"maxLength\":64,\"description\":" \
+	"\"end of the window, same forms as since\"}"
+#define P_LIMIT(def, max) "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":" \
+	#max ",\"description\":\"at most this many (default " #def ")\"}"
+#define SCHEMA(props, req) "{\"type\":\"object\",\"properties\":{" props "}," req \
+	"\"additionalProperties\":false}"
+
 const struct mcp_tool mcp_tools[] = {
 	{
 		.name = "get_check",
@@ -111,6 +126,28 @@ const struct mcp_tool mcp_tools[] = {
 			"Call first.",
 		.schema = "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}",
 		.run = t_get_check,
+		.cache = 1,
+	},
+	{
+		.name = "get_trace_stats",
+		.title = "CUDA call statistics",
+		.description =
+			"Per CUDA op: calls, p50/p95/p99/max latency (us, nearest-rank), total time "
+			"(ms), share of all CUDA call time, failed calls; heaviest first. A p99 far "
+			"above p50 means an intermittent stall: ask get_causal_chains why.",
+		.schema = SCHEMA(P_PID "," P_OP("only this") "," P_TIME "," P_SESSION ","
+				 P_LIMIT(20, 100), ""),
+		.run = tool_trace_stats,
+		.cache = 1,
+	},
+	{
+		.name = "get_process_breakdown",
+		.title = "Per-process breakdown",
+		.description =
+			"Per process: CUDA calls and time, busiest op, failed calls, how often and "
+			"how long its threads were preempted, and by whom most.",
+		.schema = SCHEMA(P_TIME "," P_SESSION, ""),
+		.run = tool_process_breakdown,
 		.cache = 1,
 	},
 	{

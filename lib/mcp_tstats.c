@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: MIT
+/*
+ * get_trace_stats and get_process_breakdown.
+ *
+ * Quantiles are nearest-rank (the ceil(q*n)-th smallest duration), the
+ * definition of the export's op_stats view, but computed in one ordered
+ * pass: the export's index events_op(session_id, op, dur_ns) hands the
+ * durations over already sorted per op, so each op needs its count and
+ * three array reads instead of the view's window-function sort of the
+ * whole table.  With a pid or time filter SQLite picks another index and
+ * sorts just the matching rows.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mcp_trace.h"
+
+struct op_row {
+	int op;
+	uint64_t n, total, min, max, p50, p95, p99, errors;
+	uint64_t *d;              /* the op's durations while collecting */
+	uint64_t cap;
+};
+
+/* The k-th smallest (0-based) of v[lo..hi], rearranging v (Hoare
+ * selection, middle pivot: durations arrive in time order, which is no
+ * worst case for it). */
+static uint64_t select_k(uint64_t *v, int64_t lo, int64_t hi, int64_t k)
+{
+	while (lo < hi) {
+		uint64_t piv = v[lo + (hi - lo) / 2];
+		int64_t i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < piv)
+				i++;
+			while (v[j] > piv)
+				j--;
+			if (i <= j) {
+				uint64_t t = v[i];
+				v[i++] = v[j];
+				v[j--] = t;
+			}
+		}
+		/* v[lo..j] <= piv <= v[i..hi]; between them all equal piv */
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return v[k];
+	}
+	return v[k];
+}
+
+/* Nearest rank: the ceil(n * pct / 100)-th smallest. */
+static uint64_t rank(uint64_t *v, uint64_t n, unsigned pct)
+{
+	uint64_t k = (n * pct + 99) / 100;
+	return select_k(v, 0, (int64_t)n - 1, k ? (int64_t)k - 1 : 0);
+}
+
+static int by_total(const void *a, const void *b)
+{
+	const struct op_row *x = a, *y = b;
+	return x->total < y->total ? 1 : x->total > y->total ? -1 : x->op - y->op;
+}
+
+/*
+ * One pass over the matching events, durations collected per op, then
+ * three selections per op.  The pass reads the table in storage order
+ * (NOT INDEXED) unless a time window is given: an index on op or pid
+ * would visit the rows in another order, one random page read per row,
+ * which on 5M events is ten times slower than reading them all.  A time
+ * window follows events_ts, which is the storage order anyway.
+ */
+static int collect(struct ilog_mcp *m, const struct trace_filter *f, int timed,
+		   struct op_row **rowsp, size_t *nrowsp, char *err, size_t errlen)
+{
+	char sql[512];
+	sqlite3_stmt *st;
+	snprintf(sql, sizeof(sql), "SELECT op, dur_ns, ret FROM events%s WHERE %s",
+		 timed ? "" : " NOT INDEXED", f->sql);
+	int rc = mcp_prepare(m, sql, 0, &st, err, errlen);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < json_array_size(f->binds); i++)
+		sqlite3_bind_int64(st, (int)i + 1, json_integer_value(json_array_get(f->binds, i)));
+	struct op_row *rows = NULL;
+	size_t nrows = 0, rcap = 0;
+	int slot_of[UINT16_MAX + 1]; /* op -> index in rows, -1 = none yet */
+	memset(slot_of, 0xff, sizeof(slot_of));
+	int s;
+	while ((s = mcp_step(m, st, err, errlen)) == SQLITE_ROW) {
+		int64_t op = sqlite3_column_int64(st, 0), v = sqlite3_column_int64(st, 1);
+		int idx = op >= 0 && op <= UINT16_MAX ? slot_of[op] : -1;
+		if (idx < 0) {
+			if (op < 0 || op > UINT16_MAX)
+				continue; /* not an op any writer can produce */
+			if (nrows == rcap) {
+				size_t ncap = rcap ? rcap * 2 : 16;
+				struct op_row *nr = realloc(rows, ncap * sizeof(*rows));
+				if (!nr)
+					goto oom;
+				rows = nr;
+				rcap = ncap;
+			}
+			memset(&rows[nrows], 0, sizeof(rows[0]));
+			rows[nrows].op = (int)op;
+			rows[nrows].min = UINT64_MAX;
+			idx = slot_of[op] = (int)nrows++;
+		}
+		struct op_row *r = &rows[idx];
+		if (r->n == r->cap) {
+			uint64_t ncap = r->cap ? r->cap * 2 : 256;
+			uint64_t *nd = realloc(r->d, ncap * sizeof(*nd));
+			if (!nd)
+				goto oom;
+			r->d = nd;
+			r->cap = ncap;
+		}
+		uint64_t d = v > 0 ? (uint64_t)v : 0;
+		r->d[r->n++] = d;
+		r->total += d;
+		r->min = d < r->min ? d : r->min;
+		r->max = d > r->max ? d : r->max;
+		r->errors += sqlite3_column_int64(st, 2) != 0;
+	}
+	sqlite3_finalize(st);
+	rc = s == SQLITE_DONE ? MCP_OK : MCP_TOOL_ERROR;
+	for (size_t i = 0; i < nrows; i++) {
+		struct op_row *r = &rows[i];
+		if (rc == MCP_OK) {
+			/* p99 first: the later selections reuse its partition */
+			r->p99 = rank(r->d, r->n, 99);
+			r->p95 = rank(r->d, r->n, 95);
+			r->p50 = rank(r->d, r->n, 50);
+		}
+		free(r->d);
+		r->d = NULL;
+	}
+	*rowsp = rows;
+	*nrowsp = nrows;
+	return rc;
+oom:
+	sqlite3_finalize(st);
+	for (size_t i = 0; i < nrows; i++)
+		free(rows[i].d);
+	free(rows);
+	return MCP_NOMEM;
+}
+
+int tool_trace_stats(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *text,
+		     char *err, size_t errlen)
+{
+	struct trace_ctx c;
+	struct trace_filter f;
+	int rc = trace_session(m, args, &c, err, errlen);
+	if (rc || (rc = trace_where(&c, args, TF_PID | TF_OP | TF_TIME, &f, err, errlen)))
+		return rc;
+	struct op_row *rows = NULL;
+	size_t nrows = 0;
+	uint64_t all = 0, alltime = 0;
+	int timed = json_object_get(args, "since") || json_object_get(args, "until");
+	if ((rc = collect(m, &f, timed, &rows, &nrows, err, errlen)))
+		goto out;
+	for (size_t i = 0; i < nrows; i++) {
+		all += rows[i].n;
+		alltime += rows[i].total;
+	}
+	qsort(rows, nrows, sizeof(rows[0]), by_total);
+	json_t *lim = json_object_get(args, "limit");
+	size_t show = lim ? (size_t)json_integer_value(lim) : 20;
+	if (show > nrows)
+		show = nrows;
+	if (verbose) {
+		int e = mcp_buf_printf(text, "session %lld, %.3f s traced, %llu CUDA calls match\n",
+				       (long long)c.seq, trace_s(c.last_ts - c.first_ts),
+				       (unsigned long long)all);
+		for (size_t i = 0; i < show; i++) {
+			const struct op_row *r = &rows[i];
+			e = e || mcp_buf_printf(
+				text,
+				"%s (%s): %llu calls, p50 %.1f us, p95 %.1f us, p99 %.1f us, max %.1f us, "
+				"total %.3f ms (%.1f%% of CUDA call time)%s",
+				trace_op_name(r->op), ilog_layer_name(ilog_op_layer((uint32_t)r->op)),
+				(unsigned long long)r->n, trace_us(r->p50), trace_us(r->p95),
+				trace_us(r->p99), trace_us(r->max), (double)r->total / 1e6,
+				alltime ? 100.0 * (double)r->total / (double)alltime : 0.0,
+				r->errors ? "" : "\n");
+			if (r->errors)
+				e = e || mcp_buf_printf(text, ", %llu failed\n",
+							(unsigned long long)r->errors);
+		}
+		if (show < nrows)
+			e = e || mcp_buf_printf(text, "(%zu more ops; raise limit)\n", nrows - show);
+		if (!nrows)
+			e = e || mcp_buf_printf(text, "no CUDA calls match\n");
+		rc = e ? MCP_NOMEM : MCP_OK;
+		goto out;
+	}
+	json_t *jr = json_array();
+	for (size_t i = 0; jr && i < show; i++) {
+		const struct op_row *r = &rows[i];
+		if (json_array_append_new(
+			    jr, json_pack("[s, s, I, f, f, f, f, f, f, I]", trace_op_name(r->op),
+					  ilog_layer_name(ilog_op_layer((uint32_t)r->op)),
+					  (json_int_t)r->n, trace_us(r->p50), trace_us(r->p95),
+					  trace_us(r->p99), trace_us(r->max),
+					  (double)(r->total / 1000) / 1000.0,
+					  alltime ? (double)(int)(1000.0 * (double)r->total /
+								  (double)alltime) / 10.0
+						  : 0.0,
+					  (json_int_t)r->errors))) {
+			json_decref(jr);
+			jr = NULL;
+		}
+	}
+	json_t *o = jr ? json_pack("{s:I, s:f, s:I, s:[s,s,s,s,s,s,s,s,s,s], s:o}",
+				   "session", (json_int_t)c.seq, "span_s",
+				   trace_s(c.last_ts - c.first_ts), "calls", (json_int_t)all, "cols",
+				   "op", "layer", "n", "p50_us", "p95_us", "p99_us", "max_us",
+				   "total_ms", "time_pct", "failed", "rows", jr)
+		       : NULL;
+	if (o && show < nrows)
+		json_object_set_new(o, "more_ops", json_integer((json_int_t)(nrows - show)));
+	rc = !o || mcp_buf_json(text, o) ? MCP_NOMEM : MCP_OK;
+	json_decref(o);
+out:
+	free(rows);
+	trace_filter_free(&f);
+	return rc;
+}
+
+/*
+ * Per process: its CUDA calls and time, its busiest op, how often other
+ * threads preempted it and for how long, and who did most of it.  The
+ * host columns come from host_events type 1 (a target thread switched
+ * out and back in, SPEC host types).
+ */
+int tool_process_breakdown(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *text,
+			   char *err, size_t errlen)
+{
+	struct trace_ctx c;
+	struct trace_filter f;
+	int rc = trace_session(m, args, &c, err, errlen);
+	if (rc || (rc = trace_where(&c, args, TF_TIME, &f, err, errlen)))
+		return rc;
+	char sql[4096];
+	const char *hw = strstr(f.sql, " AND") ? strstr(f.sql, " AND") : "";
+	snprintf(sql, sizeof(sql),
+		 "WITH e AS (SELECT pid, op, count(*) AS n, sum(dur_ns) AS t, sum(ret != 0) AS bad"
+		 "  FROM events%s WHERE %s GROUP BY pid, op),"
+		 " p AS (SELECT pid, sum(n) AS calls, sum(t) AS cuda_ns, sum(bad) AS failed,"
+		 "  (SELECT op FROM e e2 WHERE e2.pid = e.pid ORDER BY t DESC LIMIT 1) AS top_op"
+		 "  FROM e GROUP BY pid),"
+		 " h AS (SELECT pid, count(*) AS preempted, sum(dur_ns) AS off_ns FROM host_events"
+		 "  WHERE session_id = %lld AND type = 1%s GROUP BY pid),"
+		 " w AS (SELECT pid, other_pid, other_comm, sum(dur_ns) AS s,"
+		 "  row_number() OVER (PARTITION BY pid ORDER BY sum(dur_ns) DESC) AS k"
+		 "  FROM host_events WHERE session_id = %lld AND type = 1%s"
+		 "  GROUP BY pid, other_pid, other_comm)"
+		 " SELECT p.pid,"
+		 "  (SELECT comm FROM processes q WHERE q.session_id = %lld AND q.pid = p.pid"
+		 "   ORDER BY q.ts DESC LIMIT 1) AS comm,"
+		 "  p.calls, p.cuda_ns, p.failed, p.top_op, coalesce(h.preempted, 0),"
+		 "  coalesce(h.off_ns, 0), w.other_pid, w.other_comm"
+		 " FROM p LEFT JOIN h USING (pid) LEFT JOIN w ON w.pid = p.pid AND w.k = 1"
+		 " ORDER BY p.cuda_ns DESC LIMIT 100",
+		 *hw ? "" : " NOT INDEXED", f.sql, (long long)c.session, hw, (long long)c.session, hw,
+		 (long long)c.session);
+	trace_filter_free(&f);
+	sqlite3_stmt *st;
+	if ((rc = mcp_prepare(m, sql, 0, &st, err, errlen)))
+		return rc;
+	json_t *rows = json_array();
+	int s, e = !rows;
+	while (!e && (s = mcp_step(m, st, err, errlen)) == SQLITE_ROW) {
+		json_t *comm = mcp_column_json(st, 1, 64), *culprit = mcp_column_json(st, 9, 64);
+		int64_t cuda = sqlite3_column_int64(st, 3), off = sqlite3_column_int64(st, 7);
+		if (verbose) {
+			e = mcp_buf_printf(text,
+					   "pid %lld (%s): %lld CUDA calls, %.3f ms in them, busiest %s",
+					   (long long)sqlite3_column_int64(st, 0),
+					   json_string_value(comm) ? json_string_value(comm) : "?",
+					   (long long)sqlite3_column_int64(st, 2), (double)cuda / 1e6,
+					   trace_op_name(sqlite3_column_int64(st, 5)));
+			if (sqlite3_column_int64(st, 4))
+				e = e || mcp_buf_printf(text, ", %lld failed",
+							(long long)sqlite3_column_int64(st, 4));
+			if (sqlite3_column_int64(st, 6))
+				e = e || mcp_buf_printf(
+					text, "; preempted %lld times for %.3f ms, mostly by pid %lld (%s)",
+					(long long)sqlite3_column_int64(st, 6), (double)off / 1e6,
+					(long long)sqlite3_column_int64(st, 8),
+					json_string_value(culprit) ? json_string_value(culprit) : "?");
+			e = e || mcp_buf_printf(text, "\n");
+		} else {
+			json_t *r = json_pack("[I, O, I, f, I, s, I, f, O, O]",
+					      (json_int_t)sqlite3_column_int64(st, 0), comm,
+					      (json_int_t)sqlite3_column_int64(st, 2),
+					      (double)(cuda / 1000) / 1000.0,
+					      (json_int_t)sqlite3_column_int64(st, 4),
+					      trace_op_name(sqlite3_column_int64(st, 5)),
+					      (json_int_t)sqlite3_column_int64(st, 6),
+					      (double)(off / 1000) / 1000.0,
+					      sqlite3_column_type(st, 8) == SQLITE_NULL
+						      ? json_null()
+						      : json_integer(sqlite3_column_int64(st, 8)),
+					      culprit);
+			e = !r || json_array_append_new(rows, r);
+		}
+		json_decref(comm);
+		json_decref(culprit);
+	}
+	sqlite3_finalize(st);
+	if (e) {
+		json_decref(rows);
+		return MCP_NOMEM;
+	}
+	if (s != SQLITE_DONE) {
+		json_decref(rows);
+		return MCP_TOOL_ERROR;
+	}
+	if (verbose) {
+		json_decref(rows);
+		if (!text->len && mcp_buf_printf(text, "no CUDA calls in this window\n"))
+			return MCP_NOMEM;
+		return MCP_OK;
+	}
+	json_t *o = json_pack("{s:I, s:[s,s,s,s,s,s,s,s,s,s], s:o}", "session", (json_int_t)c.seq,
+			      "cols", "pid", "comm", "calls", "cuda_ms", "failed", "top_op",
+			      "preempted", "off_cpu_ms", "top_preempter_pid", "top_preempter",
+			      "rows", rows);
+	rc = !o || mcp_buf_json(text, o) ? MCP_NOMEM : MCP_OK;
+	json_decref(o);
+	return rc;
+}
