@@ -141,6 +141,59 @@ const struct mcp_tool mcp_tools[] = {
 		.cache = 1,
 	},
 	{
+		.name = "get_causal_chains",
+		.title = "Causal chains",
+		.description =
+			"Why the job stalled: causal chains from ingero-correlate (severity, pattern, "
+			"process, op, culprit, root cause quoting the numbers, fix, time window t_s "
+			"in seconds from the trace start), strongest first; repeats of one "
+			"explanation are merged (merged=N). evidence:true adds the timeline.",
+		.schema = SCHEMA(P_PID ",\"min_severity\":{\"type\":\"string\","
+				 "\"enum\":[\"LOW\",\"MEDIUM\",\"HIGH\"],"
+				 "\"description\":\"leave out weaker chains\"},"
+				 "\"evidence\":{\"type\":\"boolean\",\"description\":"
+				 "\"include each chain's evidence timeline (longer)\"},"
+				 P_SESSION "," P_LIMIT(5, 50), ""),
+		.run = tool_causal_chains,
+		.cache = 1,
+	},
+	{
+		.name = "get_stacks",
+		.title = "Stacks of an op",
+		.description =
+			"Which code makes an op's calls: distinct call stacks, heaviest total time "
+			"first, each with Python frames (file:line in function) and native frames "
+			"(symbolized function (file:line), or module+offset), innermost first.",
+		.schema = SCHEMA(P_OP("the") "," P_PID "," P_TIME "," P_SESSION ","
+				 P_LIMIT(5, 50) ",\"frames\":{\"type\":\"integer\",\"minimum\":1,"
+				 "\"maximum\":127,\"description\":\"frames per stack (default 16)\"}",
+				 "\"required\":[\"op\"],"),
+		.run = tool_stacks,
+		.cache = 1,
+	},
+	{
+		.name = "graph_lifecycle",
+		.title = "CUDA Graph lifecycle",
+		.description =
+			"CUDA Graph timeline: captures (re-captures of a stream flagged), "
+			"instantiations, launches (consecutive launches of one exec merged), with "
+			"counts and time spent capturing and instantiating. t_s: seconds from the "
+			"trace start.",
+		.schema = SCHEMA(P_PID "," P_TIME "," P_SESSION "," P_LIMIT(40, 1000), ""),
+		.run = tool_graph_lifecycle,
+		.cache = 1,
+	},
+	{
+		.name = "graph_frequency",
+		.title = "CUDA Graph launch frequency",
+		.description =
+			"Launches per graph exec with rate and span; hot = the fewest execs making "
+			"90% of launches, cold = the rest, unused = instantiated, never launched.",
+		.schema = SCHEMA(P_PID "," P_TIME "," P_SESSION "," P_LIMIT(20, 1000), ""),
+		.run = tool_graph_frequency,
+		.cache = 1,
+	},
+	{
 		.name = "get_process_breakdown",
 		.title = "Per-process breakdown",
 		.description =

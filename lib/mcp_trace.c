@@ -129,7 +129,8 @@ double trace_us(uint64_t ns)
 
 double trace_s(int64_t ns)
 {
-	return (double)(ns / 1000000) / 1000.0;
+	int64_t ms = ns >= 0 ? (ns + 500000) / 1000000 : -((-ns + 500000) / 1000000);
+	return (double)ms / 1000.0;
 }
 
 const char *trace_op_name(int64_t op)
