@@ -37,7 +37,7 @@ static int export_log(const char *log, const char *path, int out_fd, char *note,
 		close(fd);
 		return -1;
 	}
-	struct ilog_sink_ctx ctx = { .out_fd = out_fd, .out_path = path };
+	struct ilog_sink_ctx ctx = { .out_fd = out_fd, .out_path = path, .source = log };
 	int rc = -1, k = 0;
 	if (sink->open(&ctx)) {
 		snprintf(err, errlen, "%s: loading: %s", log, ctx.err);
@@ -47,7 +47,7 @@ static int export_log(const char *log, const char *path, int out_fd, char *note,
 	uint64_t n = 0;
 	while ((k = ilog_reader_next(r, &rec)) > 0) {
 		n++;
-		if (sink->record(&ctx, rec, r)) {
+		if ((sink->observe && sink->observe(&ctx, rec)) || sink->record(&ctx, rec, r)) {
 			snprintf(err, errlen, "%s: loading: %s", log, ctx.err);
 			sink->close(&ctx);
 			goto out;
@@ -88,13 +88,17 @@ struct ilog_mcp *ilog_mcp_open_log(const char *log, const struct ilog_mcp_opts *
 	snprintf(path, sizeof(path), "%s/load.db", dir);
 	sqlite3 *file = NULL, *mem = NULL;
 	struct ilog_mcp *m = NULL;
-	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0) {
+	/* A sink that opens its path itself wants it not to exist yet. */
+	const struct ilog_sink *sink = ilog_sink_find("sqlite");
+	int fd = -1;
+	if (sink && !sink->path_output &&
+	    (fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		goto out;
 	}
 	int rc = export_log(log, path, fd, note, sizeof(note), err, errlen);
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	if (rc)
 		goto out;
 	if (sqlite3_open_v2(path, &file, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
