@@ -128,6 +128,15 @@ static void header(struct ilog_writer *w, const struct ilog_header *h)
 	put(w, &rec);
 }
 
+/* A log of node gpu-node-07 with its header written. */
+static struct ilog_writer *log_open(const char *name, int *fd)
+{
+	struct ilog_writer *w = wopen(name, fd);
+	struct ilog_header h = header_for("gpu-node-07", -1, 0, MONO0, REAL0);
+	header(w, &h);
+	return w;
+}
+
 /* Stack ids are content hashes (SPEC §7.1); FNV-1a over the ips here. */
 static uint64_t stack_hash(const uint64_t *ips, uint32_t nr)
 {
@@ -212,9 +221,7 @@ static void pack_s(msgpack_packer *pk, const char *s)
 static void v_examples(void)
 {
 	int fd;
-	struct ilog_writer *w = wopen("examples", &fd);
-	struct ilog_header h = header_for("gpu-node-07", -1, 0, MONO0, REAL0);
-	header(w, &h);
+	struct ilog_writer *w = log_open("examples", &fd);
 	struct ilog_record rec = schema_of(ILOG_K_HOST);
 	put(w, &rec);
 	static const uint64_t ips[] = { 0x7f3a1c02b4e0ull, 0x7f3a1c01f9a8ull,
@@ -379,13 +386,60 @@ static void v_kinds(void)
 	wclose(w, fd);
 }
 
+static void symbol(struct ilog_writer *w, uint64_t ip, uint32_t depth, const char *fn,
+		   uint64_t sym_off, const char *file, uint32_t line)
+{
+	static const uint8_t bid[4] = { 0x9a, 0x41, 0x5c, 0x0e };
+	struct ilog_record rec = { .kind = ILOG_K_SYMBOL };
+	rec.u.symbol = (struct ilog_symbol){
+		.pid = PID, .ip = ip, .build_id = { bid, sizeof(bid) },
+		.module = ILOG_STR("/opt/app/bin/trainer"), .module_off = ip - 0x55d0c09fe000ull,
+		.function = ilog_str_c(fn), .sym_off = sym_off, .file = ilog_str_c(file),
+		.line = line, .inline_depth = depth,
+	};
+	put(w, &rec);
+}
+
+/*
+ * A symbolized log (§5.13, §6.4): symbol records before the stack that
+ * uses their ips, one ip inside an inlined function; a pycode record
+ * before the pystack that uses its code object.
+ */
+static void v_symbolized(void)
+{
+	int fd;
+	struct ilog_writer *w = log_open("symbolized", &fd);
+	symbol(w, 0x55d0c0a01288ull, 0, "gemm_tile(float const*)", 0, "include/gemm.h", 31);
+	symbol(w, 0x55d0c0a01288ull, 1, "launch_gemm(int)", 0x58, "src/gemm.cu", 88);
+	symbol(w, 0x55d0c09ff010ull, 0, "main", 0x40, "src/main.cu", 12);
+	/* the first ip (in libcudart) was not resolved */
+	static const uint64_t ips[] = { 0x7f3a1c02b4e0ull, 0x55d0c0a01288ull, 0x55d0c09ff010ull };
+	struct ilog_record rec = stack_rec(PID, ips, 3);
+	put(w, &rec);
+	/* CPython 3.11 locations: code unit 0 at line 140, unit 1 at 141 */
+	static const uint8_t lt[] = { 0x80, 0x00, 0xd8, 0x08, 0x0c };
+	rec = (struct ilog_record){ .kind = ILOG_K_PYCODE };
+	rec.u.pycode = (struct ilog_pycode){
+		.pid = PID, .code = 0x7f3a2b400030ull, .py_version = 0x030b,
+		.filename = ILOG_STR("train.py"), .qualname = ILOG_STR("Model.forward"),
+		.firstlineno = 140, .linetable = { lt, sizeof(lt) },
+	};
+	put(w, &rec);
+	rec = (struct ilog_record){ .kind = ILOG_K_PYSTACK };
+	rec.u.pystack.pid = PID;
+	rec.u.pystack.nr = 2;
+	rec.u.pystack.frames[0] = (struct ingero_pyframe){ 0x7f3a2b400030ull, 1 };
+	rec.u.pystack.frames[1] = (struct ingero_pyframe){ 0x7f3a2b401a70ull, 212 };
+	rec.u.pystack.id = 0x2c0b7e1d94f3a658ull;
+	put(w, &rec);
+	wclose(w, fd);
+}
+
 /* Two frames: the delta bases start again at 0 in the second (§4.3). */
 static void v_frames(void)
 {
 	int fd;
-	struct ilog_writer *w = wopen("frames", &fd);
-	struct ilog_header h = header_for("gpu-node-07", -1, 0, MONO0, REAL0);
-	header(w, &h);
+	struct ilog_writer *w = log_open("frames", &fd);
 	struct ilog_record rec = launch(MONO0 + 250000, 4200);
 	put(w, &rec);
 	rec = launch(MONO0 + 256000, 4100);
@@ -445,14 +499,12 @@ static void append_file(const char *dst, const char *src)
 static void v_concat(void)
 {
 	int fd;
-	struct ilog_writer *w = wopen("concat", &fd);
-	struct ilog_header h = header_for("gpu-node-07", -1, 0, MONO0, REAL0);
-	header(w, &h);
+	struct ilog_writer *w = log_open("concat", &fd);
 	struct ilog_record rec = launch(MONO0 + 250000, 4200);
 	put(w, &rec);
 	wclose(w, fd);
 	w = wopen("concat.tmp", &fd);
-	h = header_for("gpu-node-08", -1, 0, 400000000000ull, REAL0 + 20000);
+	struct ilog_header h = header_for("gpu-node-08", -1, 0, 400000000000ull, REAL0 + 20000);
 	header(w, &h);
 	rec = launch(400000000000ull + 240000, 4300);
 	put(w, &rec);
@@ -586,9 +638,7 @@ static uint8_t *slurp(const char *path, size_t *n)
 static void two_frame_log(const char *name)
 {
 	int fd;
-	struct ilog_writer *w = wopen(name, &fd);
-	struct ilog_header h = header_for("gpu-node-07", -1, 0, MONO0, REAL0);
-	header(w, &h);
+	struct ilog_writer *w = log_open(name, &fd);
 	struct ilog_record rec = launch(MONO0 + 250000, 4200);
 	put(w, &rec);
 	flush(w);
@@ -637,9 +687,7 @@ static void v_corrupt(void)
 static void v_badrecord(void)
 {
 	int fd;
-	struct ilog_writer *w = wopen("bad-record", &fd);
-	struct ilog_header h = header_for("gpu-node-07", -1, 0, MONO0, REAL0);
-	header(w, &h);
+	struct ilog_writer *w = log_open("bad-record", &fd);
 	struct ilog_record rec = launch(MONO0 + 250000, 4200);
 	put(w, &rec);
 	msgpack_sbuffer sb;
@@ -1076,6 +1124,7 @@ static void describe(const char *name)
 static const struct { const char *name; void (*make)(void); } vectors[] = {
 	{ "examples", v_examples }, { "begin", v_begin }, { "kinds", v_kinds },
 	{ "frames", v_frames }, { "merged", v_merged }, { "concat", v_concat },
+	{ "symbolized", v_symbolized },
 	{ "forward", v_forward }, { "truncated", v_truncated }, { "corrupt", v_corrupt },
 	{ "bad-record", v_badrecord }, { "future-major", v_future_major },
 };

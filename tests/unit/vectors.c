@@ -27,6 +27,7 @@
 #include <zstd.h>
 #include "ilog.h"
 #include "schema.h"
+#include "symbolize_map.h"
 #include "test.h"
 
 struct bytes { uint8_t *p; size_t n, cap; };
@@ -374,21 +375,26 @@ static void compress_frames(const struct hexfile *h, struct bytes *out)
 	ZSTD_freeCCtx(z);
 }
 
-/* Render every record as ingero-export does; the error (if any) in err. */
+/* Render every record as the jsonl sink of ingero-export does (§6: the
+ * record, then the frames of §6.4); the error (if any) in err. */
 static int read_render(const struct bytes *log, struct bytes *json, char *err, size_t el)
 {
 	int fd = mem_fd(log);
 	char e[256];
 	struct ilog_reader *r = ilog_reader_open(fd, e, sizeof(e));
+	struct ilog_symmap *sym = ilog_symmap_new();
 	const struct ilog_record *rec;
 	struct ilog_buf b = { 0 };
 	int k;
+	if (!r || !sym)
+		abort();
 	memset(json, 0, sizeof(*json));
 	bput(json, "", 0);
 	err[0] = 0;
 	while ((k = ilog_reader_next(r, &rec)) > 0) {
 		b.len = 0;
-		if (ilog_json_record(&b, rec, r))
+		if (ilog_symmap_note(sym, rec) || ilog_json_record(&b, rec, r) ||
+		    ilog_symmap_json(sym, &b, rec))
 			abort();
 		bput(json, b.p, b.len);
 		bput(json, "\n", 1);
@@ -396,6 +402,7 @@ static int read_render(const struct bytes *log, struct bytes *json, char *err, s
 	if (k < 0)
 		snprintf(err, el, "%s", ilog_reader_error(r));
 	ilog_buf_free(&b);
+	ilog_symmap_free(sym);
 	ilog_reader_close(r);
 	close(fd);
 	return k;
@@ -619,6 +626,8 @@ out:
 	bfree(&stderr_b);
 }
 
+static void spec_tables(const char *spec);
+
 /* ---- SPEC.md's examples are the vector files (§11) ---- */
 
 struct shown { char file[128]; struct bytes text; };
@@ -668,6 +677,7 @@ static void spec_blocks(void)
 		p++;
 	}
 	ok(!unterminated, "SPEC.md: every fenced block is closed");
+	spec_tables((const char *)spec.p);
 	ok(ns >= 4, "SPEC.md shows vector files (%d of them)", ns);
 	for (int i = 0; i < ns; i++) {
 		struct bytes f;
@@ -690,6 +700,165 @@ static void spec_blocks(void)
 		bfree(&sh[i].text);
 	}
 	bfree(&spec);
+}
+
+/* ---- SPEC.md's tables are the code's (§5) ---- */
+
+static const char *const wire_names[] = {
+	[FT_U8] = "u8", [FT_U16] = "u16", [FT_U32] = "u32", [FT_U64] = "u64",
+	[FT_S32] = "s32", [FT_S64] = "s64", [FT_F64] = "f64", [FT_STR] = "str",
+	[FT_BIN] = "bin", [FT_CHARS] = "chars", [FT_TS] = "ts", [FT_ARR] = "array",
+};
+
+/* The type column §5 must show for a field: "u32", "array<str>, ≤ 64",
+ * "array<[`code` u64, `lasti` u32]>, ≤ 32". */
+static void wire_type(const struct ilog_field *f, char *out, size_t n)
+{
+	if (f->type != FT_ARR) {
+		snprintf(out, n, "%s", wire_names[f->type]);
+		return;
+	}
+	size_t o = (size_t)snprintf(out, n, "array<");
+	if (f->nsub == 1) {
+		o += (size_t)snprintf(out + o, n - o, "%s", wire_names[f->sub->type]);
+	} else {
+		o += (size_t)snprintf(out + o, n - o, "[");
+		for (unsigned i = 0; i < f->nsub && o < n; i++)
+			o += (size_t)snprintf(out + o, n - o, "%s`%s` %s", i ? ", " : "",
+					      f->sub[i].name, wire_names[f->sub[i].type]);
+		o += (size_t)snprintf(out + o, n - o, "]");
+	}
+	snprintf(out + o, n - o, ">, \u2264 %u", f->max);
+}
+
+/* Split a table row "| a | b | ... |" into trimmed cells; the count. */
+static int cells(const char *line, char c[][256], int max)
+{
+	int n = 0;
+	if (*line != '|')
+		return 0;
+	for (const char *p = line + 1; *p && *p != '\n' && n < max;) {
+		const char *e = p;
+		while (*e && *e != '|' && *e != '\n')
+			e++;
+		if (*e != '|')
+			break;
+		while (p < e && *p == ' ')
+			p++;
+		const char *q = e;
+		while (q > p && q[-1] == ' ')
+			q--;
+		snprintf(c[n++], 256, "%.*s", (int)(q - p), p);
+		p = e + 1;
+	}
+	return n;
+}
+
+/* "`name`" -> "name" */
+static const char *unquote(char *s)
+{
+	size_t l = strlen(s);
+	if (l >= 2 && s[0] == '`' && s[l - 1] == '`') {
+		s[l - 1] = 0;
+		return s + 1;
+	}
+	return s;
+}
+
+/*
+ * Every kind's field table in §5 (position, name, type) against the kind
+ * tables of lib/schema.c, and the kind, op and host-type tables against
+ * the names lib/ uses, so a field appended to the code without the spec
+ * (or the other way round) fails here.
+ */
+static void spec_tables(const char *spec)
+{
+	struct check fk, kk, ok_ops, hk;
+	int kinds_seen = 0, ops_seen = 0, hosts_seen = 0;
+	int fields_seen[ILOG_K__COUNT] = { 0 };
+	int kind = -1;     /* the §5.K section we are in */
+	int table = 0;     /* 1 fields, 2 kinds, 3 ops, 4 host types */
+	char c[10][256];
+	check_begin(&fk);
+	check_begin(&kk);
+	check_begin(&ok_ops);
+	check_begin(&hk);
+	for (const char *line = spec; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if (!strncmp(line, "#", 1)) {
+			int k;
+			kind = sscanf(line, "### 5.%*d %*s (kind %d)", &k) == 1 ? k : -1;
+			table = 0;
+			continue;
+		}
+		int n = cells(line, c, 10);
+		if (n == 0) {
+			table = table < 0 ? 0 : table;
+			continue;
+		}
+		if (!strcmp(c[0], "#") && n >= 3 && !strcmp(c[1], "field"))
+			table = kind > 0 ? 1 : 0;
+		else if (!strcmp(c[0], "kind") && n >= 2 && !strcmp(c[1], "name"))
+			table = 2;
+		else if (!strcmp(c[0], "op") && n >= 3 && !strcmp(c[1], "name"))
+			table = 3;
+		else if (!strcmp(c[0], "type") && n >= 2 && !strcmp(c[1], "name"))
+			table = 4;
+		if (!table || c[0][0] < '0' || c[0][0] > '9')
+			continue;
+		int num = atoi(c[0]);
+		const char *name = unquote(c[1]);
+		if (table == 1) {
+			const struct ilog_kind_desc *d = ilog_kind_desc((uint32_t)kind);
+			char want[256];
+			if (!d || num < 1 || num > d->nfields) {
+				check_fail(&fk, "§5 kind %d: field %d (%s) is not in lib/schema.c", kind, num, name);
+				continue;
+			}
+			const struct ilog_field *f = &d->fields[num - 1];
+			wire_type(f, want, sizeof(want));
+			if (strcmp(name, f->name) || strcmp(c[2], want))
+				check_fail(&fk, "§5 kind %d field %d: SPEC says %s %s, lib/schema.c %s %s",
+					   kind, num, name, c[2], f->name, want);
+			if (num != fields_seen[kind] + 1)
+				check_fail(&fk, "§5 kind %d: field %d out of order", kind, num);
+			fields_seen[kind] = num;
+		} else if (table == 2) {
+			const char *want = num > 0 ? ilog_kind_name((uint32_t)num) : NULL;
+			if (num > 0 && (!want || strcmp(want, name)))
+				check_fail(&kk, "§5 kind %d: SPEC says %s, lib says %s", num, name,
+					   want ? want : "(none)");
+			kinds_seen += num > 0;
+		} else if (table == 3) {
+			const char *want = ilog_op_name((uint32_t)num);
+			const char *layer = num ? ilog_layer_name(ilog_op_layer((uint32_t)num)) : "any";
+			if (!want || strcmp(want, name) || strcmp(c[2], layer))
+				check_fail(&ok_ops, "§5.4 op %d: SPEC says %s (%s), lib says %s (%s)", num,
+					   name, c[2], want ? want : "(none)", layer ? layer : "?");
+			ops_seen++;
+		} else if (table == 4) {
+			const char *want = ilog_host_type_name((uint32_t)num);
+			if (!want || strcmp(want, name))
+				check_fail(&hk, "§5.5 host type %d: SPEC says %s, lib says %s", num, name,
+					   want ? want : "(none)");
+			hosts_seen++;
+		}
+	}
+	for (uint32_t k = 1; k < ILOG_K__COUNT; k++) {
+		const struct ilog_kind_desc *d = ilog_kind_desc(k);
+		if (d && fields_seen[k] != d->nfields)
+			check_fail(&fk, "§5 kind %u (%s): SPEC lists %d fields, lib/schema.c has %u", k,
+				   d->name, fields_seen[k], d->nfields);
+	}
+	if (kinds_seen != ILOG_K__COUNT - 1)
+		check_fail(&kk, "§5 lists %d kinds, lib has %d", kinds_seen, ILOG_K__COUNT - 1);
+	if (ops_seen != ILOG_OP__COUNT)
+		check_fail(&ok_ops, "§5.4 lists %d ops, lib has %d", ops_seen, ILOG_OP__COUNT);
+	if (hosts_seen != ILOG_HOST__COUNT - 1)
+		check_fail(&hk, "§5.5 lists %d host types, lib has %d", hosts_seen, ILOG_HOST__COUNT - 1);
+	check_end(&fk, "SPEC.md §5: every kind's fields, in order and type, are lib/schema.c's");
+	check_end(&kk, "SPEC.md §5: the kind numbers and names are lib's");
+	check_end(&ok_ops, "SPEC.md §5.4: the op numbers, names and layers are lib's");
+	check_end(&hk, "SPEC.md §5.5: the host event types are lib's");
 }
 
 static int by_name(const void *a, const void *b)
