@@ -51,54 +51,95 @@ static int t_run_sql(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_
 
 /* ---- get_check ---- */
 
+/* Rows of one query as a table value for get_check; NULL table when the
+ * query fails (an older or foreign schema): the check reports what it can. */
+static json_t *check_rows(struct ilog_mcp *m, const char *sql, int *oom)
+{
+	struct mcp_table_caps caps = { .max_rows = 50, .max_cell = 256 };
+	struct mcp_table t;
+	char err[256];
+	int rc = mcp_table_query(m, sql, NULL, 0, &caps, &t, err, sizeof(err));
+	if (rc == MCP_NOMEM)
+		*oom = 1;
+	if (rc)
+		return NULL;
+	json_t *j = mcp_table_json(&t);
+	mcp_table_free(&t);
+	if (!j)
+		*oom = 1;
+	return j;
+}
+
 static int t_get_check(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *text,
 		       char *err, size_t errlen)
 {
 	(void)args;
-	/* Which tables hold how much: tells the model (and a person) whether
-	 * the log was symbolized, correlated, and whether anything was lost. */
-	struct mcp_table_caps caps = { .max_rows = 200, .max_cell = MCP_MAX_CELL };
-	struct mcp_table t;
-	int rc = mcp_table_query(m,
-				 "SELECT name FROM sqlite_schema WHERE type='table' "
-				 "AND name NOT LIKE 'sqlite_%' ORDER BY name",
-				 NULL, 0, &caps, &t, err, errlen);
-	if (rc)
-		return rc;
-	json_t *counts = json_object();
-	size_t i;
-	json_t *row;
-	json_array_foreach(t.rows, i, row) {
-		const char *name = json_string_value(json_array_get(row, 0));
-		char sql[256];
-		sqlite3_stmt *st;
-		if (!name || strchr(name, '"'))
-			continue;
-		snprintf(sql, sizeof(sql), "SELECT count(*) FROM \"%s\"", name);
-		if (mcp_prepare(m, sql, 0, &st, err, errlen))
-			continue;
-		if (mcp_step(m, st, err, errlen) == SQLITE_ROW)
-			json_object_set_new(counts, name, json_integer(sqlite3_column_int64(st, 0)));
-		sqlite3_finalize(st);
-	}
-	mcp_table_free(&t);
-	json_t *o = json_pack("{s:s, s:s, s:o}", "source", m->source, "sqlite", sqlite3_libversion(),
-			      "tables", counts);
+	(void)err;
+	(void)errlen;
+	int oom = 0;
+	/* What was recorded where, by what, and whether it is complete:
+	 * sessions (one per export), nodes (host, recorder, kernel, driver),
+	 * event loss per source, and which analysis outputs are present. */
+	json_t *o = json_pack("{s:s, s:s, s:b}", "source", m->source, "sqlite",
+			      sqlite3_libversion(), "read_only", 1);
 	if (!o)
 		return MCP_NOMEM;
-	if (verbose) {
-		rc = mcp_buf_printf(text, "source %s (SQLite %s), read-only\ntables:\n", m->source,
-				    sqlite3_libversion());
-		const char *k;
+	if (m->note[0])
+		json_object_set_new(o, "warning", json_string(m->note));
+	static const struct {
+		const char *key, *sql;
+	} parts[] = {
+		{ "sessions", "SELECT seq AS session, source, tool, records, events, host_events,"
+			      " unknown_records, round((last_ts - first_ts) / 1e9, 3) AS span_s,"
+			      " complete FROM sessions ORDER BY seq" },
+		{ "nodes", "SELECT s.seq AS session, n.name, n.host, n.rank, n.recorder, n.kernel,"
+			   " n.driver, n.format_version FROM nodes n JOIN sessions s USING (session_id)"
+			   " ORDER BY s.seq, n.node" },
+		{ "loss", "SELECT s.seq AS session, l.source, max(l.lost) AS lost, max(l.seen) AS seen"
+			  " FROM losses l JOIN sessions s USING (session_id)"
+			  " GROUP BY s.seq, l.node, l.source ORDER BY lost DESC" },
+		{ "analysis", "SELECT (SELECT count(*) FROM stacks) AS stacks,"
+			      " (SELECT count(*) FROM symbols) AS symbols,"
+			      " (SELECT count(*) FROM pystacks) AS pystacks,"
+			      " (SELECT count(*) FROM pycode) AS pycode,"
+			      " (SELECT count(*) FROM chains) AS chains" },
+	};
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]) && !oom; i++) {
+		json_t *j = check_rows(m, parts[i].sql, &oom);
+		if (j)
+			json_object_set_new(o, parts[i].key, j);
+	}
+	if (!json_object_get(o, "sessions") && !oom) {
+		/* Not an ingero export: still say what is there. */
+		json_t *j = check_rows(m, "SELECT name, type FROM sqlite_schema WHERE name NOT "
+					  "LIKE 'sqlite_%' ORDER BY name", &oom);
+		if (j)
+			json_object_set_new(o, "schema", j);
+	}
+	int rc = MCP_OK;
+	if (oom)
+		rc = MCP_NOMEM;
+	else if (!verbose)
+		rc = mcp_buf_json(text, o) ? MCP_NOMEM : MCP_OK;
+	else {
+		rc = mcp_buf_printf(text, "%s (SQLite %s), served read-only\n", m->source,
+				    sqlite3_libversion()) ? MCP_NOMEM : MCP_OK;
+		if (!rc && m->note[0] && mcp_buf_printf(text, "WARNING: %s\n", m->note))
+			rc = MCP_NOMEM;
+		const char *key;
 		json_t *v;
-		json_object_foreach(counts, k, v)
-			rc = rc || mcp_buf_printf(text, "  %-16s %lld rows\n", k,
-						  (long long)json_integer_value(v));
-	} else {
-		rc = mcp_buf_json(text, o);
+		json_object_foreach(o, key, v) {
+			if (rc || !json_is_object(v))
+				continue;
+			struct mcp_table t = { .cols = json_object_get(v, "cols"),
+					       .rows = json_object_get(v, "rows"),
+					       .nrows = (uint64_t)json_integer_value(json_object_get(v, "n")) };
+			if (mcp_buf_printf(text, "\n%s:\n", key) || mcp_table_prose(text, &t))
+				rc = MCP_NOMEM;
+		}
 	}
 	json_decref(o);
-	return rc ? MCP_NOMEM : MCP_OK;
+	return rc;
 }
 
 /* Arguments several tools share, as JSON Schema property text. */
