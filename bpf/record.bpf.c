@@ -1,0 +1,873 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ingero-record's kernel half: CUDA/driver/graph/NCCL uprobes paired with
+ * uretprobes (durations and arguments computed here), scheduler, memory
+ * and process-lifecycle raw tracepoints, and the target-process set.
+ *
+ * Only raw tracepoints and uprobes are used: they need neither kprobes
+ * nor tracefs, and raw tracepoints read their arguments with CO-RE.
+ * CUDA events go to the `cuda` ring without waking the reader (it drains
+ * on a short timer: a wakeup per event costs more than the event), host
+ * events to `host`, and the few events that must never be lost (fork,
+ * exec, exit, OOM, notes) to `crit`, which wakes the reader.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "record.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+const volatile __u32 targ_mode = REC_MODE_ALL;
+const volatile __u32 targ_uid = 0;
+const volatile bool targ_stacks = true;
+const volatile __u64 targ_wakeup_min_ns = 50000;
+/* 1 = every call; N = one in N of the sampleable ops.  Written by the
+ * recorder while running (adaptive sampling), hence .bss not .rodata. */
+__u32 sample_every = 1;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20);
+} cuda_rb SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} host_rb SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 << 10);
+} crit_rb SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, struct rec_target);
+} targets SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);           /* tid */
+	__type(value, struct rec_inflight);
+} inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rec_inflight);
+} inflight_zero SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, ILOG_OP__COUNT);
+	__type(key, __u32);
+	__type(value, struct rec_op_stat);
+} op_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, REC_RB__COUNT);
+	__type(key, __u32);
+	__type(value, struct rec_rb_stat);
+} rb_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, ILOG_HOST__COUNT);
+	__type(key, __u32);
+	__type(value, struct rec_host_stat);
+} host_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rec_stack_stat);
+} stack_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} sample_ctr SEC(".maps");
+
+/* Stack scratch: too big for the BPF stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rec_stack);
+} stack_buf SEC(".maps");
+
+/* Stack ids already sent; an evicted id is sent again (same content). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, __u8);
+} stacks_seen SEC(".maps");
+
+/* A target thread switched out: when, why, and who took the CPU. */
+struct offcpu {
+	__u64 ts;
+	__u32 state;     /* 0: still runnable, i.e. preempted */
+	__u32 other_pid, other_tid, cpu;
+	char other_comm[INGERO_COMM_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct offcpu);
+} offcpu SEC(".maps");
+
+struct waking {
+	__u64 ts;
+	__u32 waker_pid, waker_tid;
+	char waker_comm[INGERO_COMM_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct waking);
+} wakeups SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, struct rec_sched_agg);
+} sched_agg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, struct rec_page_agg);
+} page_agg SEC(".maps");
+
+static __always_inline void count_rb(__u32 ring, int ok)
+{
+	struct rec_rb_stat *s = bpf_map_lookup_elem(&rb_stats, &ring);
+	if (!s)
+		return;
+	if (ok)
+		s->sent++;
+	else
+		s->lost++;
+}
+
+static __always_inline int is_target(__u32 tgid)
+{
+	return bpf_map_lookup_elem(&targets, &tgid) != NULL;
+}
+
+static __always_inline void note(__u32 what, __u32 pid)
+{
+	struct rec_note *n = bpf_ringbuf_reserve(&crit_rb, sizeof(*n), 0);
+	if (!n) {
+		count_rb(REC_RB_CRIT, 0);
+		return;
+	}
+	n->h.type = REC_MSG_NOTE;
+	n->h.len = sizeof(*n);
+	n->what = what;
+	n->pid = pid;
+	n->ts_ns = bpf_ktime_get_ns();
+	bpf_ringbuf_submit(n, 0);
+	count_rb(REC_RB_CRIT, 1);
+}
+
+/*
+ * Is the calling process traced?  In --pid mode only the target set
+ * counts; otherwise a process becomes a target on its first call (of the
+ * right user), and the recorder is told so it can write its records.
+ */
+static __always_inline int want_caller(__u32 tgid)
+{
+	if (is_target(tgid))
+		return 1;
+	if (targ_mode == REC_MODE_PIDS)
+		return 0;
+	if (targ_mode == REC_MODE_UID && (__u32)bpf_get_current_uid_gid() != targ_uid)
+		return 0;
+	struct rec_target t = { .flags = REC_TARGET_NOTED };
+	if (bpf_map_update_elem(&targets, &tgid, &t, BPF_NOEXIST) == 0)
+		note(REC_NOTE_NEW_TARGET, tgid);
+	return 1;
+}
+
+static __always_inline __u64 stack_arg(struct pt_regs *ctx, int n)
+{
+	/* at entry, sp points at the return address; argument 7 is above it */
+	__u64 v = 0;
+	bpf_probe_read_user(&v, sizeof(v), (void *)(PT_REGS_SP(ctx) + 8 * (n - 6)));
+	return v;
+}
+
+static __always_inline void decode(struct pt_regs *ctx, struct rec_frame *f, __u32 dec)
+{
+	__u64 a1 = PT_REGS_PARM1(ctx), a2 = PT_REGS_PARM2(ctx), a3 = PT_REGS_PARM3(ctx);
+	__u64 a4 = PT_REGS_PARM4(ctx), a5 = PT_REGS_PARM5(ctx), a6 = ctx->r9; /* x86-64: the 6th argument register */
+	switch (dec) {
+	case REC_DEC_ALLOC:
+		f->out = a1;
+		f->bytes = a2;
+		break;
+	case REC_DEC_ALLOC_FLAGS:
+		f->out = a1;
+		f->bytes = a2;
+		f->kind = (__u32)a3;
+		break;
+	case REC_DEC_HANDLE:
+		f->handle = a1;
+		break;
+	case REC_DEC_RT_LAUNCH:
+		/* dim3 (12 bytes) travels in two registers: x|y<<32, then z */
+		f->handle = a1;
+		f->grid[0] = (__u32)a2;
+		f->grid[1] = (__u32)(a2 >> 32);
+		f->grid[2] = (__u32)a3;
+		f->block[0] = (__u32)a4;
+		f->block[1] = (__u32)(a4 >> 32);
+		f->block[2] = (__u32)a5;
+		f->bytes = stack_arg(ctx, 7);  /* sharedMem */
+		f->stream = stack_arg(ctx, 8);
+		break;
+	case REC_DEC_RT_MEMCPY:
+		f->handle = a1;
+		f->bytes = a3;
+		f->kind = (__u32)a4;
+		f->stream = a5; /* only the Async cookie's op reads it; 0 otherwise below */
+		break;
+	case REC_DEC_RT_MEMSET:
+		f->handle = a1;
+		f->kind = (__u32)a2; /* the fill value */
+		f->bytes = a3;
+		f->stream = a4;
+		break;
+	case REC_DEC_STREAM:
+		f->stream = a1;
+		break;
+	case REC_DEC_BEGIN_CAPTURE:
+		f->stream = a1;
+		f->kind = (__u32)a2;
+		break;
+	case REC_DEC_END_CAPTURE:
+		f->stream = a1;
+		f->out = a2;
+		break;
+	case REC_DEC_INSTANTIATE:
+		f->out = a1;
+		f->kind = (__u32)a3;
+		break;
+	case REC_DEC_GRAPH_LAUNCH:
+		f->handle = a1;
+		f->stream = a2;
+		break;
+	case REC_DEC_CU_LAUNCH:
+		f->handle = a1;
+		f->grid[0] = (__u32)a2;
+		f->grid[1] = (__u32)a3;
+		f->grid[2] = (__u32)a4;
+		f->block[0] = (__u32)a5;
+		f->block[1] = (__u32)a6;
+		f->block[2] = (__u32)stack_arg(ctx, 7);
+		f->bytes = (__u32)stack_arg(ctx, 8);
+		f->stream = stack_arg(ctx, 9);
+		break;
+	case REC_DEC_CU_LAUNCH_EX: {
+		/* CUlaunchConfig: 7 unsigned ints, then hStream at offset 32 */
+		__u32 c[7] = {};
+		bpf_probe_read_user(c, sizeof(c), (void *)a1);
+		f->grid[0] = c[0];
+		f->grid[1] = c[1];
+		f->grid[2] = c[2];
+		f->block[0] = c[3];
+		f->block[1] = c[4];
+		f->block[2] = c[5];
+		f->bytes = c[6];
+		bpf_probe_read_user(&f->stream, sizeof(f->stream), (void *)(a1 + 32));
+		f->handle = a2;
+		break;
+	}
+	case REC_DEC_CU_MEMCPY:
+		f->handle = a1;
+		f->bytes = a3;
+		f->stream = a4;
+		break;
+	case REC_DEC_NCCL_COLL:
+		f->bytes = a3;
+		f->kind = (__u32)a4;
+		f->handle = a6;
+		f->stream = stack_arg(ctx, 7);
+		break;
+	case REC_DEC_NCCL_GATHER:
+		f->bytes = a3;
+		f->kind = (__u32)a4;
+		f->handle = a5;
+		f->stream = a6;
+		break;
+	case REC_DEC_NCCL_P2P:
+		f->bytes = a2;
+		f->kind = (__u32)a3;
+		f->handle = a5;
+		f->stream = a6;
+		break;
+	case REC_DEC_NCCL_INIT:
+		/* ncclUniqueId (128 bytes) goes on the stack, so rank is in rdx */
+		f->out = a1;
+		f->bytes = (__u32)a2;
+		f->kind = (__u32)a3;
+		break;
+	}
+}
+
+/* Which decoders' 4th/5th argument is really a stream (Async variants). */
+static __always_inline int op_has_stream(__u32 op)
+{
+	switch (op) {
+	case ILOG_OP_cudaMemcpy:
+	case ILOG_OP_cudaMemset:
+	case ILOG_OP_cuMemcpy:
+	case ILOG_OP_cuMemcpyHtoD:
+	case ILOG_OP_cuMemcpyDtoH:
+	case ILOG_OP_cuMemcpyDtoD:
+		return 0;
+	}
+	return 1;
+}
+
+static __always_inline int on_entry(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 zero = 0;
+
+	if (cookie == REC_COOKIE_DLHOOK) {
+		/* ld.so mapped or unmapped objects: rescan soon */
+		if (is_target(tgid) || (targ_mode == REC_MODE_ALL) ||
+		    (targ_mode == REC_MODE_UID && (__u32)bpf_get_current_uid_gid() == targ_uid))
+			note(REC_NOTE_DLOPEN, tgid);
+		return 0;
+	}
+	if (!want_caller(tgid))
+		return 0;
+	__u32 op = REC_COOKIE_OP(cookie);
+	struct rec_op_stat *st = bpf_map_lookup_elem(&op_stats, &op);
+	if (st)
+		st->calls++;
+
+	struct rec_inflight *in = bpf_map_lookup_elem(&inflight, &tid);
+	if (!in) {
+		struct rec_inflight *z = bpf_map_lookup_elem(&inflight_zero, &zero);
+		if (!z)
+			return 0;
+		bpf_map_update_elem(&inflight, &tid, z, BPF_NOEXIST);
+		in = bpf_map_lookup_elem(&inflight, &tid);
+		if (!in) {
+			if (st)
+				st->lost++;
+			return 0;
+		}
+	}
+	in->tgid = tgid;
+	__u32 d = in->depth;
+	if (d >= REC_MAX_DEPTH) {
+		if (st)
+			st->lost++;
+		return 0;
+	}
+	struct rec_frame *f = &in->f[d & (REC_MAX_DEPTH - 1)];
+	__builtin_memset(f, 0, sizeof(*f));
+	f->cookie = cookie;
+	if (REC_COOKIE_SAMPLEABLE(cookie) && sample_every > 1) {
+		__u64 *c = bpf_map_lookup_elem(&sample_ctr, &zero);
+		if (c && ((*c)++ % sample_every) != 0) {
+			f->skip = 1;
+			if (st)
+				st->sampled++;
+		}
+	}
+	if (!f->skip) {
+		decode(ctx, f, REC_COOKIE_DEC(cookie));
+		if (!op_has_stream(op))
+			f->stream = 0;
+		if (REC_COOKIE_KIND1(cookie))
+			f->kind = REC_COOKIE_KIND1(cookie) - 1;
+	}
+	f->ip = PT_REGS_IP(ctx);
+	in->depth = d + 1;
+	f->ts = bpf_ktime_get_ns(); /* last, so decoding is not timed */
+	return 0;
+}
+
+/*
+ * The stack of a call, taken at its return: there the frame-pointer walk
+ * starts in the caller with nothing skipped (at entry the caller's frame
+ * is not set up yet and the walk would miss it).  ips[0] is the function's
+ * entry, as SPEC §5.6 lays it out, then the return addresses.
+ */
+static __always_inline __u64 emit_stack(void *ctx, __u32 tgid, __u64 entry_ip)
+{
+	__u32 zero = 0;
+	struct rec_stack *s = bpf_map_lookup_elem(&stack_buf, &zero);
+	struct rec_stack_stat *ss = bpf_map_lookup_elem(&stack_stats, &zero);
+	if (!s || !ss)
+		return 0;
+	s->st.ips[0] = entry_ip;
+	long n = bpf_get_stack(ctx, &s->st.ips[1], sizeof(s->st.ips) - 8, BPF_F_USER_STACK);
+	if (n < 0) {
+		ss->failed++;
+		n = 0;
+	}
+	__u32 nr = (__u32)n / 8 + 1;
+	/* content hash of (pid, ips): ips mean something only in one address space */
+	__u64 h = 0xcbf29ce484222325ull ^ tgid;
+	for (__u32 i = 0; i < INGERO_MAX_STACK; i++) {
+		if (i >= nr)
+			break;
+		h = (h ^ s->st.ips[i]) * 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	if (!h)
+		h = 1;
+	__u8 one = 1;
+	if (bpf_map_update_elem(&stacks_seen, &h, &one, BPF_NOEXIST) != 0)
+		return h; /* already sent */
+	s->h.type = REC_MSG_STACK;
+	__u64 len = REC_STACK_HDR_LEN + (__u64)nr * 8;
+	s->h.len = (__u32)len;
+	s->st.id = h;
+	s->st.pid = tgid;
+	s->st.nr = nr;
+	if (len > sizeof(*s))
+		len = sizeof(*s);
+	if (bpf_ringbuf_output(&cuda_rb, s, len, BPF_RB_NO_WAKEUP)) {
+		bpf_map_delete_elem(&stacks_seen, &h);
+		ss->lost++;
+		count_rb(REC_RB_CUDA, 0);
+		return h; /* the event still names it; the loss record says it is missing */
+	}
+	ss->sent++;
+	count_rb(REC_RB_CUDA, 1);
+	return h;
+}
+
+static __always_inline void fill_event(struct ingero_cuda_event *e, struct rec_frame *f, __u64 now,
+				       __u32 tgid, __u32 tid)
+{
+	__u64 c = f->cookie;
+	e->ts_ns = f->ts;
+	e->dur_ns = now - f->ts;
+	e->pid = tgid;
+	e->tid = tid;
+	e->op = (__u16)REC_COOKIE_OP(c);
+	e->layer = (__u8)REC_COOKIE_LAYER(c);
+	e->flags = sample_every > 1 && REC_COOKIE_SAMPLEABLE(c) ? ILOG_CUDA_F_SAMPLED : 0;
+	e->stream = f->stream;
+	e->bytes = f->bytes;
+	e->handle = f->handle;
+	e->kind = f->kind;
+	e->grid_x = f->grid[0];
+	e->grid_y = f->grid[1];
+	e->grid_z = f->grid[2];
+	e->block_x = f->block[0];
+	e->block_y = f->block[1];
+	e->block_z = f->block[2];
+	e->_pad = 0;
+	e->stack_id = 0;
+	e->pystack_id = 0;
+}
+
+static __always_inline int on_return(struct pt_regs *ctx)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 op = REC_COOKIE_OP(cookie);
+
+	struct rec_inflight *in = bpf_map_lookup_elem(&inflight, &tid);
+	if (!in || in->depth == 0) {
+		/* attached while the call was running, or not a target */
+		if (in || is_target(tgid)) {
+			struct rec_op_stat *st = bpf_map_lookup_elem(&op_stats, &op);
+			if (st)
+				st->orphan_returns++;
+		}
+		return 0;
+	}
+	/* Pop to the frame of this probe; frames above it lost their return. */
+	__u32 d = in->depth;
+	struct rec_frame *f = NULL;
+	for (int i = 0; i < REC_MAX_DEPTH; i++) {
+		if (d == 0)
+			break;
+		d--;
+		struct rec_frame *t = &in->f[d & (REC_MAX_DEPTH - 1)];
+		if (t->cookie == cookie) {
+			f = t;
+			break;
+		}
+		__u32 lop = REC_COOKIE_OP(t->cookie);
+		struct rec_op_stat *ls = bpf_map_lookup_elem(&op_stats, &lop);
+		if (ls && !t->skip)
+			ls->lost++;
+	}
+	in->depth = d;
+	if (!f)
+		return 0;
+	if (f->skip)
+		return 0;
+
+	struct rec_cuda *m = bpf_ringbuf_reserve(&cuda_rb, sizeof(*m), 0);
+	if (!m) {
+		struct rec_op_stat *st = bpf_map_lookup_elem(&op_stats, &op);
+		if (st)
+			st->lost++;
+		count_rb(REC_RB_CUDA, 0);
+		return 0;
+	}
+	m->h.type = REC_MSG_CUDA;
+	m->h.len = sizeof(*m);
+	fill_event(&m->ev, f, now, tgid, tid);
+	m->ev.ret = (__s32)PT_REGS_RC(ctx);
+	if (f->out) {
+		__u64 h = 0;
+		bpf_probe_read_user(&h, sizeof(h), (void *)f->out);
+		m->ev.handle = h;
+	}
+	/* at return the frame-pointer walk starts in the caller: no frame skipped */
+	if (targ_stacks)
+		m->ev.stack_id = emit_stack(ctx, tgid, f->ip);
+	bpf_ringbuf_submit(m, BPF_RB_NO_WAKEUP);
+	count_rb(REC_RB_CUDA, 1);
+	return 0;
+}
+
+/*
+ * Two attachment styles with one body: perf-event uprobes (any 5.15+
+ * kernel) and uprobe_multi links (6.6+: one link per library and
+ * direction; removing it waits for one RCU grace period instead of one
+ * per probe).  The recorder loads the _multi pair only where it works.
+ */
+SEC("uprobe")
+int cuda_entry(struct pt_regs *ctx)
+{
+	return on_entry(ctx);
+}
+
+SEC("uretprobe")
+int cuda_return(struct pt_regs *ctx)
+{
+	return on_return(ctx);
+}
+
+SEC("uprobe")
+int cuda_entry_multi(struct pt_regs *ctx)
+{
+	return on_entry(ctx);
+}
+
+SEC("uprobe")
+int cuda_return_multi(struct pt_regs *ctx)
+{
+	return on_return(ctx);
+}
+
+/* ---- host ---- */
+
+static __always_inline struct ingero_host_event *host_reserve(void *rb, __u32 ring, __u16 type,
+							      struct rec_host **mp)
+{
+	struct rec_host_stat *hs;
+	__u32 t = type;
+	hs = bpf_map_lookup_elem(&host_stats, &t);
+	if (hs)
+		hs->seen++;
+	struct rec_host *m = bpf_ringbuf_reserve(rb, sizeof(*m), 0);
+	if (!m) {
+		if (hs)
+			hs->lost++;
+		count_rb(ring, 0);
+		return NULL;
+	}
+	count_rb(ring, 1);
+	__builtin_memset(m, 0, sizeof(*m));
+	m->h.type = REC_MSG_HOST;
+	m->h.len = sizeof(*m);
+	m->ev.type = type;
+	*mp = m;
+	return &m->ev;
+}
+
+static __always_inline __u32 task_state(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	struct task_struct___old {
+		long state;
+	} *o = (void *)t;
+	return (__u32)BPF_CORE_READ(o, state);
+}
+
+/* raw_tp sched_switch(bool preempt, prev, next[, prev_state]) */
+SEC("raw_tp/sched_switch")
+int sched_switch(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *prev = (void *)ctx->args[1], *next = (void *)ctx->args[2];
+	__u64 now = bpf_ktime_get_ns();
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u32 prev_tgid = BPF_CORE_READ(prev, tgid);
+
+	if (is_target(prev_tgid)) {
+		__u32 prev_tid = BPF_CORE_READ(prev, pid);
+		__u32 state = task_state(prev);
+		struct rec_inflight *in = bpf_map_lookup_elem(&inflight, &prev_tid);
+		if (state == 0 || (in && in->depth > 0)) {
+			/* preempted, or off CPU inside a traced call: keep the detail */
+			struct offcpu oc = { .ts = now, .cpu = cpu, .state = state };
+			oc.other_pid = BPF_CORE_READ(next, tgid);
+			oc.other_tid = BPF_CORE_READ(next, pid);
+			BPF_CORE_READ_STR_INTO(&oc.other_comm, next, comm);
+			bpf_map_update_elem(&offcpu, &prev_tid, &oc, BPF_ANY);
+		} else {
+			struct rec_sched_agg *a = bpf_map_lookup_elem(&sched_agg, &prev_tgid);
+			if (!a) {
+				struct rec_sched_agg z = {};
+				BPF_CORE_READ_STR_INTO(&z.comm, prev, group_leader, comm);
+				bpf_map_update_elem(&sched_agg, &prev_tgid, &z, BPF_NOEXIST);
+				a = bpf_map_lookup_elem(&sched_agg, &prev_tgid);
+			}
+			if (a)
+				__sync_fetch_and_add(&a->switches, 1);
+		}
+	}
+
+	__u32 next_tid = BPF_CORE_READ(next, pid);
+	struct waking *w = bpf_map_lookup_elem(&wakeups, &next_tid);
+	if (w) {
+		__u64 wait = now - w->ts;
+		if (wait >= targ_wakeup_min_ns) {
+			struct rec_host *m;
+			struct ingero_host_event *e = host_reserve(&host_rb, REC_RB_HOST,
+								   ILOG_HOST_WAKEUP, &m);
+			if (e) {
+				e->ts_ns = w->ts;
+				e->dur_ns = wait;
+				e->pid = BPF_CORE_READ(next, tgid);
+				e->tid = next_tid;
+				e->other_pid = w->waker_pid;
+				e->other_tid = w->waker_tid;
+				e->cpu = cpu;
+				BPF_CORE_READ_STR_INTO(&e->comm, next, comm);
+				__builtin_memcpy(e->other_comm, w->waker_comm, INGERO_COMM_LEN);
+				bpf_ringbuf_submit(m, BPF_RB_NO_WAKEUP);
+			}
+		}
+		bpf_map_delete_elem(&wakeups, &next_tid);
+	}
+
+	struct offcpu *oc = bpf_map_lookup_elem(&offcpu, &next_tid);
+	if (!oc)
+		return 0;
+	/* who took the CPU from a target thread, and for how long */
+	struct rec_host *m;
+	struct ingero_host_event *e = host_reserve(&host_rb, REC_RB_HOST, ILOG_HOST_SWITCH, &m);
+	if (e) {
+		e->ts_ns = oc->ts;
+		e->dur_ns = now - oc->ts;
+		e->pid = BPF_CORE_READ(next, tgid);
+		e->tid = next_tid;
+		e->other_pid = oc->other_pid;
+		e->other_tid = oc->other_tid;
+		e->cpu = oc->cpu;
+		e->value = oc->state;
+		BPF_CORE_READ_STR_INTO(&e->comm, next, comm);
+		__builtin_memcpy(e->other_comm, oc->other_comm, INGERO_COMM_LEN);
+		bpf_ringbuf_submit(m, BPF_RB_NO_WAKEUP);
+	}
+	bpf_map_delete_elem(&offcpu, &next_tid);
+	return 0;
+}
+
+/* raw_tp sched_wakeup(struct task_struct *p) */
+SEC("raw_tp/sched_wakeup")
+int sched_wakeup(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *p = (void *)ctx->args[0];
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+	if (!is_target(tgid))
+		return 0;
+	__u32 tid = BPF_CORE_READ(p, pid);
+	__u64 id = bpf_get_current_pid_tgid();
+	struct waking w = { .ts = bpf_ktime_get_ns(), .waker_pid = id >> 32,
+			    .waker_tid = (__u32)id };
+	bpf_get_current_comm(&w.waker_comm, sizeof(w.waker_comm));
+	bpf_map_update_elem(&wakeups, &tid, &w, BPF_ANY);
+	return 0;
+}
+
+/* raw_tp mm_page_alloc(struct page *, unsigned int order, gfp_t, int migratetype) */
+SEC("raw_tp/mm_page_alloc")
+int mm_page_alloc(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	if (!is_target(tgid))
+		return 0;
+	__u32 order = (__u32)ctx->args[1];
+	struct rec_page_agg *a = bpf_map_lookup_elem(&page_agg, &tgid);
+	if (!a) {
+		struct rec_page_agg z = {};
+		struct task_struct *t = (void *)bpf_get_current_task();
+		BPF_CORE_READ_STR_INTO(&z.comm, t, group_leader, comm);
+		bpf_map_update_elem(&page_agg, &tgid, &z, BPF_NOEXIST);
+		a = bpf_map_lookup_elem(&page_agg, &tgid);
+		if (!a)
+			return 0;
+	}
+	__sync_fetch_and_add(&a->calls, 1);
+	__sync_fetch_and_add(&a->pages, 1ull << (order & 31));
+	return 0;
+}
+
+static __always_inline void crit_event(__u16 type, struct task_struct *t, __u32 other_pid,
+				       __u32 other_tid, struct task_struct *other, __u64 value)
+{
+	struct rec_host *m;
+	struct ingero_host_event *e = host_reserve(&crit_rb, REC_RB_CRIT, type, &m);
+	if (!e)
+		return;
+	e->ts_ns = bpf_ktime_get_ns();
+	e->pid = BPF_CORE_READ(t, tgid);
+	e->tid = BPF_CORE_READ(t, pid);
+	e->other_pid = other_pid;
+	e->other_tid = other_tid;
+	e->cpu = bpf_get_smp_processor_id();
+	e->value = value;
+	BPF_CORE_READ_STR_INTO(&e->comm, t, comm);
+	if (other)
+		BPF_CORE_READ_STR_INTO(&e->other_comm, other, comm);
+	bpf_ringbuf_submit(m, 0);
+}
+
+/* raw_tp sched_process_fork(struct task_struct *parent, struct task_struct *child) */
+SEC("raw_tp/sched_process_fork")
+int sched_process_fork(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *parent = (void *)ctx->args[0], *child = (void *)ctx->args[1];
+	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
+	if (ptgid == ctgid || !is_target(ptgid))
+		return 0; /* a new thread, or not ours */
+	struct rec_target t = { .flags = REC_TARGET_NOTED };
+	bpf_map_update_elem(&targets, &ctgid, &t, BPF_ANY);
+	crit_event(ILOG_HOST_FORK, parent, ctgid, BPF_CORE_READ(child, pid), child, 0);
+	return 0;
+}
+
+/* raw_tp sched_process_exec(struct task_struct *p, pid_t old_pid, struct linux_binprm *) */
+SEC("raw_tp/sched_process_exec")
+int sched_process_exec(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *p = (void *)ctx->args[0];
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+	if (!is_target(tgid))
+		return 0;
+	crit_event(ILOG_HOST_EXEC, p, 0, 0, NULL, 0);
+	return 0;
+}
+
+/* A thread died inside traced calls: report them as never returning. */
+static __always_inline void flush_inflight(__u32 tgid, __u32 tid)
+{
+	struct rec_inflight *in = bpf_map_lookup_elem(&inflight, &tid);
+	if (!in)
+		return;
+	__u64 now = bpf_ktime_get_ns();
+	__u32 d = in->depth;
+	for (int i = 0; i < REC_MAX_DEPTH; i++) {
+		if (d == 0)
+			break;
+		d--;
+		struct rec_frame *f = &in->f[d & (REC_MAX_DEPTH - 1)];
+		if (f->skip)
+			continue;
+		struct rec_cuda *m = bpf_ringbuf_reserve(&cuda_rb, sizeof(*m), 0);
+		__u32 op = REC_COOKIE_OP(f->cookie);
+		if (!m) {
+			struct rec_op_stat *st = bpf_map_lookup_elem(&op_stats, &op);
+			if (st)
+				st->lost++;
+			count_rb(REC_RB_CUDA, 0);
+			continue;
+		}
+		m->h.type = REC_MSG_CUDA;
+		m->h.len = sizeof(*m);
+		fill_event(&m->ev, f, now, tgid, tid);
+		m->ev.ret = 0;
+		m->ev.flags |= ILOG_CUDA_F_NO_RETURN;
+		bpf_ringbuf_submit(m, 0);
+		count_rb(REC_RB_CUDA, 1);
+	}
+	bpf_map_delete_elem(&inflight, &tid);
+}
+
+/* raw_tp sched_process_exit(struct task_struct *p[, bool group_dead]) */
+SEC("raw_tp/sched_process_exit")
+int sched_process_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *p = (void *)ctx->args[0];
+	__u32 tgid = BPF_CORE_READ(p, tgid), tid = BPF_CORE_READ(p, pid);
+	bpf_map_delete_elem(&offcpu, &tid);
+	bpf_map_delete_elem(&wakeups, &tid);
+	if (!is_target(tgid)) {
+		bpf_map_delete_elem(&inflight, &tid);
+		return 0;
+	}
+	flush_inflight(tgid, tid);
+	/* do_exit() counts live threads down before this tracepoint */
+	if (BPF_CORE_READ(p, signal, live.counter) != 0)
+		return 0; /* a thread; the process lives on */
+	/* exit_code: status << 8 | signal, as wait(2) reports it */
+	crit_event(ILOG_HOST_EXIT, p, 0, 0, NULL, (__u32)BPF_CORE_READ(p, exit_code));
+	/* the entry stays until the recorder drains the aggregates of the last
+	 * window; it deletes exited targets then */
+	return 0;
+}
+
+/* raw_tp mark_victim: the OOM killer chose a victim.  Since 6.8 the
+ * first argument is the victim's task, before that its pid. */
+SEC("raw_tp/mark_victim")
+int mark_victim(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 a0 = ctx->args[0];
+	struct task_struct *victim = a0 > 0xffffffffull ? (void *)a0 : NULL;
+	struct rec_host *m;
+	struct ingero_host_event *e = host_reserve(&crit_rb, REC_RB_CRIT, ILOG_HOST_OOM, &m);
+	if (!e)
+		return 0;
+	__u64 id = bpf_get_current_pid_tgid();
+	e->ts_ns = bpf_ktime_get_ns();
+	e->pid = victim ? BPF_CORE_READ(victim, tgid) : (__u32)a0;
+	e->tid = victim ? BPF_CORE_READ(victim, pid) : (__u32)a0;
+	e->other_pid = id >> 32;   /* the task that ran out of memory */
+	e->other_tid = (__u32)id;
+	e->cpu = bpf_get_smp_processor_id();
+	if (victim)
+		BPF_CORE_READ_STR_INTO(&e->comm, victim, comm);
+	bpf_get_current_comm(&e->other_comm, sizeof(e->other_comm));
+	bpf_ringbuf_submit(m, 0);
+	return 0;
+}

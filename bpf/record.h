@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private contract between bpf/record.bpf.c and cmd/ingero-record: ring
+ * buffer message framing, probe cookies, argument decoders and the
+ * counter/aggregate maps.  None of this is in the log format; the log
+ * records are the structs of ingero_events.h carried inside the messages.
+ */
+#ifndef INGERO_RECORD_H
+#define INGERO_RECORD_H
+
+#include "ingero_events.h"
+
+/* Every ring buffer message starts with this; len includes it. */
+struct rec_hdr {
+	__u32 type;   /* enum rec_msg */
+	__u32 len;
+};
+
+enum rec_msg {
+	REC_MSG_CUDA = 1,   /* struct rec_cuda */
+	REC_MSG_STACK = 2,  /* struct rec_stack, ips truncated to nr */
+	REC_MSG_HOST = 3,   /* struct rec_host */
+	REC_MSG_NOTE = 4,   /* struct rec_note: work for the recorder, not a log record */
+};
+
+struct rec_cuda {
+	struct rec_hdr h;
+	struct ingero_cuda_event ev;
+};
+
+struct rec_stack {
+	struct rec_hdr h;
+	struct ingero_stack st;
+};
+#define REC_STACK_HDR_LEN (sizeof(struct rec_hdr) + 16)
+
+struct rec_host {
+	struct rec_hdr h;
+	struct ingero_host_event ev;
+};
+
+enum rec_note_what {
+	REC_NOTE_NEW_TARGET = 1, /* first traced call of a process: write its records */
+	REC_NOTE_DLOPEN = 2,     /* ld.so changed the link map: rescan its mappings */
+};
+
+struct rec_note {
+	struct rec_hdr h;
+	__u32 what;    /* enum rec_note_what */
+	__u32 pid;
+	__u64 ts_ns;
+};
+
+/* Ring buffers, also the index of struct rec_rb_stat. */
+enum rec_ring { REC_RB_CUDA = 0, REC_RB_HOST = 1, REC_RB_CRIT = 2, REC_RB__COUNT };
+
+/*
+ * A probe's attach cookie says how to decode its call:
+ *   bits 0-7 op (enum ilog_op), 8-15 decoder (enum rec_dec), 16-19 layer,
+ *   20-23 fixed memcpy kind + 1 (0: none), bit 24 sampling may skip it.
+ */
+#define REC_COOKIE(op, dec, layer, kind1, sampleable) \
+	((__u64)(op) | ((__u64)(dec) << 8) | ((__u64)(layer) << 16) | \
+	 ((__u64)(kind1) << 20) | ((__u64)(sampleable) << 24))
+#define REC_COOKIE_OP(c) ((c) & 0xff)
+#define REC_COOKIE_DEC(c) (((c) >> 8) & 0xff)
+#define REC_COOKIE_LAYER(c) (((c) >> 16) & 0xf)
+#define REC_COOKIE_KIND1(c) (((c) >> 20) & 0xf)
+#define REC_COOKIE_SAMPLEABLE(c) (((c) >> 24) & 1)
+/* the ld.so link-map hook, not a CUDA call */
+#define REC_COOKIE_DLHOOK 0xffffffffull
+
+/*
+ * Argument decoders: which registers / stack slots (x86-64 SysV) hold the
+ * fields of struct ingero_cuda_event for a function's signature.
+ * "out" means a pointer argument the call writes a handle through; the
+ * handle is read at return.
+ */
+enum rec_dec {
+	REC_DEC_NONE = 0,
+	REC_DEC_ALLOC,         /* (void **out, size_t bytes) */
+	REC_DEC_ALLOC_FLAGS,   /* (void **out, size_t bytes, unsigned flags) */
+	REC_DEC_HANDLE,        /* (handle, ...) */
+	REC_DEC_RT_LAUNCH,     /* (func, dim3 grid, dim3 block, args, shared, stream) */
+	REC_DEC_RT_MEMCPY,     /* (dst, src, count, kind[, stream]) */
+	REC_DEC_RT_MEMSET,     /* (dst, value, count[, stream]) */
+	REC_DEC_STREAM,        /* (stream) */
+	REC_DEC_BEGIN_CAPTURE, /* (stream, mode) */
+	REC_DEC_END_CAPTURE,   /* (stream, cudaGraph_t *out) */
+	REC_DEC_INSTANTIATE,   /* (exec *out, graph, flags) */
+	REC_DEC_GRAPH_LAUNCH,  /* (exec, stream) */
+	REC_DEC_CU_LAUNCH,     /* (f, gx, gy, gz, bx, by, bz, shared, stream, ...) */
+	REC_DEC_CU_LAUNCH_EX,  /* (const CUlaunchConfig *, f, ...) */
+	REC_DEC_CU_MEMCPY,     /* (dst, src, bytes[, stream]), kind from the cookie */
+	REC_DEC_NCCL_COLL,     /* (send, recv, count, dtype, op|root, comm, stream) */
+	REC_DEC_NCCL_GATHER,   /* (send, recv, count, dtype, comm, stream) */
+	REC_DEC_NCCL_P2P,      /* (buf, count, dtype, peer, comm, stream) */
+	REC_DEC_NCCL_INIT,     /* (comm *out, nranks, ncclUniqueId by value, rank) */
+	REC_DEC__COUNT
+};
+
+/* Per op, per CPU: calls seen at entry, not recorded, skipped by sampling. */
+struct rec_op_stat {
+	__u64 calls, lost, sampled, orphan_returns;
+};
+
+/* Per ring, per CPU: messages submitted and reserve/output failures. */
+struct rec_rb_stat {
+	__u64 sent, lost;
+};
+
+/* Per host event type, per CPU. */
+struct rec_host_stat {
+	__u64 seen, lost;
+};
+
+/* Per CPU: stack records. */
+struct rec_stack_stat {
+	__u64 sent, lost, failed; /* failed: bpf_get_stack returned nothing */
+};
+
+/* Per process window aggregates, drained by the recorder each window. */
+struct rec_sched_agg {
+	__u64 switches;  /* switch-outs not written as `switch` events */
+	char comm[INGERO_COMM_LEN];
+};
+
+struct rec_page_agg {
+	__u64 calls, pages;
+	char comm[INGERO_COMM_LEN];
+};
+
+/* Target set entry (key: tgid). */
+struct rec_target {
+	__u32 flags;
+	__u32 _pad;
+};
+#define REC_TARGET_NOTED 1 /* the recorder was told about it */
+
+/* --target modes */
+enum rec_mode { REC_MODE_ALL = 0, REC_MODE_UID = 1, REC_MODE_PIDS = 2 };
+
+#define REC_MAX_DEPTH 4 /* nested traced calls per thread (runtime -> driver) */
+
+/* A traced call in progress: entry time and decoded arguments. */
+struct rec_frame {
+	__u64 ts;
+	__u64 cookie;
+	__u64 ip;        /* the function's entry address */
+	__u64 out;       /* user pointer the call writes its handle through */
+	__u64 stream, bytes, handle;
+	__u32 kind;
+	__u32 grid[3], block[3];
+	__u32 skip;      /* sampled out: keep the pairing, emit nothing */
+};
+
+/* The calls in progress on one thread (map `inflight`, key: tid). */
+struct rec_inflight {
+	__u32 depth;
+	__u32 tgid;
+	struct rec_frame f[REC_MAX_DEPTH];
+};
+
+#endif /* INGERO_RECORD_H */

@@ -1,0 +1,529 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ingero-record: record CUDA runtime/driver/graph/NCCL calls and the host
+ * events around them into an .ilog (format/SPEC.md).  This file: options,
+ * set-up, the poll loop and a clean shutdown; the parts live in probes.c,
+ * discover.c, sink.c and sys.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "cli.h"
+#include "rec.h"
+#include "bpf/record.skel.h"
+
+volatile sig_atomic_t rec_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	rec_stop = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"ingero-record - record CUDA calls and the host events around them\n\n"
+		"USAGE\n  ingero-record [OPTIONS] [-o FILE|-] [-- COMMAND [ARG...]]\n\n"
+		"Traces every process that maps libcudart.so*, libcuda.so* or libnccl.so*\n"
+		"(of the invoking user by default) with eBPF uprobes, plus scheduler,\n"
+		"memory and process events of those processes, into an .ilog event log.\n"
+		"With a COMMAND, runs it (as the invoking user under sudo), traces it and\n"
+		"its children, and stops when it exits.  Needs root (CAP_BPF+CAP_PERFMON).\n\n"
+		"OPTIONS\n"
+		"  -o, --output FILE      log to write, - for stdout (default ingero-DATE.ilog)\n"
+		"  -p, --pid LIST         trace only these processes (and their children)\n"
+		"  -u, --user NAME        trace CUDA processes of this user\n"
+		"      --all-users        trace CUDA processes of every user\n"
+		"      --cuda-lib PATH    attach to this library only, no discovery (repeatable)\n"
+		"  -d, --duration DUR     stop after DUR (5s, 2m, 1h); a COMMAND still\n"
+		"                         running then gets SIGTERM\n"
+		"      --ringbuf-size SIZE  CUDA ring buffer (default 8m; host gets a quarter)\n"
+		"      --sampling-rate N  record one in N launches/copies/syncs (default 1 =\n"
+		"                         all; 0 = adaptive); allocations, graphs and NCCL\n"
+		"                         are always all recorded; skips are counted\n"
+		"      --stack=BOOL       user stacks of every call (default true)\n"
+		"      --wakeup-min DUR   record wakeups that waited at least DUR (50us)\n"
+		"      --rank N           job rank in the header (default $RANK or -1)\n"
+		"      --check            print a readiness report and exit\n"
+		"  -q, --quiet            no status lines or live table\n"
+		"  -v, --verbose          more detail (repeat for libbpf debug output)\n"
+		"  -h, --help             this text\n\n"
+		"A live table (per-op count, p50/p95/p99, drops) is shown when stderr is\n"
+		"a terminal.  SIGINT/SIGTERM stop cleanly; the log is valid even after\n"
+		"SIGKILL up to its last complete frame (about a second).  One recorder\n"
+		"runs at a time (lock: $INGERO_RECORD_LOCK or /run/ingero-record.lock).\n\n"
+		"EXAMPLES\n"
+		"  sudo ingero-record --check\n"
+		"  sudo ingero-record -d 60s -o run.ilog\n"
+		"  sudo ingero-record -o run.ilog -- python3 train.py\n"
+		"  sudo ingero-record -o - --pid 812 | ingero-export | jq -c 'select(.type==\"cuda\")'\n\n"
+		"EXIT STATUS\n  0 recorded, 1 --check found a problem, 2 usage error or failure\n");
+}
+
+static int parse_pids(const char *s, struct rec_opts *o)
+{
+	char *dup = strdup(s), *save = NULL;
+	int rc = 0;
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *end;
+		unsigned long v = strtoul(t, &end, 10);
+		if (*end || !v || v > 0x7fffffff || o->npids == 256) {
+			rc = -1;
+			break;
+		}
+		o->pids[o->npids++] = (uint32_t)v;
+	}
+	free(dup);
+	return rc;
+}
+
+static int bool_arg(const char *s, int *out)
+{
+	if (!s || !strcmp(s, "true") || !strcmp(s, "1") || !strcmp(s, "yes"))
+		*out = 1;
+	else if (!strcmp(s, "false") || !strcmp(s, "0") || !strcmp(s, "no"))
+		*out = 0;
+	else
+		return -1;
+	return 0;
+}
+
+static int libbpf_log(enum libbpf_print_level l, const char *fmt, va_list ap)
+{
+	if ((l == LIBBPF_DEBUG && !ILOG_VERBOSE(2)) || (l == LIBBPF_INFO && !ILOG_VERBOSE(1)))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static uint32_t round_ring(uint64_t v)
+{
+	uint64_t r = 4096;
+	while (r < v && r < (1ull << 30))
+		r <<= 1;
+	return (uint32_t)r;
+}
+
+static int parse_args(int argc, char **argv, struct rec_opts *o)
+{
+	enum { O_ALL = 256, O_LIB, O_RB, O_SAMPLE, O_STACK, O_NOSTACK, O_WAKE, O_RANK, O_CHECK };
+	static const struct option lo[] = {
+		{ "output", 1, 0, 'o' }, { "pid", 1, 0, 'p' }, { "user", 1, 0, 'u' },
+		{ "all-users", 0, 0, O_ALL }, { "cuda-lib", 1, 0, O_LIB },
+		{ "duration", 1, 0, 'd' }, { "ringbuf-size", 1, 0, O_RB },
+		{ "sampling-rate", 1, 0, O_SAMPLE }, { "stack", 2, 0, O_STACK },
+		{ "no-stack", 0, 0, O_NOSTACK }, { "wakeup-min", 1, 0, O_WAKE },
+		{ "rank", 1, 0, O_RANK }, { "check", 0, 0, O_CHECK }, { "quiet", 0, 0, 'q' },
+		{ "verbose", 0, 0, 'v' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+	};
+	int c, have_mode = 0;
+	const char *user = NULL;
+	char *sudo_uid = getenv("SUDO_UID");
+	o->mode = REC_MODE_UID;
+	o->uid = sudo_uid ? (uint32_t)strtoul(sudo_uid, NULL, 10) : (uint32_t)getuid();
+	o->ringbuf_size = 8 << 20;
+	o->sampling = 1;
+	o->stacks = 1;
+	o->wakeup_min_ns = 50000;
+	o->rank = getenv("RANK") ? strtoll(getenv("RANK"), NULL, 10) : -1;
+	o->lock_path = getenv("INGERO_RECORD_LOCK");
+	if (!o->lock_path || !*o->lock_path)
+		o->lock_path = "/run/ingero-record.lock";
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+o:p:u:d:qvh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'o': o->out = optarg; break;
+		case 'p':
+			if (parse_pids(optarg, o)) {
+				ilog_errorf("--pid: bad process list '%s'", optarg);
+				return -1;
+			}
+			o->mode = REC_MODE_PIDS;
+			have_mode = 1;
+			break;
+		case 'u': user = optarg; have_mode = 1; break;
+		case O_ALL: o->mode = REC_MODE_ALL; have_mode = 1; break;
+		case O_LIB:
+			if (o->ncuda_libs == 32) {
+				ilog_errorf("--cuda-lib: at most 32");
+				return -1;
+			}
+			o->cuda_libs[o->ncuda_libs++] = optarg;
+			break;
+		case 'd':
+			if (ilog_parse_duration(optarg, &o->duration_ns) || !o->duration_ns) {
+				ilog_errorf("--duration: bad duration '%s'", optarg);
+				return -1;
+			}
+			break;
+		case O_RB:
+			if (ilog_parse_size(optarg, &o->ringbuf_size) || o->ringbuf_size < 1) {
+				ilog_errorf("--ringbuf-size: bad size '%s'", optarg);
+				return -1;
+			}
+			break;
+		case O_SAMPLE: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || !*optarg || v > (1u << 20)) {
+				ilog_errorf("--sampling-rate: want N >= 0, got '%s'", optarg);
+				return -1;
+			}
+			o->sampling = (unsigned)v;
+			break;
+		}
+		case O_STACK:
+			if (bool_arg(optarg, &o->stacks)) {
+				ilog_errorf("--stack: want true or false, got '%s'", optarg);
+				return -1;
+			}
+			break;
+		case O_NOSTACK: o->stacks = 0; break;
+		case O_WAKE:
+			if (ilog_parse_duration(optarg, &o->wakeup_min_ns)) {
+				ilog_errorf("--wakeup-min: bad duration '%s'", optarg);
+				return -1;
+			}
+			break;
+		case O_RANK: o->rank = strtoll(optarg, NULL, 10); break;
+		case O_CHECK: o->check = 1; break;
+		case 'q': o->quiet = 1; ilog_verbosity = -1; break;
+		case 'v': ilog_verbosity++; break;
+		case 'h': usage(stdout); exit(ilog_finish_stdout(ILOG_EXIT_OK));
+		default:
+			ilog_errorf("unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		if (strcmp(argv[optind - 1], "--")) {
+			ilog_errorf("unexpected argument '%s' (a command goes after --)", argv[optind]);
+			return -1;
+		}
+		o->cmd = &argv[optind];
+		if (!have_mode)
+			o->mode = REC_MODE_PIDS; /* the command and its children */
+	}
+	if (user) {
+		struct passwd *pw = getpwnam(user);
+		char *end;
+		unsigned long v = strtoul(user, &end, 10);
+		if (!pw && *end) {
+			ilog_errorf("--user: no such user '%s'", user);
+			return -1;
+		}
+		o->uid = pw ? pw->pw_uid : (uint32_t)v;
+		if (o->mode != REC_MODE_PIDS)
+			o->mode = REC_MODE_UID;
+	}
+	return 0;
+}
+
+static pid_t start_command(char **cmd, int *gate)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		char c;
+		close(p[1]);
+		/* wait until the probes are in place, so the first call is traced */
+		if (read(p[0], &c, 1) != 1)
+			_exit(127);
+		const char *su = getenv("SUDO_UID"), *sg = getenv("SUDO_GID");
+		if (su && sg && geteuid() == 0) {
+			if (setgid((gid_t)strtoul(sg, NULL, 10)) ||
+			    setuid((uid_t)strtoul(su, NULL, 10)))
+				_exit(126);
+		}
+		signal(SIGPIPE, SIG_DFL);
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "%s: %s: %s\n", ilog_prog, cmd[0], strerror(errno));
+		_exit(127);
+	}
+	close(p[0]);
+	*gate = p[1];
+	return pid;
+}
+
+static int libbpf_quiet(enum libbpf_print_level l, const char *fmt, va_list ap)
+{
+	(void)l, (void)fmt, (void)ap;
+	return 0;
+}
+
+static int setup_bpf(struct rec *r)
+{
+	struct rec_opts *o = &r->o;
+	/* first with the uprobe_multi programs; a kernel before 6.6 rejects
+	 * them, and then they are left out */
+	r->multi = !getenv("INGERO_RECORD_NO_MULTI"); /* to test the fallback */
+again:
+	r->skel = record_bpf__open();
+	if (!r->skel) {
+		snprintf(r->err, sizeof(r->err), "cannot open the BPF object: %s", strerror(errno));
+		return -1;
+	}
+	r->skel->rodata->targ_mode = o->mode;
+	r->skel->rodata->targ_uid = o->uid;
+	r->skel->rodata->targ_stacks = o->stacks;
+	r->skel->rodata->targ_wakeup_min_ns = o->wakeup_min_ns;
+	r->sample_every = o->sampling ? o->sampling : 1;
+	r->skel->data->sample_every = r->sample_every;
+	uint32_t cuda = round_ring(o->ringbuf_size);
+	uint32_t host = round_ring(cuda / 4);
+	if (bpf_map__set_max_entries(r->skel->maps.cuda_rb, cuda) ||
+	    bpf_map__set_max_entries(r->skel->maps.host_rb, host)) {
+		snprintf(r->err, sizeof(r->err), "ring buffer size: %s", strerror(errno));
+		return -1;
+	}
+	if (r->multi) {
+		bpf_program__set_expected_attach_type(r->skel->progs.cuda_entry_multi,
+						      (enum bpf_attach_type)48);
+		bpf_program__set_expected_attach_type(r->skel->progs.cuda_return_multi,
+						      (enum bpf_attach_type)48);
+	} else {
+		bpf_program__set_autoload(r->skel->progs.cuda_entry_multi, false);
+		bpf_program__set_autoload(r->skel->progs.cuda_return_multi, false);
+	}
+	libbpf_print_fn_t old = r->multi ? libbpf_set_print(libbpf_quiet) : NULL;
+	int err = record_bpf__load(r->skel);
+	if (r->multi)
+		libbpf_set_print(old);
+	if (err && r->multi && err != -EPERM && err != -EACCES) {
+		record_bpf__destroy(r->skel);
+		r->multi = 0;
+		goto again;
+	}
+	if (err) {
+		if (err == -EPERM || err == -EACCES)
+			snprintf(r->err, sizeof(r->err),
+				 "cannot load BPF programs: %s: need CAP_BPF and CAP_PERFMON: "
+				 "run as root",
+				 strerror(-err));
+		else
+			snprintf(r->err, sizeof(r->err),
+				 "cannot load BPF programs: %s (ingero-record --check; -vv shows "
+				 "the verifier log)",
+				 strerror(-err));
+		return -1;
+	}
+	struct bpf_program *tps[] = {
+		r->skel->progs.sched_switch, r->skel->progs.sched_wakeup,
+		r->skel->progs.mm_page_alloc, r->skel->progs.sched_process_fork,
+		r->skel->progs.sched_process_exec, r->skel->progs.sched_process_exit,
+		r->skel->progs.mark_victim,
+	};
+	struct bpf_link **links[] = {
+		&r->skel->links.sched_switch, &r->skel->links.sched_wakeup,
+		&r->skel->links.mm_page_alloc, &r->skel->links.sched_process_fork,
+		&r->skel->links.sched_process_exec, &r->skel->links.sched_process_exit,
+		&r->skel->links.mark_victim,
+	};
+	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++) {
+		*links[i] = bpf_program__attach(tps[i]);
+		if (!*links[i]) {
+			/* a missing host tracepoint costs that event kind, not the recording */
+			ilog_warnf("cannot attach %s: %s; those events are not recorded",
+				   bpf_program__name(tps[i]), strerror(errno));
+		}
+	}
+	return 0;
+}
+
+static void detach_tracepoints(struct rec *r)
+{
+	struct bpf_link **links[] = {
+		&r->skel->links.sched_switch, &r->skel->links.sched_wakeup,
+		&r->skel->links.mm_page_alloc, &r->skel->links.sched_process_fork,
+		&r->skel->links.sched_process_exec, &r->skel->links.sched_process_exit,
+		&r->skel->links.mark_victim,
+	};
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		bpf_link__destroy(*links[i]);
+		*links[i] = NULL;
+	}
+}
+
+static int run(struct rec *r)
+{
+	struct rec_opts *o = &r->o;
+	pid_t child = -1;
+	int gate = -1, child_status = 0, child_done = 0;
+	for (unsigned i = 0; i < o->npids; i++)
+		if (rec_add_target(r, o->pids[i])) {
+			ilog_errorf("--pid %u: cannot add target: %s", o->pids[i], strerror(errno));
+			return ILOG_EXIT_USAGE;
+		}
+	if (o->cmd) {
+		child = start_command(o->cmd, &gate);
+		if (child < 0) {
+			ilog_errorf("cannot start '%s': %s", o->cmd[0], strerror(errno));
+			return ILOG_EXIT_USAGE;
+		}
+		rec_add_target(r, (uint32_t)child);
+	}
+	for (unsigned i = 0; i < o->ncuda_libs; i++) {
+		char real[4096];
+		if (!realpath(o->cuda_libs[i], real) || rec_lib_class(real) < 0) {
+			/* a renamed copy still counts: class from the name given */
+			snprintf(real, sizeof(real), "%s", o->cuda_libs[i]);
+		}
+		if (rec_attach_lib(r, real, real)) {
+			ilog_errorf("--cuda-lib: %s", r->err);
+			return ILOG_EXIT_USAGE;
+		}
+	}
+	if (!o->ncuda_libs)
+		rec_attach_known(r);
+	rec_scan_all(r);
+	rec_write_snapshot(r);
+	if (!o->quiet) {
+		fprintf(stderr, "%s: recording to %s: %u probes in %u files; %s\n", ilog_prog,
+			o->out, r->nprobes, r->nlibs,
+			o->cmd ? "running the command" : "Ctrl-C to stop");
+	}
+	if (gate >= 0) {
+		if (write(gate, "g", 1) != 1)
+			ilog_warnf("cannot release the command: %s", strerror(errno));
+		close(gate);
+	}
+	uint64_t next_sec = rec_now(CLOCK_MONOTONIC) + 1000000000ull, next_full = next_sec + 9e9;
+	int rc = ILOG_EXIT_OK;
+	while (!rec_stop) {
+		int err = rec_drain(r, 10);
+		if (err) {
+			ilog_errorf("ring buffer: %s", strerror(-err));
+			rc = ILOG_EXIT_USAGE;
+			break;
+		}
+		uint64_t now = rec_now(CLOCK_MONOTONIC);
+		if (o->duration_ns && now - r->t0_ns >= o->duration_ns)
+			break;
+		if (child > 0 && waitpid(child, &child_status, WNOHANG) == child) {
+			child_done = 1;
+			break;
+		}
+		if (now >= next_sec) {
+			next_sec = now + 1000000000ull;
+			rec_window(r, 0);
+			rec_write_snapshot(r);
+			rec_write_clock(r);
+			/* libraries loaded without the ld.so hook are found by this */
+			for (unsigned i = 0; i < REC_MAX_PROCS; i++)
+				if (r->procs[i].pid && !r->procs[i].exited)
+					rec_scan_pid(r, r->procs[i].pid);
+			if (o->mode != REC_MODE_PIDS && now >= next_full) {
+				next_full = now + 10000000000ull;
+				rec_scan_all(r);
+			}
+			if (!o->sampling)
+				rec_adapt_sampling(r);
+			if (o->quiet <= 0)
+				rec_summary(r, 0);
+		}
+		if (ilog_writer_tick(r->w)) {
+			ilog_errorf("%s: %s", o->out, ilog_writer_error(r->w));
+			rc = ILOG_EXIT_USAGE;
+			break;
+		}
+	}
+	/* stop producing, then take everything already produced */
+	rec_detach_all(r);
+	detach_tracepoints(r);
+	ring_buffer__consume(r->rb);
+	rec_flush_inflight(r);
+	rec_window(r, 1);
+	rec_write_clock(r);
+	if (o->quiet <= 0)
+		rec_summary(r, 1);
+	if (child > 0 && !child_done) {
+		kill(child, SIGTERM);
+		waitpid(child, &child_status, 0);
+	}
+	if (child > 0 && !o->quiet && WIFEXITED(child_status) && WEXITSTATUS(child_status))
+		ilog_warnf("the command exited with status %d", WEXITSTATUS(child_status));
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static struct rec r; /* large: the process table */
+	ilog_cli_init(argv[0]);
+	if (parse_args(argc, argv, &r.o))
+		return ILOG_EXIT_USAGE;
+	libbpf_set_print(libbpf_log);
+	if (r.o.check)
+		return ilog_finish_stdout(rec_check(&r.o));
+	char defname[64];
+	if (!r.o.out) {
+		time_t t = time(NULL);
+		strftime(defname, sizeof(defname), "ingero-%Y%m%d-%H%M%S.ilog", localtime(&t));
+		r.o.out = defname;
+	}
+	char err[512];
+	if (rec_lock(r.o.lock_path, err, sizeof(err)) < 0) {
+		ilog_errorf("%s", err);
+		return ILOG_EXIT_USAGE;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+	if (setrlimit(RLIMIT_NOFILE, &rl)) {
+		getrlimit(RLIMIT_NOFILE, &rl);
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	int rc = ILOG_EXIT_USAGE;
+	r.out_fd = -1;
+	if (!strcmp(r.o.out, "-") && ilog_refuse_tty(STDOUT_FILENO, "a binary log"))
+		goto cleanup;
+	if ((r.out_fd = ilog_open_out(r.o.out)) < 0)
+		goto cleanup;
+	if (!strcmp(r.o.out, "-"))
+		r.o.out = "stdout";
+	r.w = ilog_writer_open(r.out_fd, NULL, err, sizeof(err));
+	if (!r.w) {
+		ilog_errorf("%s: %s", r.o.out, err);
+		goto cleanup;
+	}
+	r.t0_ns = rec_now(CLOCK_MONOTONIC);
+	if (rec_write_header(&r)) {
+		ilog_errorf("%s: %s", r.o.out, ilog_writer_error(r.w));
+		goto cleanup;
+	}
+	if (setup_bpf(&r) || rec_sink_open(&r)) {
+		ilog_errorf("%s", r.err);
+		goto cleanup;
+	}
+	r.tty = !r.o.quiet && isatty(STDERR_FILENO);
+	rc = run(&r);
+cleanup:
+	if (r.w && ilog_writer_close(r.w, err, sizeof(err))) {
+		ilog_errorf("%s: %s", r.o.out, err);
+		rc = ILOG_EXIT_USAGE;
+	}
+	ring_buffer__free(r.rb);
+	rec_detach_all(&r);
+	record_bpf__destroy(r.skel);
+	free(r.libs);
+	if (r.out_fd > STDERR_FILENO)
+		close(r.out_fd);
+	return rc;
+}

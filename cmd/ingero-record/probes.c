@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What to probe and how: the table of traced symbols (name -> op,
+ * argument decoder), symbol resolution in a library file with libelf, and
+ * uprobe/uretprobe attachment with the decoding recipe in the cookie.
+ * Names that resolve to one address (cuMemAlloc = cuMemAlloc_v2,
+ * ncclAllReduce = pncclAllReduce) are attached once, so a call is counted
+ * once; _ptsz/_ptds twins have addresses of their own and are attached
+ * under the same op.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "cli.h"
+#include "rec.h"
+#include "bpf/record.skel.h"
+
+enum { CL_RT = 0, CL_DRV = 1, CL_NCCL = 3 };
+
+struct pdef {
+	const char *sym;
+	uint8_t op, dec, kind1, sampleable, primary, cls;
+};
+
+#define RT(s, op, dec, smp, pri) { #s, ILOG_OP_##op, REC_DEC_##dec, 0, smp, pri, CL_RT }
+#define DRV(s, op, dec, k1, smp, pri) { #s, ILOG_OP_##op, REC_DEC_##dec, k1, smp, pri, CL_DRV }
+#define NC(s, op, dec, pri) { #s, ILOG_OP_##op, REC_DEC_##dec, 0, 0, pri, CL_NCCL }
+/*
+ * Sampling (--sampling-rate) may thin out only the high-rate calls:
+ * launches, copies, syncs.  Allocations, frees, graph lifecycle and NCCL
+ * are always recorded.  `primary` names are the ones worth reporting
+ * when absent; twins and aliases are optional.
+ */
+static const struct pdef defs[] = {
+	RT(cudaMalloc, cudaMalloc, ALLOC, 0, 1),
+	RT(cudaMallocManaged, cudaMallocManaged, ALLOC_FLAGS, 0, 1),
+	RT(cudaMallocHost, cudaMallocHost, ALLOC, 0, 1),
+	RT(cudaFree, cudaFree, HANDLE, 0, 1),
+	RT(cudaFreeHost, cudaFreeHost, HANDLE, 0, 1),
+	RT(cudaLaunchKernel, cudaLaunchKernel, RT_LAUNCH, 1, 1),
+	RT(cudaLaunchKernel_ptsz, cudaLaunchKernel, RT_LAUNCH, 1, 0),
+	RT(cudaMemcpy, cudaMemcpy, RT_MEMCPY, 1, 1),
+	RT(cudaMemcpy_ptds, cudaMemcpy, RT_MEMCPY, 1, 0),
+	RT(cudaMemcpyAsync, cudaMemcpyAsync, RT_MEMCPY, 1, 1),
+	RT(cudaMemcpyAsync_ptsz, cudaMemcpyAsync, RT_MEMCPY, 1, 0),
+	RT(cudaMemset, cudaMemset, RT_MEMSET, 1, 1),
+	RT(cudaMemset_ptds, cudaMemset, RT_MEMSET, 1, 0),
+	RT(cudaMemsetAsync, cudaMemsetAsync, RT_MEMSET, 1, 1),
+	RT(cudaMemsetAsync_ptsz, cudaMemsetAsync, RT_MEMSET, 1, 0),
+	RT(cudaStreamSynchronize, cudaStreamSynchronize, STREAM, 1, 1),
+	RT(cudaStreamSynchronize_ptsz, cudaStreamSynchronize, STREAM, 1, 0),
+	RT(cudaDeviceSynchronize, cudaDeviceSynchronize, NONE, 1, 1),
+	RT(cudaEventSynchronize, cudaEventSynchronize, HANDLE, 1, 1),
+	RT(cudaStreamBeginCapture, cudaStreamBeginCapture, BEGIN_CAPTURE, 0, 1),
+	RT(cudaStreamBeginCapture_ptsz, cudaStreamBeginCapture, BEGIN_CAPTURE, 0, 0),
+	RT(cudaStreamEndCapture, cudaStreamEndCapture, END_CAPTURE, 0, 1),
+	RT(cudaStreamEndCapture_ptsz, cudaStreamEndCapture, END_CAPTURE, 0, 0),
+	RT(cudaGraphInstantiate, cudaGraphInstantiate, INSTANTIATE, 0, 1),
+	RT(cudaGraphInstantiateWithFlags, cudaGraphInstantiateWithFlags, INSTANTIATE, 0, 1),
+	RT(cudaGraphLaunch, cudaGraphLaunch, GRAPH_LAUNCH, 1, 1),
+	RT(cudaGraphLaunch_ptsz, cudaGraphLaunch, GRAPH_LAUNCH, 1, 0),
+	DRV(cuLaunchKernel, cuLaunchKernel, CU_LAUNCH, 0, 1, 1),
+	DRV(cuLaunchKernel_ptsz, cuLaunchKernel, CU_LAUNCH, 0, 1, 0),
+	DRV(cuLaunchKernelEx, cuLaunchKernelEx, CU_LAUNCH_EX, 0, 1, 1),
+	DRV(cuLaunchKernelEx_ptsz, cuLaunchKernelEx, CU_LAUNCH_EX, 0, 1, 0),
+	DRV(cuMemAlloc_v2, cuMemAlloc, ALLOC, 0, 0, 1),
+	DRV(cuMemAlloc, cuMemAlloc, ALLOC, 0, 0, 0),
+	DRV(cuMemFree_v2, cuMemFree, HANDLE, 0, 0, 1),
+	DRV(cuMemFree, cuMemFree, HANDLE, 0, 0, 0),
+	/* memcpy kind as cudaMemcpyKind + 1: 1 HtoH, 2 HtoD, 3 DtoH, 4 DtoD, 5 default */
+	DRV(cuMemcpy, cuMemcpy, CU_MEMCPY, 5, 1, 1),
+	DRV(cuMemcpy_ptds, cuMemcpy, CU_MEMCPY, 5, 1, 0),
+	DRV(cuMemcpyAsync, cuMemcpyAsync, CU_MEMCPY, 5, 1, 1),
+	DRV(cuMemcpyAsync_ptsz, cuMemcpyAsync, CU_MEMCPY, 5, 1, 0),
+	DRV(cuMemcpyHtoD_v2, cuMemcpyHtoD, CU_MEMCPY, 2, 1, 1),
+	DRV(cuMemcpyHtoD_v2_ptds, cuMemcpyHtoD, CU_MEMCPY, 2, 1, 0),
+	DRV(cuMemcpyDtoH_v2, cuMemcpyDtoH, CU_MEMCPY, 3, 1, 1),
+	DRV(cuMemcpyDtoH_v2_ptds, cuMemcpyDtoH, CU_MEMCPY, 3, 1, 0),
+	DRV(cuMemcpyDtoD_v2, cuMemcpyDtoD, CU_MEMCPY, 4, 1, 1),
+	DRV(cuMemcpyDtoD_v2_ptds, cuMemcpyDtoD, CU_MEMCPY, 4, 1, 0),
+	DRV(cuMemcpyHtoDAsync_v2, cuMemcpyHtoDAsync, CU_MEMCPY, 2, 1, 1),
+	DRV(cuMemcpyHtoDAsync_v2_ptsz, cuMemcpyHtoDAsync, CU_MEMCPY, 2, 1, 0),
+	DRV(cuMemcpyDtoHAsync_v2, cuMemcpyDtoHAsync, CU_MEMCPY, 3, 1, 1),
+	DRV(cuMemcpyDtoHAsync_v2_ptsz, cuMemcpyDtoHAsync, CU_MEMCPY, 3, 1, 0),
+	DRV(cuCtxSynchronize, cuCtxSynchronize, NONE, 0, 1, 1),
+	DRV(cuCtxSynchronize_v2, cuCtxSynchronize, NONE, 0, 1, 0),
+	DRV(cuStreamSynchronize, cuStreamSynchronize, STREAM, 0, 1, 1),
+	DRV(cuStreamSynchronize_ptsz, cuStreamSynchronize, STREAM, 0, 1, 0),
+	NC(ncclAllReduce, ncclAllReduce, NCCL_COLL, 1),
+	NC(pncclAllReduce, ncclAllReduce, NCCL_COLL, 0),
+	NC(ncclAllGather, ncclAllGather, NCCL_GATHER, 1),
+	NC(pncclAllGather, ncclAllGather, NCCL_GATHER, 0),
+	NC(ncclReduceScatter, ncclReduceScatter, NCCL_COLL, 1),
+	NC(pncclReduceScatter, ncclReduceScatter, NCCL_COLL, 0),
+	NC(ncclBroadcast, ncclBroadcast, NCCL_COLL, 1),
+	NC(pncclBroadcast, ncclBroadcast, NCCL_COLL, 0),
+	NC(ncclSend, ncclSend, NCCL_P2P, 1),
+	NC(pncclSend, ncclSend, NCCL_P2P, 0),
+	NC(ncclRecv, ncclRecv, NCCL_P2P, 1),
+	NC(pncclRecv, ncclRecv, NCCL_P2P, 0),
+	NC(ncclCommInitRank, ncclCommInitRank, NCCL_INIT, 1),
+	NC(pncclCommInitRank, ncclCommInitRank, NCCL_INIT, 0),
+	NC(ncclCommDestroy, ncclCommDestroy, HANDLE, 1),
+	NC(pncclCommDestroy, ncclCommDestroy, HANDLE, 0),
+};
+#define NDEFS (sizeof(defs) / sizeof(defs[0]))
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+int rec_lib_class(const char *path)
+{
+	const char *b = base_name(path);
+	if (!strncmp(b, "libcudart.so", 12))
+		return CL_RT;
+	if (!strncmp(b, "libcuda.so", 10))
+		return CL_DRV;
+	if (!strncmp(b, "libnccl.so", 10))
+		return CL_NCCL;
+	return -1;
+}
+
+int rec_is_interp(const char *path)
+{
+	return !strncmp(base_name(path), "ld-linux", 8);
+}
+
+/* A symbol found in the file: which def, at which file offset. */
+struct hit {
+	uint64_t off;
+	unsigned def;
+};
+
+static int hit_cmp(const void *a, const void *b)
+{
+	const struct hit *x = a, *y = b;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	/* at one address, prefer the primary name (cuMemAlloc_v2 over cuMemAlloc) */
+	if (defs[x->def].primary != defs[y->def].primary)
+		return defs[x->def].primary ? -1 : 1;
+	return (int)x->def - (int)y->def;
+}
+
+/*
+ * Resolve the traced symbols of class `cls` (or the single name `only`)
+ * in an ELF file to file offsets.  Returns the number of hits, -1 on error.
+ */
+static int resolve(const char *path, int cls, const char *only, struct hit *hits, unsigned cap,
+		   uint64_t *only_off, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	int n = 0;
+	size_t nph = 0;
+	if (!e || elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &nph)) {
+		snprintf(err, errlen, "%s: not an ELF file", path);
+		n = -1;
+		goto out;
+	}
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB))
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (!d || !sh.sh_entsize)
+			continue;
+		size_t cnt = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; i < cnt; i++) {
+			GElf_Sym s;
+			if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
+			    s.st_shndx == SHN_UNDEF || !s.st_value)
+				continue;
+			const char *name = elf_strptr(e, sh.sh_link, s.st_name);
+			if (!name || (name[0] != 'c' && name[0] != 'n' && name[0] != 'p' &&
+				      name[0] != '_'))
+				continue;
+			/* file offset of the symbol: through the PT_LOAD that maps it */
+			uint64_t off = UINT64_MAX;
+			for (size_t p = 0; p < nph; p++) {
+				GElf_Phdr ph;
+				if (gelf_getphdr(e, (int)p, &ph) && ph.p_type == PT_LOAD &&
+				    s.st_value >= ph.p_vaddr && s.st_value < ph.p_vaddr + ph.p_filesz) {
+					off = s.st_value - ph.p_vaddr + ph.p_offset;
+					break;
+				}
+			}
+			if (off == UINT64_MAX)
+				continue;
+			if (only) {
+				if (!strcmp(name, only)) {
+					*only_off = off;
+					n = 1;
+					goto out;
+				}
+				continue;
+			}
+			for (unsigned k = 0; k < NDEFS; k++) {
+				if (defs[k].cls != cls || strcmp(defs[k].sym, name))
+					continue;
+				/* the same name in .dynsym and .symtab: once */
+				int dup = 0;
+				for (int j = 0; j < n; j++)
+					if (hits[j].def == k && hits[j].off == off)
+						dup = 1;
+				if (!dup && (unsigned)n < cap)
+					hits[n++] = (struct hit){ off, k };
+				break;
+			}
+		}
+	}
+out:
+	if (e)
+		elf_end(e);
+	close(fd);
+	return n;
+}
+
+static struct rec_lib *lib_find_or_add(struct rec *r, const char *path, const char *open_path,
+				       int *is_new)
+{
+	struct stat st;
+	*is_new = 0;
+	if (stat(open_path, &st)) {
+		snprintf(r->err, sizeof(r->err), "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	for (unsigned i = 0; i < r->nlibs; i++)
+		if (r->libs[i].dev == st.st_dev && r->libs[i].ino == st.st_ino)
+			return &r->libs[i];
+	if (r->nlibs == r->caplibs) {
+		unsigned cap = r->caplibs ? r->caplibs * 2 : 8;
+		struct rec_lib *l = realloc(r->libs, cap * sizeof(*l));
+		if (!l) {
+			snprintf(r->err, sizeof(r->err), "out of memory");
+			return NULL;
+		}
+		r->libs = l;
+		r->caplibs = cap;
+	}
+	struct rec_lib *l = &r->libs[r->nlibs++];
+	memset(l, 0, sizeof(*l));
+	l->mfd[0] = l->mfd[1] = -1;
+	l->dev = st.st_dev;
+	l->ino = st.st_ino;
+	snprintf(l->path, sizeof(l->path), "%s", path);
+	*is_new = 1;
+	return l;
+}
+
+static int add_link(struct rec_lib *l, struct bpf_link *k)
+{
+	struct bpf_link **n = realloc(l->links, (size_t)(l->nlinks + 1) * sizeof(*n));
+	if (!n)
+		return -1;
+	l->links = n;
+	l->links[l->nlinks++] = k;
+	return 0;
+}
+
+static struct bpf_link *attach_one(struct rec *r, const char *open_path, uint64_t off,
+				   uint64_t cookie, int ret)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = cookie, .retprobe = ret);
+	struct bpf_program *p = ret ? r->skel->progs.cuda_return : r->skel->progs.cuda_entry;
+	return bpf_program__attach_uprobe_opts(p, -1, open_path, (size_t)off, &uo);
+}
+
+/* BPF_LINK_CREATE for uprobe_multi (Linux 6.6), laid out by hand because
+ * the libbpf and UAPI headers this builds against may predate it. */
+#define REC_TRACE_UPROBE_MULTI 48
+#define REC_UPROBE_MULTI_RETURN 1
+struct link_create_um {
+	uint32_t prog_fd, target_fd, attach_type, flags;
+	uint64_t path, offsets, ref_ctr_offsets, cookies;
+	uint32_t cnt, um_flags, pid;
+	uint8_t tail[92]; /* zero: the rest of union bpf_attr */
+};
+
+static int attach_multi(struct rec *r, const char *open_path, const uint64_t *offs,
+			const uint64_t *cookies, unsigned n, int ret)
+{
+	struct bpf_program *p = ret ? r->skel->progs.cuda_return_multi
+				    : r->skel->progs.cuda_entry_multi;
+	struct link_create_um a;
+	memset(&a, 0, sizeof(a));
+	a.prog_fd = (uint32_t)bpf_program__fd(p);
+	a.attach_type = REC_TRACE_UPROBE_MULTI;
+	a.path = (uint64_t)(uintptr_t)open_path;
+	a.offsets = (uint64_t)(uintptr_t)offs;
+	a.cookies = (uint64_t)(uintptr_t)cookies;
+	a.cnt = n;
+	a.um_flags = ret ? REC_UPROBE_MULTI_RETURN : 0;
+	return (int)syscall(__NR_bpf, BPF_LINK_CREATE, &a, sizeof(a));
+}
+
+/*
+ * Attach n probes (entry and return for each, or entry only) to a file:
+ * two uprobe_multi links where the kernel has them, else a pair of perf
+ * uprobes per function.  Returns how many functions got probes.
+ */
+static int attach_set(struct rec *r, struct rec_lib *l, const char *open_path,
+		      const uint64_t *offs, const uint64_t *cookies, unsigned n, int with_ret)
+{
+	if (r->multi && n) {
+		int in = attach_multi(r, open_path, offs, cookies, n, 0);
+		int out = in >= 0 && with_ret ? attach_multi(r, open_path, offs, cookies, n, 1) : -1;
+		if (in >= 0 && (out >= 0 || !with_ret)) {
+			l->mfd[0] = in;
+			l->mfd[1] = out;
+			return (int)n;
+		}
+		int e = errno;
+		if (in >= 0)
+			close(in);
+		if (e != EINVAL && e != EOPNOTSUPP && e != ENOSYS && e != E2BIG) {
+			ilog_warnf("%s: cannot attach: %s", l->path, strerror(e));
+			return 0; /* the file, not the method: e.g. it is gone */
+		}
+		if (ILOG_VERBOSE(1))
+			ilog_warnf("uprobe_multi: %s; using one uprobe per function", strerror(e));
+		r->multi = 0;
+	}
+	int ok = 0, failed = 0;
+	for (unsigned j = 0; j < n; j++) {
+		struct bpf_link *in = attach_one(r, open_path, offs[j], cookies[j], 0);
+		struct bpf_link *out = in && with_ret ? attach_one(r, open_path, offs[j], cookies[j], 1)
+						      : NULL;
+		if (!in || (with_ret && !out)) {
+			int e = errno;
+			bpf_link__destroy(in);
+			if (!failed++)
+				ilog_warnf("%s: cannot attach at offset 0x%llx: %s", l->path,
+					   (unsigned long long)offs[j], strerror(e));
+			continue;
+		}
+		if (add_link(l, in) || (out && add_link(l, out))) {
+			bpf_link__destroy(in);
+			bpf_link__destroy(out);
+			continue;
+		}
+		ok++;
+	}
+	return ok;
+}
+
+int rec_attach_lib(struct rec *r, const char *path, const char *open_path)
+{
+	int cls = rec_lib_class(path), is_new;
+	if (cls < 0)
+		return 0;
+	struct rec_lib *l = lib_find_or_add(r, path, open_path, &is_new);
+	if (!l)
+		return -1;
+	if (!is_new)
+		return 0;
+	struct hit hits[NDEFS * 2];
+	int n = resolve(open_path, cls, NULL, hits, NDEFS * 2, NULL, r->err, sizeof(r->err));
+	if (n < 0)
+		return -1;
+	qsort(hits, (size_t)n, sizeof(hits[0]), hit_cmp);
+	char missing[1024] = "";
+	unsigned mlen = 0, nmissing = 0;
+	for (unsigned k = 0; k < NDEFS; k++) {
+		if (defs[k].cls != cls || !defs[k].primary)
+			continue;
+		/* an op is missing when none of its names is in the file */
+		int have = 0;
+		for (int j = 0; j < n && !have; j++)
+			have = defs[hits[j].def].op == defs[k].op;
+		if (!have) {
+			nmissing++;
+			if (mlen < sizeof(missing) - 64)
+				mlen += (unsigned)snprintf(missing + mlen, sizeof(missing) - mlen,
+							   "%s%s", mlen ? ", " : "", defs[k].sym);
+		}
+	}
+	uint64_t offs[NDEFS * 2], cookies[NDEFS * 2];
+	unsigned m = 0;
+	for (int j = 0; j < n; j++) {
+		if (j && hits[j].off == hits[j - 1].off)
+			continue; /* an alias of the name just taken: once */
+		const struct pdef *d = &defs[hits[j].def];
+		offs[m] = hits[j].off;
+		cookies[m++] = REC_COOKIE(d->op, d->dec, ilog_op_layer(d->op), d->kind1,
+					  d->sampleable);
+	}
+	l->nprobes = attach_set(r, l, open_path, offs, cookies, m, 1);
+	if (m && !l->nprobes) {
+		/* forget it, so a later sighting tries again */
+		free(l->links);
+		r->nlibs--;
+		return 0;
+	}
+	r->nprobes += (unsigned)l->nprobes;
+	if (nmissing && ILOG_VERBOSE(1))
+		ilog_warnf("%s: %u traced function%s not in this library, skipped: %s", path,
+			   nmissing, nmissing == 1 ? " is" : "s are", missing);
+	if (ILOG_VERBOSE(1))
+		fprintf(stderr, "%s: attached %d probes to %s\n", ilog_prog, l->nprobes, path);
+	return 0;
+}
+
+int rec_attach_dlhook(struct rec *r, const char *path, const char *open_path)
+{
+	int is_new;
+	struct rec_lib *l = lib_find_or_add(r, path, open_path, &is_new);
+	if (!l)
+		return -1;
+	if (!is_new)
+		return 0;
+	uint64_t off = 0;
+	int n = resolve(open_path, -1, "_dl_debug_state", NULL, 0, &off, r->err, sizeof(r->err));
+	if (n <= 0) {
+		if (ILOG_VERBOSE(1))
+			ilog_warnf("%s: no _dl_debug_state: libraries it loads are found by rescans",
+				   path);
+		return 0;
+	}
+	uint64_t cookie = REC_COOKIE_DLHOOK;
+	if (attach_set(r, l, open_path, &off, &cookie, 1, 0) != 1) {
+		free(l->links);
+		r->nlibs--;
+		return 0;
+	}
+	if (ILOG_VERBOSE(1))
+		fprintf(stderr, "%s: watching dlopen through %s\n", ilog_prog, path);
+	return 0;
+}
+
+struct detach_job {
+	struct bpf_link **links;
+	unsigned n, next; /* atomic */
+};
+
+static void *detach_worker(void *arg)
+{
+	struct detach_job *j = arg;
+	for (;;) {
+		unsigned i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+		if (i >= j->n)
+			return NULL;
+		bpf_link__destroy(j->links[i]);
+	}
+}
+
+/*
+ * Removing a uprobe waits for an RCU grace period (~0.1 s here), one
+ * after another if done in a loop: 100 probes took 10 s.  Waiters in
+ * parallel share grace periods, so detach from a pool of threads.
+ */
+void rec_detach_all(struct rec *r)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < r->nlibs; i++)
+		n += (unsigned)r->libs[i].nlinks;
+	struct bpf_link **all = n ? malloc(n * sizeof(*all)) : NULL;
+	struct detach_job j = { all, 0, 0 };
+	for (unsigned i = 0; i < r->nlibs; i++) {
+		for (int k = 0; k < r->libs[i].nlinks; k++) {
+			if (all)
+				all[j.n++] = r->libs[i].links[k];
+			else
+				bpf_link__destroy(r->libs[i].links[k]);
+		}
+		free(r->libs[i].links);
+		r->libs[i].links = NULL;
+		r->libs[i].nlinks = 0;
+		for (int k = 0; k < 2; k++) {
+			if (r->libs[i].mfd[k] >= 0)
+				close(r->libs[i].mfd[k]);
+			r->libs[i].mfd[k] = -1;
+		}
+	}
+	pthread_t th[64];
+	unsigned nt = 0;
+	while (nt < 64 && nt * 2 < j.n && !pthread_create(&th[nt], NULL, detach_worker, &j))
+		nt++;
+	detach_worker(&j);
+	for (unsigned t = 0; t < nt; t++)
+		pthread_join(th[t], NULL);
+	free(all);
+}
+
+int rec_probe_count(const char *path, int *found, int *total, char *missing, size_t len)
+{
+	int cls = rec_lib_class(path);
+	char err[256];
+	struct hit hits[NDEFS * 2];
+	*found = *total = 0;
+	if (len)
+		missing[0] = 0;
+	if (cls < 0)
+		return -1;
+	int n = resolve(path, cls, NULL, hits, NDEFS * 2, NULL, err, sizeof(err));
+	if (n < 0)
+		return -1;
+	size_t ml = 0;
+	for (unsigned k = 0; k < NDEFS; k++) {
+		if (defs[k].cls != cls || !defs[k].primary)
+			continue;
+		(*total)++;
+		int have = 0;
+		for (int j = 0; j < n && !have; j++)
+			have = defs[hits[j].def].op == defs[k].op;
+		if (have)
+			(*found)++;
+		else if (ml + 64 < len)
+			ml += (size_t)snprintf(missing + ml, len - ml, "%s%s", ml ? ", " : "",
+					       defs[k].sym);
+	}
+	return 0;
+}

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ingero-record internals shared by its files: the recorder state, probe
+ * attachment (probes.c), /proc discovery and process records (discover.c),
+ * ring-buffer draining, statistics and loss records (sink.c), and host
+ * facts: header, snapshots, readiness check, lock (sys.c).
+ */
+#ifndef INGERO_REC_H
+#define INGERO_REC_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+#include "ilog.h"
+#include "record.h"
+
+struct record_bpf;
+struct ring_buffer;
+struct bpf_link;
+
+struct rec_opts {
+	enum rec_mode mode;
+	uint32_t uid;
+	uint32_t pids[256];
+	unsigned npids;
+	const char *cuda_libs[32];
+	unsigned ncuda_libs;
+	uint64_t duration_ns;
+	const char *out;
+	uint64_t ringbuf_size;
+	unsigned sampling;        /* 1 = all, N = one in N, 0 = adaptive */
+	int stacks;
+	int check;
+	int quiet;
+	int64_t rank;
+	uint64_t wakeup_min_ns;
+	const char *lock_path;
+	char **cmd;               /* after "--": run it under recording */
+};
+
+/* One attached library file (identified by device and inode). */
+struct rec_lib {
+	uint64_t dev, ino;
+	char path[4096];
+	int nlinks, nprobes;
+	int mfd[2];                /* uprobe_multi links (entry, return), -1 if none */
+	struct bpf_link **links;
+};
+
+/* Per-op latency histogram for the live summary: log2 with 4 sub-buckets. */
+#define REC_HBUCKETS 256
+struct rec_hist {
+	uint64_t n;
+	uint32_t b[REC_HBUCKETS];
+};
+
+/* What the recorder knows about a target process. */
+struct rec_proc {
+	uint32_t pid;              /* 0 = free slot */
+	uint64_t start_ticks;      /* /proc/PID/stat starttime: pid reuse key */
+	uint32_t exec_gen;         /* exec events seen; a new exec rewrites records */
+	uint32_t written_gen;      /* +1 of exec_gen when records were written */
+	uint64_t cpu_ticks;        /* utime+stime at the last snapshot */
+	int exited;
+	/* executable mappings already written: start addresses */
+	uint64_t *maps;
+	unsigned nmaps, capmaps;
+};
+
+#define REC_MAX_PROCS 8192
+
+struct rec {
+	struct rec_opts o;
+	struct record_bpf *skel;
+	struct ring_buffer *rb;
+	struct ilog_writer *w;
+	int out_fd;
+	int tty;                   /* live table on stderr */
+	struct rec_lib *libs;
+	unsigned nlibs, caplibs;
+	unsigned nprobes;          /* attached uprobe pairs */
+	int multi;                 /* uprobe_multi links work here */
+	struct rec_proc procs[REC_MAX_PROCS];
+	/* pids to rescan after this drain (notes, forks, execs) */
+	uint32_t pending[1024];
+	unsigned npending;
+	uint64_t t0_ns, last_tick_ns;
+	/* counts written by the sink */
+	uint64_t n_cuda, n_host, n_stack, n_note, n_other;
+	uint64_t cuda_by_op[ILOG_OP__COUNT];
+	struct rec_hist hist[ILOG_OP__COUNT];
+	/* last loss counters written, to write only changes */
+	uint64_t last_loss_sum;
+	/* previous /proc/stat totals for cpu % */
+	uint64_t cpu_busy, cpu_total;
+	double last_cpu_pct;
+	unsigned summary_lines;
+	unsigned sample_every;     /* current (adaptive) rate */
+	uint64_t drain_bytes, max_drain_bytes;
+	char err[512];
+};
+
+extern volatile sig_atomic_t rec_stop;
+
+uint64_t rec_now(clockid_t clk);
+
+/* probes.c */
+/* Attach every traced symbol found in the library at `path` (opened as
+ * `open_path`, e.g. through /proc/PID/root).  0, or -1 with r->err set.
+ * A file already attached (same dev/ino) is a no-op returning 0. */
+int rec_attach_lib(struct rec *r, const char *path, const char *open_path);
+/* The ld.so link-map hook in an interpreter file.  0 or -1. */
+int rec_attach_dlhook(struct rec *r, const char *path, const char *open_path);
+/* Library class of a file name: 0 runtime, 1 driver, 3 nccl, -1 none. */
+int rec_lib_class(const char *path);
+int rec_is_interp(const char *path);
+void rec_detach_all(struct rec *r);
+/* For --check: count the symbols a file has, listing the missing ones. */
+int rec_probe_count(const char *path, int *found, int *total, char *missing, size_t len);
+
+/* discover.c */
+/* Scan one process: attach new CUDA libraries it maps and, if it is a
+ * target, write its process and new mapping records. */
+void rec_scan_pid(struct rec *r, uint32_t pid);
+/* Scan every process (start-up and periodic discovery). */
+void rec_scan_all(struct rec *r);
+void rec_attach_known(struct rec *r);
+struct rec_proc *rec_proc_get(struct rec *r, uint32_t pid, int create);
+int rec_add_target(struct rec *r, uint32_t pid);
+void rec_queue_scan(struct rec *r, uint32_t pid);
+void rec_scan_pending(struct rec *r);
+/* Read build-id of an ELF file.  Returns its length (0 if none). */
+size_t rec_build_id(const char *path, uint8_t *out, size_t cap);
+int rec_proc_uid(uint32_t pid, uint32_t *uid);
+
+/* sink.c */
+int rec_sink_open(struct rec *r);   /* ring buffers -> handlers */
+int rec_drain(struct rec *r, int timeout_ms);
+void rec_window(struct rec *r, int final); /* aggregates, loss records */
+void rec_flush_inflight(struct rec *r);
+void rec_summary(struct rec *r, int final);
+void rec_adapt_sampling(struct rec *r);
+
+/* sys.c */
+int rec_write_header(struct rec *r);
+void rec_write_clock(struct rec *r);
+void rec_write_snapshot(struct rec *r);
+int rec_check(const struct rec_opts *o);
+int rec_lock(const char *path, char *err, size_t len);
+const char *rec_driver_version(char *buf, size_t len);
+
+#endif

@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: MIT
+/*
+ * From ring buffers to the log: each message becomes one record (CUDA
+ * events go through the allocation-free ilog_writer_put_cuda straight
+ * from ring memory), notes schedule rescans, and once a window the
+ * in-kernel aggregates and every loss counter are written as records, so
+ * the log states how many events of each kind are missing.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "cli.h"
+#include "rec.h"
+#include "bpf/record.skel.h"
+
+static unsigned hist_bucket(uint64_t v)
+{
+	if (v < 4)
+		return (unsigned)v;
+	unsigned lg = 63u - (unsigned)__builtin_clzll(v);
+	unsigned b = lg * 4 + (unsigned)((v >> (lg - 2)) & 3);
+	return b < REC_HBUCKETS ? b : REC_HBUCKETS - 1;
+}
+
+static uint64_t hist_value(unsigned b)
+{
+	if (b < 4)
+		return b;
+	unsigned lg = b / 4;
+	return (1ull << lg) + ((uint64_t)(b & 3) << (lg - 2));
+}
+
+static uint64_t hist_pct(const struct rec_hist *h, double q)
+{
+	uint64_t want = (uint64_t)((double)h->n * q), seen = 0;
+	for (unsigned b = 0; b < REC_HBUCKETS; b++) {
+		seen += h->b[b];
+		if (seen > want)
+			return hist_value(b);
+	}
+	return 0;
+}
+
+static int on_msg(void *ctx, void *data, size_t size)
+{
+	struct rec *r = ctx;
+	const struct rec_hdr *h = data;
+	if (size < sizeof(*h))
+		return 0;
+	switch (h->type) {
+	case REC_MSG_CUDA: {
+		const struct rec_cuda *m = data;
+		r->drain_bytes += size + 8; /* + the ring's own record header */
+		if (size < sizeof(*m))
+			break;
+		ilog_writer_put_cuda(r->w, &m->ev);
+		r->n_cuda++;
+		if (m->ev.op < ILOG_OP__COUNT) {
+			r->cuda_by_op[m->ev.op]++;
+			struct rec_hist *hs = &r->hist[m->ev.op];
+			hs->n++;
+			hs->b[hist_bucket(m->ev.dur_ns)]++;
+		}
+		return 0;
+	}
+	case REC_MSG_STACK: {
+		const struct rec_stack *m = data;
+		if (size < REC_STACK_HDR_LEN)
+			break;
+		static struct ilog_record rec = { .kind = ILOG_K_STACK };
+		uint32_t nr = m->st.nr;
+		if (nr > INGERO_MAX_STACK || REC_STACK_HDR_LEN + nr * 8ull > size)
+			nr = (uint32_t)((size - REC_STACK_HDR_LEN) / 8);
+		rec.u.stack.id = m->st.id;
+		rec.u.stack.pid = m->st.pid;
+		rec.u.stack.nr = nr;
+		memcpy(rec.u.stack.ips, m->st.ips, nr * 8ull);
+		ilog_writer_put(r->w, &rec);
+		r->n_stack++;
+		return 0;
+	}
+	case REC_MSG_HOST: {
+		const struct rec_host *m = data;
+		if (size < sizeof(*m))
+			break;
+		struct ilog_record rec = { .kind = ILOG_K_HOST };
+		rec.u.host = m->ev;
+		ilog_writer_put(r->w, &rec);
+		r->n_host++;
+		switch (m->ev.type) {
+		case ILOG_HOST_FORK:
+			rec_queue_scan(r, m->ev.other_pid);
+			break;
+		case ILOG_HOST_EXEC: {
+			struct rec_proc *p = rec_proc_get(r, m->ev.pid, 1);
+			if (p)
+				p->exec_gen++;
+			rec_queue_scan(r, m->ev.pid);
+			break;
+		}
+		case ILOG_HOST_EXIT: {
+			struct rec_proc *p = rec_proc_get(r, m->ev.pid, 0);
+			if (p)
+				p->exited = 1;
+			break;
+		}
+		}
+		return 0;
+	}
+	case REC_MSG_NOTE: {
+		const struct rec_note *m = data;
+		if (size < sizeof(*m))
+			break;
+		r->n_note++;
+		rec_queue_scan(r, m->pid);
+		return 0;
+	}
+	}
+	r->n_other++;
+	return 0;
+}
+
+int rec_sink_open(struct rec *r)
+{
+	/* the critical ring first: consume() drains rings in this order */
+	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.crit_rb), on_msg, r, NULL);
+	if (!r->rb) {
+		snprintf(r->err, sizeof(r->err), "ring buffer: %s", strerror(errno));
+		return -1;
+	}
+	if (ring_buffer__add(r->rb, bpf_map__fd(r->skel->maps.cuda_rb), on_msg, r) ||
+	    ring_buffer__add(r->rb, bpf_map__fd(r->skel->maps.host_rb), on_msg, r)) {
+		snprintf(r->err, sizeof(r->err), "ring buffer: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int rec_drain(struct rec *r, int timeout_ms)
+{
+	/* sleeps until a critical event or the timeout, then empties every ring */
+	int n = ring_buffer__poll(r->rb, timeout_ms);
+	if (n < 0 && n != -EINTR)
+		return n;
+	r->drain_bytes = 0;
+	n = ring_buffer__consume(r->rb);
+	if (r->drain_bytes > r->max_drain_bytes)
+		r->max_drain_bytes = r->drain_bytes;
+	if (r->npending)
+		rec_scan_pending(r);
+	return n < 0 && n != -EINTR ? n : 0;
+}
+
+/* Per-CPU array element i, summed over CPUs, as n u64 counters. */
+static int percpu_sum(struct bpf_map *m, uint32_t i, uint64_t *out, unsigned n)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	if (ncpu <= 0)
+		return -1;
+	uint64_t *v = calloc((size_t)ncpu * n, sizeof(*v));
+	if (!v)
+		return -1;
+	memset(out, 0, n * sizeof(*out));
+	int rc = bpf_map__lookup_elem(m, &i, sizeof(i), v, (size_t)ncpu * n * sizeof(*v), 0);
+	if (!rc)
+		for (int c = 0; c < ncpu; c++)
+			for (unsigned k = 0; k < n; k++)
+				out[k] += v[(size_t)c * n + k];
+	free(v);
+	return rc;
+}
+
+static void put_loss(struct rec *r, uint64_t ts, const char *source, uint64_t lost, uint64_t seen)
+{
+	struct ilog_record rec = { .kind = ILOG_K_LOSS };
+	rec.u.loss = (struct ilog_loss){ .ts_ns = ts, .source = ilog_str_c(source), .lost = lost,
+					 .seen = seen };
+	ilog_writer_put(r->w, &rec);
+}
+
+static const char *const ring_name[REC_RB__COUNT] = { "ringbuf:cuda", "ringbuf:host",
+						      "ringbuf:critical" };
+
+/*
+ * Loss records (SPEC "loss"): cumulative counters since the start, written
+ * when any changed and always at the end.  probe:<op> seen = calls that
+ * entered a traced function in a target, lost = of those, not recorded
+ * (ring full, nesting too deep, return never paired); sampling:<op> lost =
+ * calls skipped on purpose by --sampling-rate.
+ */
+static void write_losses(struct rec *r, uint64_t ts, int final)
+{
+	struct rec_op_stat ops[ILOG_OP__COUNT];
+	struct rec_rb_stat rbs[REC_RB__COUNT];
+	struct rec_host_stat hs[ILOG_HOST__COUNT];
+	struct rec_stack_stat ss;
+	uint64_t sum = 0;
+	for (uint32_t i = 0; i < ILOG_OP__COUNT; i++) {
+		percpu_sum(r->skel->maps.op_stats, i, (uint64_t *)&ops[i], 4);
+		sum += ops[i].calls * 3 + ops[i].lost * 5 + ops[i].sampled * 7;
+	}
+	for (uint32_t i = 0; i < REC_RB__COUNT; i++) {
+		percpu_sum(r->skel->maps.rb_stats, i, (uint64_t *)&rbs[i], 2);
+		sum += rbs[i].sent * 11 + rbs[i].lost * 13;
+	}
+	for (uint32_t i = 0; i < ILOG_HOST__COUNT; i++) {
+		percpu_sum(r->skel->maps.host_stats, i, (uint64_t *)&hs[i], 2);
+		sum += hs[i].seen * 17 + hs[i].lost * 19;
+	}
+	percpu_sum(r->skel->maps.stack_stats, 0, (uint64_t *)&ss, 3);
+	sum += ss.sent * 23 + ss.lost * 29;
+	if (!final && sum == r->last_loss_sum)
+		return;
+	r->last_loss_sum = sum;
+	for (uint32_t i = 0; i < REC_RB__COUNT; i++)
+		put_loss(r, ts, ring_name[i], rbs[i].lost, rbs[i].sent + rbs[i].lost);
+	char src[96];
+	for (uint32_t i = 1; i < ILOG_OP__COUNT; i++) {
+		if (!ops[i].calls)
+			continue;
+		snprintf(src, sizeof(src), "probe:%s", ilog_op_name(i));
+		put_loss(r, ts, src, ops[i].lost, ops[i].calls);
+		if (ops[i].sampled) {
+			snprintf(src, sizeof(src), "sampling:%s", ilog_op_name(i));
+			put_loss(r, ts, src, ops[i].sampled, ops[i].calls);
+		}
+	}
+	for (uint32_t i = 1; i < ILOG_HOST__COUNT; i++) {
+		if (!hs[i].seen)
+			continue;
+		snprintf(src, sizeof(src), "host:%s", ilog_host_type_name(i));
+		put_loss(r, ts, src, hs[i].lost, hs[i].seen);
+	}
+	if (r->o.stacks)
+		put_loss(r, ts, "stacks", ss.lost, ss.sent + ss.lost);
+}
+
+/* Drain a per-pid aggregate map: one record per pid, then delete it. */
+static void drain_sched(struct rec *r, uint64_t now, uint64_t win)
+{
+	struct bpf_map *m = r->skel->maps.sched_agg;
+	uint32_t key, next;
+	uint32_t keys[8192];
+	unsigned nk = 0;
+	int more = bpf_map__get_next_key(m, NULL, &next, sizeof(next)) == 0;
+	while (more && nk < 8192) {
+		key = next;
+		keys[nk++] = key;
+		more = bpf_map__get_next_key(m, &key, &next, sizeof(next)) == 0;
+	}
+	for (unsigned i = 0; i < nk; i++) {
+		struct rec_sched_agg a;
+		if (bpf_map__lookup_and_delete_elem(m, &keys[i], sizeof(keys[i]), &a, sizeof(a), 0) &&
+		    (bpf_map__lookup_elem(m, &keys[i], sizeof(keys[i]), &a, sizeof(a), 0) ||
+		     bpf_map__delete_elem(m, &keys[i], sizeof(keys[i]), 0)))
+			continue;
+		struct ilog_record rec = { .kind = ILOG_K_HOST };
+		struct ingero_host_event *e = &rec.u.host;
+		e->ts_ns = now - win;
+		e->type = ILOG_HOST_SCHED_AGG;
+		e->pid = keys[i];
+		e->dur_ns = win;
+		e->value = a.switches;
+		memcpy(e->comm, a.comm, sizeof(e->comm));
+		ilog_writer_put(r->w, &rec);
+		r->n_host++;
+	}
+}
+
+static void drain_pages(struct rec *r, uint64_t now, uint64_t win)
+{
+	struct bpf_map *m = r->skel->maps.page_agg;
+	uint32_t key, next;
+	uint32_t keys[8192];
+	unsigned nk = 0;
+	int more = bpf_map__get_next_key(m, NULL, &next, sizeof(next)) == 0;
+	while (more && nk < 8192) {
+		key = next;
+		keys[nk++] = key;
+		more = bpf_map__get_next_key(m, &key, &next, sizeof(next)) == 0;
+	}
+	for (unsigned i = 0; i < nk; i++) {
+		struct rec_page_agg a;
+		if (bpf_map__lookup_elem(m, &keys[i], sizeof(keys[i]), &a, sizeof(a), 0) ||
+		    bpf_map__delete_elem(m, &keys[i], sizeof(keys[i]), 0))
+			continue;
+		struct ilog_record rec = { .kind = ILOG_K_HOST };
+		struct ingero_host_event *e = &rec.u.host;
+		e->ts_ns = now - win;
+		e->type = ILOG_HOST_PAGE_ALLOC;
+		e->pid = keys[i];
+		e->dur_ns = win;
+		e->value = a.pages;
+		memcpy(e->comm, a.comm, sizeof(e->comm));
+		ilog_writer_put(r->w, &rec);
+		r->n_host++;
+	}
+}
+
+/*
+ * At the end of a recording, calls still in progress are written with
+ * NO_RETURN (SPEC §5.4), timed up to now, so that seen = recorded + lost.
+ */
+void rec_flush_inflight(struct rec *r)
+{
+	struct bpf_map *m = r->skel->maps.inflight;
+	uint64_t now = rec_now(CLOCK_MONOTONIC);
+	uint32_t key, next;
+	int more = bpf_map__get_next_key(m, NULL, &next, sizeof(next)) == 0;
+	while (more) {
+		key = next;
+		more = bpf_map__get_next_key(m, &key, &next, sizeof(next)) == 0;
+		struct rec_inflight in;
+		if (bpf_map__lookup_elem(m, &key, sizeof(key), &in, sizeof(in), 0))
+			continue;
+		for (uint32_t d = 0; d < in.depth && d < REC_MAX_DEPTH; d++) {
+			const struct rec_frame *f = &in.f[d];
+			if (f->skip)
+				continue;
+			struct ingero_cuda_event e = {
+				.ts_ns = f->ts, .dur_ns = now - f->ts, .pid = in.tgid, .tid = key,
+				.op = (uint16_t)REC_COOKIE_OP(f->cookie),
+				.layer = (uint8_t)REC_COOKIE_LAYER(f->cookie),
+				.flags = ILOG_CUDA_F_NO_RETURN, .stream = f->stream, .bytes = f->bytes,
+				.handle = f->out ? 0 : f->handle, .kind = f->kind,
+				.grid_x = f->grid[0], .grid_y = f->grid[1], .grid_z = f->grid[2],
+				.block_x = f->block[0], .block_y = f->block[1], .block_z = f->block[2],
+			};
+			ilog_writer_put_cuda(r->w, &e);
+			r->n_cuda++;
+		}
+	}
+}
+
+void rec_window(struct rec *r, int final)
+{
+	uint64_t now = rec_now(CLOCK_MONOTONIC);
+	uint64_t win = now - (r->last_tick_ns ? r->last_tick_ns : r->t0_ns);
+	r->last_tick_ns = now;
+	drain_sched(r, now, win);
+	drain_pages(r, now, win);
+	write_losses(r, now, final);
+	/* exited targets leave the set once their last window is written */
+	for (unsigned i = 0; i < REC_MAX_PROCS; i++) {
+		struct rec_proc *p = &r->procs[i];
+		if (p->pid && p->exited == 1) {
+			bpf_map__delete_elem(r->skel->maps.targets, &p->pid, sizeof(p->pid), 0);
+			p->exited = 2;
+		}
+	}
+}
+
+/*
+ * --sampling-rate 0: keep the CUDA ring under half full between drains.
+ * Double the rate when the last window lost events or the ring was over
+ * half full; halve it when the ring stayed under an eighth.
+ */
+void rec_adapt_sampling(struct rec *r)
+{
+	static uint64_t last_lost;
+	struct rec_rb_stat s;
+	percpu_sum(r->skel->maps.rb_stats, REC_RB_CUDA, (uint64_t *)&s, 2);
+	uint64_t lost = s.lost - last_lost;
+	last_lost = s.lost;
+	/* the fullest the ring got: the most bytes one drain found in it */
+	uint64_t fill = r->max_drain_bytes;
+	r->max_drain_bytes = 0;
+	uint64_t size = bpf_map__max_entries(r->skel->maps.cuda_rb);
+	unsigned rate = r->sample_every;
+	if (lost || fill > size / 2)
+		rate = rate < (1u << 20) ? rate * 2 : rate;
+	else if (fill < size / 8 && rate > 1)
+		rate /= 2;
+	if (rate != r->sample_every) {
+		r->sample_every = rate;
+		r->skel->data->sample_every = rate;
+		if (ILOG_VERBOSE(1))
+			fprintf(stderr, "%s: sampling one in %u calls\n", ilog_prog, rate);
+	}
+}
+
+static void fmt_ns(char *b, size_t n, uint64_t ns)
+{
+	if (ns < 10000)
+		snprintf(b, n, "%lluns", (unsigned long long)ns);
+	else if (ns < 10000000)
+		snprintf(b, n, "%.1fus", (double)ns / 1e3);
+	else if (ns < 10000000000ull)
+		snprintf(b, n, "%.1fms", (double)ns / 1e6);
+	else
+		snprintf(b, n, "%.1fs", (double)ns / 1e9);
+}
+
+/* The live table on a TTY, redrawn in place; a one-line tally otherwise. */
+void rec_summary(struct rec *r, int final)
+{
+	uint64_t lost = 0;
+	struct rec_rb_stat s;
+	for (uint32_t i = 0; i < REC_RB__COUNT; i++) {
+		percpu_sum(r->skel->maps.rb_stats, i, (uint64_t *)&s, 2);
+		lost += s.lost;
+	}
+	double secs = (double)(rec_now(CLOCK_MONOTONIC) - r->t0_ns) / 1e9;
+	if (!r->tty) {
+		if (final && r->o.quiet <= 0)
+			fprintf(stderr,
+				"%s: %.1fs: %llu cuda events, %llu host events, %llu stacks, "
+				"%llu lost\n",
+				ilog_prog, secs, (unsigned long long)r->n_cuda,
+				(unsigned long long)r->n_host, (unsigned long long)r->n_stack,
+				(unsigned long long)lost);
+		return;
+	}
+	if (r->summary_lines)
+		fprintf(stderr, "\033[%uA\033[J", r->summary_lines);
+	unsigned lines = 0;
+	fprintf(stderr, "ingero-record %.0fs  events %llu  drops %llu  probes %u  cpu %.0f%%\n",
+		secs, (unsigned long long)(r->n_cuda + r->n_host), (unsigned long long)lost,
+		r->nprobes, r->last_cpu_pct);
+	lines++;
+	fprintf(stderr, "%-30s %10s %9s %9s %9s\n", "OP", "COUNT", "P50", "P95", "P99");
+	lines++;
+	for (uint32_t op = 1; op < ILOG_OP__COUNT && lines < 40; op++) {
+		const struct rec_hist *h = &r->hist[op];
+		if (!h->n)
+			continue;
+		char p50[16], p95[16], p99[16];
+		fmt_ns(p50, sizeof(p50), hist_pct(h, 0.50));
+		fmt_ns(p95, sizeof(p95), hist_pct(h, 0.95));
+		fmt_ns(p99, sizeof(p99), hist_pct(h, 0.99));
+		fprintf(stderr, "%-30s %10llu %9s %9s %9s\n", ilog_op_name(op),
+			(unsigned long long)h->n, p50, p95, p99);
+		lines++;
+	}
+	r->summary_lines = final ? 0 : lines;
+}

@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Host facts: the log header and clock anchors, /proc system snapshots,
+ * the --check readiness report, and the single-instance lock.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "cli.h"
+#include "rec.h"
+#include "bpf/record.skel.h"
+
+static void read_line(const char *path, char *buf, size_t cap)
+{
+	buf[0] = 0;
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(buf, (int)cap, f))
+		buf[strcspn(buf, "\n")] = 0;
+	fclose(f);
+}
+
+const char *rec_driver_version(char *buf, size_t len)
+{
+	/* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14  Thu Feb ..." */
+	char line[512];
+	read_line("/proc/driver/nvidia/version", line, sizeof(line));
+	buf[0] = 0;
+	char *p = strstr(line, "Kernel Module");
+	if (p) {
+		p += strlen("Kernel Module");
+		while (*p == ' ')
+			p++;
+		snprintf(buf, len, "%.*s", (int)strcspn(p, " "), p);
+	}
+	return buf;
+}
+
+int rec_write_header(struct rec *r)
+{
+	char node[128], boot[64], host[256] = "", drv[64];
+	struct utsname u;
+	uname(&u);
+	read_line("/etc/machine-id", node, sizeof(node));
+	read_line("/proc/sys/kernel/random/boot_id", boot, sizeof(boot));
+	gethostname(host, sizeof(host) - 1);
+	if (!node[0])
+		snprintf(node, sizeof(node), "%s", host);
+	uint64_t sid = 0;
+	if (getrandom(&sid, sizeof(sid), 0) != sizeof(sid))
+		sid = rec_now(CLOCK_REALTIME) ^ (uint64_t)getpid();
+	struct ilog_header h = {
+		.node = ilog_str_c(node), .boot_id = ilog_str_c(boot), .host = ilog_str_c(host),
+		.recorder = ILOG_STR("ingero-record " INGERO_VERSION),
+		.kernel = ilog_str_c(u.release),
+		.driver = ilog_str_c(rec_driver_version(drv, sizeof(drv))),
+		.session_id = sid, .rank = r->o.rank,
+		.mono_ns = rec_now(CLOCK_MONOTONIC), .boot_ns = rec_now(CLOCK_BOOTTIME),
+		.real_ns = rec_now(CLOCK_REALTIME),
+	};
+	return ilog_writer_begin(r->w, &h);
+}
+
+void rec_write_clock(struct rec *r)
+{
+	struct ilog_record rec = { .kind = ILOG_K_CLOCK };
+	/* realtime read between the two others bounds the pairing error */
+	rec.u.clock.mono_ns = rec_now(CLOCK_MONOTONIC);
+	rec.u.clock.real_ns = rec_now(CLOCK_REALTIME);
+	rec.u.clock.boot_ns = rec_now(CLOCK_BOOTTIME);
+	ilog_writer_put(r->w, &rec);
+}
+
+static uint64_t meminfo(const char *buf, const char *key)
+{
+	const char *p = strstr(buf, key);
+	return p ? strtoull(p + strlen(key), NULL, 10) * 1024 : 0;
+}
+
+void rec_write_snapshot(struct rec *r)
+{
+	static struct ilog_record rec;
+	struct ilog_snapshot *s = &rec.u.snapshot;
+	char buf[8192];
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = ILOG_K_SNAPSHOT;
+	s->ts_ns = rec_now(CLOCK_MONOTONIC);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	s->ncpu = ncpu > 0 ? (uint32_t)ncpu : 1;
+	FILE *f = fopen("/proc/stat", "re");
+	if (f) {
+		unsigned long long v[10] = { 0 };
+		if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
+			   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) >= 4) {
+			/* guest time is already in user time */
+			uint64_t idle = v[3] + v[4], total = 0;
+			for (int i = 0; i < 8; i++)
+				total += v[i];
+			uint64_t busy = total - idle;
+			if (r->cpu_total && total > r->cpu_total)
+				s->cpu_pct = 100.0 * (double)(busy - r->cpu_busy) /
+					     (double)(total - r->cpu_total);
+			r->cpu_busy = busy;
+			r->cpu_total = total;
+			r->last_cpu_pct = s->cpu_pct;
+		}
+		fclose(f);
+	}
+	int fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[n > 0 ? n : 0] = 0;
+		s->mem_total = meminfo(buf, "MemTotal:");
+		s->mem_avail = meminfo(buf, "MemAvailable:");
+		s->swap_total = meminfo(buf, "SwapTotal:");
+		s->swap_free = meminfo(buf, "SwapFree:");
+	}
+	f = fopen("/proc/loadavg", "re");
+	if (f) {
+		if (fscanf(f, "%lf %lf %lf", &s->load1, &s->load5, &s->load15) != 3)
+			s->load1 = s->load5 = s->load15 = 0;
+		fclose(f);
+	}
+	/* per target process: CPU % of one core since the last snapshot, RSS */
+	long hz = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
+	static uint64_t last_ns;
+	double dt = last_ns ? (double)(s->ts_ns - last_ns) / 1e9 : 0;
+	last_ns = s->ts_ns;
+	for (unsigned i = 0; i < REC_MAX_PROCS && s->nprocs < ILOG_MAX_SNAPSHOT_PROCS; i++) {
+		struct rec_proc *p = &r->procs[i];
+		if (!p->pid || p->exited)
+			continue;
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%u/stat", p->pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[n > 0 ? n : 0] = 0;
+		char *q = strrchr(buf, ')');
+		unsigned long long ut = 0, st = 0, rss = 0;
+		if (!q || sscanf(q + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d "
+				     "%*d %*d %*d %*d %*u %*u %llu", &ut, &st, &rss) != 3)
+			continue;
+		uint64_t ticks = ut + st;
+		struct ilog_snapshot_proc *sp = &s->procs[s->nprocs++];
+		sp->pid = p->pid;
+		sp->rss = rss * (uint64_t)page;
+		if (dt > 0 && p->cpu_ticks && ticks >= p->cpu_ticks)
+			sp->cpu_pct = 100.0 * (double)(ticks - p->cpu_ticks) / (double)hz / dt;
+		p->cpu_ticks = ticks;
+	}
+	ilog_writer_put(r->w, &rec);
+}
+
+int rec_lock(const char *path, char *err, size_t len)
+{
+	/*
+	 * flock: the kernel drops the lock when its holder dies, so a lock
+	 * file left by a killed recorder is stale by construction and simply
+	 * taken over; the pid inside is only for the message.
+	 */
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(err, len, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		char pid[32] = "?";
+		ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 1] = 0;
+		pid[strcspn(pid, "\n")] = 0;
+		snprintf(err, len,
+			 "another ingero-record (pid %s) holds %s: stop it first, or set "
+			 "INGERO_RECORD_LOCK to record in parallel",
+			 pid, path);
+		close(fd);
+		return -1;
+	}
+	char buf[32];
+	int n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) || pwrite(fd, buf, (size_t)n, 0) != n) {
+		/* the lock holds even if the note cannot be written */
+	}
+	return fd; /* kept open for the life of the process */
+}
+
+/* ---- --check ---- */
+
+static int nfail, nwarn;
+
+static void item(int ok, const char *what, const char *detail, const char *fix)
+{
+	const char *tag = ok > 0 ? "ok  " : ok == 0 ? "FAIL" : "warn";
+	if (!ok)
+		nfail++;
+	if (ok < 0)
+		nwarn++;
+	printf("%s %-18s %s\n", tag, what, detail);
+	if (ok <= 0 && fix)
+		printf("     %-18s fix: %s\n", "", fix);
+}
+
+static int silent(enum libbpf_print_level l, const char *f, va_list ap)
+{
+	(void)l, (void)f, (void)ap;
+	return 0;
+}
+
+static void check_libs(void)
+{
+	/* every mapped CUDA library, and who maps it */
+	struct { char path[512]; char pids[256]; } found[32];
+	unsigned nf = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		char path[64], line[4608];
+		snprintf(path, sizeof(path), "/proc/%.20s/maps", e->d_name);
+		FILE *f = fopen(path, "re");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			char *file = strchr(line, '/');
+			if (!file || !strstr(line, " r-xp "))
+				continue;
+			file[strcspn(file, "\n")] = 0;
+			if (rec_lib_class(file) < 0)
+				continue;
+			unsigned i;
+			for (i = 0; i < nf && strcmp(found[i].path, file); i++)
+				;
+			if (i == nf && nf < 32) {
+				snprintf(found[nf].path, sizeof(found[nf].path), "%s", file);
+				found[nf++].pids[0] = 0;
+			}
+			if (i < nf) {
+				size_t l = strlen(found[i].pids);
+				if (l < sizeof(found[i].pids) - 16)
+					snprintf(found[i].pids + l, sizeof(found[i].pids) - l, "%s%.12s",
+						 l ? "," : "", e->d_name);
+			}
+		}
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	if (!nf)
+		item(-1, "cuda libraries", "none mapped by any process now",
+		     "start the workload, or name a library with --cuda-lib PATH");
+	for (unsigned i = 0; i < nf; i++) {
+		char detail[1400], missing[512];
+		int have, total;
+		rec_probe_count(found[i].path, &have, &total, missing, sizeof(missing));
+		snprintf(detail, sizeof(detail), "%.400s (pids %.200s): %d/%d functions%s%.600s", found[i].path,
+			 found[i].pids, have, total, missing[0] ? ", missing " : "", missing);
+		item(1, "cuda library", detail, NULL);
+	}
+}
+
+int rec_check(const struct rec_opts *o)
+{
+	(void)o;
+	char buf[512];
+	struct utsname u;
+	uname(&u);
+	int maj = 0, min = 0;
+	sscanf(u.release, "%d.%d", &maj, &min);
+	snprintf(buf, sizeof(buf), "%s (uprobe cookies need 5.15+)", u.release);
+	item(maj > 5 || (maj == 5 && min >= 15), "kernel", buf, "upgrade to Linux 5.15 or later");
+	item(access("/sys/kernel/btf/vmlinux", R_OK) == 0, "btf", "/sys/kernel/btf/vmlinux",
+	     "a kernel built with CONFIG_DEBUG_INFO_BTF=y is needed for CO-RE");
+	struct stat st;
+	int tracefs = !stat("/sys/kernel/tracing/events", &st) ||
+		      !stat("/sys/kernel/debug/tracing/events", &st);
+	item(tracefs ? 1 : -1, "tracefs",
+	     tracefs ? "mounted" : "not mounted (not needed: raw tracepoints and uprobes are used)",
+	     "mount -t tracefs nodev /sys/kernel/tracing  (only for other tools)");
+	item(!stat("/sys/bus/event_source/devices/uprobe/type", &st), "uprobes",
+	     "/sys/bus/event_source/devices/uprobe", "a kernel with CONFIG_UPROBE_EVENTS=y");
+	/* BPF permission and the verifier: load the real programs */
+	libbpf_print_fn_t old = libbpf_set_print(silent);
+	struct record_bpf *s = record_bpf__open();
+	int err = s ? record_bpf__load(s) : -errno;
+	record_bpf__destroy(s);
+	libbpf_set_print(old);
+	snprintf(buf, sizeof(buf), "%s", err ? strerror(-err) : "programs load and verify");
+	item(!err, "bpf", buf,
+	     err == -EPERM ? "need CAP_BPF and CAP_PERFMON (or root): run with sudo"
+			   : "see ingero-record -v output for the verifier log");
+	read_line("/proc/sys/kernel/yama/ptrace_scope", buf, sizeof(buf));
+	if (buf[0]) {
+		char d[128];
+		snprintf(d, sizeof(d), "%.16s%s", buf,
+			 buf[0] > '1' ? " (reading other users' /proc/PID/maps needs root)" : "");
+		item(buf[0] > '1' ? -1 : 1, "ptrace_scope", d,
+		     "run as root, or echo 1 > /proc/sys/kernel/yama/ptrace_scope");
+	}
+	check_libs();
+	char drv[64];
+	if (rec_driver_version(drv, sizeof(drv))[0]) {
+		item(1, "nvidia driver", drv, NULL);
+		DIR *d = opendir("/proc/driver/nvidia/gpus");
+		struct dirent *e;
+		int n = 0;
+		while (d && (e = readdir(d))) {
+			if (e->d_name[0] == '.')
+				continue;
+			char path[512], model[256] = "";
+			snprintf(path, sizeof(path), "/proc/driver/nvidia/gpus/%s/information",
+				 e->d_name);
+			FILE *f = fopen(path, "re");
+			while (f && fgets(model, sizeof(model), f))
+				if (!strncmp(model, "Model:", 6))
+					break;
+			if (f)
+				fclose(f);
+			model[strcspn(model, "\n")] = 0;
+			snprintf(buf, sizeof(buf), "%s %s", e->d_name,
+				 model[0] ? model + 6 + strspn(model + 6, " \t") : "");
+			item(1, "gpu", buf, NULL);
+			n++;
+		}
+		if (d)
+			closedir(d);
+		if (!n)
+			item(-1, "gpu", "none listed in /proc/driver/nvidia/gpus", NULL);
+	} else {
+		item(-1, "nvidia driver", "not loaded (/proc/driver/nvidia/version absent)",
+		     "CUDA calls will fail fast; they are still traced");
+	}
+	printf("%s: %d failed, %d warnings\n", nfail ? "not ready" : "ready", nfail, nwarn);
+	return nfail ? ILOG_EXIT_FINDING : ILOG_EXIT_OK;
+}

@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: MIT
+# Shared by the ingero-record cases (sourced; not a case itself).  The
+# cases record the fake CUDA workload (tests/fakecuda) with the real
+# recorder in the real kernel and compare the log with the workload's own
+# report of what it did.
+set -euo pipefail
+
+FAKE=$INGERO_OUT/tests/fakecuda
+W=$FAKE/workload
+# a lock of our own: other recorders on this machine must not block us
+export INGERO_RECORD_LOCK=$PWD/record.lock
+
+skip() { echo "$*" >&2; exit 77; }
+fail() {
+	echo "FAIL: $*" >&2
+	[[ -f rec.err ]] && sed 's/^/  rec: /' rec.err | tail -n 20 >&2
+	exit 1
+}
+
+# Root and working BPF are needed; outside CI their absence is a skip.
+need_bpf() {
+	[[ $(id -u) == 0 ]] || skip "needs root (CAP_BPF, CAP_PERFMON)"
+	[[ -x $W ]] || fail "$W not built"
+	if ! ingero-record --check 2>/dev/null | grep -q '^ok   bpf '; then
+		skip "BPF programs cannot be loaded here: $(ingero-record --check 2>&1 | grep ' bpf ')"
+	fi
+}
+
+# start_rec ARGS...: record in the background to rec.ilog, wait until the
+# probes are attached ("recording to" on stderr).
+start_rec() {
+	ingero-record -o rec.ilog "$@" 2>rec.err &
+	RECPID=$!
+	local i
+	for ((i = 0; i < 400; i++)); do
+		grep -q 'recording to' rec.err 2>/dev/null && return 0
+		kill -0 "$RECPID" 2>/dev/null || fail "ingero-record exited early"
+		sleep 0.05
+	done
+	fail "ingero-record did not start in 20s"
+}
+
+# stop_rec: SIGINT, expect a clean exit 0.
+stop_rec() {
+	kill -INT "$RECPID"
+	local rc=0
+	wait "$RECPID" || rc=$?
+	[[ $rc == 0 ]] || fail "ingero-record exited $rc after SIGINT"
+}
+
+# wait_for FILE: until a workload says it has loaded its libraries.
+wait_for() {
+	local i
+	for ((i = 0; i < 400; i++)); do
+		[[ -s $1 ]] && return 0
+		sleep 0.05
+	done
+	fail "$1 never appeared"
+}
+
+# log.jsonl from rec.ilog; a damaged log fails the case.
+export_log() {
+	ingero-export rec.ilog >log.jsonl || fail "ingero-export failed on rec.ilog"
+}
+
+# per-op counts of cuda events of the given pids (space separated), as a JSON object
+cuda_counts() {
+	local pids=$1
+	jq -s -c --arg pids "$pids" '($pids | split(" ") | map(tonumber)) as $p
+		| [.[] | select(.type=="cuda" and (.pid as $x | $p | index($x)))]
+		| group_by(.op) | map({key: .[0].op, value: length}) | from_entries' log.jsonl
+}
+
+# assert_eq WHAT GOT WANT
+assert_eq() {
+	[[ $2 == "$3" ]] || fail "$1: got $2, want $3"
+}
