@@ -5,21 +5,26 @@
  * column store for fleets).  One export run is one session: it appends to
  * an existing ingero database and never rewrites what is there.
  *
- * Speed (>= 1M rows/s): one prepared INSERT per table with positional
- * binds and static text, everything in one transaction, secondary indexes
- * built once after the load when the database was new (an existing one
- * keeps its indexes and they are maintained row by row).  Pragmas, and why:
- *   page_size=65536      new databases only: fewer, fuller pages per row
- *                        batch and shallower B-trees for the wide tables;
+ * Speed (bench/sqlite): prepared statements with positional binds and
+ * static text; events inserted BATCH rows per statement (the per-statement
+ * VM start, halt and reset paid once per batch); everything in one
+ * transaction; the connection opened NOMUTEX and allocation statistics off
+ * (both take a mutex per call otherwise); secondary indexes built once
+ * after the load on a new database.  Pragmas, and why:
+ *   page_size=16384      new databases only; measured against 4K-64K on
+ *                        the events table, 16K made the load and the
+ *                        index builds cheapest;
  *   journal_mode=DELETE  the rollback journal stays: a failed or killed
  *                        append leaves the earlier sessions as they were.
- *                        It costs little here, because pages added past the
- *                        old end of the file are never journaled;
- *   synchronous=NORMAL   one transaction means one commit, so the fsyncs
- *                        are few whatever the level; NORMAL keeps the
- *                        journal's ordering guarantees;
- *   cache_size=-262144   up to 256 MiB of page cache, so index pages stay
- *                        in memory while rows stream in;
+ *                        It costs little, because pages added past the old
+ *                        end of the file are never journaled;
+ *   synchronous=OFF      on a new database: an OS crash mid-export can
+ *                        leave it damaged, and the log it came from (the
+ *                        source of truth) makes it again;
+ *   synchronous=NORMAL   when appending: earlier sessions survive an OS
+ *                        crash too; one transaction means one commit, so
+ *                        that is a few fsyncs per export;
+ *   cache_size=-262144   up to 256 MiB of page cache for index pages;
  *   temp_store=MEMORY    the sorter that builds indexes works in memory;
  *   locking_mode=EXCLUSIVE  one writer, no lock traffic per statement.
  */
@@ -158,18 +163,24 @@ static const char ddl[] =
 	" SELECT c.*, v.name AS severity_name, o.name AS op_name FROM chains c"
 	" LEFT JOIN severities v ON v.severity = c.severity LEFT JOIN ops o ON o.op = c.op;\n";
 
-/* Built after the load on a new database, kept (and maintained) on appends. */
+/*
+ * Secondary indexes, built once after the load on a new database (a sort
+ * of each key is cheaper than keeping the B-trees up row by row), kept up
+ * row by row on appends to an existing one.
+ */
 static const char indexes[] =
-	"CREATE INDEX IF NOT EXISTS events_ts ON events(session_id, ts);\n"
-	"CREATE INDEX IF NOT EXISTS events_pid ON events(session_id, pid, ts);\n"
-	"CREATE INDEX IF NOT EXISTS events_op ON events(session_id, op, dur_ns);\n"
-	"CREATE INDEX IF NOT EXISTS events_stack ON events(stack_id) WHERE stack_id != 0;\n"
-	"CREATE INDEX IF NOT EXISTS host_events_ts ON host_events(session_id, ts);\n"
-	"CREATE INDEX IF NOT EXISTS host_events_pid ON host_events(session_id, pid, ts);\n"
-	"CREATE INDEX IF NOT EXISTS snapshots_ts ON snapshots(session_id, ts);\n"
+	"CREATE INDEX IF NOT EXISTS events_ts ON events(ts);\n"
+	"CREATE INDEX IF NOT EXISTS events_pid ON events(pid, ts);\n"
+	"CREATE INDEX IF NOT EXISTS events_op ON events(op, ts);\n"
+	"CREATE INDEX IF NOT EXISTS host_events_ts ON host_events(ts);\n"
+	"CREATE INDEX IF NOT EXISTS host_events_pid ON host_events(pid, ts);\n"
+	"CREATE INDEX IF NOT EXISTS snapshots_ts ON snapshots(ts);\n"
 	"CREATE INDEX IF NOT EXISTS symbols_ip ON symbols(session_id, node, pid, ip);\n"
 	"CREATE INDEX IF NOT EXISTS processes_pid ON processes(session_id, node, pid);\n"
-	"CREATE INDEX IF NOT EXISTS chains_ts ON chains(session_id, ts_start);\n";
+	"CREATE INDEX IF NOT EXISTS chains_ts ON chains(ts_start);\n";
+
+#define BATCH 64
+#define EVENT_COLS 22
 
 enum stmt {
 	S_NODE, S_CLOCK, S_PROCESS, S_MAPPING, S_EVENT, S_HOST, S_STACK, S_FRAME, S_PYSTACK,
@@ -206,6 +217,11 @@ struct sq {
 	uint64_t records, events, host, unknown;
 	int64_t first_ts, last_ts;
 	struct ilog_buf tmp;
+	/* events go in BATCH rows per statement: the per-statement work
+	 * (step, reset, VM start and halt) is paid once per batch */
+	sqlite3_stmt *batch;
+	struct ev_row { struct ingero_cuda_event e; int64_t wall; int node; } pend[BATCH];
+	unsigned npend;
 };
 
 static int sq_err(struct ilog_sink_ctx *c, struct sq *s, const char *what)
@@ -302,8 +318,13 @@ static int sq_open(struct ilog_sink_ctx *c)
 		return -1;
 	}
 	c->state = s;
-	if (sqlite3_open_v2(c->out_path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-	    SQLITE_OK)
+	/* Allocation statistics take a global mutex per malloc; we read none.
+	 * This fails harmlessly (SQLITE_MISUSE) once SQLite is initialized. */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	/* NOMUTEX: the connection is used by this thread only, so the
+	 * per-call connection mutex (a lock per bind) is pure cost. */
+	if (sqlite3_open_v2(c->out_path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
 		return sq_err(c, s, "open");
 	sqlite3_extended_result_codes(s->db, 1);
 	/* An existing file must be an ingero database of our schema version:
@@ -326,9 +347,10 @@ static int sq_open(struct ilog_sink_ctx *c)
 		return -1;
 	}
 	s->fresh = ntab == 0;
-	if (s->fresh && exec(c, s, "PRAGMA page_size=65536"))
+	if (s->fresh && exec(c, s, "PRAGMA page_size=16384"))
 		return -1;
-	if (exec(c, s, "PRAGMA journal_mode=DELETE; PRAGMA synchronous=NORMAL;"
+	if (exec(c, s, s->fresh ? "PRAGMA synchronous=OFF" : "PRAGMA synchronous=NORMAL") ||
+	    exec(c, s, "PRAGMA journal_mode=DELETE;"
 		       "PRAGMA cache_size=-262144; PRAGMA temp_store=MEMORY;"
 		       "PRAGMA locking_mode=EXCLUSIVE") ||
 	    exec(c, s, "BEGIN IMMEDIATE"))
@@ -345,6 +367,23 @@ static int sq_open(struct ilog_sink_ctx *c)
 		if (sqlite3_prepare_v3(s->db, inserts[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i],
 				       NULL) != SQLITE_OK)
 			return sq_err(c, s, "prepare");
+	{
+		/* INSERT INTO events VALUES(22 ?),(22 ?)... BATCH times */
+		struct ilog_buf q = { 0 };
+		int bad = ilog_buf_printf(&q, "INSERT INTO events VALUES");
+		for (int i = 0; i < BATCH && !bad; i++) {
+			bad |= ilog_buf_printf(&q, "%s(", i ? "," : "");
+			for (int k = 0; k < EVENT_COLS; k++)
+				bad |= ilog_buf_printf(&q, "%s?", k ? "," : "");
+			bad |= ilog_buf_printf(&q, ")");
+		}
+		bad |= ilog_buf_put(&q, "", 1);
+		int rc = bad ? SQLITE_NOMEM : sqlite3_prepare_v3(s->db, q.p, -1,
+					SQLITE_PREPARE_PERSISTENT, &s->batch, NULL);
+		ilog_buf_free(&q);
+		if (rc != SQLITE_OK)
+			return sq_err(c, s, "prepare");
+	}
 	/* the session row, completed at close */
 	s->session = new_session_id();
 	int64_t seq = query_int(s, "SELECT coalesce(max(seq), 0) + 1 FROM sessions");
@@ -382,6 +421,52 @@ static int step(struct ilog_sink_ctx *c, struct sq *s, sqlite3_stmt *st)
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
 		return sq_err(c, s, "insert");
+	return 0;
+}
+
+static void bind_event(sqlite3_stmt *st, int base, int64_t session, const struct ev_row *row)
+{
+	const struct ingero_cuda_event *e = &row->e;
+	BI(st, base + 1, session);
+	BI(st, base + 2, row->node);
+	BI(st, base + 3, row->wall);
+	BI(st, base + 4, e->dur_ns);
+	BI(st, base + 5, e->pid);
+	BI(st, base + 6, e->tid);
+	BI(st, base + 7, e->layer);
+	BI(st, base + 8, e->op);
+	BI(st, base + 9, e->ret);
+	BI(st, base + 10, e->stream);
+	BI(st, base + 11, e->bytes);
+	BI(st, base + 12, e->handle);
+	BI(st, base + 13, e->kind);
+	BI(st, base + 14, e->grid_x);
+	BI(st, base + 15, e->grid_y);
+	BI(st, base + 16, e->grid_z);
+	BI(st, base + 17, e->block_x);
+	BI(st, base + 18, e->block_y);
+	BI(st, base + 19, e->block_z);
+	BI(st, base + 20, e->flags);
+	BI(st, base + 21, e->stack_id);
+	BI(st, base + 22, e->pystack_id);
+}
+
+/* Insert the pending events: a full batch in one statement, a partial
+ * one (at close) row by row. */
+static int flush_events(struct ilog_sink_ctx *c, struct sq *s)
+{
+	if (s->npend == BATCH) {
+		for (unsigned i = 0; i < BATCH; i++)
+			bind_event(s->batch, (int)i * EVENT_COLS, s->session, &s->pend[i]);
+		s->npend = 0;
+		return step(c, s, s->batch);
+	}
+	for (unsigned i = 0; i < s->npend; i++) {
+		bind_event(s->st[S_EVENT], 0, s->session, &s->pend[i]);
+		if (step(c, s, s->st[S_EVENT]))
+			return -1;
+	}
+	s->npend = 0;
 	return 0;
 }
 
@@ -443,35 +528,13 @@ static int sq_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 	switch (rec->kind) {
 	case ILOG_K_CUDA: {
 		const struct ingero_cuda_event *e = &rec->u.cuda;
-		st = s->st[S_EVENT];
-		BI(st, 1, s->session);
-		BI(st, 2, node);
-		BI(st, 3, wall);
-		BI(st, 4, e->dur_ns);
-		BI(st, 5, e->pid);
-		BI(st, 6, e->tid);
-		BI(st, 7, e->layer);
-		BI(st, 8, e->op);
-		BI(st, 9, e->ret);
-		BI(st, 10, e->stream);
-		BI(st, 11, e->bytes);
-		BI(st, 12, e->handle);
-		BI(st, 13, e->kind);
-		BI(st, 14, e->grid_x);
-		BI(st, 15, e->grid_y);
-		BI(st, 16, e->grid_z);
-		BI(st, 17, e->block_x);
-		BI(st, 18, e->block_y);
-		BI(st, 19, e->block_z);
-		BI(st, 20, e->flags);
-		BI(st, 21, e->stack_id);
-		BI(st, 22, e->pystack_id);
 		s->events++;
 		if (!s->first_ts || wall < s->first_ts)
 			s->first_ts = wall;
 		if (wall + (int64_t)e->dur_ns > s->last_ts)
 			s->last_ts = wall + (int64_t)e->dur_ns;
-		return step(c, s, st);
+		s->pend[s->npend++] = (struct ev_row){ *e, wall, node };
+		return s->npend == BATCH ? flush_events(c, s) : 0;
 	}
 	case ILOG_K_HOST: {
 		const struct ingero_host_event *h = &rec->u.host;
@@ -696,9 +759,10 @@ static int sq_close(struct ilog_sink_ctx *c)
 	struct sq *s = c->state;
 	if (!s)
 		return 0;
-	int rc = 0;
+	int rc = s->in_txn && s->npend ? flush_events(c, s) : 0;
 	for (int i = 0; i < S__COUNT; i++)
 		sqlite3_finalize(s->st[i]);
+	sqlite3_finalize(s->batch);
 	if (s->in_txn) {
 		sqlite3_stmt *st;
 		if (sqlite3_prepare_v2(s->db, "UPDATE sessions SET records=?, events=?, host_events=?, "
