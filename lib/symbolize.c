@@ -54,7 +54,8 @@ struct sym_module {
 	GElf_Phdr *loads;
 	unsigned nloads;
 	const char *file;             /* the file in use (pool) */
-	int reported_dwarf;
+	int dwarf;                    /* 0 not checked, 1 usable, -1 none or unreadable */
+	int reported_scopes;
 	struct sym_hmap cache;        /* (address, ret) -> entries[] */
 };
 
@@ -528,6 +529,20 @@ static int push_frame(struct ilog_symbolizer *s, const char *fn, const char *fil
 	return 0;
 }
 
+/* A source path as the compiler saw it: relative ones are relative to
+ * the CU's compilation directory (DWARF 5 file 0 and older line tables
+ * leave it implicit), as addr2line and debuggers show them. */
+static const char *full_path(Dwarf_Die *cu, const char *file, char *buf, size_t cap)
+{
+	Dwarf_Attribute a;
+	const char *dir;
+	if (!file || file[0] == '/' || !dwarf_attr(cu, DW_AT_comp_dir, &a) ||
+	    !(dir = dwarf_formstring(&a)) || !*dir)
+		return file;
+	snprintf(buf, cap, "%s/%s", dir, file);
+	return buf;
+}
+
 /* The DWARF frames at `look` (innermost first) into s->frames: each
  * inlined instance names the inlined function, and the frame outside it
  * sits at the instance's call site.  Returns the count, -1 out of memory. */
@@ -538,11 +553,18 @@ static int dwarf_frames(struct ilog_symbolizer *s, struct sym_module *m, Dwarf_D
 	uint32_t first = s->nframes;
 	int n = dwarf_getscopes(cu, pc, &scopes);
 	int nc = n > 0 ? dwarf_getscopes_die(&scopes[0], &chain) : 0;
+	if ((n < 0 || nc < 0) && !m->reported_scopes) {
+		m->reported_scopes = 1;
+		report(s, ILOG_SYM_WARN, "%s: cannot read DWARF at 0x%llx: %s; such frames from the symbol table only",
+		       m->file, (unsigned long long)look, dwarf_errmsg(-1));
+	}
 	const char *file = NULL;
+	char fbuf[4096];
 	int line = 0, rc = 0;
 	Dwfl_Line *ln = dwfl_module_getsrc(m->mod, look + m->bias);
 	if (ln)
-		file = dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL);
+		file = full_path(cu, dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL), fbuf,
+				 sizeof(fbuf));
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
 	for (int i = 0; i < nc && s->nframes - first < MAX_INLINE; i++) {
@@ -565,7 +587,7 @@ static int dwarf_frames(struct ilog_symbolizer *s, struct sym_module *m, Dwarf_D
 			line = (int)w;
 		if (dwarf_attr(&chain[i], DW_AT_call_file, &at) && !dwarf_formudata(&at, &w) &&
 		    (files || !dwarf_getsrcfiles(cu, &files, &nfiles)) && w < nfiles)
-			file = dwarf_filesrc(files, w, NULL, NULL);
+			file = full_path(cu, dwarf_filesrc(files, w, NULL, NULL), fbuf, sizeof(fbuf));
 	}
 	/* a line but no function DIE around it (assembly): the ELF name */
 	if (!rc && s->nframes == first && file)
@@ -573,6 +595,59 @@ static int dwarf_frames(struct ilog_symbolizer *s, struct sym_module *m, Dwarf_D
 	free(scopes);
 	free(chain);
 	return rc ? -1 : (int)(s->nframes - first);
+}
+
+static int unit_tag(int tag)
+{
+	return tag == DW_TAG_compile_unit || tag == DW_TAG_partial_unit ||
+	       tag == DW_TAG_type_unit || tag == DW_TAG_skeleton_unit;
+}
+
+/* Once per module: is there DWARF, and do its unit headers and unit DIEs
+ * read?  Damaged DWARF is reported and the module's frames come from the
+ * symbol table alone, rather than from whatever part happens to parse. */
+static void dwarf_check(struct ilog_symbolizer *s, struct sym_module *m)
+{
+	Dwarf_Addr bias;
+	Dwarf *dw = dwfl_module_getdwarf(m->mod, &bias);
+	const char *dbg = NULL;
+	m->dwarf = -1;
+	dwfl_module_info(m->mod, NULL, NULL, NULL, NULL, NULL, NULL, &dbg);
+	if (!dw) {
+		/* no DWARF is normal (system libraries without debug packages);
+		 * DWARF that is there but does not open is worth a warning */
+		char msg[256];
+		GElf_Addr eb;
+		snprintf(msg, sizeof(msg), "%s", dwfl_errmsg(-1));
+		Elf *e = dwfl_module_getelf(m->mod, &eb);
+		if (dbg || (e && has_section(e, ".debug_info")))
+			report(s, ILOG_SYM_WARN,
+			       "%s: cannot read DWARF: %s; functions from the symbol table only",
+			       dbg ? dbg : m->file, msg);
+		else
+			report(s, ILOG_SYM_INFO, "%s: no debug info; functions from the symbol table only",
+			       m->file);
+		return;
+	}
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	int k;
+	while ((k = dwarf_next_unit(dw, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL,
+				    NULL)) == 0) {
+		Dwarf_Die cudie;
+		if (!dwarf_offdie(dw, off + hsize, &cudie) || !unit_tag(dwarf_tag(&cudie))) {
+			k = -1;
+			break;
+		}
+		off = next;
+	}
+	if (k < 0) {
+		report(s, ILOG_SYM_WARN,
+		       "%s: cannot read DWARF (unit at offset 0x%llx is damaged); functions from the symbol table only",
+		       dbg ? dbg : m->file, (unsigned long long)off);
+		return;
+	}
+	m->dwarf = 1;
 }
 
 /* Frames for address a (the file's own address space) into s->frames,
@@ -587,30 +662,11 @@ static int resolve(struct ilog_symbolizer *s, struct sym_module *m, GElf_Addr a,
 	uint64_t sym_off = sname ? off + (a - look) : 0;
 	uint32_t first = s->nframes;
 	Dwarf_Addr dbias = 0;
-	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, look + m->bias, &dbias);
-	if (cu) {
-		if (dwarf_frames(s, m, cu, look + m->bias - dbias, look, elfname, sym_off) < 0)
-			return -1;
-	} else if (!m->reported_dwarf) {
-		m->reported_dwarf = 1;
-		if (!dwfl_module_getdwarf(m->mod, &dbias)) {
-			/* no DWARF is normal (system libraries); DWARF that is
-			 * there but unreadable is worth a warning */
-			char msg[256];
-			const char *dbg = NULL;
-			GElf_Addr eb;
-			snprintf(msg, sizeof(msg), "%s", dwfl_errmsg(-1));
-			dwfl_module_info(m->mod, NULL, NULL, NULL, NULL, NULL, NULL, &dbg);
-			Elf *e = dwfl_module_getelf(m->mod, &eb);
-			if (dbg || (e && has_section(e, ".debug_info")))
-				report(s, ILOG_SYM_WARN,
-				       "%s: cannot read DWARF: %s; functions from the symbol table only",
-				       dbg ? dbg : m->file, msg);
-			else
-				report(s, ILOG_SYM_INFO,
-				       "%s: no debug info; functions from the symbol table only", m->file);
-		}
-	}
+	if (!m->dwarf)
+		dwarf_check(s, m);
+	Dwarf_Die *cu = m->dwarf > 0 ? dwfl_module_addrdie(m->mod, look + m->bias, &dbias) : NULL;
+	if (cu && dwarf_frames(s, m, cu, look + m->bias - dbias, look, elfname, sym_off) < 0)
+		return -1;
 	if (s->nframes == first && push_frame(s, elfname, NULL, 0, sym_off))
 		return -1;
 	return (int)(s->nframes - first);

@@ -230,6 +230,10 @@ static int pass1(struct filt *f, struct input *in, unsigned nin, struct ilog_sym
 	uint64_t seq = 0;
 	for (unsigned i = 0; i < nin; i++) {
 		char e[256];
+		if (lseek(in[i].fd, in[i].start, SEEK_SET) < 0) {
+			snprintf(err, errlen, "%s: cannot seek: %s", in[i].name, strerror(errno));
+			return -1;
+		}
 		struct ilog_reader *r = ilog_reader_open(in[i].fd, e, sizeof(e));
 		if (!r) {
 			snprintf(err, errlen, "%s: %s", in[i].name, e);

@@ -9,7 +9,8 @@ LDLIBS_ingero-symbolize := -ldw -lelf -lstdc++
 # The symbolize tests' subject (tests/symbolize/): symtest, a C and C++
 # program with inlined and template functions, its shared library, and
 # symtest-v2, the same sources built differently (another build-id).
-# Fixed -O1 -g so inlining follows the always_inline/noinline marks.
+# Fixed -O1 -g so inlining follows the always_inline/noinline marks; the
+# library keeps source order, so its local function follows the exported one.
 SYMTEST_DIR := $(OUT)/tests/symbolize
 SYMTEST_CFLAGS = -g -O1 -fno-omit-frame-pointer $(WARN) $(SANFLAGS)
 SYMTEST := $(SYMTEST_DIR)/symtest $(SYMTEST_DIR)/symtest-v2 $(SYMTEST_DIR)/libsymtest.so
@@ -17,7 +18,8 @@ all: $(SYMTEST)
 
 $(SYMTEST_DIR)/libsymtest.so: tests/symbolize/symlib.c | $(SYMTEST_DIR)
 	$(call msg,CC,$@)
-	$(Q)$(CC) -std=gnu11 $(SYMTEST_CFLAGS) -fPIC -shared -Wl,-soname,libsymtest.so -o $@ $<
+	$(Q)$(CC) -std=gnu11 $(SYMTEST_CFLAGS) -fno-toplevel-reorder -fPIC -shared \
+		-Wl,-soname,libsymtest.so -o $@ $<
 
 $(SYMTEST_DIR)/symtest-v2: SYMTEST_VARIANT := -DSYMTEST_VARIANT
 $(SYMTEST_DIR)/symtest $(SYMTEST_DIR)/symtest-v2: tests/symbolize/symtest.c \

@@ -65,8 +65,8 @@ __attribute__((noinline)) static void capture(const char *label)
 	npaths++;
 }
 
-void probe_here(const char *label) /* @probe_here */
-{
+void probe_here(const char *label)
+{ /* @probe_here: the line of the entry address */
 	capture(label);
 	sink++;
 }
