@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ingero-correlate: statistics, causal chains, the incident report and the
+ * regression gate.  Thin: options, inputs, lib/stats.c + lib/causal.c,
+ * a renderer from lib/explain.c or lib/gate.c, the exit code.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli.h"
+#include "explain.h"
+#include "export.h"
+#include "gate.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"ingero-correlate - explain why a GPU job stalled: statistics and causal chains\n\n"
+		"USAGE\n"
+		"  ingero-correlate [OPTIONS] [LOG...]            log in, log + chain records out\n"
+		"  ingero-correlate --report [OPTIONS] [LOG...]   incident report for humans\n"
+		"  ingero-correlate --json [OPTIONS] [LOG...]     JSON Lines for machines\n"
+		"  ingero-correlate --baseline OLD [OPTIONS] NEW  regression gate (CI)\n\n"
+		"Reads the LOGs in turn (none or - = stdin).  Without --report, --json or\n"
+		"--stats it is a filter: every input record is passed through and the chains\n"
+		"are appended as chain records; on a terminal it prints the report instead.\n\n"
+		"OPTIONS\n"
+		"  -r, --report         the incident report: ranked chains with severity,\n"
+		"                       timeline, root cause and fix, then the statistics\n"
+		"  -j, --json           JSON Lines: summary, stat rows, chain objects\n"
+		"      --stats          the statistics table only\n"
+		"  -P, --per-process    statistics per process (default: per node and op)\n"
+		"  -w, --windows        statistics per time window too\n"
+		"      --window DUR     window width (default: adaptive, 128-255 windows)\n"
+		"  -b, --baseline OLD   compare LOG against OLD: diff table, exit 1 on regression\n"
+		"  -t, --threshold PCT  p99 growth that counts as a regression (default 20)\n"
+		"  -p, --pid PID        analyze only this process (and host events naming it)\n"
+		"      --since TIME     analyze only events at or after TIME\n"
+		"      --until TIME     analyze only events before TIME\n"
+		"                       TIME: RFC 3339, @EPOCH_SECONDS or +DURATION from the start\n"
+		"  -o, --output FILE    write here instead of stdout\n"
+		"  -q, --quiet          no warnings or progress\n"
+		"  -h, --help           this text\n\n"
+		"RULES\n"
+		"  Latency quantiles are nearest-rank, within 0.4%% of the sample value.\n"
+		"  A call is an outlier above median + 3.5 x 1.4826 x MAD of its op (modified\n"
+		"  z-score); a window is anomalous when its outlier share beats the quiet\n"
+		"  windows' rate at p < 0.01/windows; an anomaly is blamed on the host signal\n"
+		"  (preemption of the calling threads, other processes' CUDA calls, page\n"
+		"  allocations and swap, graph captures) that is itself an outlier in most of\n"
+		"  its windows, preemption only if it also accounts for half the lost time;\n"
+		"  otherwise the GPU is named, not the host.  Severity: HIGH when a process\n"
+		"  was killed or a GPU operation failed, or the lost time is >= 25%% of the\n"
+		"  process's CUDA time; MEDIUM >= 5%%; LOW >= 1%%.\n"
+		"  The gate flags an op when its p99 grew beyond --threshold, significantly\n"
+		"  more than 1%% of new calls exceed old p99 x (1 + threshold), and the growth\n"
+		"  exceeds the old run's window-to-window p99 spread; or a HIGH chain is new.\n\n"
+		"EXAMPLES\n"
+		"  ingero-correlate --report run.ilog\n"
+		"  ingero-correlate run.ilog -o run+chains.ilog\n"
+		"  ingero-correlate --json run.ilog | jq 'select(.type==\"chain\") | .root_cause'\n"
+		"  ingero-correlate --baseline main.ilog pr.ilog --threshold 10 || echo regressed\n\n"
+		"EXIT STATUS\n"
+		"  0 ok (gate: no regression), 1 the gate found a regression or a new HIGH\n"
+		"  chain, 2 usage error or damaged input\n");
+}
+
+struct opts {
+	int report, json, stats, per_process, windows;
+	const char *out, *baseline;
+	double threshold;
+	struct ilog_filter filt;
+	struct ilog_stats_opts so;
+	int ninputs;
+	char **inputs;
+	char *args;
+};
+
+struct run {
+	struct ilog_stats *st;
+	struct ilog_chain_set cs;
+};
+
+static int parse_time(const char *s, uint64_t *abs, const char **rel, uint64_t *rel_ns)
+{
+	if (s[0] == '+') {
+		*rel = s;
+		return ilog_parse_duration(s + 1, rel_ns);
+	}
+	return ilog_parse_walltime(s, abs);
+}
+
+/* Progress on a TTY for long runs (DESIGN "The filters"). */
+struct progress {
+	int on;
+	struct timespec t0;
+	uint64_t last;
+};
+
+static double elapsed(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/*
+ * Read the inputs into statistics; with w, pass every record through.
+ * Returns 0, or ILOG_EXIT_USAGE after reporting a damaged or unreadable
+ * input (what was read before the damage is still accounted).
+ */
+static int read_inputs(struct opts *o, char **inputs, int n, struct run *ru,
+		       struct ilog_writer *w, uint32_t *out_node)
+{
+	int rc = 0;
+	struct progress pg = { .on = isatty(STDERR_FILENO) && ilog_verbosity >= 0 };
+	clock_gettime(CLOCK_MONOTONIC, &pg.t0);
+	uint64_t total = 0;
+	ru->st = ilog_stats_new(&o->so);
+	if (!ru->st) {
+		ilog_errorf("out of memory");
+		return ILOG_EXIT_USAGE;
+	}
+	for (int i = 0; i < (n ? n : 1); i++) {
+		const char *path = n ? inputs[i] : "-";
+		const char *name = ilog_in_name(path);
+		int fd = ilog_open_in(path);
+		if (fd < 0) {
+			rc = ILOG_EXIT_USAGE;
+			continue;
+		}
+		char err[256];
+		struct ilog_reader *r = ilog_reader_open(fd, err, sizeof(err));
+		if (!r) {
+			ilog_errorf("%s: %s", name, err);
+			rc = ILOG_EXIT_USAGE;
+			if (fd != STDIN_FILENO)
+				close(fd);
+			continue;
+		}
+		/* each input's filter resolves "+DURATION" against its own start */
+		struct ilog_filter f = o->filt;
+		const struct ilog_record *rec;
+		int k;
+		while ((k = ilog_reader_next(r, &rec)) > 0) {
+			if (pg.on && ++total - pg.last >= (1u << 21)) {
+				pg.last = total;
+				double e = elapsed(&pg.t0);
+				if (e >= 2)
+					fprintf(stderr, "\r%s: %s: %llu records, %.1fM records/s ",
+						ilog_prog, name, (unsigned long long)total, (double)total / e / 1e6);
+			}
+			if (w) {
+				int wr = ilog_kind_name(rec->kind) ? ilog_writer_put(w, rec)
+								   : ilog_writer_put_raw(w, &rec->raw);
+				if (wr) {
+					ilog_errorf("%s: %s", o->out ? o->out : "(stdout)",
+						    ilog_writer_error(w));
+					ilog_reader_close(r);
+					return ILOG_EXIT_USAGE;
+				}
+				*out_node = rec->node;
+			}
+			if (!ilog_filter_match(&f, rec, r))
+				continue;
+			if (ilog_stats_add(ru->st, rec, r)) {
+				ilog_errorf("%s: %s", name, ilog_stats_error(ru->st));
+				ilog_reader_close(r);
+				return ILOG_EXIT_USAGE;
+			}
+		}
+		if (k < 0) {
+			ilog_errorf("%s: %s", name, ilog_reader_error(r));
+			rc = ILOG_EXIT_USAGE;
+		}
+		ilog_reader_close(r);
+		if (fd != STDIN_FILENO)
+			close(fd);
+	}
+	if (pg.on && elapsed(&pg.t0) >= 2)
+		fprintf(stderr, "\n");
+	char err[256];
+	if (ilog_stats_finish(ru->st) || ilog_causal_run(ru->st, &ru->cs, err, sizeof(err))) {
+		ilog_errorf("%s", ilog_stats_error(ru->st) ? ilog_stats_error(ru->st) : err);
+		return ILOG_EXIT_USAGE;
+	}
+	return rc;
+}
+
+static void run_free(struct run *ru)
+{
+	ilog_chain_set_free(&ru->cs);
+	ilog_stats_free(ru->st);
+}
+
+static int write_all(int fd, const struct ilog_buf *b)
+{
+	size_t off = 0;
+	while (off < b->len) {
+		ssize_t k = write(fd, b->p + off, b->len - off);
+		if (k <= 0)
+			return -1;
+		off += (size_t)k;
+	}
+	return 0;
+}
+
+/* Append the chains (after a node record where the node changes) and provenance. */
+static int put_chains(struct ilog_writer *w, const struct run *ru, uint32_t node, const char *args)
+{
+	for (uint32_t i = 0; i < ru->cs.n; i++) {
+		if (ru->cs.nodes[i] != node) {
+			struct ilog_record nr = { .kind = ILOG_K_NODE };
+			nr.u.node.node_index = node = ru->cs.nodes[i];
+			if (ilog_writer_put(w, &nr))
+				return -1;
+		}
+		struct ilog_record rec = { .kind = ILOG_K_CHAIN };
+		rec.u.chain = ru->cs.chains[i];
+		if (ilog_writer_put(w, &rec))
+			return -1;
+	}
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	struct ilog_record pv = { .kind = ILOG_K_PROVENANCE };
+	pv.u.provenance = (struct ilog_provenance){
+		.real_ns = (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec,
+		.tool = ILOG_STR("ingero-correlate"), .version = ILOG_STR(INGERO_VERSION),
+		.args = ilog_str_c(args),
+	};
+	return ilog_writer_put(w, &pv);
+}
+
+static int gate(struct opts *o)
+{
+	if (o->ninputs > 1) {
+		ilog_errorf("--baseline takes one new log, not %d", o->ninputs);
+		return ILOG_EXIT_USAGE;
+	}
+	struct run old = { 0 }, cur = { 0 };
+	char *oldp[1] = { (char *)o->baseline };
+	int rc = read_inputs(o, oldp, 1, &old, NULL, NULL);
+	if (!rc)
+		rc = read_inputs(o, o->inputs, o->ninputs, &cur, NULL, NULL);
+	if (rc) {
+		run_free(&old);
+		run_free(&cur);
+		return rc;
+	}
+	struct ilog_gate g;
+	struct ilog_buf b = { 0 };
+	if (ilog_gate_compare(old.st, &old.cs, cur.st, &cur.cs, o->threshold, o->per_process, &g)) {
+		ilog_errorf("out of memory");
+		run_free(&old);
+		run_free(&cur);
+		return ILOG_EXIT_USAGE;
+	}
+	if (o->json)
+		rc = ilog_gate_json(&b, &g);
+	else
+		rc = ilog_gate_text(&b, &g, o->baseline, ilog_in_name(o->ninputs ? o->inputs[0] : "-"));
+	int fd = ilog_open_out(o->out);
+	if (rc || fd < 0 || write_all(fd, &b)) {
+		if (fd >= 0)
+			ilog_errorf("%s: write error", o->out ? o->out : "(stdout)");
+		rc = ILOG_EXIT_USAGE;
+	} else {
+		rc = g.regressed || g.new_high ? ILOG_EXIT_FINDING : ILOG_EXIT_OK;
+	}
+	if (fd > STDERR_FILENO)
+		close(fd);
+	ilog_buf_free(&b);
+	ilog_gate_free(&g);
+	run_free(&old);
+	run_free(&cur);
+	return rc;
+}
+
+static int analyze(struct opts *o)
+{
+	int fd = ilog_open_out(o->out);
+	if (fd < 0)
+		return ILOG_EXIT_USAGE;
+	int filter = !o->report && !o->json && !o->stats;
+	if (filter && !o->out && isatty(fd))
+		filter = 0, o->report = 1; /* humans at a terminal get the report */
+	struct ilog_writer *w = NULL;
+	char err[256];
+	if (filter) {
+		struct ilog_writer_opts wo = { 0 };
+		if (!(w = ilog_writer_open(fd, &wo, err, sizeof(err)))) {
+			ilog_errorf("%s", err);
+			return ILOG_EXIT_USAGE;
+		}
+	}
+	struct run ru = { 0 };
+	uint32_t node = 0;
+	int rc = read_inputs(o, o->inputs, o->ninputs, &ru, w, &node);
+	if (!ru.st || (rc && !ilog_stats_nnodes(ru.st) && !w)) {
+		run_free(&ru);
+		ilog_writer_close(w, err, sizeof(err));
+		return rc ? rc : ILOG_EXIT_USAGE;
+	}
+	struct ilog_buf b = { 0 };
+	struct ilog_explain_opts eo = {
+		.per_process = o->per_process, .windows = o->windows, .max_timeline = 12,
+		.name = o->ninputs == 1 ? o->inputs[0] : NULL,
+	};
+	int wrc = 0;
+	if (w) {
+		if (put_chains(w, &ru, node, o->args) || ilog_writer_close(w, err, sizeof(err))) {
+			ilog_errorf("%s: %s", o->out ? o->out : "(stdout)",
+				    ilog_writer_error(w) ? ilog_writer_error(w) : err);
+			rc = ILOG_EXIT_USAGE;
+		}
+		w = NULL;
+	} else {
+		if (o->json)
+			wrc = ilog_explain_json(&b, ru.st, &ru.cs, &eo);
+		else if (o->stats)
+			wrc = ilog_explain_stats(&b, ru.st, &eo);
+		else
+			wrc = ilog_explain_report(&b, ru.st, &ru.cs, &eo);
+		if (wrc || write_all(fd, &b)) {
+			ilog_errorf("%s: write error", o->out ? o->out : "(stdout)");
+			rc = ILOG_EXIT_USAGE;
+		}
+	}
+	if (fd > STDERR_FILENO && close(fd)) {
+		ilog_errorf("%s: close failed", o->out);
+		rc = ILOG_EXIT_USAGE;
+	}
+	ilog_buf_free(&b);
+	run_free(&ru);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "report", no_argument, 0, 'r' }, { "json", no_argument, 0, 'j' },
+		{ "stats", no_argument, 0, 'S' }, { "per-process", no_argument, 0, 'P' },
+		{ "windows", no_argument, 0, 'w' }, { "window", required_argument, 0, 'W' },
+		{ "baseline", required_argument, 0, 'b' }, { "threshold", required_argument, 0, 't' },
+		{ "pid", required_argument, 0, 'p' }, { "since", required_argument, 0, 's' },
+		{ "until", required_argument, 0, 'u' }, { "output", required_argument, 0, 'o' },
+		{ "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' }, { 0 },
+	};
+	struct opts o = { .threshold = 0.20 };
+	int c;
+	ilog_cli_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "rjPwb:t:p:o:qh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'r': o.report = 1; break;
+		case 'j': o.json = 1; break;
+		case 'S': o.stats = 1; break;
+		case 'P': o.per_process = 1; break;
+		case 'w': o.windows = 1; break;
+		case 'W':
+			if (ilog_parse_duration(optarg, &o.so.window_ns) || !o.so.window_ns) {
+				ilog_errorf("--window: not a duration '%s'", optarg);
+				return ILOG_EXIT_USAGE;
+			}
+			break;
+		case 'b': o.baseline = optarg; break;
+		case 't': {
+			char *end;
+			double v = strtod(optarg, &end);
+			if (end == optarg || (*end && strcmp(end, "%")) || !(v > 0) || v > 10000) {
+				ilog_errorf("--threshold: not a percentage '%s'", optarg);
+				return ILOG_EXIT_USAGE;
+			}
+			o.threshold = v / 100;
+			break;
+		}
+		case 'p': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || !*optarg || !v || v > UINT32_MAX) {
+				ilog_errorf("--pid: not a process id '%s'", optarg);
+				return ILOG_EXIT_USAGE;
+			}
+			o.filt.pid = (uint32_t)v;
+			break;
+		}
+		case 's':
+			if (parse_time(optarg, &o.filt.since, &o.filt.since_rel, &o.filt.since_rel_ns)) {
+				ilog_errorf("--since: not a time '%s'", optarg);
+				return ILOG_EXIT_USAGE;
+			}
+			break;
+		case 'u':
+			if (parse_time(optarg, &o.filt.until, &o.filt.until_rel, &o.filt.until_rel_ns)) {
+				ilog_errorf("--until: not a time '%s'", optarg);
+				return ILOG_EXIT_USAGE;
+			}
+			break;
+		case 'o': o.out = optarg; break;
+		case 'q': ilog_verbosity = -1; break;
+		case 'h': usage(stdout); return ilog_finish_stdout(ILOG_EXIT_OK);
+		default:
+			fprintf(stderr, "Try '%s --help'.\n", ilog_prog);
+			return ILOG_EXIT_USAGE;
+		}
+	}
+	if (o.report + o.json + o.stats > 1) {
+		ilog_errorf("choose one of --report, --json and --stats");
+		return ILOG_EXIT_USAGE;
+	}
+	if (o.baseline && (o.report || o.stats)) {
+		ilog_errorf("--baseline prints its own diff table (use --json for machines)");
+		return ILOG_EXIT_USAGE;
+	}
+	o.ninputs = argc - optind;
+	o.inputs = argv + optind;
+	/* provenance: the arguments as given */
+	size_t len = 1;
+	for (int i = 1; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	o.args = calloc(1, len);
+	if (o.args)
+		for (int i = 1; i < argc; i++) {
+			if (i > 1)
+				strcat(o.args, " ");
+			strcat(o.args, argv[i]);
+		}
+	int rc = o.baseline ? gate(&o) : analyze(&o);
+	free(o.args);
+	return ilog_finish_stdout(rc);
+}

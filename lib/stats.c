@@ -1,0 +1,1381 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One-pass statistics over a log (stats.h).  Every CUDA call is added to
+ * the histogram of its (node, pid, op) series and window; host events are
+ * summed per (type, pid, tid, other pid) and window.  Windows ("ticks")
+ * start at 1 ms and double, merging pairs, whenever a node would need 256
+ * or more, so memory stays bounded while the run grows.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "stats_int.h"
+
+#define BASE_WIDTH 1000000ull /* 1 ms */
+#define MAXT 256              /* adaptive: merge pairs at this many windows */
+#define MAXT_FIXED (1u << 24) /* --window: refuse to grow beyond this */
+#define MAXEV 65536
+#define MAXCAP 65536
+
+/* ---- hash map: 128-bit keys -> u32 ---- */
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+	uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull + (a << 6) + (a >> 2));
+	h ^= h >> 31;
+	h *= 0xBF58476D1CE4E5B9ull;
+	h ^= h >> 29;
+	return h;
+}
+
+static int hmap_grow(struct hmap *m)
+{
+	uint32_t ncap = m->cap ? m->cap * 2 : 64;
+	uint64_t *k = calloc((size_t)ncap * 2, sizeof(*k));
+	uint32_t *v = malloc((size_t)ncap * sizeof(*v));
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return -1;
+	}
+	memset(v, 0xff, (size_t)ncap * sizeof(*v));
+	for (uint32_t i = 0; i < m->cap; i++) {
+		if (m->vals[i] == UINT32_MAX)
+			continue;
+		uint64_t a = m->keys[2 * i], b = m->keys[2 * i + 1];
+		uint32_t j = (uint32_t)mix(a, b) & (ncap - 1);
+		while (v[j] != UINT32_MAX)
+			j = (j + 1) & (ncap - 1);
+		k[2 * j] = a;
+		k[2 * j + 1] = b;
+		v[j] = m->vals[i];
+	}
+	free(m->keys);
+	free(m->vals);
+	m->keys = k;
+	m->vals = v;
+	m->cap = ncap;
+	return 0;
+}
+
+static uint32_t hmap_get(const struct hmap *m, uint64_t a, uint64_t b)
+{
+	if (!m->cap)
+		return UINT32_MAX;
+	uint32_t j = (uint32_t)mix(a, b) & (m->cap - 1);
+	while (m->vals[j] != UINT32_MAX) {
+		if (m->keys[2 * j] == a && m->keys[2 * j + 1] == b)
+			return m->vals[j];
+		j = (j + 1) & (m->cap - 1);
+	}
+	return UINT32_MAX;
+}
+
+static int hmap_put(struct hmap *m, uint64_t a, uint64_t b, uint32_t val)
+{
+	if ((m->n + 1) * 4 > m->cap * 3 && hmap_grow(m))
+		return -1;
+	uint32_t j = (uint32_t)mix(a, b) & (m->cap - 1);
+	while (m->vals[j] != UINT32_MAX)
+		j = (j + 1) & (m->cap - 1);
+	m->keys[2 * j] = a;
+	m->keys[2 * j + 1] = b;
+	m->vals[j] = val;
+	m->n++;
+	return 0;
+}
+
+static void hmap_free(struct hmap *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+static int grow_arr(void **p, uint32_t *cap, uint32_t need, size_t esz)
+{
+	if (need <= *cap)
+		return 0;
+	uint32_t n = *cap ? *cap : 16;
+	while (n < need)
+		n *= 2;
+	void *q = realloc(*p, (size_t)n * esz);
+	if (!q)
+		return -1;
+	memset((char *)q + (size_t)*cap * esz, 0, (size_t)(n - *cap) * esz);
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+/* ---- histogram buckets ---- */
+uint64_t ilog_hb_lower(uint32_t idx)
+{
+	uint32_t g = idx >> HB_SUB_BITS, sub = idx & (HB_SUB - 1);
+	if (!g)
+		return idx;
+	return (uint64_t)(HB_SUB + sub) << (g - 1);
+}
+
+uint64_t ilog_hb_rep(uint32_t idx)
+{
+	uint32_t g = idx >> HB_SUB_BITS;
+	if (!g)
+		return idx;
+	uint64_t w = 1ull << (g - 1);
+	return ilog_hb_lower(idx) + (w - 1) / 2;
+}
+
+uint64_t ilog_rank(double q, uint64_t n)
+{
+	uint64_t pm = (uint64_t)llround(q * 1000.0);
+	uint64_t r = (n * pm + 999) / 1000;
+	return r ? r : 1;
+}
+
+/* Add cnt at idx to a sorted sparse histogram. */
+static int sparse_add(struct stick *t, uint32_t idx, uint64_t cnt)
+{
+	uint32_t lo = 0, hi = t->nb;
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		if (SB_IDX(t->bins[mid]) < idx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < t->nb && SB_IDX(t->bins[lo]) == idx) {
+		t->bins[lo] += cnt;
+		return 0;
+	}
+	if (t->nb == t->cap) {
+		uint32_t nc = t->cap ? t->cap * 2 : 8;
+		uint64_t *b = realloc(t->bins, (size_t)nc * sizeof(*b));
+		if (!b)
+			return -1;
+		t->bins = b;
+		t->cap = nc;
+	}
+	memmove(t->bins + lo + 1, t->bins + lo, (size_t)(t->nb - lo) * sizeof(*t->bins));
+	t->bins[lo] = ((uint64_t)idx << SB_SHIFT) | cnt;
+	t->nb++;
+	return 0;
+}
+
+/* dst = merge of two sorted sparse arrays (a may be dst's own). */
+static int sparse_merge(uint64_t **out, uint32_t *nout, uint32_t *capout,
+			const uint64_t *a, uint32_t na, const uint64_t *b, uint32_t nb)
+{
+	uint32_t cap = na + nb;
+	uint64_t *m = cap ? malloc((size_t)cap * sizeof(*m)) : NULL;
+	if (cap && !m)
+		return -1;
+	uint32_t i = 0, j = 0, n = 0;
+	while (i < na || j < nb) {
+		if (j >= nb || (i < na && SB_IDX(a[i]) < SB_IDX(b[j])))
+			m[n++] = a[i++];
+		else if (i >= na || SB_IDX(b[j]) < SB_IDX(a[i]))
+			m[n++] = b[j++];
+		else {
+			m[n++] = a[i] + SB_CNT(b[j]);
+			i++;
+			j++;
+		}
+	}
+	*out = m;
+	*nout = n;
+	*capout = cap;
+	return 0;
+}
+
+static void tick_minmax(struct stick *t, uint64_t n, uint64_t total, uint64_t mn, uint64_t mx)
+{
+	if (!n)
+		return;
+	if (!t->n || mn < t->min)
+		t->min = mn;
+	if (mx > t->max)
+		t->max = mx;
+	t->n += n;
+	t->total += total;
+}
+
+/* Move the dense histogram of s->cur into its sparse tick. */
+static int flush_dense(struct sseries *s)
+{
+	if (s->cur < 0)
+		return 0;
+	struct stick *t = &s->t[s->cur];
+	uint32_t m = 0;
+	for (uint32_t i = s->dlo; i <= s->dhi; i++)
+		m += s->dense[i] != 0;
+	uint64_t *tmp = malloc((size_t)(m ? m : 1) * sizeof(*tmp));
+	if (!tmp)
+		return -1;
+	uint32_t n = 0;
+	for (uint32_t i = s->dlo; i <= s->dhi; i++)
+		if (s->dense[i]) {
+			tmp[n++] = ((uint64_t)i << SB_SHIFT) | s->dense[i];
+			s->dense[i] = 0;
+		}
+	uint64_t *mb;
+	uint32_t nm, cm;
+	if (sparse_merge(&mb, &nm, &cm, t->bins, t->nb, tmp, n)) {
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	free(t->bins);
+	t->bins = mb;
+	t->nb = nm;
+	t->cap = cm;
+	s->cur = -1;
+	return 0;
+}
+
+/* ---- nodes and ticks ---- */
+struct snode *ilog_stats_node(struct ilog_stats *st, uint32_t node)
+{
+	for (uint32_t i = 0; i < st->nnodes; i++)
+		if (st->nodes[i].idx == node)
+			return &st->nodes[i];
+	return NULL;
+}
+
+static struct snode *node_get(struct ilog_stats *st, uint32_t node)
+{
+	struct snode *nd = ilog_stats_node(st, node);
+	if (nd)
+		return nd;
+	struct snode *a = realloc(st->nodes, (st->nnodes + 1) * sizeof(*a));
+	if (!a)
+		return NULL;
+	st->nodes = a;
+	nd = &a[st->nnodes++];
+	memset(nd, 0, sizeof(*nd));
+	nd->idx = node;
+	nd->width = st->o.window_ns ? st->o.window_ns : BASE_WIDTH;
+	return nd;
+}
+
+static int merge_stick(struct stick *d, struct stick *a, struct stick *b)
+{
+	struct stick r = { 0 };
+	tick_minmax(&r, a->n, a->total, a->min, a->max);
+	tick_minmax(&r, b->n, b->total, b->min, b->max);
+	if (sparse_merge(&r.bins, &r.nb, &r.cap, a->bins, a->nb, b->bins, b->nb))
+		return -1;
+	free(a->bins);
+	free(b->bins);
+	a->bins = b->bins = NULL;
+	*d = r;
+	return 0;
+}
+
+static void merge_htick(struct htick *d, const struct htick *a, const struct htick *b)
+{
+	struct htick r = { a->n + b->n, a->dur + b->dur, a->value + b->value,
+			   a->max > b->max ? a->max : b->max };
+	*d = r;
+}
+
+static void merge_snap(struct snaptick *d, const struct snaptick *a, const struct snaptick *b)
+{
+	struct snaptick r = *a;
+	if (!a->n)
+		r = *b;
+	else if (b->n) {
+		r.n += b->n;
+		r.cpu_sum += b->cpu_sum;
+		if (b->cpu_max > r.cpu_max)
+			r.cpu_max = b->cpu_max;
+		if (b->load_max > r.load_max)
+			r.load_max = b->load_max;
+		if (b->avail_min < r.avail_min)
+			r.avail_min = b->avail_min;
+		if (b->swap_used_max > r.swap_used_max)
+			r.swap_used_max = b->swap_used_max;
+	}
+	*d = r;
+}
+
+/* Double a node's window width, merging pairs of windows everywhere. */
+static int node_double(struct ilog_stats *st, struct snode *nd)
+{
+	for (uint32_t i = 0; i < st->nser; i++) {
+		struct sseries *s = st->ser[i];
+		if (s->node != nd->idx)
+			continue;
+		if (flush_dense(s))
+			return -1;
+		uint32_t nn = (s->nt + 1) / 2;
+		for (uint32_t k = 0; k < nn; k++) {
+			struct stick empty = { 0 };
+			struct stick *b = 2 * k + 1 < s->nt ? &s->t[2 * k + 1] : &empty;
+			struct stick a = s->t[2 * k];
+			if (merge_stick(&s->t[k], &a, b))
+				return -1;
+		}
+		memset(s->t + nn, 0, (size_t)(s->nt - nn) * sizeof(*s->t));
+	}
+	for (uint32_t i = 0; i < st->nhs; i++) {
+		struct hseries *h = st->hs[i];
+		if (h->node != nd->idx)
+			continue;
+		uint32_t nn = (h->nt + 1) / 2;
+		for (uint32_t k = 0; k < nn; k++) {
+			struct htick z = { 0 }, a = h->t[2 * k];
+			merge_htick(&h->t[k], &a, 2 * k + 1 < h->nt ? &h->t[2 * k + 1] : &z);
+		}
+		memset(h->t + nn, 0, (size_t)(h->nt - nn) * sizeof(*h->t));
+	}
+	uint32_t nn = (nd->nsnap + 1) / 2;
+	for (uint32_t k = 0; k < nn; k++) {
+		struct snaptick z = { 0 }, a = nd->snap[2 * k];
+		merge_snap(&nd->snap[k], &a, 2 * k + 1 < nd->nsnap ? &nd->snap[2 * k + 1] : &z);
+	}
+	if (nd->snap)
+		memset(nd->snap + nn, 0, (size_t)(nd->nsnap - nn) * sizeof(*nd->snap));
+	nd->width *= 2;
+	nd->nticks = (nd->nticks + 1) / 2;
+	return 0;
+}
+
+/* The window of ts on its node; -1 on out of memory. */
+static int tick_of(struct ilog_stats *st, struct snode *nd, uint64_t ts, uint32_t *k)
+{
+	if (!nd->seen) {
+		/* windows start at the recording's start when the header has it */
+		if (!nd->t0 || nd->t0 > ts)
+			nd->t0 = ts;
+		nd->seen = 1;
+		nd->first_ts = nd->last_ts = ts;
+	}
+	if (ts < nd->t0) {
+		nd->early++; /* before the first window: counted in window 0 */
+		ts = nd->t0;
+	}
+	if (ts < nd->first_ts)
+		nd->first_ts = ts;
+	if (ts > nd->last_ts)
+		nd->last_ts = ts;
+	uint64_t q = (ts - nd->t0) / nd->width;
+	if (!st->o.window_ns) {
+		while (q >= MAXT) {
+			if (node_double(st, nd))
+				return -1;
+			q = (ts - nd->t0) / nd->width;
+		}
+	} else if (q >= MAXT_FIXED) {
+		q = MAXT_FIXED - 1;
+	}
+	if (q + 1 > nd->nticks)
+		nd->nticks = (uint32_t)q + 1;
+	*k = (uint32_t)q;
+	return 0;
+}
+
+/* ---- processes and names ---- */
+struct sproc *ilog_stats_proc(struct ilog_stats *st, uint32_t node, uint32_t pid)
+{
+	uint32_t i = hmap_get(&st->procmap, node, pid);
+	return i == UINT32_MAX ? NULL : st->procs[i];
+}
+
+static struct sproc *proc_get(struct ilog_stats *st, uint32_t node, uint32_t pid)
+{
+	struct sproc *p = st->last_proc;
+	if (p && p->pid == pid && p->node == node)
+		return p;
+	p = ilog_stats_proc(st, node, pid);
+	if (!p) {
+		if (grow_arr((void **)&st->procs, &st->capprocs, st->nprocs + 1, sizeof(*st->procs)))
+			return NULL;
+		p = calloc(1, sizeof(*p));
+		if (!p || hmap_put(&st->procmap, node, pid, st->nprocs)) {
+			free(p);
+			return NULL;
+		}
+		p->node = node;
+		p->pid = pid;
+		st->procs[st->nprocs++] = p;
+	}
+	st->last_proc = p;
+	return p;
+}
+
+static int comm_set(struct ilog_stats *st, uint32_t node, uint32_t pid, const char *c, size_t n)
+{
+	if (!pid || !n || !*c)
+		return 0;
+	uint32_t i = hmap_get(&st->commmap, node, pid);
+	if (i == UINT32_MAX) {
+		if (grow_arr((void **)&st->comms, &st->capcomms, st->ncomms + 1, sizeof(*st->comms)) ||
+		    hmap_put(&st->commmap, node, pid, st->ncomms))
+			return -1;
+		i = st->ncomms++;
+	}
+	if (n > INGERO_COMM_LEN)
+		n = INGERO_COMM_LEN;
+	memcpy(st->comms[i], c, n);
+	st->comms[i][n] = 0;
+	return 0;
+}
+
+const char *ilog_stats_comm(struct ilog_stats *st, uint32_t node, uint32_t pid)
+{
+	struct sproc *p = ilog_stats_proc(st, node, pid);
+	if (p && p->comm[0])
+		return p->comm;
+	uint32_t i = hmap_get(&st->commmap, node, pid);
+	return i == UINT32_MAX ? "" : st->comms[i];
+}
+
+/* ---- series ---- */
+static struct sseries *series_get(struct ilog_stats *st, uint32_t node, uint32_t pid,
+				  uint16_t op, uint8_t layer)
+{
+	struct sseries *s = st->last_ser;
+	if (s && s->pid == pid && s->op == op && s->node == node)
+		return s;
+	uint64_t a = ((uint64_t)node << 32) | pid;
+	uint32_t i = hmap_get(&st->sermap, a, op);
+	if (i != UINT32_MAX) {
+		s = st->ser[i];
+	} else {
+		if (grow_arr((void **)&st->ser, &st->capser, st->nser + 1, sizeof(*st->ser)))
+			return NULL;
+		s = calloc(1, sizeof(*s));
+		if (!s)
+			return NULL;
+		s->dense = calloc(HB_N, sizeof(*s->dense));
+		s->top = malloc(NTOP * sizeof(*s->top));
+		if (!s->dense || !s->top || hmap_put(&st->sermap, a, op, st->nser)) {
+			free(s->dense);
+			free(s->top);
+			free(s);
+			return NULL;
+		}
+		s->node = node;
+		s->pid = pid;
+		s->op = op;
+		s->layer = layer;
+		s->cur = -1;
+		s->dlo = HB_N;
+		st->ser[st->nser++] = s;
+	}
+	st->last_ser = s;
+	return s;
+}
+
+static void top_push(struct sseries *s, const struct scall *c)
+{
+	struct scall *h = s->top;
+	uint32_t i;
+	if (s->ntop < NTOP) {
+		i = s->ntop++;
+		while (i && h[(i - 1) / 2].dur > c->dur) {
+			h[i] = h[(i - 1) / 2];
+			i = (i - 1) / 2;
+		}
+		h[i] = *c;
+		return;
+	}
+	if (c->dur <= h[0].dur)
+		return;
+	i = 0;
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, m = i;
+		uint64_t md = c->dur;
+		if (l < NTOP && h[l].dur < md)
+			m = l, md = h[l].dur;
+		if (r < NTOP && h[r].dur < md)
+			m = r;
+		if (m == i)
+			break;
+		h[i] = h[m];
+		i = m;
+	}
+	h[i] = *c;
+}
+
+static int series_add(struct sseries *s, const struct ingero_cuda_event *e, uint32_t k)
+{
+	uint64_t d = e->dur_ns;
+	if (k >= s->nt) {
+		uint32_t nt = s->nt ? s->nt : 8;
+		while (nt <= k)
+			nt *= 2;
+		struct stick *t = realloc(s->t, (size_t)nt * sizeof(*t));
+		if (!t)
+			return -1;
+		memset(t + s->nt, 0, (size_t)(nt - s->nt) * sizeof(*t));
+		s->t = t;
+		s->nt = nt;
+	}
+	struct stick *t = &s->t[k];
+	if (!t->n || d < t->min)
+		t->min = d;
+	if (d > t->max)
+		t->max = d;
+	t->n++;
+	t->total += d;
+	uint32_t b = hb_index(d);
+	if ((int64_t)k == s->cur) {
+	dense:
+		s->dense[b]++;
+		if (b < s->dlo)
+			s->dlo = b;
+		if (b > s->dhi)
+			s->dhi = b;
+	} else if ((int64_t)k > s->cur) {
+		if (flush_dense(s))
+			return -1;
+		s->cur = k;
+		s->dlo = HB_N;
+		s->dhi = 0;
+		goto dense;
+	} else if (sparse_add(t, b, 1)) {
+		return -1;
+	}
+	if (!s->n || d < s->min)
+		s->min = d;
+	if (d > s->max)
+		s->max = d;
+	if (!s->n || e->ts_ns < s->first_ts)
+		s->first_ts = e->ts_ns;
+	if (e->ts_ns + d > s->last_end)
+		s->last_end = e->ts_ns + d;
+	s->n++;
+	s->total += d;
+	s->bytes += e->bytes;
+	if (e->kind < 5)
+		s->bytes_kind[e->kind] += e->bytes;
+	if (e->flags & ILOG_CUDA_F_NO_RETURN)
+		s->noret++;
+	if (e->ret) {
+		if (!s->nerr) {
+			s->first_err = e->ret;
+			s->first_err_ts = e->ts_ns;
+			s->first_err_bytes = e->bytes;
+		}
+		s->nerr++;
+		/* cudaErrorMemoryAllocation and CUDA_ERROR_OUT_OF_MEMORY are both 2 */
+		if (e->ret == 2)
+			s->nerr_oom++;
+	}
+	struct scall c = { e->ts_ns, d, e->bytes, e->tid, e->ret };
+	if (s->nfirst < NFIRST) {
+		s->first[s->nfirst++] = c;
+	} else if (e->ts_ns < s->first[NFIRST - 1].ts) {
+		/* out of order: keep the earliest NFIRST */
+		s->first[NFIRST - 1] = c;
+	}
+	/* keep first[] sorted by time (insertion; almost always in order) */
+	for (uint32_t i = s->nfirst - 1; i > 0 && s->first[i].ts < s->first[i - 1].ts; i--) {
+		struct scall x = s->first[i];
+		s->first[i] = s->first[i - 1];
+		s->first[i - 1] = x;
+	}
+	top_push(s, &c);
+	return 0;
+}
+
+/* ---- host series ---- */
+static struct hseries *hs_get(struct ilog_stats *st, uint32_t node, uint16_t type,
+			      uint32_t pid, uint32_t tid, uint32_t opid)
+{
+	uint64_t a = ((uint64_t)node << 32) | ((uint64_t)type << 16) | (opid >> 16);
+	uint64_t b = ((uint64_t)pid << 32) | tid;
+	a ^= (uint64_t)(opid & 0xffff) << 48;
+	uint32_t i = hmap_get(&st->hsmap, a, b);
+	if (i != UINT32_MAX && st->hs[i]->opid == opid)
+		return st->hs[i];
+	if (i != UINT32_MAX) /* key collision on the folded opid: scan */
+		for (uint32_t j = 0; j < st->nhs; j++) {
+			struct hseries *h = st->hs[j];
+			if (h->node == node && h->type == type && h->pid == pid && h->tid == tid &&
+			    h->opid == opid)
+				return h;
+		}
+	if (grow_arr((void **)&st->hs, &st->caphs, st->nhs + 1, sizeof(*st->hs)))
+		return NULL;
+	struct hseries *h = calloc(1, sizeof(*h));
+	if (!h)
+		return NULL;
+	if (i == UINT32_MAX && hmap_put(&st->hsmap, a, b, st->nhs)) {
+		free(h);
+		return NULL;
+	}
+	h->node = node;
+	h->type = type;
+	h->pid = pid;
+	h->tid = tid;
+	h->opid = opid;
+	st->hs[st->nhs++] = h;
+	return h;
+}
+
+static int hs_add(struct hseries *h, uint32_t k, uint64_t dur, uint64_t value)
+{
+	if (k >= h->nt) {
+		uint32_t nt = h->nt ? h->nt : 8;
+		while (nt <= k)
+			nt *= 2;
+		struct htick *t = realloc(h->t, (size_t)nt * sizeof(*t));
+		if (!t)
+			return -1;
+		memset(t + h->nt, 0, (size_t)(nt - h->nt) * sizeof(*t));
+		h->t = t;
+		h->nt = nt;
+	}
+	struct htick *t = &h->t[k];
+	t->n++;
+	t->dur += dur;
+	t->value += value;
+	if (dur > t->max)
+		t->max = dur;
+	h->n++;
+	h->dur += dur;
+	h->value += value;
+	if (dur > h->max)
+		h->max = dur;
+	return 0;
+}
+
+static int event_keep(struct ilog_stats *st, uint32_t node, const struct ingero_host_event *e)
+{
+	if (st->nev >= MAXEV) {
+		st->ev_over++;
+		return 0;
+	}
+	if (grow_arr((void **)&st->ev, &st->capev, st->nev + 1, sizeof(*st->ev)))
+		return -1;
+	struct sevent *v = &st->ev[st->nev++];
+	v->node = node;
+	v->pid = e->pid;
+	v->tid = e->tid;
+	v->opid = e->other_pid;
+	v->type = e->type;
+	v->ts = e->ts_ns;
+	v->dur = e->dur_ns;
+	v->value = e->value;
+	memcpy(v->comm, e->comm, INGERO_COMM_LEN);
+	v->comm[INGERO_COMM_LEN] = 0;
+	memcpy(v->ocomm, e->other_comm, INGERO_COMM_LEN);
+	v->ocomm[INGERO_COMM_LEN] = 0;
+	return 0;
+}
+
+static int add_host(struct ilog_stats *st, uint32_t node, struct snode *nd,
+		    const struct ingero_host_event *e)
+{
+	uint32_t k;
+	if (tick_of(st, nd, e->ts_ns, &k))
+		return -1;
+	if (comm_set(st, node, e->pid, e->comm, strnlen(e->comm, INGERO_COMM_LEN)) ||
+	    comm_set(st, node, e->other_pid, e->other_comm, strnlen(e->other_comm, INGERO_COMM_LEN)))
+		return -1;
+	struct hseries *h;
+	switch (e->type) {
+	case ILOG_HOST_SWITCH:
+		h = hs_get(st, node, e->type, e->pid, e->tid, e->other_pid);
+		break;
+	case ILOG_HOST_OOM: {
+		struct sproc *p = proc_get(st, node, e->pid);
+		if (!p)
+			return -1;
+		if (!p->oom_killed || e->ts_ns < p->oom_ts)
+			p->oom_ts = e->ts_ns;
+		p->oom_killed = 1;
+		if (event_keep(st, node, e))
+			return -1;
+		h = hs_get(st, node, e->type, 0, 0, 0);
+		break;
+	}
+	case ILOG_HOST_EXIT: {
+		struct sproc *p = ilog_stats_proc(st, node, e->pid);
+		/* thread exits (tid != pid) do not end the process */
+		if (p && (!e->tid || e->tid == e->pid)) {
+			p->has_exit = 1;
+			p->exit_ts = e->ts_ns;
+			p->exit_code = (int64_t)e->value;
+		}
+		h = hs_get(st, node, e->type, 0, 0, 0);
+		break;
+	}
+	case ILOG_HOST_EXEC:
+		h = hs_get(st, node, e->type, 0, 0, 0);
+		break;
+	case ILOG_HOST_FORK:
+		h = hs_get(st, node, e->type, 0, 0, 0);
+		break;
+	default:
+		h = hs_get(st, node, e->type, e->pid, 0, 0);
+		break;
+	}
+	if (!h)
+		return -1;
+	return hs_add(h, k, e->dur_ns, e->value);
+}
+
+static int add_snapshot(struct ilog_stats *st, struct snode *nd, const struct ilog_snapshot *s)
+{
+	uint32_t k;
+	if (tick_of(st, nd, s->ts_ns, &k))
+		return -1;
+	if (grow_arr((void **)&nd->snap, &nd->nsnap, k + 1, sizeof(*nd->snap)))
+		return -1;
+	uint64_t swap_used = s->swap_total > s->swap_free ? s->swap_total - s->swap_free : 0;
+	struct snaptick one = { 1, s->cpu_pct, s->cpu_pct, s->load1, s->mem_avail, s->mem_total,
+				swap_used, s->swap_total };
+	struct snaptick old = nd->snap[k];
+	merge_snap(&nd->snap[k], &old, &one);
+	if (!nd->nsnaps || s->mem_avail < nd->avail_min)
+		nd->avail_min = s->mem_avail;
+	if (!nd->have_swap_first) {
+		nd->swap_used_first = swap_used;
+		nd->have_swap_first = 1;
+	}
+	if (swap_used > nd->swap_used_max)
+		nd->swap_used_max = swap_used;
+	nd->nsnaps++;
+	nd->cpu_sum += s->cpu_pct;
+	if (s->cpu_pct > nd->cpu_max)
+		nd->cpu_max = s->cpu_pct;
+	if (s->load1 > nd->load_max)
+		nd->load_max = s->load1;
+	nd->mem_total = s->mem_total;
+	nd->swap_total = s->swap_total;
+	nd->ncpu = s->ncpu;
+	return 0;
+}
+
+/* ---- CUDA graph lifecycle ---- */
+static int graph_track(struct ilog_stats *st, uint32_t node, struct sproc *p,
+		       const struct ingero_cuda_event *e)
+{
+	switch (e->op) {
+	case ILOG_OP_cudaStreamBeginCapture:
+		if (!p->first_capture_ts || e->ts_ns < p->first_capture_ts)
+			p->first_capture_ts = e->ts_ns;
+		if (st->ncap >= MAXCAP) {
+			st->cap_over++;
+			return 0;
+		}
+		if (grow_arr((void **)&st->cap, &st->capcap, st->ncap + 1, sizeof(*st->cap)))
+			return -1;
+		st->cap[st->ncap++] = (struct scapture){
+			.node = node, .pid = e->pid, .tid = e->tid, .stream = e->stream,
+			.begin_ts = e->ts_ns, .open = 1, .eager_before = p->eager_launches,
+		};
+		st->nopen++;
+		return 0;
+	case ILOG_OP_cudaStreamEndCapture:
+		for (uint32_t i = st->ncap; i-- > 0;) {
+			struct scapture *c = &st->cap[i];
+			if (c->open && c->node == node && c->pid == e->pid && c->stream == e->stream) {
+				c->open = 0;
+				c->end_ts = e->ts_ns;
+				c->end_dur = e->dur_ns;
+				c->ret = e->ret;
+				st->nopen--;
+				break;
+			}
+		}
+		return 0;
+	case ILOG_OP_cudaGraphInstantiate:
+	case ILOG_OP_cudaGraphInstantiateWithFlags:
+		if (st->ninst >= MAXCAP) {
+			st->inst_over++;
+			return 0;
+		}
+		if (grow_arr((void **)&st->inst, &st->capinst, st->ninst + 1, sizeof(*st->inst)))
+			return -1;
+		st->inst[st->ninst++] = (struct sinst){ node, e->pid, e->ts_ns, e->dur_ns, e->ret };
+		return 0;
+	case ILOG_OP_cudaGraphLaunch:
+		if (!p->first_graph_launch_ts || e->ts_ns < p->first_graph_launch_ts)
+			p->first_graph_launch_ts = e->ts_ns;
+		return 0;
+	case ILOG_OP_cudaLaunchKernel:
+	case ILOG_OP_cuLaunchKernel:
+	case ILOG_OP_cuLaunchKernelEx:
+		/* a launch into a stream being captured is recorded, not run */
+		for (uint32_t i = st->ncap; i-- > 0;) {
+			struct scapture *c = &st->cap[i];
+			if (c->open && c->node == node && c->pid == e->pid &&
+			    (c->stream == e->stream || (!e->stream && c->tid == e->tid))) {
+				c->launches++;
+				return 0;
+			}
+			if (st->ncap - i > 64)
+				break;
+		}
+		p->eager_launches++;
+		return 0;
+	}
+	return 0;
+}
+
+static int add_cuda(struct ilog_stats *st, uint32_t node, struct snode *nd,
+		    const struct ingero_cuda_event *e)
+{
+	uint32_t k;
+	if (tick_of(st, nd, e->ts_ns, &k))
+		return -1;
+	struct sseries *s = series_get(st, node, e->pid, e->op, e->layer);
+	if (!s || series_add(s, e, k))
+		return -1;
+	struct sproc *p = proc_get(st, node, e->pid);
+	if (!p)
+		return -1;
+	if (!p->ncalls || e->ts_ns < p->first_ts)
+		p->first_ts = e->ts_ns;
+	if (e->ts_ns + e->dur_ns > p->last_end)
+		p->last_end = e->ts_ns + e->dur_ns;
+	p->ncalls++;
+	if (e->flags & ILOG_CUDA_F_NO_RETURN)
+		p->noret++;
+	if (!p->ntids || p->tids[p->ntids - 1] != e->tid) {
+		uint32_t i;
+		for (i = 0; i < p->ntids && p->tids[i] != e->tid; i++)
+			;
+		if (i == p->ntids) {
+			if (p->ntids < MAXTIDS)
+				p->tids[p->ntids++] = e->tid;
+			else
+				p->tids_over++;
+		} else if (i + 1 < p->ntids) { /* keep the latest last: cheap check above */
+			uint32_t x = p->tids[i];
+			p->tids[i] = p->tids[p->ntids - 1];
+			p->tids[p->ntids - 1] = x;
+		}
+	}
+	if (e->op >= ILOG_OP_cudaStreamBeginCapture && e->op <= ILOG_OP_cudaGraphLaunch)
+		return graph_track(st, node, p, e);
+	if (e->op == ILOG_OP_cudaLaunchKernel || e->op == ILOG_OP_cuLaunchKernel ||
+	    e->op == ILOG_OP_cuLaunchKernelEx) {
+		if (!st->nopen) {
+			p->eager_launches++;
+			return 0;
+		}
+		return graph_track(st, node, p, e);
+	}
+	return 0;
+}
+
+static int add_loss(struct ilog_stats *st, const struct ilog_loss *l)
+{
+	/* cumulative counters: keep the latest per source in "src\0" + 2 u64 */
+	struct ilog_buf *b = &st->loss_src;
+	size_t off = 0;
+	while (off < b->len) {
+		size_t n = strlen(b->p + off);
+		if (n == l->source.n && !memcmp(b->p + off, l->source.p, n)) {
+			uint64_t v[2] = { l->lost, l->seen };
+			memcpy(b->p + off + n + 1, v, sizeof(v));
+			return 0;
+		}
+		off += n + 1 + 16;
+	}
+	uint64_t v[2] = { l->lost, l->seen };
+	if (ilog_buf_put(b, l->source.p ? l->source.p : "", l->source.n) ||
+	    ilog_buf_put(b, "", 1) || ilog_buf_put(b, v, sizeof(v)))
+		return -1;
+	return 0;
+}
+
+/* ---- public ---- */
+struct ilog_stats *ilog_stats_new(const struct ilog_stats_opts *o)
+{
+	struct ilog_stats *st = calloc(1, sizeof(*st));
+	if (!st)
+		return NULL;
+	if (o)
+		st->o = *o;
+	return st;
+}
+
+const char *ilog_stats_error(const struct ilog_stats *st)
+{
+	return st->err[0] ? st->err : NULL;
+}
+
+int ilog_stats_add(struct ilog_stats *st, const struct ilog_record *rec,
+		   const struct ilog_reader *r)
+{
+	int rc = 0;
+	st->records++;
+	switch (rec->kind) {
+	case ILOG_K_CUDA: {
+		struct snode *nd = st->nodes && st->nodes[0].idx == rec->node ? st->nodes
+									  : node_get(st, rec->node);
+		st->cuda++;
+		rc = !nd ? -1 : add_cuda(st, rec->node, nd, &rec->u.cuda);
+		break;
+	}
+	case ILOG_K_HOST: {
+		struct snode *nd = node_get(st, rec->node);
+		st->host++;
+		rc = !nd ? -1 : add_host(st, rec->node, nd, &rec->u.host);
+		break;
+	}
+	case ILOG_K_SNAPSHOT: {
+		struct snode *nd = node_get(st, rec->node);
+		st->snapshots++;
+		rc = !nd ? -1 : add_snapshot(st, nd, &rec->u.snapshot);
+		break;
+	}
+	case ILOG_K_HEADER: {
+		struct snode *nd = node_get(st, rec->node);
+		if (!nd) {
+			rc = -1;
+			break;
+		}
+		const struct ilog_header *h = &rec->u.header;
+		if (!nd->seen && h->mono_ns)
+			nd->t0 = h->mono_ns;
+		if (!nd->anchor_real && h->real_ns) {
+			nd->anchor_mono = h->mono_ns;
+			nd->anchor_real = h->real_ns;
+		}
+		size_t n = h->node.n < sizeof(nd->name) - 1 ? h->node.n : sizeof(nd->name) - 1;
+		if (n && !nd->name[0]) {
+			memcpy(nd->name, h->node.p, n);
+			nd->name[n] = 0;
+		}
+		(void)r;
+		break;
+	}
+	case ILOG_K_PROCESS: {
+		const struct ilog_process *pr = &rec->u.process;
+		struct sproc *p = proc_get(st, rec->node, pr->pid);
+		if (!p) {
+			rc = -1;
+			break;
+		}
+		p->ppid = pr->ppid;
+		size_t n = pr->comm.n < sizeof(p->comm) - 1 ? pr->comm.n : sizeof(p->comm) - 1;
+		if (n) {
+			memcpy(p->comm, pr->comm.p, n);
+			p->comm[n] = 0;
+		}
+		break;
+	}
+	case ILOG_K_LOSS:
+		rc = add_loss(st, &rec->u.loss);
+		break;
+	case ILOG_K_CHAIN:
+		st->chains_in++;
+		break;
+	default:
+		if (!ilog_kind_name(rec->kind))
+			st->unknown++;
+		break;
+	}
+	if (rc)
+		snprintf(st->err, sizeof(st->err), "out of memory");
+	return rc;
+}
+
+int ilog_stats_finish(struct ilog_stats *st)
+{
+	for (uint32_t i = 0; i < st->nser; i++)
+		if (flush_dense(st->ser[i])) {
+			snprintf(st->err, sizeof(st->err), "out of memory");
+			return -1;
+		}
+	st->finished = 1;
+	return 0;
+}
+
+void ilog_stats_free(struct ilog_stats *st)
+{
+	if (!st)
+		return;
+	for (uint32_t i = 0; i < st->nser; i++) {
+		struct sseries *s = st->ser[i];
+		for (uint32_t k = 0; k < s->nt; k++)
+			free(s->t[k].bins);
+		free(s->t);
+		free(s->dense);
+		free(s->top);
+		free(s);
+	}
+	for (uint32_t i = 0; i < st->nhs; i++) {
+		free(st->hs[i]->t);
+		free(st->hs[i]);
+	}
+	for (uint32_t i = 0; i < st->nprocs; i++)
+		free(st->procs[i]);
+	for (uint32_t i = 0; i < st->nnodes; i++)
+		free(st->nodes[i].snap);
+	free(st->nodes);
+	free(st->ser);
+	free(st->hs);
+	free(st->procs);
+	free(st->ev);
+	free(st->cap);
+	free(st->inst);
+	free(st->comms);
+	hmap_free(&st->sermap);
+	hmap_free(&st->hsmap);
+	hmap_free(&st->procmap);
+	hmap_free(&st->commmap);
+	ilog_buf_free(&st->loss_src);
+	free(st);
+}
+
+/* ---- dense histograms over tick ranges ---- */
+void ilog_dhist_free(struct dhist *h)
+{
+	free(h->c);
+	memset(h, 0, sizeof(*h));
+}
+
+int ilog_dhist_series(struct dhist *h, const struct sseries *s, uint32_t a, uint32_t b,
+		      const uint8_t *skip, int invert)
+{
+	memset(h, 0, sizeof(*h));
+	if (b > s->nt)
+		b = s->nt;
+	for (uint32_t k = a; k < b; k++) {
+		const struct stick *t = &s->t[k];
+		if (!t->n || (skip && (!!skip[k]) != !!invert))
+			continue;
+		if (!h->c && !(h->c = calloc(HB_N, sizeof(*h->c))))
+			return -1;
+		for (uint32_t i = 0; i < t->nb; i++)
+			h->c[SB_IDX(t->bins[i])] += SB_CNT(t->bins[i]);
+		if (!h->n || t->min < h->min)
+			h->min = t->min;
+		if (t->max > h->max)
+			h->max = t->max;
+		h->n += t->n;
+		h->total += t->total;
+	}
+	return 0;
+}
+
+uint64_t ilog_dhist_quantile(const struct dhist *h, double q)
+{
+	if (!h->n)
+		return 0;
+	uint64_t r = ilog_rank(q, h->n), acc = 0;
+	for (uint32_t i = 0; i < HB_N; i++) {
+		acc += h->c[i];
+		if (acc >= r) {
+			uint64_t v = ilog_hb_rep(i);
+			if (v < h->min)
+				v = h->min;
+			if (v > h->max)
+				v = h->max;
+			return v;
+		}
+	}
+	return h->max;
+}
+
+struct devb { uint64_t dev, n; };
+
+static int cmp_devb(const void *a, const void *b)
+{
+	const struct devb *x = a, *y = b;
+	return x->dev < y->dev ? -1 : x->dev > y->dev;
+}
+
+uint64_t ilog_dhist_mad(const struct dhist *h, uint64_t med)
+{
+	if (!h->n)
+		return 0;
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < HB_N; i++)
+		m += h->c[i] != 0;
+	struct devb *d = malloc((size_t)m * sizeof(*d));
+	if (!d)
+		return 0;
+	m = 0;
+	for (uint32_t i = 0; i < HB_N; i++)
+		if (h->c[i]) {
+			uint64_t v = ilog_hb_rep(i);
+			d[m++] = (struct devb){ v > med ? v - med : med - v, h->c[i] };
+		}
+	qsort(d, m, sizeof(*d), cmp_devb);
+	uint64_t r = ilog_rank(0.5, h->n), acc = 0, out = 0;
+	for (uint32_t i = 0; i < m; i++) {
+		acc += d[i].n;
+		if (acc >= r) {
+			out = d[i].dev;
+			break;
+		}
+	}
+	free(d);
+	return out;
+}
+
+uint64_t ilog_tick_above(const struct stick *t, uint64_t thr)
+{
+	uint32_t tb = hb_index(thr);
+	uint64_t n = 0;
+	if (!t->n || t->max <= thr)
+		return 0;
+	for (uint32_t i = t->nb; i-- > 0;) {
+		if (SB_IDX(t->bins[i]) <= tb)
+			break;
+		n += SB_CNT(t->bins[i]);
+	}
+	return n;
+}
+
+uint64_t ilog_series_above(const struct sseries *s, uint32_t a, uint32_t b, uint64_t thr)
+{
+	uint64_t n = 0;
+	if (b > s->nt)
+		b = s->nt;
+	for (uint32_t k = a; k < b; k++)
+		n += ilog_tick_above(&s->t[k], thr);
+	return n;
+}
+
+/* ---- formatting ---- */
+char *ilog_fmt_dur(char *b, size_t n, double ns)
+{
+	const char *u;
+	double v;
+	if (ns < 1e3) {
+		snprintf(b, n, "%.0f ns", ns);
+		return b;
+	}
+	if (ns < 1e6)
+		v = ns / 1e3, u = "us";
+	else if (ns < 1e9)
+		v = ns / 1e6, u = "ms";
+	else
+		v = ns / 1e9, u = "s";
+	snprintf(b, n, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, u);
+	return b;
+}
+
+char *ilog_fmt_bytes(char *b, size_t n, double bytes)
+{
+	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	int i = 0;
+	while (bytes >= 1024 && i < 4)
+		bytes /= 1024, i++;
+	if (!i)
+		snprintf(b, n, "%.0f B", bytes);
+	else
+		snprintf(b, n, bytes < 10 ? "%.2f %s" : bytes < 100 ? "%.1f %s" : "%.0f %s", bytes, u[i]);
+	return b;
+}
+
+/* ---- rows ---- */
+uint32_t ilog_stats_nnodes(const struct ilog_stats *st)
+{
+	return st->nnodes;
+}
+
+uint64_t ilog_stats_wall(const struct ilog_stats *st, uint32_t node, uint64_t mono)
+{
+	for (uint32_t i = 0; i < st->nnodes; i++) {
+		const struct snode *nd = &st->nodes[i];
+		if (nd->idx != node)
+			continue;
+		if (!nd->anchor_real)
+			return 0;
+		return (uint64_t)((int64_t)nd->anchor_real + ((int64_t)mono - (int64_t)nd->anchor_mono));
+	}
+	return 0;
+}
+
+void ilog_stats_summary(struct ilog_stats *st, uint32_t i, struct ilog_stats_summary *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (i >= st->nnodes)
+		return;
+	const struct snode *nd = &st->nodes[i];
+	s->node = nd->idx;
+	s->node_name = nd->name;
+	s->records = st->records;
+	s->cuda = st->cuda;
+	s->host = st->host;
+	s->snapshots = st->snapshots;
+	s->unknown = st->unknown;
+	s->start_ns = nd->t0;
+	s->end_ns = nd->last_ts;
+	for (uint32_t k = 0; k < st->nser; k++)
+		if (st->ser[k]->node == nd->idx && st->ser[k]->last_end > s->end_ns)
+			s->end_ns = st->ser[k]->last_end;
+	s->window_ns = nd->width;
+	s->nwindows = nd->nticks;
+	s->real_start_ns = ilog_stats_wall(st, nd->idx, nd->t0);
+	for (uint32_t k = 0; k < st->nprocs; k++)
+		if (st->procs[k]->node == nd->idx && st->procs[k]->ncalls)
+			s->processes++;
+	const struct ilog_buf *b = &st->loss_src;
+	for (size_t off = 0; off < b->len;) {
+		size_t n = strlen(b->p + off);
+		uint64_t v[2];
+		memcpy(v, b->p + off + n + 1, sizeof(v));
+		s->lost += v[0];
+		s->seen += v[1];
+		off += n + 1 + 16;
+	}
+	s->nsnaps = nd->nsnaps;
+	s->ncpu = nd->ncpu;
+	s->cpu_avg = nd->nsnaps ? nd->cpu_sum / (double)nd->nsnaps : 0;
+	s->cpu_max = nd->cpu_max;
+	s->load1_max = nd->load_max;
+	s->mem_total = nd->mem_total;
+	s->mem_avail_min = nd->avail_min;
+	s->swap_total = nd->swap_total;
+	s->swap_used_max = nd->swap_used_max;
+	s->swap_used_growth = nd->swap_used_max > nd->swap_used_first
+				      ? nd->swap_used_max - nd->swap_used_first : 0;
+}
+
+static uint64_t node_wall(struct ilog_stats *st, uint32_t node)
+{
+	for (uint32_t i = 0; i < st->nnodes; i++)
+		if (st->nodes[i].idx == node) {
+			struct ilog_stats_summary s;
+			ilog_stats_summary(st, i, &s);
+			return s.end_ns > s.start_ns ? s.end_ns - s.start_ns : 1;
+		}
+	return 1;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct ilog_stat_row *x = a, *y = b;
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->total_ns != y->total_ns)
+		return x->total_ns > y->total_ns ? -1 : 1;
+	return x->op < y->op ? -1 : x->op > y->op;
+}
+
+/* Rows for [a,b) windows of the series group; whole run when a == UINT32_MAX. */
+static int fill_row(struct ilog_stat_row *row, struct sseries **g,
+		    uint32_t ng, uint32_t a, uint32_t b, double wall)
+{
+	struct dhist acc = { 0 };
+	for (uint32_t i = 0; i < ng; i++) {
+		struct dhist h;
+		if (ilog_dhist_series(&h, g[i], a, b, NULL, 0))
+			return -1;
+		if (!h.n)
+			continue;
+		if (!acc.c) {
+			acc = h;
+			continue;
+		}
+		for (uint32_t j = 0; j < HB_N; j++)
+			acc.c[j] += h.c[j];
+		if (h.min < acc.min)
+			acc.min = h.min;
+		if (h.max > acc.max)
+			acc.max = h.max;
+		acc.n += h.n;
+		acc.total += h.total;
+		ilog_dhist_free(&h);
+	}
+	row->count = acc.n;
+	row->total_ns = acc.total;
+	row->min_ns = acc.min;
+	row->max_ns = acc.max;
+	row->p50_ns = ilog_dhist_quantile(&acc, 0.5);
+	row->p95_ns = ilog_dhist_quantile(&acc, 0.95);
+	row->p99_ns = ilog_dhist_quantile(&acc, 0.99);
+	row->frac = wall > 0 ? (double)acc.total / wall : 0;
+	for (uint32_t i = 0; i < ng; i++) {
+		row->bytes += g[i]->bytes;
+		row->errors += g[i]->nerr;
+	}
+	if (a != 0 || b != UINT32_MAX) {
+		row->bytes = row->errors = 0; /* whole-run only */
+	}
+	ilog_dhist_free(&acc);
+	return 0;
+}
+
+static int rows_impl(struct ilog_stats *st, int per_process, int windows,
+		     struct ilog_stat_row **out)
+{
+	*out = NULL;
+	uint8_t *done = calloc(st->nser ? st->nser : 1, 1);
+	struct sseries **g = malloc((st->nser ? st->nser : 1) * sizeof(*g));
+	struct ilog_stat_row *rows = NULL;
+	uint32_t nrows = 0, caprows = 0;
+	if (!done || !g)
+		goto oom;
+	for (uint32_t i = 0; i < st->nser; i++) {
+		if (done[i])
+			continue;
+		struct sseries *s = st->ser[i];
+		uint32_t ng = 0;
+		for (uint32_t j = i; j < st->nser; j++) {
+			struct sseries *o = st->ser[j];
+			if (!done[j] && o->node == s->node && o->op == s->op && o->layer == s->layer &&
+			    (!per_process || o->pid == s->pid)) {
+				g[ng++] = o;
+				done[j] = 1;
+			}
+		}
+		struct snode *nd = ilog_stats_node(st, s->node);
+		double wall = (double)node_wall(st, s->node);
+		if (per_process) {
+			struct sproc *p = ilog_stats_proc(st, s->node, s->pid);
+			wall = p && p->last_end > p->first_ts ? (double)(p->last_end - p->first_ts) : 1;
+		}
+		uint32_t nw = windows ? nd->nticks : 1;
+		for (uint32_t w = 0; w < nw; w++) {
+			struct ilog_stat_row row = { 0 };
+			uint32_t a = windows ? w : 0, b = windows ? w + 1 : UINT32_MAX;
+			double span = windows ? (double)nd->width : wall;
+			if (fill_row(&row, g, ng, a, b, span))
+				goto oom;
+			if (!row.count)
+				continue;
+			row.node = s->node;
+			row.node_name = nd->name;
+			row.pid = per_process ? s->pid : 0;
+			row.comm = per_process ? ilog_stats_comm(st, s->node, s->pid) : "";
+			row.layer = s->layer;
+			row.op = s->op;
+			if (windows) {
+				row.start_ns = nd->t0 + (uint64_t)w * nd->width;
+				row.end_ns = row.start_ns + nd->width;
+			}
+			if (grow_arr((void **)&rows, &caprows, nrows + 1, sizeof(*rows)))
+				goto oom;
+			rows[nrows++] = row;
+		}
+	}
+	free(done);
+	free(g);
+	if (nrows)
+		qsort(rows, nrows, sizeof(*rows), cmp_rows);
+	*out = rows;
+	return (int)nrows;
+oom:
+	free(done);
+	free(g);
+	free(rows);
+	return -1;
+}
+
+int ilog_stats_rows(struct ilog_stats *st, int per_process, struct ilog_stat_row **rows)
+{
+	return rows_impl(st, per_process, 0, rows);
+}
+
+int ilog_stats_window_rows(struct ilog_stats *st, int per_process, struct ilog_stat_row **rows)
+{
+	return rows_impl(st, per_process, 1, rows);
+}
