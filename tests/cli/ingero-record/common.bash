@@ -66,7 +66,7 @@ export_log() {
 # per-op counts of cuda events of the given pids (space separated), as a JSON object
 cuda_counts() {
 	local pids=$1
-	jq -s -c --arg pids "$pids" '($pids | split(" ") | map(tonumber)) as $p
+	jq -S -s -c --arg pids "$pids" '($pids | split(" ") | map(tonumber)) as $p
 		| [.[] | select(.type=="cuda" and (.pid as $x | $p | index($x)))]
 		| group_by(.op) | map({key: .[0].op, value: length}) | from_entries' log.jsonl
 }

@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: MIT
+# CPU contention, for real: the workload and a CPU hog pinned to the same
+# CPU.  Sync calls that burn 2 ms of their own CPU each are stretched, and
+# the log names the hog (pid and comm) as the task that preempted the
+# workload's thread, with off-CPU times that add up to the stretch.
+. "$INGERO_TESTS/cli/ingero-record/common.bash"
+need_bpf
+command -v taskset >/dev/null || skip "no taskset"
+
+cpu=0
+cp "$(command -v bash)" ./backup           # the hog's comm is "backup"
+export FAKECUDA_MODE=cpu FAKECUDA_LAT_cudaStreamSynchronize_NS=2000000
+"$W" --pin $cpu --mix cudaLaunchKernel=4,cudaStreamSynchronize --iters 150 \
+	--ready-file ready --wait-file go --report report.json &
+wpid=$!
+wait_for ready
+taskset -c $cpu ./backup -c 'while :; do :; done' &
+hog=$!
+trap 'kill $hog 2>/dev/null || true' EXIT
+start_rec --pid "$wpid"
+touch go
+wait "$wpid" || fail "workload failed"
+stop_rec
+kill $hog
+export_log
+
+sw=$(jq -s -c "[.[] | select(.type==\"host\" and .host_type==\"switch\" and .pid==$wpid)]" log.jsonl)
+n=$(jq length <<<"$sw")
+((n > 10)) || fail "only $n switch events of the workload"
+# (on a busy machine other tasks preempt it too; the hog must be among them)
+byhog=$(jq "[.[] | select(.value==0 and .other_pid==$hog)]" <<<"$sw")
+nh=$(jq length <<<"$byhog")
+((nh >= 5)) || fail "the hog (pid $hog) preempted the workload $nh times"
+assert_eq "the hog's comm" "$(jq -c '[.[] | .other_comm] | unique' <<<"$byhog")" '["backup"]'
+assert_eq "pid of every 'backup' preemption" \
+	"$(jq -c '[.[] | select(.other_comm=="backup") | .other_pid] | unique' <<<"$sw")" "[$hog]"
+assert_eq "cpu" "$(jq -c '[.[] | .cpu] | unique' <<<"$sw")" "[$cpu]"
+assert_eq "thread" "$(jq -c '[.[] | .tid] | unique' <<<"$sw")" "[$wpid]"
+# the stretch of the sync calls is the time the hog held the CPU
+calls=$(jq .calls.cudaStreamSynchronize report.json)
+sync=$(jq -s "[.[] | select(.type==\"cuda\" and .op==\"cudaStreamSynchronize\") | .dur_ns] | add" log.jsonl)
+stretch=$((sync - calls * 2000000))
+((stretch > calls * 1000000)) || fail "sync calls stretched by $stretch ns in all, expected well over 1 ms each"
+off=$(jq '[.[] | .dur_ns] | add' <<<"$sw")
+awk -v s="$stretch" -v o="$off" 'BEGIN { exit !(o >= 0.8 * s) }' ||
+	fail "off-CPU time $off ns explains less than 80% of the stretch $stretch ns"
+echo "$n preemptions ($nh by the hog), sync stretched by $((stretch / 1000000)) ms, off CPU $((off / 1000000)) ms" >&2
