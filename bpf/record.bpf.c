@@ -49,6 +49,19 @@ struct {
 	__type(value, struct rec_target);
 } targets SEC(".maps");
 
+/*
+ * Processes the recorder started itself (ingero-record -- COMMAND) and
+ * their children: stopped at each change of their link map until the
+ * recorder has attached to what was loaded, so no call of a library loaded
+ * a moment before is missed.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u8);
+} hold SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
@@ -357,6 +370,11 @@ static __always_inline int on_entry(struct pt_regs *ctx)
 
 	if (cookie == REC_COOKIE_DLHOOK) {
 		/* ld.so mapped or unmapped objects: rescan soon */
+		if (bpf_map_lookup_elem(&hold, &tgid)) {
+			note(REC_NOTE_HELD, tgid);
+			bpf_send_signal(19 /* SIGSTOP */);
+			return 0;
+		}
 		if (is_target(tgid) || (targ_mode == REC_MODE_ALL) ||
 		    (targ_mode == REC_MODE_UID && (__u32)bpf_get_current_uid_gid() == targ_uid))
 			note(REC_NOTE_DLOPEN, tgid);
@@ -773,6 +791,10 @@ int sched_process_fork(struct bpf_raw_tracepoint_args *ctx)
 		return 0; /* a new thread, or not ours */
 	struct rec_target t = { .flags = REC_TARGET_NOTED };
 	bpf_map_update_elem(&targets, &ctgid, &t, BPF_ANY);
+	if (bpf_map_lookup_elem(&hold, &ptgid)) {
+		__u8 one = 1;
+		bpf_map_update_elem(&hold, &ctgid, &one, BPF_ANY);
+	}
 	crit_event(ILOG_HOST_FORK, parent, ctgid, BPF_CORE_READ(child, pid), child, 0);
 	return 0;
 }
@@ -840,6 +862,7 @@ int sched_process_exit(struct bpf_raw_tracepoint_args *ctx)
 	/* do_exit() counts live threads down before this tracepoint */
 	if (BPF_CORE_READ(p, signal, live.counter) != 0)
 		return 0; /* a thread; the process lives on */
+	bpf_map_delete_elem(&hold, &tgid);
 	/* exit_code: status << 8 | signal, as wait(2) reports it */
 	crit_event(ILOG_HOST_EXIT, p, 0, 0, NULL, (__u32)BPF_CORE_READ(p, exit_code));
 	/* the entry stays until the recorder drains the aggregates of the last

@@ -42,6 +42,7 @@ struct rec_host {
 enum rec_note_what {
 	REC_NOTE_NEW_TARGET = 1, /* first traced call of a process: write its records */
 	REC_NOTE_DLOPEN = 2,     /* ld.so changed the link map: rescan its mappings */
+	REC_NOTE_HELD = 3,       /* ... and the process is stopped: rescan, then SIGCONT */
 };
 
 struct rec_note {

@@ -375,7 +375,11 @@ static int run(struct rec *r)
 			ilog_errorf("cannot start '%s': %s", o->cmd[0], strerror(errno));
 			return ILOG_EXIT_USAGE;
 		}
-		rec_add_target(r, (uint32_t)child);
+		uint32_t cp = (uint32_t)child;
+		uint8_t one = 1;
+		rec_add_target(r, cp);
+		if (bpf_map__update_elem(r->skel->maps.hold, &cp, sizeof(cp), &one, 1, BPF_ANY))
+			ilog_warnf("cannot watch the command's library loads: %s", strerror(errno));
 	}
 	for (unsigned i = 0; i < o->ncuda_libs; i++) {
 		char real[4096];
@@ -451,6 +455,14 @@ static int run(struct rec *r)
 	rec_write_clock(r);
 	if (o->quiet <= 0)
 		rec_summary(r, 1);
+	/* nothing may stay stopped: resume every held process */
+	uint32_t key, next;
+	int more = bpf_map__get_next_key(r->skel->maps.hold, NULL, &next, sizeof(next)) == 0;
+	while (more) {
+		key = next;
+		more = bpf_map__get_next_key(r->skel->maps.hold, &key, &next, sizeof(next)) == 0;
+		kill((pid_t)key, SIGCONT);
+	}
 	if (child > 0 && !child_done) {
 		kill(child, SIGTERM);
 		waitpid(child, &child_status, 0);

@@ -85,6 +85,8 @@ struct rec {
 	/* pids to rescan after this drain (notes, forks, execs) */
 	uint32_t pending[1024];
 	unsigned npending;
+	uint32_t held[1024];       /* stopped at a dlopen, to resume after the scan */
+	unsigned nheld;
 	uint64_t t0_ns, last_tick_ns;
 	/* counts written by the sink */
 	uint64_t n_cuda, n_host, n_stack, n_note, n_other;

@@ -7,6 +7,7 @@
  * the log states how many events of each kind are missing.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,8 @@ static int on_msg(void *ctx, void *data, size_t size)
 			break;
 		r->n_note++;
 		rec_queue_scan(r, m->pid);
+		if (m->what == REC_NOTE_HELD && r->nheld < sizeof(r->held) / sizeof(r->held[0]))
+			r->held[r->nheld++] = m->pid;
 		return 0;
 	}
 	}
@@ -152,6 +155,10 @@ int rec_drain(struct rec *r, int timeout_ms)
 		r->max_drain_bytes = r->drain_bytes;
 	if (r->npending)
 		rec_scan_pending(r);
+	/* attached to what they loaded: let them go on */
+	for (unsigned i = 0; i < r->nheld; i++)
+		kill((pid_t)r->held[i], SIGCONT);
+	r->nheld = 0;
 	return n < 0 && n != -EINTR ? n : 0;
 }
 

@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: MIT
+# --check: a readiness report on stdout, one line per item with a fix hint
+# for what fails; with a CUDA process running it names the library, the
+# pids mapping it and how many traced functions it has.
+. "$INGERO_TESTS/cli/ingero-record/common.bash"
+need_bpf
+
+"$W" --seconds 30 --gap-ns 1000000 --ready-file ready --report /dev/null &
+wpid=$!
+trap 'kill $wpid 2>/dev/null || true' EXIT
+wait_for ready
+rc=0
+ingero-record --check >check.out 2>check.err || rc=$?
+cat check.out >&2
+[[ $rc == 0 || $rc == 1 ]] || fail "--check exited $rc"
+for item in kernel btf uprobes bpf; do
+	grep -Eq "^ok +$item " check.out || fail "item $item not ok"
+done
+grep -Eq "^ok +cuda library +$FAKE/libcudart.so.13 \(pids [0-9,]*$wpid[0-9,]*\): 18/18 functions$" check.out ||
+	fail "the workload's library is not reported with all 18 runtime/graph functions"
+last=$(tail -n 1 check.out)
+if [[ $rc == 0 ]]; then
+	[[ $last == "ready: 0 failed, "* ]] || fail "last line: $last"
+else
+	[[ $last == "not ready: "* ]] || fail "last line: $last"
+fi

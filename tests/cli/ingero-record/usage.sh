@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: MIT
+# --help goes to stdout with exit 0; bad options and values are usage
+# errors (exit 2) with one "ingero-record: ..." line.  No root needed.
+set -euo pipefail
+fail() { echo "FAIL: $*" >&2; exit 1; }
+ingero-record --help >help.out
+for s in USAGE OPTIONS EXAMPLES "EXIT STATUS" --pid --all-users --cuda-lib --duration \
+	--ringbuf-size --sampling-rate --stack --check; do
+	grep -q -- "$s" help.out || fail "--help lacks $s"
+done
+try() {
+	local want=$1
+	shift
+	local rc=0
+	ingero-record "$@" >out 2>err || rc=$?
+	[[ $rc == 2 ]] || fail "ingero-record $*: exit $rc, want 2"
+	[[ $(wc -l <err) == 1 && $(cat err) == "ingero-record: $want"* ]] ||
+		fail "ingero-record $*: stderr '$(cat err)', want 'ingero-record: $want...'"
+}
+try "--pid: bad process list 'x1'" --pid x1
+try "--duration: bad duration 'soon'" --duration soon
+try "--ringbuf-size: bad size '12q'" --ringbuf-size 12q
+try "--sampling-rate: want N >= 0, got '-3'" --sampling-rate -3
+try "--stack: want true or false, got 'maybe'" --stack=maybe
+try "--user: no such user 'no-such-user-xyz'" --user no-such-user-xyz
+try "unknown or incomplete option '--frobnicate'" --frobnicate
+try "unexpected argument 'stray' (a command goes after --)" stray
