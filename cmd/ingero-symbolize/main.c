@@ -57,7 +57,7 @@ static void on_report(void *arg, enum ilog_sym_level level, const char *msg)
 		fprintf(stderr, "%s: %s\n", ilog_prog, msg);
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv, const char **dirs, struct ilog_symbolize_input *in)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, 0, 'o' }, { "debug-dir", required_argument, 0, 'd' },
@@ -66,16 +66,10 @@ int main(int argc, char **argv)
 		{ "quiet", no_argument, 0, 'q' }, { "verbose", no_argument, 0, 'v' },
 		{ "help", no_argument, 0, 'h' }, { 0 },
 	};
-	struct ilog_symbolize_opts o = { .report = on_report };
+	struct ilog_symbolize_opts o = { .report = on_report, .debug_dirs = dirs };
 	const char *out = NULL, *collect = NULL;
-	const char **dirs = calloc((size_t)argc, sizeof(*dirs));
 	int c;
 
-	ilog_cli_init(argv[0]);
-	if (!dirs) {
-		ilog_errorf("out of memory");
-		return ILOG_EXIT_USAGE;
-	}
 	while ((c = getopt_long(argc, argv, "o:d:qvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
@@ -92,20 +86,14 @@ int main(int argc, char **argv)
 			return ILOG_EXIT_USAGE;
 		}
 	}
-	o.debug_dirs = dirs;
 	if (collect && out) {
 		ilog_errorf("--collect writes files into its directory, not a log to -o");
 		return ILOG_EXIT_USAGE;
 	}
 
-	int nin = argc - optind;
-	struct ilog_symbolize_input *in = calloc(nin ? (size_t)nin : 1, sizeof(*in));
-	if (!in) {
-		ilog_errorf("out of memory");
-		return ILOG_EXIT_USAGE;
-	}
-	for (int i = 0; i < (nin ? nin : 1); i++) {
-		const char *path = nin ? argv[optind + i] : "-";
+	unsigned nin = argc > optind ? (unsigned)(argc - optind) : 1;
+	for (unsigned i = 0; i < nin; i++) {
+		const char *path = argc > optind ? argv[optind + (int)i] : "-";
 		in[i].name = ilog_in_name(path);
 		if ((in[i].fd = ilog_open_in(path)) < 0)
 			return ILOG_EXIT_USAGE;
@@ -113,16 +101,14 @@ int main(int argc, char **argv)
 	char err[1024];
 	if (collect) {
 		struct ilog_collect_stats st;
-		int rc = ilog_symbolize_collect(&o, in, nin ? (unsigned)nin : 1, collect, &st, err,
-						sizeof(err));
+		int rc = ilog_symbolize_collect(&o, in, nin, collect, &st, err, sizeof(err));
 		if (rc)
 			ilog_errorf("%s", err);
-		if (ILOG_VERBOSE(1) || rc == 0)
-			if (ilog_verbosity >= 0)
-				fprintf(stderr, "%s: %s: %llu files copied (%llu bytes), %llu already there, %llu not collected\n",
-					ilog_prog, collect, (unsigned long long)st.copied,
-					(unsigned long long)st.bytes, (unsigned long long)st.present,
-					(unsigned long long)st.missing);
+		else if (ilog_verbosity >= 0)
+			fprintf(stderr, "%s: %s: %llu files copied (%llu bytes), %llu already there, %llu not collected\n",
+				ilog_prog, collect, (unsigned long long)st.copied,
+				(unsigned long long)st.bytes, (unsigned long long)st.present,
+				(unsigned long long)st.missing);
 		return rc ? ILOG_EXIT_USAGE : ILOG_EXIT_OK;
 	}
 
@@ -132,7 +118,7 @@ int main(int argc, char **argv)
 	if (!out && ilog_refuse_tty(fd, "a log"))
 		return ILOG_EXIT_USAGE;
 	struct ilog_symbolize_stats st;
-	int rc = ilog_symbolize_filter(&o, in, nin ? (unsigned)nin : 1, fd, &st, err, sizeof(err));
+	int rc = ilog_symbolize_filter(&o, in, nin, fd, &st, err, sizeof(err));
 	if (rc)
 		ilog_errorf("%s", err);
 	if (ILOG_VERBOSE(1))
@@ -145,7 +131,21 @@ int main(int argc, char **argv)
 		ilog_errorf("%s: close failed", out);
 		rc = -1;
 	}
-	free(in);
-	free(dirs);
 	return ilog_finish_stdout(rc ? ILOG_EXIT_USAGE : ILOG_EXIT_OK);
+}
+
+int main(int argc, char **argv)
+{
+	ilog_cli_init(argv[0]);
+	/* at most one debug directory or input per argument */
+	const char **dirs = calloc((size_t)argc + 1, sizeof(*dirs));
+	struct ilog_symbolize_input *in = calloc((size_t)argc + 1, sizeof(*in));
+	int rc = ILOG_EXIT_USAGE;
+	if (dirs && in)
+		rc = run(argc, argv, dirs, in);
+	else
+		ilog_errorf("out of memory");
+	free(dirs);
+	free(in);
+	return rc;
 }

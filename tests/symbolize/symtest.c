@@ -49,25 +49,31 @@ __attribute__((noinline)) int variant_padding(int x)
 }
 #endif
 
-__attribute__((noinline)) static void capture(const char *label)
+/* ra: probe_here's return address, where its caller's frames begin */
+__attribute__((noinline)) static void capture(const char *label, void *ra)
 {
 	void *bt[MAX_IPS];
-	int n = backtrace(bt, MAX_IPS);
+	int n = backtrace(bt, MAX_IPS), i = 0;
 	if (npaths == MAX_PATHS)
 		abort();
-	/* bt[0] is here and bt[1] in probe_here: a uprobe on probe_here sees
-	 * its entry address instead, then the same return addresses */
+	/* frames above ra are capture's and probe_here's own (and, under a
+	 * sanitizer, an interceptor's): a uprobe on probe_here sees its entry
+	 * address instead, then the same return addresses */
+	while (i < n && bt[i] != ra)
+		i++;
+	if (i == n)
+		abort();
 	paths[npaths].label = label;
 	paths[npaths].ips[0] = (uint64_t)(uintptr_t)&probe_here;
 	paths[npaths].n = 1;
-	for (int i = 2; i < n; i++)
+	for (; i < n; i++)
 		paths[npaths].ips[paths[npaths].n++] = (uint64_t)(uintptr_t)bt[i];
 	npaths++;
 }
 
-void probe_here(const char *label)
+__attribute__((noinline)) void probe_here(const char *label)
 { /* @probe_here: the line of the entry address */
-	capture(label);
+	capture(label, __builtin_return_address(0));
 	sink++;
 }
 

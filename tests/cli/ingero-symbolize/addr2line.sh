@@ -32,7 +32,8 @@ n=0 bad=0
 while IFS=$'\x1f' read -r module addr frames; do
 	n=$((n + 1))
 	mine=$(tr '\037' '\n' <<<"$frames")
-	theirs=$(addr2line -f -C -i -e "$module" "$addr" | paste -d ' ' - -)
+	theirs=$(addr2line -f -C -i -e "$module" "$addr" | sed 's/ (discriminator [0-9]*)$//' |
+		paste -d ' ' - -)
 	gdbline=$(gdb -batch -ex "info line *$addr" "$module" 2>/dev/null |
 		sed -n 's/^Line \([0-9]*\) of "\(.*\)".*/\1/p' | head -n1)
 	# all but the innermost line from addr2line, that one from gdb
