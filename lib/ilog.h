@@ -195,11 +195,16 @@ struct ilog_writer;
  */
 struct ilog_writer *ilog_writer_open(int fd, const struct ilog_writer_opts *opts,
 				     char *err, size_t errlen);
-/* Append one record.  0 on success, -1 on error (see ilog_writer_error). */
+/* Append one record.  0 on success, -1 on error (see ilog_writer_error).
+ * Write errors are sticky; a refused record (over 32 MiB) is not. */
 int ilog_writer_put(struct ilog_writer *w, const struct ilog_record *rec);
 /* The allocation-free hot path for the recorder. */
 int ilog_writer_put_cuda(struct ilog_writer *w, const struct ingero_cuda_event *ev);
-/* Append an already-encoded record of a kind this writer may not know. */
+/* Append an already-encoded record, for pass-through of kinds this writer
+ * does not know.  The bytes are copied as they are: a record of a known
+ * kind with a delta-coded time (SPEC §4.3) must already be coded against
+ * this frame's base, and does not move it; filters re-encode known kinds
+ * with ilog_writer_put instead. */
 int ilog_writer_put_raw(struct ilog_writer *w, const struct ilog_raw *raw);
 /* Write a header for this program, then one schema record per known kind. */
 int ilog_writer_begin(struct ilog_writer *w, const struct ilog_header *h);

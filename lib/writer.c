@@ -16,6 +16,10 @@
 #include <zstd.h>
 #include "schema.h"
 
+/* SPEC §3.1: one record may not exceed half the frame content limit, so
+ * any frame the writer makes stays under the limit readers enforce. */
+#define MAX_RECORD (ILOG_MAX_FRAME_CONTENT / 2)
+
 struct ilog_writer {
 	int fd;
 	struct ilog_writer_opts o;
@@ -188,6 +192,13 @@ static int end_record(struct ilog_writer *w, size_t start)
 		w->oom = 0;
 		return fail(w, "out of memory");
 	}
+	if (w->len - start > MAX_RECORD) {
+		size_t n = w->len - start;
+		w->len = start; /* the record is refused; the log stays valid */
+		snprintf(w->err, sizeof(w->err), "record of %zu bytes exceeds the %u MiB limit",
+			 n, MAX_RECORD >> 20);
+		return -1;
+	}
 	w->st.records++;
 	if (++w->nrec >= w->o.frame_records || w->len >= w->o.frame_bytes)
 		return ilog_writer_flush(w);
@@ -345,7 +356,7 @@ int ilog_writer_begin(struct ilog_writer *w, const struct ilog_header *h)
 
 const char *ilog_writer_error(const struct ilog_writer *w)
 {
-	return w->failed ? w->err : NULL;
+	return w->err[0] ? w->err : NULL;
 }
 
 void ilog_writer_stats(const struct ilog_writer *w, struct ilog_writer_stats *st)
