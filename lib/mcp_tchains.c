@@ -169,8 +169,10 @@ int tool_causal_chains(struct ilog_mcp *m, json_t *args, int verbose, struct ilo
 		json_object_set_new(r, "severity", json_string(ilog_severity_name((uint32_t)ch[i].sev)
 								  ? ilog_severity_name((uint32_t)ch[i].sev)
 								  : "?"));
-		if (json_object_get(r, "op"))
+		if (json_object_get(r, "op") && ch[i].op) /* op 0: not about one op */
 			json_object_set_new(r, "op", json_string(trace_op_name(ch[i].op)));
+		else
+			json_object_del(r, "op");
 		/* evidence is JSON text: embed it as JSON, no second escaping */
 		json_t *ev = json_object_get(r, "evidence");
 		if (json_is_string(ev)) {

@@ -110,8 +110,9 @@ r = await call("get_causal_chains", { limit: 3 });
 j = json(r);
 if (process.env.EXPECT_CULPRIT) {
 	const culprit = process.env.EXPECT_CULPRIT;
-	check(!r.isError && j.chains.length > 0 && JSON.stringify(j.chains[0]).includes(culprit),
-		`get_causal_chains: the top chain names ${culprit}`, j ?? text(r));
+	const cpu = j?.chains?.find((c) => c.pattern === "cpu-contention");
+	check(!r.isError && cpu && cpu.title.includes(culprit) && cpu.root_cause.includes(culprit),
+		`get_causal_chains: the cpu-contention chain names ${culprit}`, j ?? text(r));
 } else {
 	check(r.isError && text(r).includes("no causal chains"), "get_causal_chains: says why there are none", text(r));
 }
