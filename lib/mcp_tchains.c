@@ -147,7 +147,8 @@ int tool_causal_chains(struct ilog_mcp *m, json_t *args, int verbose, struct ilo
 		rc = MCP_TOOL_ERROR;
 		goto out;
 	}
-	qsort(ch, n, sizeof(*ch), rank_cmp);
+	if (n)
+		qsort(ch, n, sizeof(*ch), rank_cmp);
 	json_t *lim = json_object_get(args, "limit");
 	size_t show = lim ? (size_t)json_integer_value(lim) : 5;
 	if (show > n)

@@ -167,7 +167,8 @@ int tool_trace_stats(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_
 		all += rows[i].n;
 		alltime += rows[i].total;
 	}
-	qsort(rows, nrows, sizeof(rows[0]), by_total);
+	if (nrows)
+		qsort(rows, nrows, sizeof(rows[0]), by_total);
 	json_t *lim = json_object_get(args, "limit");
 	size_t show = lim ? (size_t)json_integer_value(lim) : 20;
 	if (show > nrows)
