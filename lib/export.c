@@ -141,6 +141,9 @@ extern const struct ilog_sink ilog_sink_sqlite, ilog_sink_csv, ilog_sink_perfett
 const struct ilog_sink *const ilog_sinks[] = {
 	&jsonl_sink,
 	&ilog_sink_sqlite,
+	&ilog_sink_csv,
+	&ilog_sink_perfetto,
+	&ilog_sink_perfetto_proto,
 	NULL,
 };
 

@@ -87,4 +87,39 @@ int ilog_metrics_add(struct ilog_metrics *m, const struct ilog_record *rec,
 		     const struct ilog_reader *r);
 void ilog_metrics_free(struct ilog_metrics *m);
 
+/*
+ * Timeline tracks for the trace formats: one per export node, one per
+ * (node, thread), created in order of first use so output is a function
+ * of the input only.  Process names come from process records.
+ */
+struct ilog_thread_track {
+	uint32_t node, pid, tid;
+};
+
+struct ilog_tracks {
+	struct ilog_node_map nodes;
+	struct ilog_thread_track *threads;
+	uint32_t nthreads, cap;
+	uint64_t *tkeys;           /* open addressing: (node, tid) key + 1 -> index + 1 */
+	uint32_t *tvals;
+	size_t tcap;
+	uint64_t *ckeys;           /* (node, pid) key + 1 -> comm index + 1 */
+	uint32_t *cvals;
+	size_t ccap, ncomm;
+	char (*comms)[INGERO_COMM_LEN];
+};
+
+/* The thread track of (node, tid), created (*isnew = 1) on first use.
+ * Returns its index or -1 on ENOMEM. */
+int ilog_tracks_thread(struct ilog_tracks *t, uint32_t node, uint32_t pid, uint32_t tid,
+		       int *isnew);
+/* Remember a process name.  0 or -1. */
+int ilog_tracks_comm_set(struct ilog_tracks *t, uint32_t node, uint32_t pid, const char *comm,
+			 size_t n);
+/* A process name, or NULL if none was recorded. */
+const char *ilog_tracks_comm(const struct ilog_tracks *t, uint32_t node, uint32_t pid);
+void ilog_tracks_free(struct ilog_tracks *t);
+/* Display name of an export node: "name (rank R)" or "name". */
+void ilog_node_label(const struct ilog_export_node *n, char *buf, size_t len);
+
 #endif
