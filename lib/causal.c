@@ -42,6 +42,7 @@ struct ctx {
 	struct snode *nd;
 	uint32_t T;
 	int oom;
+	uint32_t G;               /* ticks per analysis window of the current series */
 	char fb[16][48];          /* rotating number-format buffers */
 	unsigned fi;
 };
@@ -398,7 +399,8 @@ static const char *err_name(int32_t e)
 }
 
 /* Preemptions of p's CUDA threads in windows [a, b), by preempter. */
-struct preempt { uint32_t pid; uint64_t n, dur; };
+struct preempt { uint32_t pid; uint64_t n, dur; double excess; };
+#define MAXPRE 1024 /* distinct preempters kept per query */
 
 static uint32_t preempters(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t b,
 			   struct preempt *out, uint32_t max, uint64_t *n_all, uint64_t *dur_all)
@@ -423,7 +425,7 @@ static uint32_t preempters(struct ctx *x, const struct sproc *p, uint32_t a, uin
 		if (j == m) {
 			if (m == max)
 				continue;
-			out[m++] = (struct preempt){ h->opid, 0, 0 };
+			out[m++] = (struct preempt){ h->opid, 0, 0, 0 };
 		}
 		out[j].n += n;
 		out[j].dur += d;
@@ -436,6 +438,21 @@ static uint32_t preempters(struct ctx *x, const struct sproc *p, uint32_t a, uin
 			out[j - 1] = t;
 		}
 	return m;
+}
+
+/* Time p's CUDA threads waited for a CPU after a wakeup, in [a, b). */
+static uint64_t runq_wait(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t b)
+{
+	uint64_t d = 0;
+	for (uint32_t i = 0; i < x->st->nhs; i++) {
+		const struct hseries *h = x->st->hs[i];
+		if (h->node != x->nd->idx || h->type != ILOG_HOST_WAKEUP || h->pid != p->pid ||
+		    !has_tid(p, h->tid))
+			continue;
+		for (uint32_t k = a; k < b && k < h->nt; k++)
+			d += h->t[k].dur;
+	}
+	return d;
 }
 
 /* CUDA calls by processes other than p on the node in [a, b): the busiest. */
@@ -586,14 +603,18 @@ static int sig_build(struct ctx *x, const struct sproc *p, struct sig *g, uint32
 		}
 		double last = 0;
 		uint64_t swap_peak = x->nd->swap_used_first;
+		uint32_t prev = 0;
 		for (uint32_t k = 0; k < T; k++) {
 			const struct snaptick *t = k < x->nd->nsnap ? &x->nd->snap[k] : NULL;
 			if (t && t->n) {
 				last = (double)(t->total > t->avail_min ? t->total - t->avail_min : 0);
 				if (t->swap_used_max > swap_peak) {
-					g->swapgrow[k] = 1;
+					/* it grew some time since the previous snapshot */
+					for (uint32_t j = prev; j <= k; j++)
+						g->swapgrow[j] = 1;
 					swap_peak = t->swap_used_max;
 				}
+				prev = k + 1;
 			}
 			g->used[k] = last;
 		}
@@ -632,17 +653,24 @@ static int sig_flags(struct ctx *x, struct sig *g, const uint8_t *anom, uint32_t
 	return 0;
 }
 
-/* Share of the anomalous windows in [a, b) where flag is set (+-1 window). */
+/*
+ * Share of the anomalous analysis windows in [a, b) during which the
+ * signal is flagged (in the window or the ticks just around it).
+ */
 static double coverage(struct ctx *x, const uint8_t *hot, const uint8_t *flag, uint32_t a,
 		       uint32_t b)
 {
-	uint32_t nh = 0, nc = 0;
-	for (uint32_t k = a; k < b; k++) {
-		if (!hot[k])
+	uint32_t nh = 0, nc = 0, G = x->G ? x->G : 1;
+	for (uint32_t w = a; w < b; w += G) {
+		uint32_t e = w + G < b ? w + G : b, any = 0, cov = 0;
+		for (uint32_t k = w; k < e; k++)
+			any |= hot[k];
+		if (!any)
 			continue;
 		nh++;
-		if (flag[k] || (k > 0 && flag[k - 1]) || (k + 1 < x->T && flag[k + 1]))
-			nc++;
+		for (uint32_t k = w > 0 ? w - 1 : 0; k <= e && k < x->T; k++)
+			cov |= flag[k];
+		nc += cov;
 	}
 	return nh ? (double)nc / nh : 0;
 }
@@ -653,54 +681,110 @@ struct ival { uint32_t a, b; };
 static uint32_t find_intervals(struct ctx *x, const struct sseries *s, const struct base *bs,
 			       uint8_t *hot, struct ival *iv, uint32_t max)
 {
-	uint32_t T = x->T < s->nt ? x->T : s->nt, nt = 0;
-	double *fr = malloc((T ? T : 1) * sizeof(*fr));
-	uint64_t *o = malloc((T ? T : 1) * sizeof(*o));
-	if (!fr || !o) {
+	uint32_t T = x->T < s->nt ? x->T : s->nt;
+	memset(hot, 0, x->T);
+	/* analysis windows: whole ticks, enough of them that a window holds
+	 * ILOG_WINDOW_CALLS calls of the op on average */
+	uint32_t first = T, last = 0;
+	for (uint32_t k = 0; k < T; k++)
+		if (s->t[k].n) {
+			if (first == T)
+				first = k;
+			last = k;
+		}
+	if (first == T)
+		return 0;
+	uint64_t span = last - first + 1;
+	uint32_t G = (uint32_t)((ILOG_WINDOW_CALLS * span + s->n - 1) / s->n);
+	if (G < 1)
+		G = 1;
+	x->G = G;
+	uint32_t NG = (T + G - 1) / G, ng = 0;
+	double *fr = malloc(NG * sizeof(*fr));
+	uint64_t *o = calloc(NG, sizeof(*o)), *n = calloc(NG, sizeof(*n));
+	uint8_t *gh = calloc(NG, 1);
+	if (!fr || !o || !n || !gh) {
 		free(fr);
 		free(o);
+		free(n);
+		free(gh);
+		x->oom = 1;
+		return 0;
+	}
+	uint64_t *u = calloc(NG, sizeof(*u));
+	if (!u) {
+		free(fr);
+		free(o);
+		free(n);
+		free(gh);
 		x->oom = 1;
 		return 0;
 	}
 	for (uint32_t k = 0; k < T; k++) {
-		o[k] = ilog_tick_above(&s->t[k], bs->thr);
-		if (s->t[k].n)
-			fr[nt++] = (double)o[k] / (double)s->t[k].n;
+		o[k / G] += ilog_tick_above(&s->t[k], bs->thr);
+		u[k / G] += ilog_tick_above(&s->t[k], bs->med);
+		n[k / G] += s->t[k].n;
 	}
-	double fmed, fmad;
-	robust(fr, nt, &fmed, &fmad);
-	/* the outlier rate of the quiet half of the windows, Laplace-smoothed */
-	uint64_t so = 0, sn = 0;
-	for (uint32_t k = 0; k < T; k++)
-		if (s->t[k].n && (double)o[k] / (double)s->t[k].n <= fmed)
-			so += o[k], sn += s->t[k].n;
-	double p0 = ((double)so + 1) / ((double)sn + 2);
-	double alpha = ILOG_FAMILY_ALPHA / (nt ? nt : 1);
-	memset(hot, 0, x->T);
-	for (uint32_t k = 0; k < T; k++)
-		hot[k] = s->t[k].n && (double)o[k] / (double)s->t[k].n > p0 &&
-			 chernoff(s->t[k].n, o[k], p0) < alpha;
-	free(fr);
-	free(o);
-	uint32_t n = 0;
-	for (uint32_t k = 0; k < T && n < max;) {
-		if (!hot[k]) {
-			k++;
+	/*
+	 * Two one-sided tests per window, each against the rate of the quiet
+	 * half of the windows (Laplace-smoothed): the tail (calls above the
+	 * outlier threshold) and the shift (calls above the op's median, a
+	 * sign test) - a slowdown of every call is not a tail.
+	 */
+	const uint64_t *cnt[2] = { o, u };
+	double p0[2];
+	for (int t = 0; t < 2; t++) {
+		ng = 0;
+		for (uint32_t g = 0; g < NG; g++)
+			if (n[g])
+				fr[ng++] = (double)cnt[t][g] / (double)n[g];
+		double fmed, fmad;
+		robust(fr, ng, &fmed, &fmad);
+		uint64_t so = 0, sn = 0;
+		for (uint32_t g = 0; g < NG; g++)
+			if (n[g] && (double)cnt[t][g] / (double)n[g] <= fmed)
+				so += cnt[t][g], sn += n[g];
+		p0[t] = ((double)so + 1) / ((double)sn + 2);
+	}
+	double alpha = ILOG_FAMILY_ALPHA / (2.0 * (ng ? ng : 1));
+	for (uint32_t g = 0; g < NG; g++)
+		for (int t = 0; t < 2 && n[g]; t++)
+			if ((double)cnt[t][g] / (double)n[g] > p0[t] &&
+			    chernoff(n[g], cnt[t][g], p0[t]) < alpha)
+				gh[g] = 1;
+	uint32_t m = 0;
+	for (uint32_t g = 0; g < NG && m < max;) {
+		if (!gh[g]) {
+			g++;
 			continue;
 		}
-		uint32_t a = k, last = k, gap = 0;
-		for (uint32_t j = k + 1; j < T; j++) {
-			if (hot[j]) {
-				last = j;
+		/* neighbouring anomalous windows, bridging windows that lean the same
+		 * way without being significant alone, and at most one that does not */
+		uint32_t a = g, lastg = g, gap = 0;
+		for (uint32_t j = g + 1; j < NG; j++) {
+			int lean = n[j] && ((double)o[j] / (double)n[j] > p0[0] ||
+					    (double)u[j] / (double)n[j] > p0[1]);
+			if (gh[j]) {
+				lastg = j;
 				gap = 0;
-			} else if (s->t[j].n && ++gap > 1) {
+			} else if (n[j] && !lean && ++gap > 1) {
 				break;
 			}
 		}
-		iv[n++] = (struct ival){ a, last + 1 };
-		k = last + 1;
+		uint32_t ta = a * G, tb = (lastg + 1) * G < T ? (lastg + 1) * G : T;
+		iv[m++] = (struct ival){ ta, tb };
+		for (uint32_t j = a; j <= lastg; j++)
+			if (gh[j])
+				for (uint32_t k = j * G; k < (j + 1) * G && k < T; k++)
+					hot[k] = 1;
+		g = lastg + 1;
 	}
-	return n;
+	free(fr);
+	free(o);
+	free(u);
+	free(n);
+	free(gh);
+	return m;
 }
 
 #define FIX_CPU \
@@ -724,6 +808,7 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 			   struct ival iv, struct sig *g, uint32_t lo, uint32_t hi)
 {
 	struct dhist in, out;
+	struct preempt *pr = NULL, *prun = NULL;
 	if (ilog_dhist_series(&in, s, iv.a, iv.b, NULL, 0) ||
 	    ilog_dhist_series(&out, s, 0, s->nt, inany, 0)) {
 		ilog_dhist_free(&in);
@@ -737,8 +822,13 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 	uint64_t q_in = ilog_dhist_quantile(&in, 0.99), q_out = ilog_dhist_quantile(&out, 0.99);
 	if (q_in <= q_out && m_in <= m_out)
 		goto done;
-	double excess = (double)in.total - (double)in.n * (double)m_out;
+	/* time accounting: the calls took this much longer than at the mean
+	 * duration outside the anomalies */
+	double mean_out = (double)out.total / (double)out.n;
+	double excess = (double)in.total - (double)in.n * mean_out;
 	uint64_t lost = excess > 0 ? (uint64_t)excess : 0;
+	if (!lost)
+		goto done;
 	uint64_t ta = tick_ts(x, iv.a), tb = tick_ts(x, iv.b);
 	uint64_t len = tb - ta;
 
@@ -747,26 +837,52 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 	double cov_gpu = coverage(x, hot, g->fgpu, iv.a, iv.b);
 	double cov_mem = coverage(x, hot, g->fmem, iv.a, iv.b);
 	double cov_gr = coverage(x, hot, g->fgr, iv.a, iv.b);
-	struct preempt pr[16];
-	uint64_t pn, pd, pn_all_run, pd_all_run;
-	uint32_t npr = preempters(x, p, iv.a, iv.b, pr, 16, &pn, &pd);
-	struct preempt tmp[16];
-	preempters(x, p, lo, hi, tmp, 16, &pn_all_run, &pd_all_run);
+	/*
+	 * CPU contention is a matter of time accounting: the calling threads'
+	 * time runnable but off-CPU (preempted, or woken and waiting) above the
+	 * rate outside the interval must account for half the lost time.
+	 */
+	pr = calloc(MAXPRE, sizeof(*pr));
+	prun = calloc(MAXPRE, sizeof(*prun));
+	if (!pr || !prun) {
+		x->oom = 1;
+		goto done;
+	}
+	uint64_t pn, pd, pn_run, pd_run;
+	uint32_t npr = preempters(x, p, iv.a, iv.b, pr, MAXPRE, &pn, &pd);
+	uint32_t nall = preempters(x, p, lo, hi, prun, MAXPRE, &pn_run, &pd_run);
+	uint64_t wq_in = runq_wait(x, p, iv.a, iv.b), wq_run = runq_wait(x, p, lo, hi);
 	double len_out = 0;
 	for (uint32_t k = lo; k < hi; k++)
 		if (k < iv.a || k >= iv.b)
 			len_out += (double)x->nd->width;
-	double off_rate_out = len_out > 0 ? (double)(pd_all_run - pd) / len_out : 0;
-	double off_excess = (double)pd - off_rate_out * (double)len;
+	double off_in = (double)(pd + wq_in), off_out = (double)(pd_run - pd + wq_run - wq_in);
+	double off_rate_out = len_out > 0 ? off_out / len_out : 0;
+	double off_excess = off_in - off_rate_out * (double)len;
 	double share = lost ? off_excess / (double)lost : 0;
-	int cpu_ok = cov_cpu >= ILOG_COVERAGE && share >= 0.5 && npr;
+	/* the culprit: the preempter whose off-CPU time rose most over its own
+	 * rate outside the interval */
+	for (uint32_t i = 0; i < npr; i++) {
+		double o_out = 0;
+		for (uint32_t j = 0; j < nall; j++)
+			if (prun[j].pid == pr[i].pid)
+				o_out = (double)(prun[j].dur - pr[i].dur);
+		pr[i].excess = (double)pr[i].dur - (len_out > 0 ? o_out / len_out : 0) * (double)len;
+	}
+	for (uint32_t i = 1; i < npr; i++)
+		for (uint32_t j = i; j > 0 && pr[j].excess > pr[j - 1].excess; j--) {
+			struct preempt t = pr[j];
+			pr[j] = pr[j - 1];
+			pr[j - 1] = t;
+		}
+	int cpu_ok = share >= 0.5 && npr && pr[0].excess > 0;
 	int gpu_ok = cov_gpu >= ILOG_COVERAGE;
 	int mem_ok = cov_mem >= ILOG_COVERAGE;
 	int gr_ok = cov_gr >= ILOG_COVERAGE;
 	const char *pat = "gpu-slow";
 	double best = 0;
-	if (cpu_ok && cov_cpu > best)
-		best = cov_cpu, pat = "cpu-contention";
+	if (cpu_ok)
+		best = share > 1 ? 1 : share, pat = "cpu-contention";
 	if (gpu_ok && cov_gpu > best)
 		best = cov_gpu, pat = "gpu-contention";
 	if (mem_ok && cov_mem > best)
@@ -791,6 +907,8 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 	met_u(c, "p50_base_ns", m_out);
 	met_u(c, "p99_in_ns", q_in);
 	met_u(c, "p99_base_ns", q_out);
+	met_u(c, "total_in_ns", in.total);
+	met_f(c, "mean_base_ns", mean_out);
 	met_u(c, "outlier_threshold_ns", bs->thr);
 	met_u(c, "preemptions_in", pn);
 	met_u(c, "offcpu_in_ns", pd);
@@ -798,6 +916,9 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 	met_f(c, "coverage_gpu", cov_gpu);
 	met_f(c, "coverage_mem", cov_mem);
 	met_f(c, "offcpu_share_of_lost", share);
+	met_u(c, "runq_wait_in_ns", wq_in);
+	met_f(c, "offcpu_frac_in", len ? off_in / (double)len : 0);
+	met_f(c, "offcpu_frac_out", off_rate_out);
 	ev_add(x, c, ta, "%s p99 %s, %.1fx its baseline of %s: anomaly begins", opn(s->op),
 	       D(x, (double)q_in), (double)q_in / (double)(q_out ? q_out : 1), D(x, (double)q_out));
 	/* the worst window */
@@ -824,9 +945,6 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 
 	if (!strcmp(pat, "cpu-contention")) {
 		const struct preempt *t = &pr[0];
-		/* every slice the calling thread sat preempted is lost, in a call or not */
-		if (off_excess > (double)c->lost)
-			c->lost = (uint64_t)off_excess;
 		const char *cc = ilog_stats_comm(x->st, x->nd->idx, t->pid);
 		c->culprit = t->pid;
 		cpy(c->ccomm, sizeof(c->ccomm), cc);
@@ -912,9 +1030,11 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 		char tail[512];
 		size_t l = (size_t)snprintf(tail, sizeof(tail),
 					    " with no host cause: its CUDA threads were preempted %llu "
-					    "times (%s off-CPU), other processes made %llu CUDA calls, "
-					    "%llu pages were allocated",
+					    "times (%s off-CPU, %s of the interval against %s outside "
+					    "it), other processes made %llu CUDA calls, %llu pages were "
+					    "allocated",
 					    (unsigned long long)pn, D(x, (double)pd),
+					    P(x, len ? off_in / (double)len : 0), P(x, off_rate_out),
 					    (unsigned long long)oth, (unsigned long long)pg);
 		if (ss.n)
 			l += (size_t)snprintf(tail + l, sizeof(tail) - l, " and the CPUs were %s busy",
@@ -932,6 +1052,8 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 		       P(x, ss.cpu_avg / 100), P(x, ss.cpu_max / 100), ss.load_max);
 	ev_add(x, c, tb, "%s back to baseline (interval ends); %s lost", opn(s->op), D(x, (double)lost));
 done:
+	free(pr);
+	free(prun);
 	ilog_dhist_free(&in);
 	ilog_dhist_free(&out);
 }
@@ -950,15 +1072,19 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 static void periodic(struct ctx *x, const struct sproc *p, const struct sseries *s,
-		     const struct base *bs, uint32_t ncold)
+		     const struct base *bs, uint32_t ncold, const uint8_t *inany)
 {
-	uint64_t nout = ilog_series_above(s, 0, s->nt, bs->thr);
+	/* spikes: outliers outside the op's anomalous intervals (explained there) */
+	uint64_t nout = 0;
+	for (uint32_t k = 0; k < s->nt; k++)
+		if (k >= x->T || !inany[k])
+			nout += ilog_tick_above(&s->t[k], bs->thr);
 	if (nout > NTOP || nout < 4 + ncold)
 		return; /* a shift, not spikes; or too few to see a period */
 	struct scall sp[NTOP];
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < s->ntop; i++)
-		if (s->top[i].dur > bs->thr)
+		if (s->top[i].dur > bs->thr && !inany[tick_at(x, s->top[i].ts)])
 			sp[m++] = s->top[i];
 	qsort(sp, m, sizeof(*sp), cmp_call_ts);
 	/* the cold calls at the start are not part of the rhythm */
@@ -1333,17 +1459,26 @@ static void graphs(struct ctx *x, const struct sproc *p, struct sig *g)
 }
 
 /* ---- detector: preemption over the whole run ---- */
-static void cpu_run(struct ctx *x, const struct sproc *p, uint32_t lo, uint32_t hi)
+static void cpu_run(struct ctx *x, const struct sproc *p, uint32_t lo, uint32_t hi,
+		    uint32_t first_cand)
 {
-	struct preempt pr[16];
 	uint64_t n, d;
-	uint32_t m = preempters(x, p, lo, hi, pr, 16, &n, &d);
+	struct preempt *pr = calloc(MAXPRE, sizeof(*pr));
+	if (!pr) {
+		x->oom = 1;
+		return;
+	}
+	uint32_t m = preempters(x, p, lo, hi, pr, MAXPRE, &n, &d);
+	struct cand *c = NULL;
 	if (!m)
-		return;
-	struct cand *c = cand_new(x, p, "cpu-contention", ILOG_OP_UNKNOWN, tick_ts(x, lo),
-				  tick_ts(x, hi), d);
+		goto out;
+	/* an interval chain already names this culprit */
+	for (uint32_t i = first_cand; i < x->n; i++)
+		if (!strcmp(x->c[i].pattern, "cpu-contention") && x->c[i].culprit == pr[0].pid)
+			goto out;
+	c = cand_new(x, p, "cpu-contention", ILOG_OP_UNKNOWN, tick_ts(x, lo), tick_ts(x, hi), d);
 	if (!c)
-		return;
+		goto out;
 	const char *cc = ilog_stats_comm(x->st, x->nd->idx, pr[0].pid);
 	c->culprit = pr[0].pid;
 	cpy(c->ccomm, sizeof(c->ccomm), cc);
@@ -1364,6 +1499,8 @@ static void cpu_run(struct ctx *x, const struct sproc *p, uint32_t lo, uint32_t 
 		ev_add(x, c, tick_ts(x, lo), "PID %u (%s): %llu preemptions, %s off-CPU", pr[i].pid,
 		       ilog_stats_comm(x->st, x->nd->idx, pr[i].pid), (unsigned long long)pr[i].n,
 		       D(x, (double)pr[i].dur));
+out:
+	free(pr);
 }
 
 /* ---- detector: failures ---- */
@@ -1590,7 +1727,6 @@ static void analyze_proc(struct ctx *x, struct sproc *p)
 			cold_end = tick_at(x, s->first[nc - 1].ts + s->first[nc - 1].dur) + 1;
 		}
 		if (s->n >= ILOG_MIN_SERIES) {
-			periodic(x, p, s, &bs, nc);
 			struct ival iv[32];
 			uint32_t niv = find_intervals(x, s, &bs, hot, iv, 32);
 			memset(inany, 0, x->T);
@@ -1605,18 +1741,15 @@ static void analyze_proc(struct ctx *x, struct sproc *p)
 			for (uint32_t j = 0; j < niv; j++)
 				if (iv[j].b > cold_end) /* not just the cold calls again */
 					interval_chain(x, p, s, &bs, hot, inany, iv[j], &g, lo, hi);
+			periodic(x, p, s, &bs, nc, inany);
 		}
 		ilog_dhist_free(&bs.all);
 	}
 	cold_start(x, p, cl, ncl);
 	memcpy_bound(x, p, ser, ns);
 	graphs(x, p, &g);
-	int have_cpu = 0, have_big = 0;
-	for (uint32_t i = before; i < x->n; i++)
-		if (!strcmp(x->c[i].pattern, "cpu-contention"))
-			have_cpu = 1;
-	if (!have_cpu)
-		cpu_run(x, p, lo, hi);
+	cpu_run(x, p, lo, hi, before);
+	int have_big = 0;
 	/* "the GPU sets the pace" only when nothing else explains the time */
 	for (uint32_t i = before; i < x->n; i++)
 		if (severity(&x->c[i]) >= ILOG_SEV_MEDIUM)
@@ -1714,6 +1847,20 @@ int ilog_causal_run(struct ilog_stats *st, struct ilog_chain_set *cs, char *err,
 			if (b->lost > a->lost || (b->lost == a->lost && j < i))
 				a->dead = 1;
 		}
+	/* "the GPU got slower" is not credible while a host cause hit the same process */
+	for (uint32_t i = 0; i < x.n; i++) {
+		struct cand *a = &x.c[i];
+		if (strcmp(a->pattern, "gpu-slow"))
+			continue;
+		for (uint32_t j = 0; j < x.n && !a->dead; j++) {
+			const struct cand *b = &x.c[j];
+			if (!b->dead && severity(b) >= 0 && b->node == a->node && b->pid == a->pid &&
+			    overlap(a, b) &&
+			    (!strcmp(b->pattern, "cpu-contention") || !strcmp(b->pattern, "gpu-contention") ||
+			     !strcmp(b->pattern, "memory-pressure")))
+				a->dead = 1;
+		}
+	}
 	uint32_t *ord = malloc((x.n ? x.n : 1) * sizeof(*ord)), m = 0;
 	if (!ord)
 		x.oom = 1;

@@ -11,8 +11,9 @@
  *   - a call is an outlier of its (node, pid, op) series when its duration
  *     exceeds median + 3.5 * 1.4826 * MAD (modified z-score > 3.5,
  *     Iglewicz & Hoaglin), the MAD floored at the histogram's resolution;
- *   - a window is anomalous when its share of outliers is above the rate
- *     of the quiet windows with a Chernoff-bounded p-value below
+ *   - an analysis window (whole statistics windows, enough for 20 calls of
+ *     the op on average) is anomalous when its share of outliers is above
+ *     the rate of the quiet windows with a Chernoff-bounded p-value below
  *     0.01 / windows (Bonferroni); neighbouring anomalous windows form an
  *     interval, compared with the op's calls outside all its intervals;
  *   - an interval is blamed on the host signal (preemption of the calling
@@ -37,6 +38,7 @@
 #define ILOG_SEV_MEDIUM_IMPACT 0.05
 #define ILOG_SEV_MIN_IMPACT 0.01
 #define ILOG_MIN_SERIES 20      /* calls needed to judge a series' windows */
+#define ILOG_WINDOW_CALLS 20    /* calls per analysis window, on average */
 #define ILOG_PERIODIC_RCV 0.5   /* robust CV of spike intervals; Poisson ~1.0 */
 
 struct ilog_chain_set {

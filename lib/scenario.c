@@ -13,7 +13,7 @@
  *
  *   clean             the steady loop only
  *   incident          = cpu-contention: "backup" shares the training CPU
- *                       for 45-55% of the run from 25-35% of it
+ *                       for 60-65% of the run from 20-25% of it
  *   gpu-slow          the GPU work of a step grows 3-4x for a third of the
  *                       run; the host stays idle
  *   cold-start        the first cudaMalloc (context creation, 350-450 ms),
@@ -312,7 +312,7 @@ static void sc_train(struct gen *g, const char *name)
 	struct snapcfg sc = { .base_cpu = 100.0 / NCPU + 1.5, .pid = pid };
 	double slow_a = 0, slow_b = 0, slow_f = 1;
 	if (!strcmp(name, "incident")) {
-		double a = uni(g, 0.25, 0.35), len = uni(g, 0.45, 0.55);
+		double a = uni(g, 0.20, 0.25), len = uni(g, 0.60, 0.65);
 		s.pre_a = at(g, a);
 		s.pre_b = at(g, a + len);
 		s.pre_pid = pick_pid(g, pid);

@@ -679,7 +679,12 @@ static int add_host(struct ilog_stats *st, uint32_t node, struct snode *nd,
 	struct hseries *h;
 	switch (e->type) {
 	case ILOG_HOST_SWITCH:
-		h = hs_get(st, node, e->type, e->pid, e->tid, e->other_pid);
+		/* value is the switched-out task's state: 0 = preempted while runnable */
+		h = hs_get(st, node, e->value ? HS_BLOCKED : e->type, e->pid, e->tid, e->other_pid);
+		break;
+	case ILOG_HOST_WAKEUP:
+		/* dur_ns: woken to running, time spent waiting for a CPU */
+		h = hs_get(st, node, e->type, e->pid, e->tid, 0);
 		break;
 	case ILOG_HOST_OOM: {
 		struct sproc *p = proc_get(st, node, e->pid);

@@ -84,6 +84,13 @@ struct sseries {
 
 struct htick { uint64_t n, dur, value, max; };
 
+/*
+ * Internal host series type: a switch record whose value (the task state)
+ * is not 0 - the thread blocked inside a traced call rather than being
+ * preempted while runnable (SPEC host events).
+ */
+#define HS_BLOCKED 0x8001
+
 /* Host events aggregated per (node, type, pid, tid, other pid) and tick. */
 struct hseries {
 	uint32_t node;

@@ -1,0 +1,7 @@
+# SPDX-License-Identifier: MIT
+# ingero-demo finds the fake CUDA libraries of this build (tests/build.mk)
+# through a path compiled in; INGERO_FAKECUDA_DIR overrides it at run time.
+DEPS_ingero-demo := $(OUT)/demo_config.h
+
+$(OUT)/demo_config.h: cmd/ingero-demo/build.mk | $(OUT)/lib
+	$(Q)printf '#define INGERO_FAKECUDA_DIR "%s"\n' "$(abspath $(OUT))/tests/fakecuda" > $@

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ingero-demo: the orchestrator (main.c) records a scenario workload
+ * (workload.c, the same binary run with --workload) under ingero-record
+ * and explains it with ingero-correlate.
+ */
+#ifndef INGERO_DEMO_H
+#define INGERO_DEMO_H
+
+#include <stddef.h>
+
+struct demo_scenario {
+	const char *name, *expect; /* the chain pattern the scenario stages */
+	double seconds;
+	const char *const copies[4]; /* library copies it loads, NULL-terminated */
+};
+
+/* Scenarios that run for real on the fake CUDA libraries. */
+extern const struct demo_scenario demo_scenarios[];
+const struct demo_scenario *demo_find(const char *name);
+
+/* The hidden --workload mode: run scenario s for seconds, loading the fake
+ * runtime copies from lib_dir/<copy>/libcudart.so.13.  Returns an exit code. */
+int demo_workload(const struct demo_scenario *s, double seconds, const char *lib_dir);
+/* The helpers (--child KIND START END CPU SCENARIO LIBDIR). */
+int demo_child(int argc, char **argv);
+
+#endif

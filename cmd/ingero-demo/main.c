@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ingero-demo (`ingero demo`): run a scenario workload on the fake CUDA
+ * libraries under ingero-record, then explain the log.  --no-bpf writes the
+ * equivalent log with the scenario synthesizer (lib/scenario.c) instead.
+ * The explanation is lib/causal.c's, the same as ingero-correlate --report.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "cli.h"
+#include "demo.h"
+#include "explain.h"
+#include "scenario.h"
+#if __has_include("demo_config.h")
+#include "demo_config.h" /* INGERO_FAKECUDA_DIR, written by cmd/ingero-demo/build.mk */
+#endif
+
+extern char **environ;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"ingero-demo - run a bundled scenario end to end and explain it\n\n"
+		"USAGE\n  ingero demo [SCENARIO] [OPTIONS]\n  ingero demo --list\n\n"
+		"Runs the scenario's workload (real processes calling the fake CUDA libraries\n"
+		"built in tests/fakecuda) under ingero-record from the same directory, then\n"
+		"prints ingero-correlate's incident report.  Recording needs root; without it\n"
+		"(or with --no-bpf) the log is synthesized instead, with the same pattern.\n\n"
+		"SCENARIOS (default incident)\n");
+	for (const char *const *n = ilog_scenario_names(); *n; n++)
+		fprintf(f, "  %-18s %s%s\n", *n, ilog_scenario_help(*n),
+			demo_find(*n) ? "" : " (synthetic only)");
+	fprintf(f,
+		"\nOPTIONS\n"
+		"      --no-bpf        synthesize the log instead of recording it\n"
+		"      --bpf           record or fail (no synthetic fallback)\n"
+		"  -o, --output LOG    keep the log here (default: a temporary file)\n"
+		"      --seconds S     run length (default: the scenario's)\n"
+		"      --seed N        synthetic runs: the random seed (default 1)\n"
+		"  -j, --json          print ingero-correlate --json instead of the report\n"
+		"      --check         exit 1 unless the top chain is the staged pattern\n"
+		"                      (clean: no HIGH or MEDIUM chain)\n"
+		"      --keep          keep the work directory (library copies, log)\n"
+		"      --list          list the scenarios\n"
+		"  -q, --quiet         no progress lines\n"
+		"  -h, --help          this text\n\n"
+		"ENVIRONMENT\n"
+		"  INGERO_FAKECUDA_DIR  where libcudart.so.13 of the fake CUDA libraries is\n\n"
+		"EXAMPLES\n"
+		"  sudo ingero demo incident\n"
+		"  ingero demo --no-bpf gpu-contention\n"
+		"  sudo ingero demo cold-start -o cold.ilog && ingero-export cold.ilog | head\n\n"
+		"EXIT STATUS\n  0 ok, 1 --check: not diagnosed as staged, 2 usage error or failure\n");
+}
+
+struct opts {
+	const char *scen, *out;
+	double seconds;
+	uint64_t seed;
+	int no_bpf, bpf, json, check, keep, list;
+};
+
+static int self_dir(char *dir, size_t n, char *exe, size_t en)
+{
+	ssize_t k = readlink("/proc/self/exe", exe, en - 1);
+	if (k <= 0)
+		return -1;
+	exe[k] = 0;
+	snprintf(dir, n, "%s", exe);
+	char *s = strrchr(dir, '/');
+	if (!s)
+		return -1;
+	*s = 0;
+	return 0;
+}
+
+/* The fake CUDA runtime: $INGERO_FAKECUDA_DIR, the build's, next to bin/. */
+static int find_fakecuda(const char *bindir, char *out, size_t n)
+{
+	const char *cand[4] = { getenv("INGERO_FAKECUDA_DIR"), NULL, NULL, NULL };
+	char a[PATH_MAX + 32], b[PATH_MAX + 32];
+#ifdef INGERO_FAKECUDA_DIR
+	cand[1] = INGERO_FAKECUDA_DIR;
+#endif
+	snprintf(a, sizeof(a), "%s/../tests/fakecuda", bindir);
+	snprintf(b, sizeof(b), "%s/../.output/tests/fakecuda", bindir);
+	cand[2] = a;
+	cand[3] = b;
+	for (int i = 0; i < 4; i++) {
+		char p[PATH_MAX + 64];
+		if (!cand[i])
+			continue;
+		snprintf(p, sizeof(p), "%s/libcudart.so.13", cand[i]);
+		if (!access(p, R_OK)) {
+			snprintf(out, n, "%s", cand[i]);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, rc = -1;
+	if (in < 0)
+		return -1;
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	char buf[65536];
+	ssize_t k;
+	if (out >= 0) {
+		while ((k = read(in, buf, sizeof(buf))) > 0)
+			if (write(out, buf, (size_t)k) != k)
+				break;
+		rc = k == 0 ? 0 : -1;
+	}
+	close(in);
+	if (out >= 0 && close(out))
+		rc = -1;
+	return rc;
+}
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+static int run_wait(char *const argv[])
+{
+	pid_t pid;
+	int st;
+	if (posix_spawn(&pid, argv[0], NULL, NULL, argv, environ)) {
+		ilog_errorf("%s: %s", argv[0], strerror(errno));
+		return -1;
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Record the scenario for real into log.  0, or -1 after a message. */
+static int record(const struct opts *o, const struct demo_scenario *s, const char *bindir,
+		  const char *exe, const char *fake, const char *work, const char *log)
+{
+	char path[PATH_MAX + 64], dst[PATH_MAX + 64], secs[32];
+	char *argv[32];
+	char libs[4][PATH_MAX + 160];
+	int n = 0;
+	snprintf(path, sizeof(path), "%s/bin", work);
+	if (mkdir(path, 0755)) {
+		ilog_errorf("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	/* helpers are exec'd by these names so the log shows them */
+	static const char *const names[] = { "train", "backup", "infer", "memhog" };
+	for (int i = 0; i < 4; i++) {
+		snprintf(dst, sizeof(dst), "%s/bin/%s", work, names[i]);
+		if (symlink(exe, dst)) {
+			ilog_errorf("%s: %s", dst, strerror(errno));
+			return -1;
+		}
+	}
+	snprintf(path, sizeof(path), "%s/ingero-record", bindir);
+	argv[n++] = path;
+	argv[n++] = "-q";
+	argv[n++] = "-o";
+	argv[n++] = (char *)log;
+	snprintf(dst, sizeof(dst), "%s/libcudart.so.13", fake);
+	for (int i = 0; s->copies[i]; i++) {
+		char dir[PATH_MAX + 80];
+		snprintf(dir, sizeof(dir), "%s/%s", work, s->copies[i]);
+		snprintf(libs[i], sizeof(libs[i]), "%s/libcudart.so.13", dir);
+		if (mkdir(dir, 0755) || copy_file(dst, libs[i])) {
+			ilog_errorf("%s: cannot copy %s: %s", libs[i], dst, strerror(errno));
+			return -1;
+		}
+		argv[n++] = "--cuda-lib";
+		argv[n++] = libs[i];
+	}
+	char train[PATH_MAX + 64];
+	snprintf(train, sizeof(train), "%s/bin/train", work);
+	snprintf(secs, sizeof(secs), "%g", o->seconds > 0 ? o->seconds : s->seconds);
+	argv[n++] = "--";
+	argv[n++] = train;
+	argv[n++] = "--workload";
+	argv[n++] = (char *)s->name;
+	argv[n++] = secs;
+	argv[n++] = (char *)work;
+	argv[n] = NULL;
+	if (ilog_verbosity >= 0)
+		fprintf(stderr, "%s: recording '%s' for %s s with ingero-record (fake CUDA libraries, "
+			"real eBPF)...\n", ilog_prog, s->name, secs);
+	int rc = run_wait(argv);
+	if (rc) {
+		ilog_errorf("ingero-record failed (exit %d)", rc);
+		return -1;
+	}
+	return 0;
+}
+
+static int synthesize(const struct opts *o, const char *log)
+{
+	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ilog_errorf("%s: %s", log, strerror(errno));
+		return -1;
+	}
+	char err[256];
+	struct ilog_writer_opts wo = { .frame_ms = ILOG_FRAME_MS_OFF };
+	struct ilog_writer *w = ilog_writer_open(fd, &wo, err, sizeof(err));
+	struct ilog_scenario_opts so = { .name = o->scen, .seed = o->seed, .seconds = o->seconds };
+	int rc = !w || ilog_scenario_write(w, &so, err, sizeof(err));
+	if (w && ilog_writer_close(w, rc ? NULL : err, sizeof(err)))
+		rc = 1;
+	close(fd);
+	if (rc)
+		ilog_errorf("%s: %s", log, err);
+	return rc ? -1 : 0;
+}
+
+/* Explain the log as ingero-correlate --report (or --json) would. */
+static int explain(const struct opts *o, const char *log, const char *expect, int synthetic)
+{
+	int fd = open(log, O_RDONLY | O_CLOEXEC);
+	char err[256];
+	struct ilog_reader *r = fd < 0 ? NULL : ilog_reader_open(fd, err, sizeof(err));
+	if (!r) {
+		ilog_errorf("%s: %s", log, fd < 0 ? strerror(errno) : err);
+		if (fd >= 0)
+			close(fd);
+		return ILOG_EXIT_USAGE;
+	}
+	struct ilog_stats *st = ilog_stats_new(NULL);
+	const struct ilog_record *rec;
+	int k, rc = 0;
+	while (st && (k = ilog_reader_next(r, &rec)) > 0)
+		if (ilog_stats_add(st, rec, r))
+			break;
+	if (k < 0) {
+		ilog_errorf("%s: %s", log, ilog_reader_error(r));
+		rc = ILOG_EXIT_USAGE;
+	}
+	ilog_reader_close(r);
+	close(fd);
+	struct ilog_chain_set cs = { 0 };
+	if (!st || ilog_stats_finish(st) || ilog_causal_run(st, &cs, err, sizeof(err))) {
+		ilog_errorf("out of memory");
+		ilog_stats_free(st);
+		return ILOG_EXIT_USAGE;
+	}
+	struct ilog_buf b = { 0 };
+	struct ilog_explain_opts eo = { .max_timeline = 8, .name = log };
+	if (o->json) {
+		ilog_explain_json(&b, st, &cs, &eo);
+	} else {
+		char line[512];
+		snprintf(line, sizeof(line), "ingero demo: %s - %s\n(%s)\n\n", o->scen,
+			 ilog_scenario_help(o->scen) ? ilog_scenario_help(o->scen) : "",
+			 synthetic ? "synthesized log: --no-bpf" : "recorded with ingero-record: fake CUDA "
+			 "libraries, real eBPF uprobes and tracepoints");
+		ilog_buf_put(&b, line, strlen(line));
+		ilog_explain_report(&b, st, &cs, &eo);
+	}
+	/* did ingero find what the scenario staged? */
+	int as_staged;
+	if (!expect[0]) {
+		as_staged = 1;
+		for (uint32_t i = 0; i < cs.n; i++)
+			if (cs.chains[i].severity >= ILOG_SEV_MEDIUM)
+				as_staged = 0;
+	} else {
+		as_staged = cs.n && cs.chains[0].pattern.n == strlen(expect) &&
+			    !memcmp(cs.chains[0].pattern.p, expect, cs.chains[0].pattern.n);
+	}
+	if (!o->json) {
+		char line[256];
+		if (expect[0])
+			snprintf(line, sizeof(line), "\ndemo check: staged %s; %s\n", expect,
+				 as_staged ? "ingero ranked it first" : "ingero did NOT rank it first");
+		else
+			snprintf(line, sizeof(line), "\ndemo check: nothing staged; %s\n",
+				 as_staged ? "no HIGH or MEDIUM chain" : "ingero reported a HIGH or MEDIUM chain");
+		ilog_buf_put(&b, line, strlen(line));
+	}
+	if (fwrite(b.p, 1, b.len, stdout) != b.len)
+		rc = ILOG_EXIT_USAGE;
+	ilog_buf_free(&b);
+	ilog_chain_set_free(&cs);
+	ilog_stats_free(st);
+	if (!rc && o->check && !as_staged)
+		rc = ILOG_EXIT_FINDING;
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	/* the hidden modes the recorder runs */
+	if (argc >= 5 && !strcmp(argv[1], "--workload")) {
+		const struct demo_scenario *s = demo_find(argv[2]);
+		return s ? demo_workload(s, strtod(argv[3], NULL), argv[4]) : 2;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "--child"))
+		return demo_child(argc, argv);
+
+	static const struct option lo[] = {
+		{ "no-bpf", no_argument, 0, 'N' }, { "bpf", no_argument, 0, 'B' },
+		{ "output", required_argument, 0, 'o' }, { "seconds", required_argument, 0, 's' },
+		{ "seed", required_argument, 0, 'S' }, { "json", no_argument, 0, 'j' },
+		{ "check", no_argument, 0, 'c' }, { "keep", no_argument, 0, 'k' },
+		{ "list", no_argument, 0, 'l' }, { "quiet", no_argument, 0, 'q' },
+		{ "help", no_argument, 0, 'h' }, { 0 },
+	};
+	struct opts o = { .scen = "incident", .seed = 1 };
+	int c;
+	ilog_cli_init(argv[0]);
+	if (!strcmp(ilog_prog, "ingero-demo") || !strcmp(ilog_prog, "demo"))
+		ilog_prog = "ingero demo";
+	while ((c = getopt_long(argc, argv, "o:jqh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'N': o.no_bpf = 1; break;
+		case 'B': o.bpf = 1; break;
+		case 'o': o.out = optarg; break;
+		case 's': {
+			char *end;
+			o.seconds = strtod(optarg, &end);
+			if (*end || !(o.seconds >= 1 && o.seconds <= 3600)) {
+				ilog_errorf("--seconds: not a number of seconds from 1 to 3600 '%s'", optarg);
+				return ILOG_EXIT_USAGE;
+			}
+			break;
+		}
+		case 'S': o.seed = strtoull(optarg, NULL, 0); break;
+		case 'j': o.json = 1; break;
+		case 'c': o.check = 1; break;
+		case 'k': o.keep = 1; break;
+		case 'l': o.list = 1; break;
+		case 'q': ilog_verbosity = -1; break;
+		case 'h': usage(stdout); return ilog_finish_stdout(ILOG_EXIT_OK);
+		default:
+			fprintf(stderr, "Try 'ingero demo --help'.\n");
+			return ILOG_EXIT_USAGE;
+		}
+	}
+	if (o.list) {
+		for (const char *const *n = ilog_scenario_names(); *n; n++)
+			printf("%-18s %s%s\n", *n, ilog_scenario_help(*n),
+			       demo_find(*n) ? "" : " (synthetic only)");
+		return ilog_finish_stdout(ILOG_EXIT_OK);
+	}
+	if (optind < argc)
+		o.scen = argv[optind++];
+	if (optind < argc || (o.no_bpf && o.bpf)) {
+		ilog_errorf(optind < argc ? "one scenario at a time" : "--bpf and --no-bpf conflict");
+		return ILOG_EXIT_USAGE;
+	}
+	if (!ilog_scenario_help(o.scen)) {
+		ilog_errorf("unknown scenario '%s' (see --list)", o.scen);
+		return ILOG_EXIT_USAGE;
+	}
+	const struct demo_scenario *s = demo_find(o.scen);
+	char bindir[PATH_MAX], exe[PATH_MAX], fake[PATH_MAX], rec[PATH_MAX + 64];
+	const char *why = NULL;
+	if (self_dir(bindir, sizeof(bindir), exe, sizeof(exe)))
+		why = "cannot find my own directory";
+	snprintf(rec, sizeof(rec), "%s/ingero-record", bindir);
+	if (o.no_bpf)
+		why = "--no-bpf";
+	else if (!s)
+		why = "this scenario is synthetic only";
+	else if (!why && access(rec, X_OK))
+		why = "ingero-record is not installed next to ingero-demo";
+	else if (!why && find_fakecuda(bindir, fake, sizeof(fake)))
+		why = "the fake CUDA libraries are not built (make; or set INGERO_FAKECUDA_DIR)";
+	else if (!why && geteuid())
+		why = "recording needs root (CAP_BPF and CAP_PERFMON): run it with sudo";
+	if (why && o.bpf) {
+		ilog_errorf("cannot record: %s", why);
+		return ILOG_EXIT_USAGE;
+	}
+	if (why && !o.no_bpf && ilog_verbosity >= 0)
+		fprintf(stderr, "%s: %s; showing a synthesized log instead (--no-bpf)\n", ilog_prog, why);
+
+	char work[] = "/tmp/ingero-demo.XXXXXX", log[PATH_MAX];
+	if (!mkdtemp(work) || chmod(work, 0755)) {
+		ilog_errorf("cannot make a work directory: %s", strerror(errno));
+		return ILOG_EXIT_USAGE;
+	}
+	snprintf(log, sizeof(log), "%s", o.out ? o.out : "");
+	if (!o.out)
+		snprintf(log, sizeof(log), "%s/run.ilog", work);
+	int rc = why ? synthesize(&o, log) : record(&o, s, bindir, exe, fake, work, log);
+	if (!rc)
+		rc = explain(&o, log, s ? s->expect : (!strcmp(o.scen, "oom") ? "oom" : ""), !!why);
+	else
+		rc = ILOG_EXIT_USAGE;
+	if (o.keep)
+		fprintf(stderr, "%s: work directory kept: %s\n", ilog_prog, work);
+	else
+		nftw(work, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return ilog_finish_stdout(rc);
+}

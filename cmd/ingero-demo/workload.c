@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The scenario workloads `ingero demo` records: real processes calling the
+ * fake CUDA runtime (tests/fakecuda, real symbol names and ABI, latency set
+ * per op by FAKECUDA_* variables read when a copy of the library loads).
+ * A scenario that needs a call to behave differently at some point loads
+ * a second copy of the library with other settings and switches to it
+ * then (the recorder attaches to every copy): that is how the first calls
+ * are made slow (cold start) and how a slower GPU is played when the fakes
+ * have no GPU to share.  Host effects are real: a CPU hog pinned to the
+ * workload's CPU, a second CUDA process, a process churning through memory.
+ * Helpers are started by exec through symlinks named backup, infer and
+ * memhog, so the log carries those names.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "demo.h"
+
+/* Scenario, the pattern it stages, seconds, the library copies it loads. */
+const struct demo_scenario demo_scenarios[] = {
+	{ "incident", "cpu-contention", 10, { "base" } },
+	{ "cold-start", "cold-start", 6, { "cold", "base" } },
+	{ "memcpy-bottleneck", "memcpy-bound", 8, { "base" } },
+	{ "periodic-spike", "periodic-spike", 12, { "base" } },
+	{ "graph-recapture", "graph-recapture", 10, { "base" } },
+	{ "gpu-contention", "gpu-contention", 10, { "base", "slow", "infer" } },
+	{ "capture-warmup", "capture-warmup", 6, { "fail", "base" } },
+	{ "memory-pressure", "memory-pressure", 10, { "base", "slow" } },
+	{ "gpu-slow", "gpu-slow", 10, { "base", "slow" } },
+	{ "clean", "", 6, { "base" } },
+	{ NULL, NULL, 0, { NULL } },
+};
+
+const struct demo_scenario *demo_find(const char *name)
+{
+	for (const struct demo_scenario *s = demo_scenarios; s->name; s++)
+		if (!strcmp(s->name, name))
+			return s;
+	return NULL;
+}
+
+/* What every copy starts from: a 2 ms step of GPU work waited for in a
+ * sleeping synchronize, microsecond launches and allocations that spin. */
+static const char BASE[] =
+	"FAKECUDA_MODE=sleep;FAKECUDA_MODE_cudaLaunchKernel=spin;FAKECUDA_MODE_cudaMalloc=spin;"
+	"FAKECUDA_MODE_cudaFree=spin;FAKECUDA_MODE_cudaMemcpyAsync=spin;"
+	"FAKECUDA_MODE_cudaStreamBeginCapture=spin;FAKECUDA_MODE_cudaStreamEndCapture=spin;"
+	"FAKECUDA_MODE_cudaGraphLaunch=spin;FAKECUDA_LAT_cudaLaunchKernel_NS=5000;"
+	"FAKECUDA_LAT_cudaStreamSynchronize_NS=2000000;FAKECUDA_LAT_cudaMalloc_NS=12000;"
+	"FAKECUDA_LAT_cudaFree_NS=6000;FAKECUDA_LAT_cudaMemcpyAsync_NS=8000;"
+	"FAKECUDA_LAT_cudaStreamBeginCapture_NS=6000;FAKECUDA_LAT_cudaStreamEndCapture_NS=25000;"
+	"FAKECUDA_LAT_cudaGraphInstantiate_NS=40000000;FAKECUDA_LAT_cudaGraphLaunch_NS=6000;"
+	"FAKECUDA_LAT_cudaMemcpy_NS=400000;";
+
+/* The settings of one library copy of one scenario (after BASE unless cold). */
+static const char *copy_knobs(const char *scen, const char *copy)
+{
+	static const struct { const char *scen, *copy, *knobs; } t[] = {
+		/* the synchronize burns its own CPU time: preemption stretches it */
+		{ "incident", "base", "FAKECUDA_MODE_cudaStreamSynchronize=cpu;"
+				      "FAKECUDA_MODE_cudaLaunchKernel=cpu;" },
+		{ "cold-start", "cold", "!FAKECUDA_MODE=sleep;FAKECUDA_LAT_cudaMalloc_NS=400000000;"
+					"FAKECUDA_LAT_cudaLaunchKernel_NS=120000000;"
+					"FAKECUDA_LAT_cudaMemcpyAsync_NS=20000000;" },
+		{ "memcpy-bottleneck", "base", "FAKECUDA_BW_cudaMemcpy_MBPS=3000;"
+					       "FAKECUDA_LAT_cudaMemcpy_NS=0;FAKECUDA_MODE_cudaMemcpy=spin;" },
+		{ "periodic-spike", "base", "FAKECUDA_SPIKE_cudaMalloc=400:30000000;" },
+		{ "gpu-contention", "slow", "FAKECUDA_LAT_cudaStreamSynchronize_NS=5600000;" },
+		{ "gpu-contention", "infer", "FAKECUDA_LAT_cudaStreamSynchronize_NS=3000000;" },
+		{ "capture-warmup", "fail", "FAKECUDA_RET_cudaStreamEndCapture=901;" },
+		{ "memory-pressure", "slow", "FAKECUDA_LAT_cudaMemcpy_NS=1600000;" },
+		{ "gpu-slow", "slow", "FAKECUDA_LAT_cudaStreamSynchronize_NS=7000000;" },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (!strcmp(t[i].scen, scen) && !strcmp(t[i].copy, copy))
+			return t[i].knobs;
+	return "";
+}
+
+struct dim3 { unsigned x, y, z; };
+
+struct cu {
+	void *h;
+	int (*malloc_)(void **, size_t);
+	int (*free_)(void *);
+	int (*launch)(const void *, struct dim3, struct dim3, void **, size_t, void *);
+	int (*memcpy_)(void *, const void *, size_t, int);
+	int (*memcpy_async)(void *, const void *, size_t, int, void *);
+	int (*sync)(void *);
+	int (*begin)(void *, int);
+	int (*end)(void *, void **);
+	int (*inst)(void **, void *, unsigned long long);
+	int (*glaunch)(void *, void *);
+};
+
+static void *const STREAM = (void *)0x5600000a0000ull;
+static const char KERNEL[] = "kernel";
+
+static uint64_t now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static void sleep_until(uint64_t t)
+{
+	uint64_t n;
+	while ((n = now()) < t) {
+		uint64_t d = t - n;
+		struct timespec ts = { (time_t)(d / 1000000000ull), (long)(d % 1000000000ull) };
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* Replace the FAKECUDA_* environment with "K=V;K=V;" (in order, last wins). */
+static void set_knobs(const char *list)
+{
+	extern char **environ;
+	char names[64][64];
+	int n = 0;
+	for (char **e = environ; *e && n < 64; e++)
+		if (!strncmp(*e, "FAKECUDA_", 9)) {
+			const char *eq = strchr(*e, '=');
+			size_t l = eq ? (size_t)(eq - *e) : strlen(*e);
+			if (l < sizeof(names[0])) {
+				memcpy(names[n], *e, l);
+				names[n++][l] = 0;
+			}
+		}
+	for (int i = 0; i < n; i++)
+		unsetenv(names[i]);
+	char buf[2048];
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *save = NULL, *kv = strtok_r(buf, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
+		char *eq = strchr(kv, '=');
+		if (eq) {
+			*eq = 0;
+			setenv(kv, eq + 1, 1);
+		}
+	}
+}
+
+static int load(struct cu *c, const char *lib_dir, const char *scen, const char *copy)
+{
+	char path[4096], knobs[2048];
+	const char *k = copy_knobs(scen, copy);
+	if (k[0] == '!')
+		snprintf(knobs, sizeof(knobs), "%s", k + 1); /* not on top of BASE */
+	else
+		snprintf(knobs, sizeof(knobs), "%s%s", BASE, k);
+	set_knobs(knobs);
+	snprintf(path, sizeof(path), "%s/%s/libcudart.so.13", lib_dir, copy);
+	memset(c, 0, sizeof(*c));
+	c->h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!c->h) {
+		fprintf(stderr, "ingero-demo: %s\n", dlerror());
+		return -1;
+	}
+#define SYM(f, n) *(void **)&c->f = dlsym(c->h, n)
+	SYM(malloc_, "cudaMalloc");
+	SYM(free_, "cudaFree");
+	SYM(launch, "cudaLaunchKernel");
+	SYM(memcpy_, "cudaMemcpy");
+	SYM(memcpy_async, "cudaMemcpyAsync");
+	SYM(sync, "cudaStreamSynchronize");
+	SYM(begin, "cudaStreamBeginCapture");
+	SYM(end, "cudaStreamEndCapture");
+	SYM(inst, "cudaGraphInstantiate");
+	SYM(glaunch, "cudaGraphLaunch");
+#undef SYM
+	if (!c->malloc_ || !c->free_ || !c->launch || !c->memcpy_ || !c->memcpy_async || !c->sync ||
+	    !c->begin || !c->end || !c->inst || !c->glaunch) {
+		fprintf(stderr, "ingero-demo: %s: a CUDA runtime function is missing\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+static void launches(struct cu *c, int n)
+{
+	struct dim3 g = { 1024, 1, 1 }, b = { 256, 1, 1 };
+	for (int i = 0; i < n; i++)
+		c->launch(KERNEL, g, b, NULL, 0, STREAM);
+}
+
+/* One training step: host work, launches, an async copy, wait for the GPU. */
+static void step(struct cu *c, int n)
+{
+	static char host[1 << 20], dev[16];
+	uint64_t until = now() + 150000;
+	while (now() < until)
+		;
+	launches(c, n);
+	c->memcpy_async(dev, host, sizeof(host), 1, STREAM);
+	c->sync(STREAM);
+}
+
+/* Start a helper through its named symlink next to the workload. */
+static pid_t helper(const char *self_dir, const char *name, const char *kind, uint64_t a,
+		    uint64_t b, int cpu, const char *scen, const char *lib_dir)
+{
+	pid_t p = fork();
+	if (p)
+		return p;
+	char path[4096], sa[32], sb[32], sc[16];
+	snprintf(path, sizeof(path), "%s/%s", self_dir, name);
+	snprintf(sa, sizeof(sa), "%llu", (unsigned long long)a);
+	snprintf(sb, sizeof(sb), "%llu", (unsigned long long)b);
+	snprintf(sc, sizeof(sc), "%d", cpu);
+	execl(path, name, "--child", kind, sa, sb, sc, scen, lib_dir, (char *)NULL);
+	fprintf(stderr, "ingero-demo: %s: %s\n", path, strerror(errno));
+	_exit(127);
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* --child KIND A B CPU SCEN LIBDIR: the helpers, active in [A, B). */
+int demo_child(int argc, char **argv)
+{
+	if (argc < 8)
+		return 2;
+	const char *kind = argv[2];
+	uint64_t a = strtoull(argv[3], NULL, 10), b = strtoull(argv[4], NULL, 10);
+	int cpu = atoi(argv[5]);
+	sleep_until(a);
+	if (!strcmp(kind, "hog")) {
+		/* a backup job pinned to the training CPU, never yielding; given a
+		 * higher priority where allowed, so it stands out of any background */
+		pin(cpu);
+		setpriority(PRIO_PROCESS, 0, -10); /* not root: its fair share then */
+		while (now() < b)
+			__asm__ volatile("" ::: "memory");
+		return 0;
+	}
+	if (!strcmp(kind, "memhog")) {
+		/* churn through memory: every page faulted in is a page allocation */
+		size_t len = 256u << 20;
+		while (now() < b) {
+			char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (p == MAP_FAILED)
+				return 1;
+			for (size_t i = 0; i < len; i += 4096)
+				p[i] = (char)i;
+			munmap(p, len);
+		}
+		return 0;
+	}
+	if (!strcmp(kind, "infer")) {
+		/* a second CUDA process: an inference loop on the same GPU */
+		struct cu c;
+		if (load(&c, argv[7], argv[6], "infer"))
+			return 1;
+		while (now() < b) {
+			uint64_t gap = now() + 400000;
+			while (now() < gap)
+				;
+			step(&c, 4);
+		}
+		return 0;
+	}
+	return 2;
+}
+
+static void capture(struct cu *c, int n)
+{
+	void *graph = NULL, *exec = NULL;
+	c->begin(STREAM, 0);
+	launches(c, n);
+	if (!c->end(STREAM, &graph))
+		c->inst(&exec, graph, 0);
+}
+
+static void graph_step(struct cu *c)
+{
+	uint64_t until = now() + 80000;
+	while (now() < until)
+		;
+	c->glaunch((void *)0x6b0000001000ull, STREAM);
+	c->sync(STREAM);
+}
+
+int demo_workload(const struct demo_scenario *s, double seconds, const char *lib_dir)
+{
+	struct cu c[3];
+	char self_dir[4096];
+	snprintf(self_dir, sizeof(self_dir), "%s/bin", lib_dir);
+	const char *n = s->name;
+	/* helpers and the workload agree on one timeline */
+	uint64_t t0 = now() + 500000000ull, span = (uint64_t)(seconds * 1e9), end = t0 + span;
+#define AT(f) (t0 + (uint64_t)((double)span * (f)))
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int cpu = ncpu > 1 ? (int)ncpu - 1 : 0;
+	pid_t kids[2] = { 0, 0 };
+	if (!strcmp(n, "incident")) {
+		pin(cpu);
+		kids[0] = helper(self_dir, "backup", "hog", AT(0.3), AT(0.8), cpu, n, lib_dir);
+	} else if (!strcmp(n, "gpu-contention")) {
+		kids[0] = helper(self_dir, "infer", "infer", AT(0.3), AT(0.75), cpu, n, lib_dir);
+	} else if (!strcmp(n, "memory-pressure")) {
+		kids[0] = helper(self_dir, "memhog", "memhog", AT(0.35), AT(0.7), cpu, n, lib_dir);
+	}
+	for (int i = 0; s->copies[i]; i++)
+		if (strcmp(s->copies[i], "infer") && load(&c[i], lib_dir, n, s->copies[i]))
+			return 2;
+	sleep_until(t0);
+	struct cu *base = &c[0], *alt = NULL;
+	for (int i = 0; s->copies[i]; i++) {
+		if (!strcmp(s->copies[i], "base"))
+			base = &c[i];
+		if (!strcmp(s->copies[i], "slow") || !strcmp(s->copies[i], "cold") ||
+		    !strcmp(s->copies[i], "fail"))
+			alt = &c[i];
+	}
+	static char host[32 << 20], dev[16];
+	void *ptr;
+	if (!strcmp(n, "cold-start")) {
+		/* context creation and module loading happen inside the first calls */
+		alt->malloc_(&ptr, 256u << 20);
+		launches(alt, 1);
+		alt->memcpy_async(dev, host, 1 << 20, 1, STREAM);
+		for (unsigned k = 0; now() < end; k++) {
+			if (k % 10 == 0) {
+				base->malloc_(&ptr, 4u << 20);
+				base->free_(ptr);
+			}
+			step(base, 8);
+		}
+	} else if (!strcmp(n, "memcpy-bottleneck")) {
+		while (now() < end) {
+			base->memcpy_(dev, host, sizeof(host), 1);
+			step(base, 8);
+		}
+	} else if (!strcmp(n, "periodic-spike")) {
+		while (now() < end) {
+			base->malloc_(&ptr, 64u << 20);
+			step(base, 8);
+			base->free_(ptr);
+		}
+	} else if (!strcmp(n, "graph-recapture")) {
+		for (int i = 0; i < 3; i++) /* warm up eagerly, then capture once */
+			step(base, 20);
+		capture(base, 20);
+		for (unsigned k = 0; now() < end; k++) {
+			if (now() >= AT(0.4) && k % 8 == 0)
+				capture(base, 20); /* shapes change: capture again */
+			graph_step(base);
+		}
+	} else if (!strcmp(n, "capture-warmup")) {
+		capture(alt, 2); /* before any eager launch: fails */
+		for (int i = 0; i < 3; i++)
+			step(base, 20);
+		capture(base, 20);
+		while (now() < end)
+			graph_step(base);
+	} else if (!strcmp(n, "gpu-contention") || !strcmp(n, "gpu-slow")) {
+		double a = !strcmp(n, "gpu-slow") ? 0.4 : 0.3, b = 0.75;
+		while (now() < end)
+			step(now() >= AT(a) && now() < AT(b) ? alt : base, 8);
+	} else if (!strcmp(n, "memory-pressure")) {
+		while (now() < end) {
+			struct cu *u = now() >= AT(0.35) && now() < AT(0.7) ? alt : base;
+			u->memcpy_(dev, host, 1 << 20, 1);
+			step(u, 8);
+		}
+	} else { /* incident, clean */
+		while (now() < end)
+			step(base, 8);
+	}
+#undef AT
+	for (int i = 0; i < 2; i++)
+		if (kids[i])
+			waitpid(kids[i], NULL, 0);
+	return 0;
+}
