@@ -144,6 +144,8 @@ const struct ilog_sink *const ilog_sinks[] = {
 	&ilog_sink_csv,
 	&ilog_sink_perfetto,
 	&ilog_sink_perfetto_proto,
+	&ilog_sink_prometheus,
+	&ilog_sink_otlp,
 	NULL,
 };
 

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+/*
+ * --format otlp: the metrics of --format prometheus as one OTLP/HTTP JSON
+ * document (an ExportMetricsServiceRequest, opentelemetry-proto
+ * collector/metrics/v1), ready to POST to a collector's /v1/metrics:
+ *   curl -H 'Content-Type: application/json' --data-binary @m.json http://collector:4318/v1/metrics
+ * One ResourceMetrics per node (attributes host.name, ingero.node,
+ * ingero.rank); cumulative sums and explicit-bucket histograms over the
+ * log's wall-clock span.  JSON encoding rules of OTLP: lowerCamelCase
+ * field names, 64-bit integers as decimal strings, enums as numbers.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "export_int.h"
+
+struct otlp {
+	struct ilog_metrics m;
+	struct ilog_buf b;
+};
+
+static int otlp_open(struct ilog_sink_ctx *c)
+{
+	struct otlp *o = calloc(1, sizeof(*o));
+	if (!o) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return -1;
+	}
+	c->state = o;
+	return 0;
+}
+
+static int otlp_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
+		       const struct ilog_reader *r)
+{
+	struct otlp *o = c->state;
+	if (ilog_metrics_add(&o->m, rec, r)) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static int str_attr(struct ilog_buf *b, const char *key, const char *v, int comma)
+{
+	return ilog_buf_printf(b, "%s{\"key\":\"%s\",\"value\":{\"stringValue\":", comma ? "," : "",
+			       key) ||
+	       ilog_json_str(b, v, strlen(v)) || ilog_buf_printf(b, "}}");
+}
+
+static int op_attrs(struct ilog_buf *b, int op)
+{
+	const char *on = ilog_op_name((uint32_t)op), *ln = ilog_layer_name(ilog_op_layer((uint32_t)op));
+	return ilog_buf_printf(b, "\"attributes\":[") || str_attr(b, "cuda.layer", ln ? ln : "unknown", 0) ||
+	       str_attr(b, "cuda.op", on ? on : "unknown", 1) || ilog_buf_printf(b, "],");
+}
+
+/* One cumulative monotonic sum over the ops that were called. */
+static int op_sum_metric(struct ilog_buf *b, const struct ilog_nodeagg *a, const char *name,
+			 const char *desc, const char *unit, int which, uint64_t t0, uint64_t t1)
+{
+	int rc = ilog_buf_printf(b, ",{\"name\":\"%s\",\"description\":\"%s\",\"unit\":\"%s\","
+				 "\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":true,"
+				 "\"dataPoints\":[", name, desc, unit);
+	int first = 1;
+	for (int op = 0; op < ILOG_OP__COUNT && !rc; op++) {
+		const struct ilog_opagg *o = &a->op[op];
+		if (!o->calls)
+			continue;
+		uint64_t v = which == 0 ? o->calls : which == 1 ? o->errors : o->bytes;
+		rc = ilog_buf_printf(b, "%s{", first ? "" : ",") || op_attrs(b, op) ||
+		     ilog_buf_printf(b, "\"startTimeUnixNano\":\"%" PRIu64 "\",\"timeUnixNano\":\"%"
+				     PRIu64 "\",\"asInt\":\"%" PRIu64 "\"}", t0, t1, v);
+		first = 0;
+	}
+	return rc || ilog_buf_printf(b, "]}}");
+}
+
+static int render(struct otlp *o)
+{
+	struct ilog_buf *b = &o->b;
+	const struct ilog_metrics *m = &o->m;
+	int rc = ilog_buf_printf(b, "{\"resourceMetrics\":[");
+	for (uint32_t i = 0; i < m->nagg && !rc; i++) {
+		const struct ilog_nodeagg *a = &m->agg[i];
+		const struct ilog_export_node *n = &m->nodes.nodes[i];
+		uint64_t t0 = a->first_ns, t1 = a->last_ns;
+		rc = ilog_buf_printf(b, "%s{\"resource\":{\"attributes\":[", i ? "," : "") ||
+		     str_attr(b, "service.name", "ingero", 0) ||
+		     str_attr(b, "host.name", n->host[0] ? n->host : n->name, 1) ||
+		     str_attr(b, "ingero.node", n->name, 1);
+		if (!rc && n->rank >= 0)
+			rc = ilog_buf_printf(b, ",{\"key\":\"ingero.rank\",\"value\":{\"intValue\":\"%lld\"}}",
+					     (long long)n->rank);
+		if (rc)
+			break;
+		rc = ilog_buf_printf(b, "]},\"scopeMetrics\":[{\"scope\":{\"name\":\"ingero\","
+				     "\"version\":\"%s\"},\"metrics\":[", INGERO_VERSION);
+		/* the histogram first: then every other metric starts with a comma */
+		rc = rc || ilog_buf_printf(b, "{\"name\":\"ingero.cuda.call.duration\","
+					   "\"description\":\"Call latency, entry to return.\",\"unit\":\"s\","
+					   "\"histogram\":{\"aggregationTemporality\":2,\"dataPoints\":[");
+		int first = 1;
+		for (int op = 0; op < ILOG_OP__COUNT && !rc; op++) {
+			const struct ilog_opagg *g = &a->op[op];
+			if (!g->calls)
+				continue;
+			rc = ilog_buf_printf(b, "%s{", first ? "" : ",") || op_attrs(b, op) ||
+			     ilog_buf_printf(b, "\"startTimeUnixNano\":\"%" PRIu64 "\",\"timeUnixNano\":\"%"
+					     PRIu64 "\",\"count\":\"%" PRIu64 "\",\"sum\":%.9g,"
+					     "\"bucketCounts\":[", t0, t1, g->calls, (double)g->sum_ns / 1e9);
+			for (int k = 0; k <= ILOG_LAT_NBOUNDS && !rc; k++)
+				rc = ilog_buf_printf(b, "%s\"%" PRIu64 "\"", k ? "," : "", g->bucket[k]);
+			rc = rc || ilog_buf_printf(b, "],\"explicitBounds\":[");
+			for (int k = 0; k < ILOG_LAT_NBOUNDS && !rc; k++)
+				rc = ilog_buf_printf(b, "%s%g", k ? "," : "", (double)ilog_lat_bounds_ns[k] / 1e9);
+			rc = rc || ilog_buf_printf(b, "],\"min\":%.9g,\"max\":%.9g}", (double)g->min_ns / 1e9,
+						   (double)g->max_ns / 1e9);
+			first = 0;
+		}
+		rc = rc || ilog_buf_printf(b, "]}}") ||
+		     op_sum_metric(b, a, "ingero.cuda.calls", "CUDA runtime, driver, graph and NCCL calls.",
+				   "{call}", 0, t0, t1) ||
+		     op_sum_metric(b, a, "ingero.cuda.call.errors", "Calls that returned an error code.",
+				   "{call}", 1, t0, t1) ||
+		     op_sum_metric(b, a, "ingero.cuda.call.bytes", "Bytes or element counts the calls passed.",
+				   "By", 2, t0, t1) ||
+		     ilog_buf_printf(b, ",{\"name\":\"ingero.host.preemptions\",\"description\":"
+				     "\"Times a traced thread was switched out involuntarily.\",\"unit\":"
+				     "\"{preemption}\",\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":true,"
+				     "\"dataPoints\":[{\"startTimeUnixNano\":\"%" PRIu64 "\",\"timeUnixNano\":\"%"
+				     PRIu64 "\",\"asInt\":\"%" PRIu64 "\"}]}}", t0, t1, a->preempt) ||
+		     ilog_buf_printf(b, ",{\"name\":\"ingero.host.offcpu\",\"description\":"
+				     "\"Time traced threads spent switched out by preemptions.\",\"unit\":\"s\","
+				     "\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":true,\"dataPoints\":"
+				     "[{\"startTimeUnixNano\":\"%" PRIu64 "\",\"timeUnixNano\":\"%" PRIu64
+				     "\",\"asDouble\":%.9g}]}}", t0, t1, (double)a->preempt_ns / 1e9);
+		if (!rc && a->nloss) {
+			rc = ilog_buf_printf(b, ",{\"name\":\"ingero.events.lost\",\"description\":"
+					     "\"Events the recorder lost, per ring buffer or probe.\",\"unit\":"
+					     "\"{event}\",\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":true,"
+					     "\"dataPoints\":[");
+			for (uint32_t s = 0; s < a->nloss && !rc; s++)
+				rc = ilog_buf_printf(b, "%s{\"attributes\":[", s ? "," : "") ||
+				     str_attr(b, "ingero.source", a->loss[s].source, 0) ||
+				     ilog_buf_printf(b, "],\"startTimeUnixNano\":\"%" PRIu64 "\",\"timeUnixNano\":\"%"
+						     PRIu64 "\",\"asInt\":\"%" PRIu64 "\"}", t0, t1, a->loss[s].lost);
+			rc = rc || ilog_buf_printf(b, "]}}");
+		}
+		rc = rc || ilog_buf_printf(b, "]}]}");
+	}
+	return rc || ilog_buf_printf(b, "]}\n");
+}
+
+static int otlp_close(struct ilog_sink_ctx *c)
+{
+	struct otlp *o = c->state;
+	if (!o)
+		return 0;
+	int rc = render(o);
+	if (rc)
+		snprintf(c->err, sizeof(c->err), "out of memory");
+	else
+		rc = ilog_buf_flush_fd(&o->b, c->out_fd, c->err, sizeof(c->err));
+	ilog_buf_free(&o->b);
+	ilog_metrics_free(&o->m);
+	free(o);
+	c->state = NULL;
+	return rc;
+}
+
+const struct ilog_sink ilog_sink_otlp = {
+	.name = "otlp",
+	.help = "the same metrics as one OTLP/HTTP JSON document (POST to /v1/metrics)",
+	.open = otlp_open, .record = otlp_record, .close = otlp_close,
+};

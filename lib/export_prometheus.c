@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: MIT
+/*
+ * --format prometheus: the log's per-op call counts, errors, bytes and
+ * latency histograms, host preemptions and event losses in the Prometheus
+ * text exposition format (version 0.0.4), for node-exporter's textfile
+ * collector: `ingero-export -f prometheus run.ilog > /var/lib/node_exporter/ingero.prom`.
+ *
+ * One series per (node, layer, op) that was called; recordings of the same
+ * node name and rank are summed into one series.  Counters are totals over
+ * the log, so no sample carries a timestamp (the textfile collector stamps
+ * them); the log's wall-clock span is exported as two gauges instead.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "export_int.h"
+
+struct prom {
+	struct ilog_metrics m;
+	struct ilog_buf b;
+};
+
+static int prom_open(struct ilog_sink_ctx *c)
+{
+	struct prom *p = calloc(1, sizeof(*p));
+	if (!p) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return -1;
+	}
+	c->state = p;
+	return 0;
+}
+
+static int prom_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
+		       const struct ilog_reader *r)
+{
+	struct prom *p = c->state;
+	if (ilog_metrics_add(&p->m, rec, r)) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* A label value: backslash, double quote and line feed escaped. */
+static int label_value(struct ilog_buf *b, const char *s)
+{
+	if (ilog_buf_put(b, "\"", 1))
+		return -1;
+	for (; *s; s++) {
+		const char *e = *s == '\\' ? "\\\\" : *s == '"' ? "\\\"" : *s == '\n' ? "\\n" : NULL;
+		if (e ? ilog_buf_put(b, e, 2) : ilog_buf_put(b, s, 1))
+			return -1;
+	}
+	return ilog_buf_put(b, "\"", 1);
+}
+
+/* Node groups: nodes with the same name and rank are one series set. */
+struct groups {
+	uint32_t *first;           /* per node: the group's first node */
+};
+
+static int same_group(const struct ilog_export_node *a, const struct ilog_export_node *b)
+{
+	return a->rank == b->rank && !strcmp(a->name, b->name);
+}
+
+/* {node="..",rank="..",layer="..",op=".."} or the node part only */
+static int labels(struct ilog_buf *b, const struct ilog_export_node *n, int op, const char *extra_k,
+		  const char *extra_v, const char *le)
+{
+	int rc = ilog_buf_put(b, "{node=", 6) || label_value(b, n->name[0] ? n->name : "unknown");
+	if (!rc && n->rank >= 0)
+		rc = ilog_buf_printf(b, ",rank=\"%lld\"", (long long)n->rank);
+	if (!rc && op >= 0) {
+		const char *on = ilog_op_name((uint32_t)op), *ln = ilog_layer_name(ilog_op_layer((uint32_t)op));
+		rc = ilog_buf_printf(b, ",layer=\"%s\",op=\"%s\"", ln ? ln : "unknown", on ? on : "unknown");
+	}
+	if (!rc && extra_k)
+		rc = ilog_buf_printf(b, ",%s=", extra_k) || label_value(b, extra_v);
+	if (!rc && le)
+		rc = ilog_buf_printf(b, ",le=\"%s\"", le);
+	return rc || ilog_buf_put(b, "}", 1);
+}
+
+static int family(struct ilog_buf *b, const char *name, const char *type, const char *help)
+{
+	return ilog_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* The op's aggregate summed over the node's group. */
+static struct ilog_opagg op_sum(const struct ilog_metrics *m, const uint32_t *first, uint32_t g,
+				int op)
+{
+	struct ilog_opagg s = { 0 };
+	for (uint32_t i = g; i < m->nagg; i++) {
+		if (first[i] != g)
+			continue;
+		const struct ilog_opagg *o = &m->agg[i].op[op];
+		if (!o->calls)
+			continue;
+		if (!s.calls || o->min_ns < s.min_ns)
+			s.min_ns = o->min_ns;
+		if (o->max_ns > s.max_ns)
+			s.max_ns = o->max_ns;
+		s.calls += o->calls;
+		s.errors += o->errors;
+		s.bytes += o->bytes;
+		s.sum_ns += o->sum_ns;
+		for (int k = 0; k <= ILOG_LAT_NBOUNDS; k++)
+			s.bucket[k] += o->bucket[k];
+	}
+	return s;
+}
+
+static int render(struct prom *p)
+{
+	struct ilog_metrics *m = &p->m;
+	struct ilog_buf *b = &p->b;
+	uint32_t n = m->nagg;
+	int rc = 0;
+#define OUT(...) (rc |= ilog_buf_printf(b, __VA_ARGS__))
+	uint32_t *first = calloc(n ? n : 1, sizeof(*first));
+	if (!first)
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		first[i] = i;
+		for (uint32_t j = 0; j < i; j++)
+			if (same_group(&m->nodes.nodes[i], &m->nodes.nodes[j])) {
+				first[i] = j;
+				break;
+			}
+	}
+	static const struct { const char *name, *type, *help; } fam[] = {
+		{ "ingero_cuda_calls_total", "counter", "CUDA runtime, driver, graph and NCCL calls recorded." },
+		{ "ingero_cuda_call_errors_total", "counter", "Calls that returned an error code." },
+		{ "ingero_cuda_call_bytes_total", "counter", "Bytes (sizes, byte or element counts) the calls passed." },
+		{ "ingero_cuda_call_duration_seconds", "histogram", "Call latency, entry to return." },
+	};
+	for (int f = 0; f < 4; f++) {
+		rc |= family(b, fam[f].name, fam[f].type, fam[f].help);
+		for (uint32_t g = 0; g < n; g++) {
+			if (first[g] != g)
+				continue;
+			const struct ilog_export_node *nd = &m->nodes.nodes[g];
+			for (int op = 0; op < ILOG_OP__COUNT; op++) {
+				struct ilog_opagg s = op_sum(m, first, g, op);
+				if (!s.calls)
+					continue;
+				if (f < 3) {
+					uint64_t v = f == 0 ? s.calls : f == 1 ? s.errors : s.bytes;
+					OUT("%s", fam[f].name);
+					rc |= labels(b, nd, op, NULL, NULL, NULL);
+					OUT(" %" PRIu64 "\n", v);
+					continue;
+				}
+				uint64_t cum = 0;
+				for (int k = 0; k <= ILOG_LAT_NBOUNDS; k++) {
+					char le[32];
+					cum += s.bucket[k];
+					if (k < ILOG_LAT_NBOUNDS)
+						snprintf(le, sizeof(le), "%g", (double)ilog_lat_bounds_ns[k] / 1e9);
+					else
+						snprintf(le, sizeof(le), "+Inf");
+					OUT("%s_bucket", fam[f].name);
+					rc |= labels(b, nd, op, NULL, NULL, le);
+					OUT(" %" PRIu64 "\n", cum);
+				}
+				OUT("%s_sum", fam[f].name);
+				rc |= labels(b, nd, op, NULL, NULL, NULL);
+				OUT(" %.9f\n", (double)s.sum_ns / 1e9);
+				OUT("%s_count", fam[f].name);
+				rc |= labels(b, nd, op, NULL, NULL, NULL);
+				OUT(" %" PRIu64 "\n", s.calls);
+			}
+		}
+	}
+	/* per node */
+	static const struct { const char *name, *type, *help; } nfam[] = {
+		{ "ingero_host_preemptions_total", "counter", "Times a traced thread was switched out involuntarily." },
+		{ "ingero_host_offcpu_seconds_total", "counter", "Time traced threads spent switched out by preemptions." },
+		{ "ingero_log_start_timestamp_seconds", "gauge", "Wall-clock time of the first CUDA call in the log." },
+		{ "ingero_log_end_timestamp_seconds", "gauge", "Wall-clock time the last CUDA call in the log returned." },
+	};
+	for (int f = 0; f < 4; f++) {
+		rc |= family(b, nfam[f].name, nfam[f].type, nfam[f].help);
+		for (uint32_t g = 0; g < n; g++) {
+			if (first[g] != g)
+				continue;
+			uint64_t cnt = 0, ns = 0, lo = 0, hi = 0;
+			for (uint32_t i = g; i < n; i++) {
+				if (first[i] != g)
+					continue;
+				const struct ilog_nodeagg *a = &m->agg[i];
+				cnt += a->preempt;
+				ns += a->preempt_ns;
+				if (a->first_ns && (!lo || a->first_ns < lo))
+					lo = a->first_ns;
+				if (a->last_ns > hi)
+					hi = a->last_ns;
+			}
+			if (f >= 2 && !lo)
+				continue; /* no calls, no span */
+			OUT("%s", nfam[f].name);
+			rc |= labels(b, &m->nodes.nodes[g], -1, NULL, NULL, NULL);
+			if (f == 0)
+				OUT(" %" PRIu64 "\n", cnt);
+			else if (f == 1)
+				OUT(" %.9f\n", (double)ns / 1e9);
+			else
+				OUT(" %.9f\n", (double)(f == 2 ? lo : hi) / 1e9);
+		}
+	}
+	static const struct { const char *name, *help; } lfam[] = {
+		{ "ingero_events_lost_total", "Events the recorder lost, per ring buffer or probe." },
+		{ "ingero_events_seen_total", "Events the recorder saw, per ring buffer or probe." },
+	};
+	for (int f = 0; f < 2; f++) {
+		rc |= family(b, lfam[f].name, "counter", lfam[f].help);
+		for (uint32_t g = 0; g < n; g++) {
+			if (first[g] != g)
+				continue;
+			/* each source once per group, in order of first appearance */
+			for (uint32_t i = g; i < n; i++) {
+				for (uint32_t s = 0; first[i] == g && s < m->agg[i].nloss; s++) {
+					const char *src = m->agg[i].loss[s].source;
+					uint64_t v = 0;
+					int seen_before = 0;
+					for (uint32_t j = g; j < n; j++) {
+						for (uint32_t t = 0; first[j] == g && t < m->agg[j].nloss; t++) {
+							if (strcmp(m->agg[j].loss[t].source, src))
+								continue;
+							if (j < i || (j == i && t < s))
+								seen_before = 1;
+							v += f ? m->agg[j].loss[t].seen : m->agg[j].loss[t].lost;
+						}
+					}
+					if (seen_before)
+						continue;
+					OUT("%s", lfam[f].name);
+					rc |= labels(b, &m->nodes.nodes[g], -1, "source", src, NULL);
+					OUT(" %" PRIu64 "\n", v);
+				}
+			}
+		}
+	}
+	free(first);
+	return rc ? -1 : 0;
+#undef OUT
+}
+
+static int prom_close(struct ilog_sink_ctx *c)
+{
+	struct prom *p = c->state;
+	if (!p)
+		return 0;
+	int rc = render(p);
+	if (rc)
+		snprintf(c->err, sizeof(c->err), "out of memory");
+	else
+		rc = ilog_buf_flush_fd(&p->b, c->out_fd, c->err, sizeof(c->err));
+	ilog_buf_free(&p->b);
+	ilog_metrics_free(&p->m);
+	free(p);
+	c->state = NULL;
+	return rc;
+}
+
+const struct ilog_sink ilog_sink_prometheus = {
+	.name = "prometheus",
+	.help = "per-op counters and latency histograms, Prometheus text format (textfile collector)",
+	.open = prom_open, .record = prom_record, .close = prom_close,
+};
