@@ -96,8 +96,24 @@ struct ilog_thread_track {
 	uint32_t node, pid, tid;
 };
 
+/*
+ * Slices on one track must nest (a child inside its parent) for Perfetto
+ * to pair BEGIN and END events.  Real recordings nest by construction (a
+ * thread cannot enter or leave a call while switched out); a log that
+ * does not (synthetic or damaged) gets the later slice's end clipped so
+ * that it does, and the exports say so in an argument.  The check looks
+ * at the last ILOG_NEST_RECENT slices of the track, in the order written.
+ */
+#define ILOG_NEST_RECENT 64
+struct ilog_nest {
+	uint64_t s[ILOG_NEST_RECENT], e[ILOG_NEST_RECENT];
+	uint32_t n, head;
+	uint64_t max_end;
+};
+
 struct ilog_tracks {
 	struct ilog_node_map nodes;
+	struct ilog_nest *nest;    /* per thread track */
 	struct ilog_thread_track *threads;
 	uint32_t nthreads, cap;
 	uint64_t *tkeys;           /* open addressing: (node, tid) key + 1 -> index + 1 */
@@ -113,6 +129,10 @@ struct ilog_tracks {
  * Returns its index or -1 on ENOMEM. */
 int ilog_tracks_thread(struct ilog_tracks *t, uint32_t node, uint32_t pid, uint32_t tid,
 		       int *isnew);
+/* The end a slice [start, end] on thread track t may have so that it nests
+ * with the slices written before it on that track (end itself when it
+ * does); the slice is then recorded as written. */
+uint64_t ilog_tracks_fit(struct ilog_tracks *t, int track, uint64_t start, uint64_t end);
 /* Remember a process name.  0 or -1. */
 int ilog_tracks_comm_set(struct ilog_tracks *t, uint32_t node, uint32_t pid, const char *comm,
 			 size_t n);

@@ -67,23 +67,24 @@ static int key_str(struct ilog_buf *b, const char *key, const char *s, size_t n)
 	return ilog_buf_printf(b, "%s\"%s\":", first ? "" : ",", key) || ilog_json_str(b, s, n);
 }
 
+/* The thread's track index (its name written on first use), or -1. */
 static int thread_meta(struct pj *p, uint32_t node, uint32_t pid, uint32_t tid)
 {
 	int isnew;
-	if (ilog_tracks_thread(&p->t, node, pid, tid, &isnew) < 0)
-		return -1;
-	if (!isnew)
-		return 0;
+	int t = ilog_tracks_thread(&p->t, node, pid, tid, &isnew);
+	if (t < 0 || !isnew)
+		return t;
 	const char *comm = ilog_tracks_comm(&p->t, node, pid);
 	char name[96];
 	if (pid != tid)
 		snprintf(name, sizeof(name), "%s %u (pid %u)", comm ? comm : "thread", tid, pid);
 	else
 		snprintf(name, sizeof(name), "%s %u", comm ? comm : "thread", tid);
-	return ev_begin(p, "M", node, tid) ||
-	       ilog_buf_printf(&p->b, ",\"name\":\"thread_name\",\"args\":{") ||
-	       key_str(&p->b, "name", name, strlen(name)) ||
-	       ilog_buf_printf(&p->b, "}}");
+	if (ev_begin(p, "M", node, tid) ||
+	    ilog_buf_printf(&p->b, ",\"name\":\"thread_name\",\"args\":{") ||
+	    key_str(&p->b, "name", name, strlen(name)) || ilog_buf_printf(&p->b, "}}"))
+		return -1;
+	return t;
 }
 
 /* A counter sample.  Trace processor names a JSON counter track "name key",
@@ -110,9 +111,13 @@ static int cuda_event(struct pj *p, uint32_t node, const struct ingero_cuda_even
 		op = opb;
 	}
 	struct ilog_buf *b = &p->b;
-	if (thread_meta(p, node, e->pid, e->tid) || ev_begin(p, "X", node, e->tid) ||
+	int t = thread_meta(p, node, e->pid, e->tid);
+	if (t < 0)
+		return -1;
+	uint64_t dur = ilog_tracks_fit(&p->t, t, ts, ts + e->dur_ns) - ts;
+	if (ev_begin(p, "X", node, e->tid) ||
 	    ilog_buf_printf(b, ",\"ts\":") || put_us(b, ts) || ilog_buf_printf(b, ",\"dur\":") ||
-	    put_us(b, e->dur_ns) ||
+	    put_us(b, dur) ||
 	    ilog_buf_printf(b, ",\"name\":\"%s\",\"cat\":\"%s\",\"args\":{", op,
 			    layer ? layer : "unknown"))
 		return -1;
@@ -142,6 +147,8 @@ static int cuda_event(struct pj *p, uint32_t node, const struct ingero_cuda_even
 		rc |= ilog_buf_printf(b, ",\"stack_id\":\"0x%" PRIx64 "\"", (uint64_t)e->stack_id);
 	if (e->pystack_id)
 		rc |= ilog_buf_printf(b, ",\"pystack_id\":\"0x%" PRIx64 "\"", (uint64_t)e->pystack_id);
+	if (dur != e->dur_ns)
+		rc |= ilog_buf_printf(b, ",\"clipped_from_ns\":%" PRIu64, (uint64_t)e->dur_ns);
 	if (!rc && b->len > open)
 		memmove(b->p + open, b->p + open + 1, --b->len - open); /* the first comma */
 	return rc | ilog_buf_printf(b, "}}");
@@ -152,18 +159,25 @@ static int host_event(struct pj *p, uint32_t node, const struct ingero_host_even
 	struct ilog_buf *b = &p->b;
 	const char *type = ilog_host_type_name(h->type);
 	if (h->type == ILOG_HOST_SWITCH) {
-		return thread_meta(p, node, h->pid, h->tid) || ev_begin(p, "X", node, h->tid) ||
+		int t = thread_meta(p, node, h->pid, h->tid);
+		if (t < 0)
+			return -1;
+		uint64_t dur = ilog_tracks_fit(&p->t, t, ts, ts + h->dur_ns) - ts;
+		return ev_begin(p, "X", node, h->tid) ||
 		       ilog_buf_printf(b, ",\"ts\":") || put_us(b, ts) ||
-		       ilog_buf_printf(b, ",\"dur\":") || put_us(b, h->dur_ns) ||
+		       ilog_buf_printf(b, ",\"dur\":") || put_us(b, dur) ||
 		       ilog_buf_printf(b, ",\"name\":\"preempted\",\"cat\":\"host\",\"args\":{") ||
 		       key_str(b, "by", h->other_comm, strnlen(h->other_comm, INGERO_COMM_LEN)) ||
-		       ilog_buf_printf(b, ",\"by_pid\":%u,\"by_tid\":%u,\"cpu\":%u}}", h->other_pid,
-				       h->other_tid, h->cpu);
+		       ilog_buf_printf(b, ",\"by_pid\":%u,\"by_tid\":%u,\"cpu\":%u", h->other_pid,
+				       h->other_tid, h->cpu) ||
+		       (dur != h->dur_ns && ilog_buf_printf(b, ",\"clipped_from_ns\":%" PRIu64,
+							   (uint64_t)h->dur_ns)) ||
+		       ilog_buf_printf(b, "}}");
 	}
 	if (h->type != ILOG_HOST_OOM && h->type != ILOG_HOST_FORK && h->type != ILOG_HOST_EXEC &&
 	    h->type != ILOG_HOST_EXIT)
 		return 0; /* windows and wakeups: in sqlite/jsonl, not on a timeline */
-	return thread_meta(p, node, h->pid, h->tid) || ev_begin(p, "i", node, h->tid) ||
+	return thread_meta(p, node, h->pid, h->tid) < 0 || ev_begin(p, "i", node, h->tid) ||
 	       ilog_buf_printf(b, ",\"s\":\"t\",\"ts\":") || put_us(b, ts) ||
 	       ilog_buf_printf(b, ",\"name\":\"%s\",\"cat\":\"host\",\"args\":{", type) ||
 	       key_str(b, "other_comm", h->other_comm, strnlen(h->other_comm, INGERO_COMM_LEN)) ||

@@ -168,7 +168,7 @@ static void pb_close(struct ilog_buf *b, size_t start)
 enum ann {
 	A_RET = 1, A_STREAM, A_BYTES, A_HANDLE, A_KIND, A_GRID, A_BLOCK, A_FLAGS, A_STACK,
 	A_PYSTACK, A_BY, A_BY_PID, A_BY_TID, A_CPU, A_OTHER_COMM, A_OTHER_PID, A_VALUE,
-	A_PATTERN, A_TITLE, A_ROOT, A_FIX, A_SCORE, A_PID, A_OP, A_UNTIL, A__COUNT
+	A_PATTERN, A_TITLE, A_ROOT, A_FIX, A_SCORE, A_PID, A_OP, A_UNTIL, A_CLIPPED, A__COUNT
 };
 static const char *const ann_names[A__COUNT] = {
 	[A_RET] = "ret", [A_STREAM] = "stream", [A_BYTES] = "bytes", [A_HANDLE] = "handle",
@@ -177,7 +177,7 @@ static const char *const ann_names[A__COUNT] = {
 	[A_BY_TID] = "by_tid", [A_CPU] = "cpu", [A_OTHER_COMM] = "other_comm",
 	[A_OTHER_PID] = "other_pid", [A_VALUE] = "value", [A_PATTERN] = "pattern",
 	[A_TITLE] = "title", [A_ROOT] = "root_cause", [A_FIX] = "fix", [A_SCORE] = "score",
-	[A_PID] = "pid", [A_OP] = "op", [A_UNTIL] = "until",
+	[A_PID] = "pid", [A_OP] = "op", [A_UNTIL] = "until", [A_CLIPPED] = "clipped_from_ns",
 };
 
 /* event-name iids: op + 1, then these */
@@ -655,10 +655,10 @@ static uint64_t child_track(struct pf *p, uint32_t node, const char *name, int c
 
 /* The thread's track and sequence (made current), started at wall. */
 static struct seq *thread_seq(struct pf *p, uint32_t node, uint32_t pid, uint32_t tid,
-			      uint64_t wall)
+			      uint64_t wall, int *track)
 {
 	int isnew;
-	int t = ilog_tracks_thread(&p->t, node, pid, tid, &isnew);
+	int t = *track = ilog_tracks_thread(&p->t, node, pid, tid, &isnew);
 	if (t < 0)
 		return NULL;
 	if (!isnew) {
@@ -719,8 +719,10 @@ static void slice_end(struct pf *p, uint32_t name, uint64_t wall)
 
 static int cuda_slice(struct pf *p, uint32_t node, const struct ingero_cuda_event *e, uint64_t wall)
 {
-	if (!thread_seq(p, node, e->pid, e->tid, wall))
+	int t;
+	if (!thread_seq(p, node, e->pid, e->tid, wall, &t))
 		return -1;
+	uint64_t end = ilog_tracks_fit(&p->t, t, wall, wall + e->dur_ns);
 	uint32_t name = (e->op < N_PREEMPTED - 1 ? e->op : 0) + 1;
 	size_t te = event_begin(p, TYPE_SLICE_BEGIN, 0, name,
 				e->layer < C_HOST - 1 ? e->layer + 1u : 0);
@@ -745,9 +747,11 @@ static int cuda_slice(struct pf *p, uint32_t node, const struct ingero_cuda_even
 		ann_hex(p, A_STACK, e->stack_id);
 	if (e->pystack_id)
 		ann_hex(p, A_PYSTACK, e->pystack_id);
+	if (end != wall + e->dur_ns)
+		ann_uint(p, A_CLIPPED, e->dur_ns);
 	pb_close(&p->pkt, te);
 	emit_packet(p, wall, 1);
-	slice_end(p, name, wall + e->dur_ns);
+	slice_end(p, name, end);
 	return 0;
 }
 
@@ -757,8 +761,10 @@ static int host_event(struct pf *p, uint32_t node, const struct ingero_host_even
 	if (!sw && h->type != ILOG_HOST_OOM && h->type != ILOG_HOST_FORK &&
 	    h->type != ILOG_HOST_EXEC && h->type != ILOG_HOST_EXIT)
 		return 0; /* windows and wakeups: in sqlite/jsonl, not on a timeline */
-	if (!thread_seq(p, node, h->pid, h->tid, wall))
+	int t;
+	if (!thread_seq(p, node, h->pid, h->tid, wall, &t))
 		return -1;
+	uint64_t end = sw ? ilog_tracks_fit(&p->t, t, wall, wall + h->dur_ns) : wall;
 	uint32_t name = sw ? N_PREEMPTED : N_HOST + h->type;
 	size_t te = event_begin(p, sw ? TYPE_SLICE_BEGIN : TYPE_INSTANT, 0, name, C_HOST);
 	size_t cn = strnlen(h->other_comm, INGERO_COMM_LEN);
@@ -767,6 +773,8 @@ static int host_event(struct pf *p, uint32_t node, const struct ingero_host_even
 		ann_uint(p, A_BY_PID, h->other_pid);
 		ann_uint(p, A_BY_TID, h->other_tid);
 		ann_uint(p, A_CPU, h->cpu);
+		if (end != wall + h->dur_ns)
+			ann_uint(p, A_CLIPPED, h->dur_ns);
 	} else {
 		ann_str(p, A_OTHER_COMM, h->other_comm, cn, 1);
 		ann_uint(p, A_OTHER_PID, h->other_pid);
@@ -775,7 +783,7 @@ static int host_event(struct pf *p, uint32_t node, const struct ingero_host_even
 	pb_close(&p->pkt, te);
 	emit_packet(p, wall, 1);
 	if (sw)
-		slice_end(p, name, wall + h->dur_ns);
+		slice_end(p, name, end);
 	return 0;
 }
 

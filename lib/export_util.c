@@ -353,8 +353,13 @@ int ilog_tracks_thread(struct ilog_tracks *t, uint32_t node, uint32_t pid, uint3
 		if (!th)
 			return -1;
 		t->threads = th;
+		struct ilog_nest *ns = realloc(t->nest, nc * sizeof(*ns));
+		if (!ns)
+			return -1;
+		t->nest = ns;
 		t->cap = nc;
 	}
+	memset(&t->nest[t->nthreads], 0, sizeof(t->nest[0]));
 	size_t j = slot_of(t->tkeys, t->tcap, key);
 	t->tkeys[j] = key;
 	t->tvals[j] = t->nthreads + 1;
@@ -403,12 +408,61 @@ void ilog_tracks_free(struct ilog_tracks *t)
 {
 	ilog_node_map_free(&t->nodes);
 	free(t->threads);
+	free(t->nest);
 	free(t->tkeys);
 	free(t->tvals);
 	free(t->ckeys);
 	free(t->cvals);
 	free(t->comms);
 	memset(t, 0, sizeof(*t));
+}
+
+/*
+ * Against an earlier-written slice R = [rs, re], the new slice S = [s, e]
+ * is fine when it is after R (s >= re), strictly before it (e < rs: at
+ * equal times R's begin, written first, would sort first), inside it with
+ * an earlier end (rs <= s, e < re), or around it with an earlier start
+ * (s < rs, re <= e).  Anything else clips e, which only ever shrinks, so
+ * the loop ends.
+ */
+static uint64_t clip_end(uint64_t s, uint64_t e, uint64_t rs, uint64_t re)
+{
+	if (s >= re || e < rs)
+		return e;
+	if (rs <= s && e < re)
+		return e;
+	if (s < rs && re <= e)
+		return e;
+	if (rs <= s)               /* starts inside R, ends at or after its end */
+		return re > s ? re - 1 : s;
+	return rs > s ? rs - 1 : s; /* starts before R, ends inside it or at its start */
+}
+
+uint64_t ilog_tracks_fit(struct ilog_tracks *t, int track, uint64_t start, uint64_t end)
+{
+	struct ilog_nest *n = &t->nest[track];
+	uint64_t e = end;
+	if (start < n->max_end) {
+		for (int changed = 1; changed;) {
+			changed = 0;
+			for (uint32_t i = 0; i < n->n; i++) {
+				uint64_t c = clip_end(start, e, n->s[i], n->e[i]);
+				if (c != e) {
+					e = c;
+					changed = 1;
+				}
+			}
+		}
+	}
+	n->s[n->head] = start;
+	n->e[n->head] = e;
+	n->head = (n->head + 1) % ILOG_NEST_RECENT;
+	if (n->n < ILOG_NEST_RECENT)
+		n->n++;
+	/* an upper bound of the ring's ends: enough for the fast path */
+	if (e > n->max_end)
+		n->max_end = e;
+	return e;
 }
 
 void ilog_node_label(const struct ilog_export_node *n, char *buf, size_t len)

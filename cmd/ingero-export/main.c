@@ -18,7 +18,7 @@ static void usage(FILE *f)
 		"output to stdout or -o FILE.\n\nOPTIONS\n"
 		"  -f, --format FMT     output format (default jsonl):\n");
 	for (int i = 0; ilog_sinks[i]; i++)
-		fprintf(f, "                         %-10s %s\n", ilog_sinks[i]->name,
+		fprintf(f, "                         %-14s %s\n", ilog_sinks[i]->name,
 			ilog_sinks[i]->help);
 	fprintf(f,
 		"  -o, --output FILE    write here instead of stdout\n"
