@@ -55,8 +55,26 @@ struct sym_module {
 	unsigned nloads;
 	const char *file;             /* the file in use (pool) */
 	int dwarf;                    /* 0 not checked, 1 usable, -1 none or unreadable */
+	Dwarf *dw;
 	int reported_scopes;
 	struct sym_hmap cache;        /* (address, ret) -> entries[] */
+	struct sym_hmap cuidx;        /* (CU DIE offset, 0) -> cus[] */
+	struct cu_fns *cus;
+	uint32_t ncus, capcus;
+	struct sym_hmap names;        /* (DIE offset of a function's declaration, 0) -> s->names[] */
+};
+
+/* A CU's functions by address: each concrete subprogram's ranges, sorted,
+ * so finding the function at an address is a binary search instead of a
+ * walk over the CU's DIEs (dwarf_getscopes), which dominated the cost. */
+struct cu_fn {
+	uint64_t lo, hi;
+	Dwarf_Off die;
+};
+
+struct cu_fns {
+	struct cu_fn *v;
+	uint32_t n;
 };
 
 struct ilog_symbolizer {
@@ -71,6 +89,8 @@ struct ilog_symbolizer {
 	uint32_t nframes, capframes;
 	struct sym_entry *entries;
 	uint32_t nentries, capentries;
+	const char **names;           /* function names cached per declaration DIE */
+	uint32_t nnames, capnames;
 	char *sysdebug;
 };
 
@@ -134,6 +154,11 @@ void ilog_symbolizer_free(struct ilog_symbolizer *s)
 			dwfl_end(m->dwfl);
 		free(m->loads);
 		sym_hmap_free(&m->cache);
+		sym_hmap_free(&m->cuidx);
+		sym_hmap_free(&m->names);
+		for (uint32_t k = 0; k < m->ncus; k++)
+			free(m->cus[k].v);
+		free(m->cus);
 		free(m);
 	}
 	free(s->mods);
@@ -141,6 +166,7 @@ void ilog_symbolizer_free(struct ilog_symbolizer *s)
 	sym_pool_free(&s->pool);
 	free(s->frames);
 	free(s->entries);
+	free(s->names);
 	free(s->dirs);
 	free(s->sysdebug);
 	free(s);
@@ -488,10 +514,10 @@ static size_t cxx_scope(Dwarf_Die *decl, char *buf, size_t cap)
  * scope, template arguments and parameters), else DW_AT_name, which C++
  * compilers leave unqualified for functions with internal linkage, so
  * the enclosing namespaces and classes are added. */
-static const char *die_name(struct ilog_symbolizer *s, Dwarf_Die *die, Dwarf_Die *cu)
+static const char *die_name_uncached(struct ilog_symbolizer *s, Dwarf_Die *die, Dwarf_Die *decl,
+				     Dwarf_Die *cu)
 {
 	Dwarf_Attribute a;
-	Dwarf_Die decl;
 	const char *n = NULL;
 	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
 	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
@@ -505,10 +531,35 @@ static const char *die_name(struct ilog_symbolizer *s, Dwarf_Die *die, Dwarf_Die
 	    lang != DW_LANG_C_plus_plus_11 && lang != DW_LANG_C_plus_plus_14)
 		return demangle(s, n);
 	char q[1024];
-	die_origin(die, &decl);
-	size_t len = cxx_scope(&decl, q, sizeof(q));
+	size_t len = cxx_scope(decl, q, sizeof(q));
 	snprintf(q + len, sizeof(q) - len, "%s", n);
 	return sym_pool_intern(&s->pool, q, strlen(q));
+}
+
+/* The name, once per function: inlined instances and the out-of-line
+ * copy share their declaration DIE. */
+static const char *die_name(struct ilog_symbolizer *s, struct sym_module *m, Dwarf_Die *die,
+			    Dwarf_Die *cu)
+{
+	Dwarf_Die decl;
+	die_origin(die, &decl);
+	Dwarf_Off key = dwarf_dieoffset(&decl);
+	uint32_t *v = sym_hmap_get(&m->names, key, 0);
+	if (v)
+		return s->names[*v - 1];
+	const char *n = die_name_uncached(s, die, &decl, cu);
+	if (s->nnames == s->capnames) {
+		uint32_t cap = s->capnames ? s->capnames * 2 : 256;
+		const char **nn = realloc(s->names, cap * sizeof(*nn));
+		if (!nn)
+			return n;
+		s->names = nn;
+		s->capnames = cap;
+	}
+	s->names[s->nnames] = n;
+	if (!sym_hmap_put(&m->names, key, 0, s->nnames))
+		s->nnames++;
+	return n;
 }
 
 static int push_frame(struct ilog_symbolizer *s, const char *fn, const char *file,
@@ -546,18 +597,159 @@ static const char *full_path(Dwarf_Die *cu, const char *file, char *buf, size_t 
 /* The DWARF frames at `look` (innermost first) into s->frames: each
  * inlined instance names the inlined function, and the frame outside it
  * sits at the instance's call site.  Returns the count, -1 out of memory. */
+static int cmp_fn(const void *a, const void *b)
+{
+	const struct cu_fn *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static int add_fn(struct cu_fns *f, uint32_t *cap, uint64_t lo, uint64_t hi, Dwarf_Off die)
+{
+	if (f->n == *cap) {
+		uint32_t nc = *cap ? *cap * 2 : 64;
+		struct cu_fn *v = realloc(f->v, nc * sizeof(*v));
+		if (!v)
+			return -1;
+		f->v = v;
+		*cap = nc;
+	}
+	f->v[f->n++] = (struct cu_fn){ lo, hi, die };
+	return 0;
+}
+
+/* Concrete functions under parent: CU level, inside namespaces and
+ * classes, and nested in functions (local classes, lambdas). */
+static int index_fns(Dwarf_Die *parent, struct cu_fns *f, uint32_t *cap, int depth)
+{
+	Dwarf_Die c;
+	if (depth > 16 || dwarf_child(parent, &c) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&c);
+		if (tag == DW_TAG_subprogram) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t off = 0;
+			while ((off = dwarf_ranges(&c, off, &base, &lo, &hi)) > 0)
+				if (hi > lo && add_fn(f, cap, lo, hi, dwarf_dieoffset(&c)))
+					return -1;
+		}
+		if ((tag == DW_TAG_subprogram || tag == DW_TAG_namespace ||
+		     tag == DW_TAG_class_type || tag == DW_TAG_structure_type ||
+		     tag == DW_TAG_union_type || tag == DW_TAG_lexical_block) &&
+		    index_fns(&c, f, cap, depth + 1))
+			return -1;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+/* The innermost concrete function containing pc in this CU, by its index
+ * (built on first use); 0 and *fn set, or -1 when none. */
+static int fn_at(struct sym_module *m, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *fn)
+{
+	Dwarf_Off cuoff = dwarf_dieoffset(cu);
+	uint32_t *v = sym_hmap_get(&m->cuidx, cuoff, 0);
+	struct cu_fns *f;
+	if (v) {
+		f = &m->cus[*v - 1];
+	} else {
+		if (m->ncus == m->capcus) {
+			uint32_t cap = m->capcus ? m->capcus * 2 : 16;
+			struct cu_fns *nc = realloc(m->cus, cap * sizeof(*nc));
+			if (!nc)
+				return -1;
+			m->cus = nc;
+			m->capcus = cap;
+		}
+		f = &m->cus[m->ncus];
+		*f = (struct cu_fns){ 0 };
+		uint32_t cap = 0;
+		if (index_fns(cu, f, &cap, 0)) {
+			free(f->v);
+			return -1;
+		}
+		qsort(f->v, f->n, sizeof(*f->v), cmp_fn);
+		if (sym_hmap_put(&m->cuidx, cuoff, 0, m->ncus)) {
+			free(f->v);
+			return -1;
+		}
+		m->ncus++;
+	}
+	uint32_t lo = 0, hi = f->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (f->v[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* nested functions lie inside their parent's range: the one that
+	 * starts last before pc and still covers it is the innermost */
+	for (uint32_t k = lo; k-- > 0;) {
+		if (pc < f->v[k].hi)
+			return dwarf_offdie(m->dw, f->v[k].die, fn) ? 0 : -1;
+		if (lo - k > 64)
+			break;
+	}
+	return -1;
+}
+
+/* fn and the inlined instances inside it that contain pc, outermost
+ * first, into chain[0..max).  Returns the count. */
+static int inline_chain(Dwarf_Die *fn, Dwarf_Addr pc, Dwarf_Die *chain, int max)
+{
+	int n = 0;
+	Dwarf_Die cur = *fn;
+	chain[n++] = cur;
+	for (int guard = 0; guard < 256; guard++) {
+		Dwarf_Die c;
+		int found = 0;
+		if (dwarf_child(&cur, &c) == 0) {
+			do {
+				int tag = dwarf_tag(&c);
+				if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block) &&
+				    dwarf_haspc(&c, pc) == 1) {
+					if (tag == DW_TAG_inlined_subroutine && n < max)
+						chain[n++] = c;
+					cur = c;
+					found = 1;
+					break;
+				}
+			} while (dwarf_siblingof(&c, &c) == 0);
+		}
+		if (!found)
+			break;
+	}
+	return n;
+}
+
+/* The DWARF frames at `look` (innermost first) into s->frames: each
+ * inlined instance names the inlined function, and the frame outside it
+ * sits at the instance's call site.  Returns the count, -1 out of memory. */
 static int dwarf_frames(struct ilog_symbolizer *s, struct sym_module *m, Dwarf_Die *cu,
 			Dwarf_Addr pc, GElf_Addr look, const char *elfname, uint64_t sym_off)
 {
-	Dwarf_Die *scopes = NULL, *chain = NULL;
+	Dwarf_Die fn, chain[MAX_INLINE];
 	uint32_t first = s->nframes;
-	int n = dwarf_getscopes(cu, pc, &scopes);
-	int nc = n > 0 ? dwarf_getscopes_die(&scopes[0], &chain) : 0;
-	if ((n < 0 || nc < 0) && !m->reported_scopes) {
-		m->reported_scopes = 1;
-		report(s, ILOG_SYM_WARN, "%s: cannot read DWARF at 0x%llx: %s; such frames from the symbol table only",
-		       m->file, (unsigned long long)look, dwarf_errmsg(-1));
+	int nc = 0, have = fn_at(m, cu, pc, &fn) == 0;
+	if (!have) {
+		/* not where the index looks (an unusual DIE nesting): the
+		 * slow way, scopes from the CU down */
+		Dwarf_Die *scopes = NULL;
+		int n = dwarf_getscopes(cu, pc, &scopes);
+		for (int i = 0; i < n && !have; i++)
+			if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+				fn = scopes[i];
+				have = 1;
+			}
+		free(scopes);
+		if (n < 0 && !m->reported_scopes) {
+			m->reported_scopes = 1;
+			report(s, ILOG_SYM_WARN, "%s: cannot read DWARF at 0x%llx: %s; such frames from the symbol table only",
+			       m->file, (unsigned long long)look, dwarf_errmsg(-1));
+		}
 	}
+	if (have)
+		nc = inline_chain(&fn, pc, chain, MAX_INLINE);
 	const char *file = NULL;
 	char fbuf[4096];
 	int line = 0, rc = 0;
@@ -567,17 +759,14 @@ static int dwarf_frames(struct ilog_symbolizer *s, struct sym_module *m, Dwarf_D
 				 sizeof(fbuf));
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
-	for (int i = 0; i < nc && s->nframes - first < MAX_INLINE; i++) {
-		int tag = dwarf_tag(&chain[i]);
-		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
-			continue;
-		const char *fn = die_name(s, &chain[i], cu);
+	for (int i = nc - 1; i >= 0; i--) {
+		const char *name = die_name(s, m, &chain[i], cu);
 		uint32_t l = line > 0 ? (uint32_t)line : 0;
-		if (tag == DW_TAG_subprogram) {
-			rc = push_frame(s, fn ? fn : elfname, file, l, sym_off);
+		if (i == 0) {
+			rc = push_frame(s, name ? name : elfname, file, l, sym_off);
 			break;
 		}
-		if ((rc = push_frame(s, fn ? fn : "", file, l, 0)))
+		if ((rc = push_frame(s, name ? name : "", file, l, 0)))
 			break;
 		Dwarf_Attribute at;
 		Dwarf_Word w;
@@ -592,8 +781,6 @@ static int dwarf_frames(struct ilog_symbolizer *s, struct sym_module *m, Dwarf_D
 	/* a line but no function DIE around it (assembly): the ELF name */
 	if (!rc && s->nframes == first && file)
 		rc = push_frame(s, elfname, file, line > 0 ? (uint32_t)line : 0, sym_off);
-	free(scopes);
-	free(chain);
 	return rc ? -1 : (int)(s->nframes - first);
 }
 
@@ -648,6 +835,7 @@ static void dwarf_check(struct ilog_symbolizer *s, struct sym_module *m)
 		return;
 	}
 	m->dwarf = 1;
+	m->dw = dw;
 }
 
 /* Frames for address a (the file's own address space) into s->frames,
