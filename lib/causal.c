@@ -787,6 +787,22 @@ static uint32_t find_intervals(struct ctx *x, const struct sseries *s, const str
 	return m;
 }
 
+/* Time the op's calls in the interval took beyond the mean outside all. */
+static uint64_t interval_lost(const struct sseries *s, struct ival iv, const uint8_t *inany)
+{
+	uint64_t nin = 0, tin = 0, nout = 0, tout = 0;
+	for (uint32_t k = 0; k < s->nt; k++) {
+		if (k >= iv.a && k < iv.b)
+			nin += s->t[k].n, tin += s->t[k].total;
+		else if (!inany[k])
+			nout += s->t[k].n, tout += s->t[k].total;
+	}
+	if (!nout)
+		return 0;
+	double e = (double)tin - (double)nin * (double)tout / (double)nout;
+	return e > 0 ? (uint64_t)e : 0;
+}
+
 #define FIX_CPU \
 	"Keep other work off the job's CPUs: pin the job and %s to disjoint cores " \
 	"(taskset -c / cgroup cpuset.cpus), or lower %s's priority (renice +19, cgroup " \
@@ -1071,6 +1087,18 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Spikes v (by time) come in a rhythm: robust CV of the gaps below the bound. */
+static int rhythm(const struct scall *v, uint32_t m, double *period)
+{
+	double g[NTOP];
+	for (uint32_t i = 0; i + 1 < m; i++)
+		g[i] = (double)(v[i + 1].ts - v[i].ts);
+	double gmed, gmad;
+	robust(g, m - 1, &gmed, &gmad);
+	*period = gmed;
+	return gmed > 0 && 1.4826 * gmad / gmed < ILOG_PERIODIC_RCV;
+}
+
 static void periodic(struct ctx *x, const struct sproc *p, const struct sseries *s,
 		     const struct base *bs, uint32_t ncold, const uint8_t *inany)
 {
@@ -1095,18 +1123,51 @@ static void periodic(struct ctx *x, const struct sproc *p, const struct sseries 
 	m -= skip;
 	if (m < 4)
 		return;
-	uint64_t gaps[NTOP], durs[NTOP];
-	for (uint32_t i = 0; i + 1 < m; i++)
-		gaps[i] = v[i + 1].ts - v[i].ts;
+	/*
+	 * Spikes of one kind are alike and far above the rest of the outliers:
+	 * try the group above the widest (log) gap in the sorted durations
+	 * first, then all outliers; the rhythm test decides.
+	 */
+	uint64_t durs[NTOP], cut = 0;
+	double gmed = 0;
 	for (uint32_t i = 0; i < m; i++)
 		durs[i] = v[i].dur;
-	double g[NTOP];
-	for (uint32_t i = 0; i + 1 < m; i++)
-		g[i] = (double)gaps[i];
-	double gmed, gmad;
-	robust(g, m - 1, &gmed, &gmad);
-	if (gmed <= 0 || 1.4826 * gmad / gmed >= ILOG_PERIODIC_RCV)
-		return;
+	qsort(durs, m, sizeof(*durs), cmp_u64);
+	double best = 0;
+	for (uint32_t i = 0; i + 4 <= m - 1; i++) { /* keep >= 4 above the gap */
+		double r = (double)durs[i + 1] / (double)(durs[i] ? durs[i] : 1);
+		if (r > best)
+			best = r, cut = durs[i];
+	}
+	/* a break separates two kinds only if it is wider than the spread of
+	 * the durations above it (on a log scale) */
+	if (cut) {
+		uint32_t lo_i = 0;
+		while (lo_i < m && durs[lo_i] <= cut)
+			lo_i++;
+		if (best <= (double)durs[m - 1] / (double)durs[lo_i])
+			cut = 0;
+	}
+	struct scall grp[NTOP];
+	uint32_t ng = 0;
+	if (cut) {
+		for (uint32_t i = 0; i < m; i++)
+			if (v[i].dur > cut)
+				grp[ng++] = v[i];
+		if (ng < 4 || !rhythm(grp, ng, &gmed))
+			ng = 0;
+	}
+	if (!ng) {
+		if (!rhythm(v, m, &gmed))
+			return;
+		memcpy(grp, v, m * sizeof(*v));
+		ng = m;
+		cut = 0;
+	}
+	v = grp;
+	m = ng;
+	for (uint32_t i = 0; i < m; i++)
+		durs[i] = v[i].dur;
 	qsort(durs, m, sizeof(*durs), cmp_u64);
 	uint64_t dmed = durs[ilog_rank(0.5, m) - 1];
 	uint64_t lost = 0;
@@ -1146,6 +1207,7 @@ static void periodic(struct ctx *x, const struct sproc *p, const struct sseries 
 	met_u(c, "median_ns", bs->med);
 	met_u(c, "calls", s->n);
 	met_u(c, "outlier_threshold_ns", bs->thr);
+	met_u(c, "spike_threshold_ns", cut > bs->thr ? cut : bs->thr);
 	met_u(c, "lost_ns", lost);
 	for (uint32_t i = 0; i < m && i < 6; i++)
 		ev_add(x, c, v[i].ts, "%s took %s (tid %u)", opn(s->op), D(x, (double)v[i].dur),
@@ -1729,6 +1791,18 @@ static void analyze_proc(struct ctx *x, struct sproc *p)
 		if (s->n >= ILOG_MIN_SERIES) {
 			struct ival iv[32];
 			uint32_t niv = find_intervals(x, s, &bs, hot, iv, 32);
+			memset(inany, 0, x->T);
+			for (uint32_t j = 0; j < niv; j++)
+				for (uint32_t k = iv[j].a; k < iv[j].b; k++)
+					inany[k] = 1;
+			/* an interval that cost less than the smallest reported impact is
+			 * not an anomaly: it neither gets a chain nor hides spikes */
+			uint32_t kept = 0;
+			for (uint32_t j = 0; j < niv; j++)
+				if ((double)interval_lost(s, iv[j], inany) >=
+				    ILOG_SEV_MIN_IMPACT * (double)(p->last_end - p->first_ts))
+					iv[kept++] = iv[j];
+			niv = kept;
 			memset(inany, 0, x->T);
 			for (uint32_t j = 0; j < niv; j++)
 				for (uint32_t k = iv[j].a; k < iv[j].b; k++)

@@ -20,8 +20,8 @@
  *                       first launch (module load) and first copy are slow
  *   memcpy-bottleneck each step copies 32 MiB from pageable memory at
  *                       ~3 GiB/s with cudaMemcpy
- *   periodic-spike    cudaMalloc/cudaFree every step; about once a second
- *                       the allocator goes to the driver (25-40 ms)
+ *   periodic-spike    cudaMalloc/cudaFree every step; every 280-340 steps
+ *                       (~0.7 s) the allocator goes to the driver (40-60 ms)
  *   graph-recapture   a CUDA graph is captured once, then re-captured and
  *                       re-instantiated (30-50 ms) every 8 steps
  *   capture-warmup    the first capture comes before any eager launch and
@@ -379,10 +379,10 @@ static void sc_spike(struct gen *g)
 	sim_init(g, &s, pid, "python3", g->t0 + (uint64_t)uni(g, 20e6, 60e6));
 	noise(g, &s, s.t, g->end);
 	/* every K steps the cache is emptied and the next allocation hits the driver */
-	uint32_t every = 400 + (uint32_t)(rnd(g) % 80), k = 0;
+	uint32_t every = 280 + (uint32_t)(rnd(g) % 60), k = 0;
 	while (s.t < g->end) {
 		int spike = ++k % every == 0;
-		call(g, &s, ILOG_OP_cudaMalloc, spike ? uni(g, 25e6, 40e6) : nrm(g, 10e3, 0.2), 64u << 20,
+		call(g, &s, ILOG_OP_cudaMalloc, spike ? uni(g, 40e6, 60e6) : nrm(g, 10e3, 0.2), 64u << 20,
 		     0, 0, 0);
 		step(g, &s, 2e6, 8);
 		call(g, &s, ILOG_OP_cudaFree, nrm(g, 7e3, 0.2), 0, 0, 0, 0);
@@ -505,7 +505,7 @@ static const struct { const char *name, *help; double seconds; } scen[] = {
 	{ "incident", "CPU contention: a backup job shares the training thread's CPU", 20 },
 	{ "cold-start", "CUDA context creation and module loading in the first calls", 6 },
 	{ "memcpy-bottleneck", "pageable 32 MiB host-to-device copies dominate each step", 12 },
-	{ "periodic-spike", "the caching allocator goes to the driver about once a second", 20 },
+	{ "periodic-spike", "the caching allocator goes to the driver every ~0.7 s", 20 },
 	{ "graph-recapture", "a CUDA graph re-captured and re-instantiated every 8 steps", 16 },
 	{ "gpu-contention", "a second process's CUDA work time-slices the GPU", 20 },
 	{ "capture-warmup", "a CUDA graph captured before any warm-up iteration fails", 8 },

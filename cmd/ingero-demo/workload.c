@@ -74,7 +74,7 @@ static const char *copy_knobs(const char *scen, const char *copy)
 					"FAKECUDA_LAT_cudaMemcpyAsync_NS=20000000;" },
 		{ "memcpy-bottleneck", "base", "FAKECUDA_BW_cudaMemcpy_MBPS=3000;"
 					       "FAKECUDA_LAT_cudaMemcpy_NS=0;FAKECUDA_MODE_cudaMemcpy=spin;" },
-		{ "periodic-spike", "base", "FAKECUDA_SPIKE_cudaMalloc=400:30000000;" },
+		{ "periodic-spike", "base", "FAKECUDA_SPIKE_cudaMalloc=300:50000000;" },
 		{ "gpu-contention", "slow", "FAKECUDA_LAT_cudaStreamSynchronize_NS=5600000;" },
 		{ "gpu-contention", "infer", "FAKECUDA_LAT_cudaStreamSynchronize_NS=3000000;" },
 		{ "capture-warmup", "fail", "FAKECUDA_RET_cudaStreamEndCapture=901;" },
