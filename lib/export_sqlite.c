@@ -107,7 +107,8 @@ static const char ddl[] =
 	"CREATE TABLE IF NOT EXISTS chains("
 	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, chain_id INTEGER, ts_start INTEGER,"
 	" ts_end INTEGER, severity INTEGER, pattern TEXT, pid INTEGER, op INTEGER, score REAL,"
-	" title TEXT, root_cause TEXT, fix TEXT, evidence TEXT);\n"
+	" title TEXT, root_cause TEXT, fix TEXT, evidence TEXT, comm TEXT, culprit_pid INTEGER,"
+	" culprit_comm TEXT, lost_ns INTEGER, metrics TEXT);\n"
 	"CREATE TABLE IF NOT EXISTS provenance("
 	" session_id INTEGER NOT NULL, real_ns INTEGER, tool TEXT, version TEXT, args TEXT);\n"
 	/* names at the edge: small lookup tables the views join */
@@ -203,7 +204,7 @@ static const char *const inserts[S__COUNT] = {
 	[S_SNAP] = "INSERT INTO snapshots VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
 	[S_SNAPPROC] = "INSERT INTO snapshot_procs VALUES(?,?,?,?,?,?)",
 	[S_LOSS] = "INSERT INTO losses VALUES(?,?,?,?,?,?)",
-	[S_CHAIN] = "INSERT INTO chains VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[S_CHAIN] = "INSERT INTO chains VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[S_PROV] = "INSERT INTO provenance VALUES(?,?,?,?,?)",
 };
 
@@ -735,6 +736,11 @@ static int sq_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 		bt(st, 12, ch->root_cause);
 		bt(st, 13, ch->fix);
 		bt(st, 14, ch->evidence);
+		bt(st, 15, ch->comm);
+		BI(st, 16, ch->culprit_pid);
+		bt(st, 17, ch->culprit_comm);
+		BI(st, 18, ch->lost_ns);
+		bt(st, 19, ch->metrics);
 		return step(c, s, st);
 	}
 	case ILOG_K_PROVENANCE:

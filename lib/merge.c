@@ -482,6 +482,7 @@ static int scan_input(struct ilog_merge *m, uint32_t in, char *err, size_t errle
 				rc = -1;
 				break;
 			}
+			n->pub.scanned = 1;
 			if (rec->node >= nby) {
 				struct mnode **b = realloc(by, (rec->node + 1) * sizeof(*b));
 				if (!b) {
@@ -1123,11 +1124,16 @@ static int emit(struct ilog_merge *m, struct minput *mi)
 		m->st.records_out++;
 		return 0;
 	}
-	case ILOG_K_CHAIN:
+	case ILOG_K_CHAIN: {
+		/* a content id, like stacks: merging a merged log keeps it */
+		const struct ilog_chain *c = &in->u.chain;
+		uint64_t h = hash_add(hash_add(n->name_hash, 0xc4a1), c->ts_start);
+		h = hash_add(hash_add(hash_add(h, c->ts_end), c->pid), (uint64_t)c->op << 32 | c->severity);
 		rec.kind = ILOG_K_CHAIN;
-		rec.u.chain = in->u.chain;
-		rec.u.chain.id = nonzero(hash_add(hash_add(n->name_hash, 0xc4a1), in->u.chain.id));
+		rec.u.chain = *c;
+		rec.u.chain.id = nonzero(hash_bytes(h, c->pattern.p, c->pattern.n));
 		return put(m, &rec);
+	}
 	default:
 		return put(m, in); /* unknown kinds go out raw */
 	}

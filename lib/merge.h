@@ -54,6 +54,7 @@ struct ilog_merge_node {
 	uint64_t anchor_step_ns;   /* largest change of (real - mono) between anchors */
 	int warn;                  /* |offset_ns| > skew_threshold_ns */
 	int applied;               /* --align shifted this node's wall clock */
+	int scanned;               /* 0: read once (stdin), no collectives gathered */
 };
 
 struct ilog_merge_stats {

@@ -84,9 +84,10 @@ static void report(const struct ilog_merge *m, const struct ilog_merge_opts *o)
 				ilog_prog, i, p->name, rank, off, unc, p->applied ? ", aligned" : "");
 			break;
 		default:
-			fprintf(stderr, "%s: node %u %s%s: offset unknown (no collectives to compare; "
-				"%u anchors, largest step %.3f ms): wall clock trusted\n",
-				ilog_prog, i, p->name, rank, p->anchors, (double)p->anchor_step_ns / 1e6);
+			fprintf(stderr, "%s: node %u %s%s: offset unknown (%s; %u anchors, largest step "
+				"%.3f ms): wall clock trusted\n", ilog_prog, i, p->name, rank,
+				p->scanned ? "no collectives to compare" : "read once from stdin",
+				p->anchors, (double)p->anchor_step_ns / 1e6);
 		}
 		if (p->warn) {
 			char thr[48];
@@ -193,14 +194,19 @@ int main(int argc, char **argv)
 		return ILOG_EXIT_USAGE;
 	}
 	report(m, &mo);
+	size_t wlen = strlen(ilog_merge_warnings(m)); /* printed by report */
 	int rc = ILOG_EXIT_OK;
 	if (!dry) {
 		if (ilog_merge_write(m, fd, err, sizeof(err))) {
 			ilog_errorf("%s", err);
 			rc = ILOG_EXIT_USAGE;
 		}
-		const char *w = ilog_merge_warnings(m);
-		(void)w;
+		const char *w = ilog_merge_warnings(m) + wlen;
+		while (*w && ilog_verbosity >= 0) {
+			const char *e = strchr(w, '\n');
+			ilog_warnf("%.*s", (int)(e - w), w);
+			w = e + 1;
+		}
 		struct ilog_merge_stats st;
 		ilog_merge_stats(m, &st);
 		if (ILOG_VERBOSE(0) && (st.stacks_dedup || st.pystacks_dedup || st.pycode_dedup ||
