@@ -499,6 +499,8 @@ static size_t cxx_scope(Dwarf_Die *decl, char *buf, size_t cap)
 		    tag != DW_TAG_structure_type && tag != DW_TAG_union_type)
 			continue;
 		const char *nm = dwarf_diename(&scopes[i]);
+		if (!nm && tag != DW_TAG_namespace)
+			continue; /* an unnamed class (a lambda's closure): no name to give */
 		int k = snprintf(buf + len, cap - len, "%s::", nm ? nm : "(anonymous namespace)");
 		if (k < 0 || (size_t)k >= cap - len) {
 			buf[len] = 0;
@@ -725,8 +727,16 @@ static int inline_chain(Dwarf_Die *fn, Dwarf_Addr pc, Dwarf_Die *chain, int max)
 /* The DWARF frames at `look` (innermost first) into s->frames: each
  * inlined instance names the inlined function, and the frame outside it
  * sits at the instance's call site.  Returns the count, -1 out of memory. */
+static int has_linkage_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	return dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	       dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a);
+}
+
 static int dwarf_frames(struct ilog_symbolizer *s, struct sym_module *m, Dwarf_Die *cu,
-			Dwarf_Addr pc, GElf_Addr look, const char *elfname, uint64_t sym_off)
+			Dwarf_Addr pc, GElf_Addr look, const char *elfraw, const char *elfname,
+			uint64_t sym_off)
 {
 	Dwarf_Die fn, chain[MAX_INLINE];
 	uint32_t first = s->nframes;
@@ -763,7 +773,12 @@ static int dwarf_frames(struct ilog_symbolizer *s, struct sym_module *m, Dwarf_D
 		const char *name = die_name(s, m, &chain[i], cu);
 		uint32_t l = line > 0 ? (uint32_t)line : 0;
 		if (i == 0) {
-			rc = push_frame(s, name ? name : elfname, file, l, sym_off);
+			/* the physical function: DWARF without a linkage name
+			 * (internal linkage) leaves C++ names without parameters
+			 * or closure types, which the mangled ELF symbol has */
+			if (!name || (!has_linkage_name(&chain[0]) && !strncmp(elfraw, "_Z", 2)))
+				name = elfname;
+			rc = push_frame(s, name, file, l, sym_off);
 			break;
 		}
 		if ((rc = push_frame(s, name ? name : "", file, l, 0)))
@@ -853,7 +868,8 @@ static int resolve(struct ilog_symbolizer *s, struct sym_module *m, GElf_Addr a,
 	if (!m->dwarf)
 		dwarf_check(s, m);
 	Dwarf_Die *cu = m->dwarf > 0 ? dwfl_module_addrdie(m->mod, look + m->bias, &dbias) : NULL;
-	if (cu && dwarf_frames(s, m, cu, look + m->bias - dbias, look, elfname, sym_off) < 0)
+	if (cu && dwarf_frames(s, m, cu, look + m->bias - dbias, look, sname ? sname : "", elfname,
+			       sym_off) < 0)
 		return -1;
 	if (s->nframes == first && push_frame(s, elfname, NULL, 0, sym_off))
 		return -1;
