@@ -282,6 +282,8 @@ again:
 	r->skel->rodata->targ_uid = o->uid;
 	r->skel->rodata->targ_stacks = o->stacks;
 	r->skel->rodata->targ_wakeup_min_ns = o->wakeup_min_ns;
+	/* bench/record: measure the bare uprobe+uretprobe cost, recording nothing */
+	r->skel->rodata->targ_empty = getenv("INGERO_RECORD_BENCH_EMPTY") != NULL;
 	r->sample_every = o->sampling ? o->sampling : 1;
 	r->skel->data->sample_every = r->sample_every;
 	uint32_t cuda = round_ring(o->ringbuf_size);
