@@ -30,6 +30,8 @@ struct ilog_sink_ctx {
 	const char *url, *database; /* network sinks */
 	int create;
 	const char *source;       /* the inputs, space-separated, for provenance */
+	const char *label;        /* set by open, optional: the output as messages name
+				   * it (a URL without its password); NULL: out_path */
 };
 
 struct ilog_sink {
@@ -38,6 +40,8 @@ struct ilog_sink {
 	int binary;               /* refuse a terminal as output */
 	int path_output;          /* opens out_path itself (required): the caller
 				   * must not create or truncate it first */
+	int no_input;             /* writes from nothing (a schema): the caller
+				   * reads no log */
 	int (*open)(struct ilog_sink_ctx *c);
 	int (*record)(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 		      const struct ilog_reader *r);

@@ -28,6 +28,9 @@ static void usage(FILE *f)
 		"      --until TIME     only records before TIME\n"
 		"                       TIME: RFC 3339 (2026-11-22T16:20:00Z), @EPOCH_SECONDS,\n"
 		"                       or +DURATION after the log's start (+90s, +1h30m)\n"
+		"      --url URL        ClickHouse HTTP interface (clickhouse), http://HOST:8123\n"
+		"      --database D     ClickHouse database (clickhouse, clickhouse-sql; ingero)\n"
+		"      --create         create the database and tables if absent (clickhouse)\n"
 		"  -q, --quiet          no warnings or progress\n"
 		"  -h, --help           this text\n\n"
 		"EXAMPLES\n"
@@ -45,6 +48,12 @@ static int parse_time(const char *s, uint64_t *abs, const char **rel, uint64_t *
 		return ilog_parse_duration(s + 1, rel_ns);
 	}
 	return ilog_parse_walltime(s, abs);
+}
+
+/* What error messages call the output. */
+static const char *oname(const struct ilog_sink_ctx *c, const char *out)
+{
+	return c->label ? c->label : out ? out : "(stdout)";
 }
 
 static int kind_lookup(const char *name)
@@ -141,6 +150,10 @@ int main(int argc, char **argv)
 		ilog_errorf("--format: unknown format '%s' (see --help)", fmt);
 		return ILOG_EXIT_USAGE;
 	}
+	if (sink->no_input && optind < argc) {
+		ilog_errorf("--format %s reads no log", sink->name);
+		return ILOG_EXIT_USAGE;
+	}
 	ctx.out_path = out && strcmp(out, "-") ? out : NULL;
 	if (sink->path_output) {
 		/* a database: the sink opens (and appends to) the file itself */
@@ -171,7 +184,7 @@ int main(int argc, char **argv)
 	}
 	ctx.source = source;
 	if (sink->open(&ctx)) {
-		ilog_errorf("%s: %s", out ? out : "(stdout)", ctx.err);
+		ilog_errorf("%s: %s", oname(&ctx, out), ctx.err);
 		return ILOG_EXIT_USAGE;
 	}
 
@@ -179,7 +192,8 @@ int main(int argc, char **argv)
 	struct progress prog = { .on = isatty(STDERR_FILENO) && ilog_verbosity >= 0 };
 	clock_gettime(CLOCK_MONOTONIC, &prog.t0);
 	uint64_t total = 0;
-	for (int i = 0; i < (ninputs ? ninputs : 1) && rc != ILOG_EXIT_USAGE + 1; i++) {
+	for (int i = 0; !sink->no_input && i < (ninputs ? ninputs : 1) && rc != ILOG_EXIT_USAGE + 1;
+	     i++) {
 		const char *path = ninputs ? argv[optind + i] : "-";
 		const char *name = ilog_in_name(path);
 		int fd = ilog_open_in(path);
@@ -198,7 +212,7 @@ int main(int argc, char **argv)
 		while ((k = ilog_reader_next(r, &rec)) > 0) {
 			progress_tick(&prog, ++total, name);
 			if (sink->observe && sink->observe(&ctx, rec)) {
-				ilog_errorf("%s: %s", out ? out : "(stdout)", ctx.err);
+				ilog_errorf("%s: %s", oname(&ctx, out), ctx.err);
 				ilog_reader_close(r);
 				sink->close(&ctx);
 				return ILOG_EXIT_USAGE;
@@ -206,7 +220,7 @@ int main(int argc, char **argv)
 			if (!ilog_filter_match(&filt, rec, r))
 				continue;
 			if (sink->record(&ctx, rec, r)) {
-				ilog_errorf("%s: %s", out ? out : "(stdout)", ctx.err);
+				ilog_errorf("%s: %s", oname(&ctx, out), ctx.err);
 				ilog_reader_close(r);
 				sink->close(&ctx);
 				return ILOG_EXIT_USAGE;
@@ -223,7 +237,7 @@ int main(int argc, char **argv)
 	if (prog.on && elapsed(&prog.t0) >= 2)
 		fprintf(stderr, "\n");
 	if (sink->close(&ctx)) {
-		ilog_errorf("%s: %s", out ? out : "(stdout)", ctx.err);
+		ilog_errorf("%s: %s", oname(&ctx, out), ctx.err);
 		rc = ILOG_EXIT_USAGE;
 	}
 	free(source);
