@@ -102,13 +102,17 @@ struct ilog_thread_track {
  * thread cannot enter or leave a call while switched out); a log that
  * does not (synthetic or damaged) gets the later slice's end clipped so
  * that it does, and the exports say so in an argument.  The check looks
- * at the last ILOG_NEST_RECENT slices of the track, in the order written.
+ * at the last ILOG_NEST_RECENT slices of the track, in the order written,
+ * and at up to ILOG_NEST_OPEN earlier ones still open at the latest start.
  */
 #define ILOG_NEST_RECENT 64
+#define ILOG_NEST_OPEN 32
 struct ilog_nest {
 	uint64_t s[ILOG_NEST_RECENT], e[ILOG_NEST_RECENT];
 	uint32_t n, head;
-	uint64_t max_end;
+	uint64_t os[ILOG_NEST_OPEN], oe[ILOG_NEST_OPEN];
+	uint32_t nopen;
+	uint64_t max_end;          /* the largest end of all the above */
 };
 
 struct ilog_tracks {

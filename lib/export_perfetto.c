@@ -204,9 +204,8 @@ static int chain_event(struct pj *p, uint32_t node, const struct ilog_chain *ch,
 	       key_str(b, "title", ch->title.p, ch->title.n) ||
 	       key_str(b, "root_cause", ch->root_cause.p, ch->root_cause.n) ||
 	       key_str(b, "fix", ch->fix.p, ch->fix.n) ||
-	       ilog_buf_printf(b, ",\"score\":%.17g,\"pid\":%u,\"op\":\"%s\",\"until\":", ch->score,
-			       ch->pid, op ? op : "unknown") ||
-	       put_us(b, end) || ilog_buf_printf(b, "}}");
+	       ilog_buf_printf(b, ",\"score\":%.17g,\"pid\":%u,\"op\":\"%s\",\"until_ns\":%" PRIu64
+			       "}}", ch->score, ch->pid, op ? op : "unknown", end);
 }
 
 static int pj_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,

@@ -177,7 +177,7 @@ static const char *const ann_names[A__COUNT] = {
 	[A_BY_TID] = "by_tid", [A_CPU] = "cpu", [A_OTHER_COMM] = "other_comm",
 	[A_OTHER_PID] = "other_pid", [A_VALUE] = "value", [A_PATTERN] = "pattern",
 	[A_TITLE] = "title", [A_ROOT] = "root_cause", [A_FIX] = "fix", [A_SCORE] = "score",
-	[A_PID] = "pid", [A_OP] = "op", [A_UNTIL] = "until", [A_CLIPPED] = "clipped_from_ns",
+	[A_PID] = "pid", [A_OP] = "op", [A_UNTIL] = "until_ns", [A_CLIPPED] = "clipped_from_ns",
 };
 
 /* event-name iids: op + 1, then these */
@@ -856,9 +856,7 @@ static int chain(struct pf *p, uint32_t node, const struct ilog_chain *ch, uint6
 	if (!op)
 		op = "unknown";
 	ann_str(p, A_OP, op, strlen(op), 1);
-	char u[32];
-	int n = snprintf(u, sizeof(u), "%" PRIu64 ".%03u", end / 1000, (unsigned)(end % 1000));
-	ann_str(p, A_UNTIL, u, (size_t)n, 0);
+	ann_uint(p, A_UNTIL, end);
 	pb_close(&p->pkt, te);
 	emit_packet(p, wall, 1);
 	return 0;

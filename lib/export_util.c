@@ -445,8 +445,9 @@ uint64_t ilog_tracks_fit(struct ilog_tracks *t, int track, uint64_t start, uint6
 	if (start < n->max_end) {
 		for (int changed = 1; changed;) {
 			changed = 0;
-			for (uint32_t i = 0; i < n->n; i++) {
-				uint64_t c = clip_end(start, e, n->s[i], n->e[i]);
+			for (uint32_t i = 0; i < n->n + n->nopen; i++) {
+				uint64_t c = i < n->n ? clip_end(start, e, n->s[i], n->e[i])
+						      : clip_end(start, e, n->os[i - n->n], n->oe[i - n->n]);
 				if (c != e) {
 					e = c;
 					changed = 1;
@@ -454,14 +455,57 @@ uint64_t ilog_tracks_fit(struct ilog_tracks *t, int track, uint64_t start, uint6
 			}
 		}
 	}
+	/* the ring of recent slices; what it drops may live on as open */
+	uint64_t ds = n->s[n->head], de = n->e[n->head];
+	int dropped = n->n == ILOG_NEST_RECENT;
 	n->s[n->head] = start;
 	n->e[n->head] = e;
 	n->head = (n->head + 1) % ILOG_NEST_RECENT;
 	if (n->n < ILOG_NEST_RECENT)
 		n->n++;
-	/* an upper bound of the ring's ends: enough for the fast path */
-	if (e > n->max_end)
+	/* open slices: those ending after this start; when full, the one
+	 * ending first makes room */
+	/* max_end is recomputed only when an entry holding it leaves */
+	int stale = dropped && de == n->max_end;
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < n->nopen; i++) {
+		if (n->oe[i] > start) {
+			n->os[k] = n->os[i];
+			n->oe[k++] = n->oe[i];
+		} else if (n->oe[i] == n->max_end) {
+			stale = 1;
+		}
+	}
+	n->nopen = k;
+	if (dropped && de > start) {
+		uint32_t slot = n->nopen;
+		if (slot == ILOG_NEST_OPEN) {
+			slot = 0;
+			for (uint32_t i = 1; i < n->nopen; i++)
+				if (n->oe[i] < n->oe[slot])
+					slot = i;
+			if (n->oe[slot] >= de)
+				slot = ILOG_NEST_OPEN;
+		} else {
+			n->nopen++;
+		}
+		if (slot < ILOG_NEST_OPEN) {
+			/* kept (a replaced entry ends before it, so is not the max) */
+			n->os[slot] = ds;
+			n->oe[slot] = de;
+		}
+	}
+	if (stale) {
+		n->max_end = 0;
+		for (uint32_t i = 0; i < n->n; i++)
+			if (n->e[i] > n->max_end)
+				n->max_end = n->e[i];
+		for (uint32_t i = 0; i < n->nopen; i++)
+			if (n->oe[i] > n->max_end)
+				n->max_end = n->oe[i];
+	} else if (e > n->max_end) {
 		n->max_end = e;
+	}
 	return e;
 }
 
