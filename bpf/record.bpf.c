@@ -106,13 +106,6 @@ struct {
 	__type(value, struct rec_stack_stat);
 } stack_stats SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} sample_ctr SEC(".maps");
-
 /* Stack scratch: too big for the BPF stack. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -412,13 +405,11 @@ static __always_inline int on_entry(struct pt_regs *ctx)
 	struct rec_frame *f = &in->f[d & (REC_MAX_DEPTH - 1)];
 	__builtin_memset(f, 0, sizeof(*f));
 	f->cookie = cookie;
-	if (REC_COOKIE_SAMPLEABLE(cookie) && sample_every > 1) {
-		__u64 *c = bpf_map_lookup_elem(&sample_ctr, &zero);
-		if (c && ((*c)++ % sample_every) != 0) {
-			f->skip = 1;
-			if (st)
-				st->sampled++;
-		}
+	/* one in N per op (per CPU): the first call of each op is kept */
+	if (REC_COOKIE_SAMPLEABLE(cookie) && sample_every > 1 && st &&
+	    (st->calls - 1) % sample_every != 0) {
+		f->skip = 1;
+		st->sampled++;
 	}
 	if (!f->skip) {
 		decode(ctx, f, REC_COOKIE_DEC(cookie));

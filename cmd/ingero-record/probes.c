@@ -37,8 +37,8 @@ struct pdef {
 #define NC(s, op, dec, pri) { #s, ILOG_OP_##op, REC_DEC_##dec, 0, 0, pri, CL_NCCL }
 /*
  * Sampling (--sampling-rate) may thin out only the high-rate calls:
- * launches, copies, syncs.  Allocations, frees, graph lifecycle and NCCL
- * are always recorded.  `primary` names are the ones worth reporting
+ * kernel launches, copies, memsets, syncs.  Allocations, frees, every
+ * graph call and NCCL are always recorded.  `primary` names are the ones worth reporting
  * when absent; twins and aliases are optional.
  */
 static const struct pdef defs[] = {
@@ -67,8 +67,8 @@ static const struct pdef defs[] = {
 	RT(cudaStreamEndCapture_ptsz, cudaStreamEndCapture, END_CAPTURE, 0, 0),
 	RT(cudaGraphInstantiate, cudaGraphInstantiate, INSTANTIATE, 0, 1),
 	RT(cudaGraphInstantiateWithFlags, cudaGraphInstantiateWithFlags, INSTANTIATE, 0, 1),
-	RT(cudaGraphLaunch, cudaGraphLaunch, GRAPH_LAUNCH, 1, 1),
-	RT(cudaGraphLaunch_ptsz, cudaGraphLaunch, GRAPH_LAUNCH, 1, 0),
+	RT(cudaGraphLaunch, cudaGraphLaunch, GRAPH_LAUNCH, 0, 1),
+	RT(cudaGraphLaunch_ptsz, cudaGraphLaunch, GRAPH_LAUNCH, 0, 0),
 	DRV(cuLaunchKernel, cuLaunchKernel, CU_LAUNCH, 0, 1, 1),
 	DRV(cuLaunchKernel_ptsz, cuLaunchKernel, CU_LAUNCH, 0, 1, 0),
 	DRV(cuLaunchKernelEx, cuLaunchKernelEx, CU_LAUNCH_EX, 0, 1, 1),

@@ -246,19 +246,26 @@ static void write_losses(struct rec *r, uint64_t ts, int final)
 		put_loss(r, ts, "stacks", ss.lost, ss.sent + ss.lost);
 }
 
+/* The u32 keys of a hash map, up to cap. */
+static unsigned map_keys(struct bpf_map *m, uint32_t *keys, unsigned cap)
+{
+	uint32_t key, next;
+	unsigned n = 0;
+	int more = bpf_map__get_next_key(m, NULL, &next, sizeof(next)) == 0;
+	while (more && n < cap) {
+		key = next;
+		keys[n++] = key;
+		more = bpf_map__get_next_key(m, &key, &next, sizeof(next)) == 0;
+	}
+	return n;
+}
+
 /* Drain a per-pid aggregate map: one record per pid, then delete it. */
 static void drain_sched(struct rec *r, uint64_t now, uint64_t win)
 {
 	struct bpf_map *m = r->skel->maps.sched_agg;
-	uint32_t key, next;
-	uint32_t keys[8192];
-	unsigned nk = 0;
-	int more = bpf_map__get_next_key(m, NULL, &next, sizeof(next)) == 0;
-	while (more && nk < 8192) {
-		key = next;
-		keys[nk++] = key;
-		more = bpf_map__get_next_key(m, &key, &next, sizeof(next)) == 0;
-	}
+	static uint32_t keys[8192];
+	unsigned nk = map_keys(m, keys, 8192);
 	for (unsigned i = 0; i < nk; i++) {
 		struct rec_sched_agg a;
 		if (bpf_map__lookup_and_delete_elem(m, &keys[i], sizeof(keys[i]), &a, sizeof(a), 0) &&
@@ -281,15 +288,8 @@ static void drain_sched(struct rec *r, uint64_t now, uint64_t win)
 static void drain_pages(struct rec *r, uint64_t now, uint64_t win)
 {
 	struct bpf_map *m = r->skel->maps.page_agg;
-	uint32_t key, next;
-	uint32_t keys[8192];
-	unsigned nk = 0;
-	int more = bpf_map__get_next_key(m, NULL, &next, sizeof(next)) == 0;
-	while (more && nk < 8192) {
-		key = next;
-		keys[nk++] = key;
-		more = bpf_map__get_next_key(m, &key, &next, sizeof(next)) == 0;
-	}
+	static uint32_t keys[8192];
+	unsigned nk = map_keys(m, keys, 8192);
 	for (unsigned i = 0; i < nk; i++) {
 		struct rec_page_agg a;
 		if (bpf_map__lookup_elem(m, &keys[i], sizeof(keys[i]), &a, sizeof(a), 0) ||

@@ -11,16 +11,8 @@ mix=cudaMalloc=2,cudaMemcpy,cudaMemcpyAsync,cudaMemsetAsync,cudaLaunchKernel,cud
 mix+=,cudaStreamBeginCapture,cudaStreamEndCapture,cudaGraphInstantiate,cudaGraphLaunch=2
 mix+=,cuLaunchKernel,cuLaunchKernelEx,cuMemcpyDtoHAsync_v2,cuMemAlloc,cuMemFree
 mix+=,ncclCommInitRank,ncclAllReduce,ncclSend,ncclCommDestroy
-"$W" --mix "$mix" --iters 25 --bytes 12345 --kind 2 --stream 0xabc0 --func 0x4242f0 \
-	--grid 7,5,3 --block 64,2,1 --shared 1536 --ready-file ready --wait-file go \
-	--report report.json &
-wpid=$!
-wait_for ready
-start_rec --pid "$wpid"
-touch go
-wait "$wpid" || fail "workload failed"
-stop_rec
-export_log
+record_workload "" --mix "$mix" --iters 25 --bytes 12345 --kind 2 --stream 0xabc0 \
+	--func 0x4242f0 --grid 7,5,3 --block 64,2,1 --shared 1536
 q() { jq -s -c "[.[] | select(.type==\"cuda\" and .op==\"$1\") | $2] | unique" log.jsonl; }
 
 assert_eq "cudaMalloc bytes" "$(q cudaMalloc .bytes)" '[12345]'

@@ -75,3 +75,20 @@ cuda_counts() {
 assert_eq() {
 	[[ $2 == "$3" ]] || fail "$1: got $2, want $3"
 }
+
+# record_workload "RECORDER ARGS" WORKLOAD ARGS...: the workload loads its
+# libraries and waits; it is recorded with --pid from its first call to its
+# exit; then log.jsonl.  Sets wpid; the workload's report is report.json.
+record_workload() {
+	local rec_args=$1
+	shift
+	"$W" "$@" --ready-file ready --wait-file go --report report.json &
+	wpid=$!
+	wait_for ready
+	# shellcheck disable=SC2086 # the recorder's args are words on purpose
+	start_rec --pid "$wpid" $rec_args
+	touch go
+	wait "$wpid" || fail "workload failed"
+	stop_rec
+	export_log
+}

@@ -18,14 +18,7 @@ mix+=,cuMemFree_v2
 mix+=,ncclCommInitRank,ncclAllReduce=2,ncclAllGather,ncclReduceScatter,ncclBroadcast,ncclSend
 mix+=,ncclRecv,ncclCommDestroy
 
-"$W" --mix "$mix" --iters 40 --threads 2 --ready-file ready --wait-file go --report report.json &
-wpid=$!
-wait_for ready
-start_rec --pid "$wpid"
-touch go
-wait "$wpid" || fail "workload failed"
-stop_rec
-export_log
+record_workload "" --mix "$mix" --iters 40 --threads 2
 
 want=$(jq -c '.calls | to_entries | sort_by(.key) | from_entries' report.json)
 got=$(cuda_counts "$wpid" | jq -c 'to_entries | sort_by(.key) | from_entries')

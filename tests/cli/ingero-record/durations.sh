@@ -13,15 +13,8 @@ export FAKECUDA_BW_cudaMemcpy_MBPS=1000                # 1 MB/s = 1 byte/us: 200
 export FAKECUDA_LAT_cuCtxSynchronize_NS=1000000
 export FAKECUDA_MODE_cuCtxSynchronize=sleep
 export FAKECUDA_LAT_cudaLaunchKernel_NS=100000
-"$W" --mix cudaMalloc,cudaMemcpy=2,cudaLaunchKernel=5,cudaStreamSynchronize,cuCtxSynchronize,cudaFree \
-	--bytes 200000 --iters 60 --ready-file ready --wait-file go --report report.json &
-wpid=$!
-wait_for ready
-start_rec --pid "$wpid"
-touch go
-wait "$wpid" || fail "workload failed"
-stop_rec
-export_log
+record_workload "" --mix cudaMalloc,cudaMemcpy=2,cudaLaunchKernel=5,cudaStreamSynchronize,cuCtxSynchronize,cudaFree \
+	--bytes 200000 --iters 60
 
 declare -A floor=([cudaStreamSynchronize]=2000000 [cudaMalloc]=300000 [cudaMemcpy]=200000
 	[cuCtxSynchronize]=1000000 [cudaLaunchKernel]=100000)

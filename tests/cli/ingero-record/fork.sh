@@ -5,14 +5,7 @@
 . "$INGERO_TESTS/cli/ingero-record/common.bash"
 need_bpf
 
-"$W" --fork 3 --threads 2 --iters 50 --ready-file ready --wait-file go --report report.json &
-wpid=$!
-wait_for ready
-start_rec --pid "$wpid"
-touch go
-wait "$wpid" || fail "workload failed"
-stop_rec
-export_log
+record_workload "" --fork 3 --threads 2 --iters 50
 
 pids=$(jq -r '.pids | join(" ")' report.json)
 assert_eq "processes" "$(wc -w <<<"$pids")" 4

@@ -7,15 +7,8 @@
 . "$INGERO_TESTS/cli/ingero-record/common.bash"
 need_bpf
 
-"$W" --mix cudaLaunchKernel=20,cudaMemcpyAsync=5,cudaMalloc,cudaFree --fork 2 --threads 2 \
-	--iters 3000 --ready-file ready --wait-file go --report report.json &
-wpid=$!
-wait_for ready
-start_rec --pid "$wpid" --ringbuf-size 4096 --stack=false
-touch go
-wait "$wpid" || fail "workload failed"
-stop_rec
-export_log
+record_workload "--ringbuf-size 4096 --stack=false" \
+	--mix cudaLaunchKernel=20,cudaMemcpyAsync=5,cudaMalloc,cudaFree --fork 2 --threads 2 --iters 3000
 
 pids=$(jq -r '.pids | join(" ")' report.json)
 last() { jq -s "[.[] | select(.type==\"loss\" and .source==\"$1\")] | last | .$2" log.jsonl; }

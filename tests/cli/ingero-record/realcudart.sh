@@ -7,15 +7,8 @@ need_bpf
 
 real=/usr/local/cuda/lib64
 [[ -e $real/libcudart.so.13 ]] || skip "no $real/libcudart.so.13"
-"$W" --lib-dir "$real" --mix cudaMalloc,cudaMemcpy,cudaLaunchKernel,cudaStreamSynchronize \
-	--iters 20 --bytes 4096 --stream 0x51 --ready-file ready --wait-file go --report report.json &
-wpid=$!
-wait_for ready
-start_rec --pid "$wpid"
-touch go
-wait "$wpid" || fail "workload failed"
-stop_rec
-export_log
+record_workload "" --lib-dir "$real" --mix cudaMalloc,cudaMemcpy,cudaLaunchKernel,cudaStreamSynchronize \
+	--iters 20 --bytes 4096 --stream 0x51
 
 assert_eq "returns the workload saw" "$(jq -c '.ret | [.[]] | unique' report.json)" '[35]'
 assert_eq "counts" "$(cuda_counts "$wpid")" "$(jq -S -c .calls report.json)"
