@@ -236,7 +236,7 @@ static size_t utf8_char(const unsigned char *s, size_t n)
 
 /* Text as a JSON string: at most max bytes (then "…"), bad bytes and NULs
  * as U+FFFD, a character split by the cut dropped. */
-static json_t *text_json(const unsigned char *s, size_t n, size_t max)
+json_t *mcp_text_json(const unsigned char *s, size_t n, size_t max)
 {
 	static const char repl[] = "\xef\xbf\xbd", ell[] = "\xe2\x80\xa6";
 	int cut = max && n > max;
@@ -250,15 +250,15 @@ static json_t *text_json(const unsigned char *s, size_t n, size_t max)
 			i += len;
 			continue;
 		}
-		if (ilog_buf_put(&b, s + run, i - run))
+		if (mcp_put(&b, s + run, i - run))
 			goto oom;
-		if (!(cut && n - i < 4 && s[i] >= 0xc0) && ilog_buf_put(&b, repl, 3))
+		if (!(cut && n - i < 4 && s[i] >= 0xc0) && mcp_put(&b, repl, 3))
 			goto oom;
 		run = ++i;
 	}
 	if (!b.p && !cut)
 		return json_stringn((const char *)s, n);
-	if (ilog_buf_put(&b, s + run, n - run) || (cut && ilog_buf_put(&b, ell, 3)))
+	if (mcp_put(&b, s + run, n - run) || (cut && mcp_put(&b, ell, 3)))
 		goto oom;
 	json_t *j = json_stringn(b.p ? b.p : "", b.len);
 	ilog_buf_free(&b);
@@ -276,7 +276,7 @@ json_t *mcp_column_json(sqlite3_stmt *st, int i, size_t max_text)
 	case SQLITE_FLOAT:
 		return json_real(sqlite3_column_double(st, i));
 	case SQLITE_TEXT:
-		return text_json(sqlite3_column_text(st, i), (size_t)sqlite3_column_bytes(st, i),
+		return mcp_text_json(sqlite3_column_text(st, i), (size_t)sqlite3_column_bytes(st, i),
 				 max_text);
 	case SQLITE_BLOB: {
 		const unsigned char *p = sqlite3_column_blob(st, i);

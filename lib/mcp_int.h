@@ -55,6 +55,9 @@ int mcp_prepare(struct ilog_mcp *m, const char *sql, int user, sqlite3_stmt **st
 /* sqlite3_step with the deadline's message: SQLITE_ROW, SQLITE_DONE, or
  * another code with err filled ("statement timed out after N ms"). */
 int mcp_step(struct ilog_mcp *m, sqlite3_stmt *st, char *err, size_t errlen);
+/* Bytes as a JSON string: at most max bytes (0 = all, then "…"), invalid
+ * UTF-8 and NULs replaced by U+FFFD.  NULL only when memory ran out. */
+json_t *mcp_text_json(const unsigned char *s, size_t n, size_t max);
 /* Column i as JSON (text is made valid UTF-8, blobs become hex). */
 json_t *mcp_column_json(sqlite3_stmt *st, int i, size_t max_text);
 /* 1 if the schema has table `name`. */
@@ -115,6 +118,12 @@ extern const size_t mcp_nprompts;
 int mcp_schema_check(const json_t *schema, const json_t *args, char *err, size_t errlen);
 
 /* ---- helpers (lib/mcp_rpc.c) ---- */
+/* ilog_buf_put, but a no-op for n == 0: memcpy into a buffer not yet
+ * allocated is undefined even for zero bytes (UBSan, the fuzz target). */
+static inline int mcp_put(struct ilog_buf *b, const void *p, size_t n)
+{
+	return n ? ilog_buf_put(b, p, n) : 0;
+}
 int mcp_buf_printf(struct ilog_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Append compact JSON of v to b.  0 or -1. */
 int mcp_buf_json(struct ilog_buf *b, const json_t *v);

@@ -45,21 +45,21 @@ int mcp_buf_printf(struct ilog_buf *b, const char *fmt, ...)
 	if (n < 0)
 		return -1;
 	if ((size_t)n < sizeof(small))
-		return ilog_buf_put(b, small, (size_t)n);
+		return mcp_put(b, small, (size_t)n);
 	char *big = malloc((size_t)n + 1);
 	if (!big)
 		return -1;
 	va_start(ap, fmt);
 	vsnprintf(big, (size_t)n + 1, fmt, ap);
 	va_end(ap);
-	int rc = ilog_buf_put(b, big, (size_t)n);
+	int rc = mcp_put(b, big, (size_t)n);
 	free(big);
 	return rc;
 }
 
 static int dump_cb(const char *p, size_t n, void *b)
 {
-	return ilog_buf_put(b, p, n);
+	return mcp_put(b, p, n);
 }
 
 int mcp_buf_json(struct ilog_buf *b, const json_t *v)
@@ -335,10 +335,14 @@ static int h_tools_list(struct ilog_mcp *m, json_t *params, json_t **res, struct
 	return *res ? 0 : NOMEM(e);
 }
 
+/* Tool text is built from checked strings, but a message cut at a
+ * buffer's end (or at "%.64s") can split a UTF-8 character: repair. */
 static json_t *tool_result(const char *text, size_t n, int is_error)
 {
-	return json_pack("{s:[{s:s, s:s%}], s:b}", "content", "type", "text", "text", text, n,
-			 "isError", is_error);
+	json_t *t = mcp_text_json((const unsigned char *)text, n, 0);
+	return t ? json_pack("{s:[{s:s, s:o}], s:b}", "content", "type", "text", "text", t,
+			     "isError", is_error)
+		 : NULL;
 }
 
 static int h_tools_call(struct ilog_mcp *m, json_t *params, json_t **res, struct rpc_err *e)
@@ -365,8 +369,8 @@ static int h_tools_call(struct ilog_mcp *m, json_t *params, json_t **res, struct
 	int rc = mcp_schema_check(m->schemas[ti], args, err, sizeof(err)) ? MCP_TOOL_ERROR : MCP_OK;
 	if (rc == MCP_OK && t->cache && !m->o.no_cache) {
 		char *canon = json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS);
-		if (!canon || ilog_buf_put(&key, name, strlen(name) + 1) ||
-		    ilog_buf_put(&key, canon, strlen(canon)))
+		if (!canon || mcp_put(&key, name, strlen(name) + 1) ||
+		    mcp_put(&key, canon, strlen(canon)))
 			rc = MCP_NOMEM;
 		free(canon);
 		struct mcp_cache_slot *hit = rc ? NULL : cache_find(m, key.p, key.len);
@@ -402,8 +406,6 @@ static int h_tools_call(struct ilog_mcp *m, json_t *params, json_t **res, struct
 		*res = tool_result(text.p ? text.p : "", text.len, 0);
 	}
 	ilog_buf_free(&text);
-	/* json_pack refuses text that is not UTF-8; tools emit only
-	 * checked text, so NULL here means memory. */
 	return *res ? 0 : NOMEM(e);
 }
 
@@ -480,8 +482,12 @@ static const struct {
 
 static json_t *error_reply(json_t *id, int code, const char *msg)
 {
-	return json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0", "id", id ? id : json_null(),
-			 "error", "code", code, "message", msg);
+	/* Messages quote the request (a parser's "near '...'", a method
+	 * name), which need not be valid UTF-8. */
+	json_t *text = mcp_text_json((const unsigned char *)msg, strlen(msg), 0);
+	return text ? json_pack("{s:s, s:O, s:{s:i, s:o}}", "jsonrpc", "2.0", "id",
+				id ? id : json_null(), "error", "code", code, "message", text)
+		    : NULL;
 }
 
 /*
@@ -639,7 +645,7 @@ static int serve_line(struct ilog_mcp *m, const char *p, size_t n, int out_fd,
 	}
 	if (!out->len)
 		return 0;
-	if (ilog_buf_put(out, "\n", 1)) {
+	if (mcp_put(out, "\n", 1)) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -658,7 +664,7 @@ static int serve_too_long(struct ilog_mcp *m, int out_fd, struct ilog_buf *out, 
 		 m->o.max_request);
 	json_t *r = error_reply(NULL, RPC_INVALID, text);
 	out->len = 0;
-	int rc = !r || mcp_buf_json(out, r) || ilog_buf_put(out, "\n", 1);
+	int rc = !r || mcp_buf_json(out, r) || mcp_put(out, "\n", 1);
 	json_decref(r);
 	if (rc) {
 		snprintf(err, errlen, "out of memory");
@@ -695,7 +701,7 @@ int ilog_mcp_serve(struct ilog_mcp *m, int in_fd, int out_fd, char *err, size_t 
 				if (line.len + seg > m->o.max_request) {
 					discarding = 1; /* drop it; answer once it ends */
 					line.len = 0;
-				} else if (ilog_buf_put(&line, p, seg)) {
+				} else if (mcp_put(&line, p, seg)) {
 					snprintf(err, errlen, "out of memory");
 					rc = -1;
 					goto done;

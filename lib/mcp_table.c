@@ -130,9 +130,9 @@ json_t *mcp_table_json(const struct mcp_table *t)
 static int cell_text(struct ilog_buf *b, const json_t *v)
 {
 	if (json_is_string(v))
-		return ilog_buf_put(b, json_string_value(v), json_string_length(v));
+		return mcp_put(b, json_string_value(v), json_string_length(v));
 	if (json_is_null(v))
-		return ilog_buf_put(b, "NULL", 4);
+		return mcp_put(b, "NULL", 4);
 	if (json_is_integer(v))
 		return mcp_buf_printf(b, "%lld", (long long)json_integer_value(v));
 	return mcp_buf_printf(b, "%.6g", json_real_value(v));
@@ -163,7 +163,7 @@ int mcp_table_prose(struct ilog_buf *b, const struct mcp_table *t)
 		if (mcp_buf_printf(b, "%s%-*s", i ? "  " : "", (int)w[i],
 				   json_string_value(json_array_get(t->cols, i))))
 			goto oom;
-	if (ilog_buf_put(b, "\n", 1))
+	if (mcp_put(b, "\n", 1))
 		goto oom;
 	json_array_foreach(t->rows, r, row) {
 		for (i = 0; i < ncol; i++) {
@@ -178,7 +178,7 @@ int mcp_table_prose(struct ilog_buf *b, const struct mcp_table *t)
 					   !right && tmp.len < w[i] ? (int)(w[i] - tmp.len) : 0, ""))
 				goto oom;
 		}
-		if (ilog_buf_put(b, "\n", 1))
+		if (mcp_put(b, "\n", 1))
 			goto oom;
 	}
 	if (mcp_buf_printf(b, "(%llu row%s)", (unsigned long long)t->nrows,
@@ -187,7 +187,7 @@ int mcp_table_prose(struct ilog_buf *b, const struct mcp_table *t)
 	if (t->truncated && mcp_buf_printf(b, " TRUNCATED: %s", mcp_cut_note(t->truncated)))
 		goto oom;
 	ilog_buf_free(&tmp);
-	return ilog_buf_put(b, "\n", 1);
+	return mcp_put(b, "\n", 1);
 oom:
 	ilog_buf_free(&tmp);
 	return -1;

@@ -174,19 +174,20 @@ int tool_stacks(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *
 				  : json_array();
 		json_t *py = pyid ? py_frames(m, &c, pyid, pid, frames, &oom, err, errlen)
 				  : json_array();
-		json_t *o = nat && py ? json_pack("{s:I, s:f, s:f, s:I, s:o, s:o}", "calls", (json_int_t)n,
-						  "total_ms", (double)(t / 1000) / 1000.0, "max_us",
-						  trace_us((uint64_t)sqlite3_column_int64(st, 5)),
-						  "pid", (json_int_t)pid, "python", py, "native", nat)
-				      : NULL;
-		if (!o) {
+		if (!nat || !py) {
 			json_decref(nat);
 			json_decref(py);
-			if (!oom) {
+			if (!oom)
 				failed = 1; /* a query failed: err says why */
-				break;
-			}
+			break;
 		}
+		/* "o" steals nat and py, also when packing fails */
+		json_t *o = json_pack("{s:I, s:f, s:f, s:I, s:o, s:o}", "calls", (json_int_t)n,
+				      "total_ms", (double)(t / 1000) / 1000.0, "max_us",
+				      trace_us((uint64_t)sqlite3_column_int64(st, 5)), "pid",
+				      (json_int_t)pid, "python", py, "native", nat);
+		if (!o)
+			oom = 1;
 		if (o && json_array_append_new(list, o))
 			oom = 1;
 		shown++;

@@ -296,7 +296,9 @@ int tool_process_breakdown(struct ilog_mcp *m, json_t *args, int verbose, struct
 					json_string_value(culprit) ? json_string_value(culprit) : "?");
 			e = e || mcp_buf_printf(text, "\n");
 		} else {
-			json_t *r = json_pack("[I, O, I, f, I, s, I, f, O, O]",
+			/* "o" steals the fresh culprit pid; "O" keeps comm and culprit,
+			 * released below */
+			json_t *r = json_pack("[I, O, I, f, I, s, I, f, o, O]",
 					      (json_int_t)sqlite3_column_int64(st, 0), comm,
 					      (json_int_t)sqlite3_column_int64(st, 2),
 					      (double)(cuda / 1000) / 1000.0,
