@@ -49,6 +49,15 @@ static void fmt_ms(char *b, size_t n, double ns, int sign)
 	snprintf(b, n, sign ? "%+.3f ms" : "%.3f ms", ns / 1e6);
 }
 
+/* uncertainties and spreads: microseconds below a millisecond */
+static void fmt_small(char *b, size_t n, double ns)
+{
+	if (ns < 1e6)
+		snprintf(b, n, "%.1f us", ns / 1e3);
+	else
+		fmt_ms(b, n, ns, 0);
+}
+
 static void report(const struct ilog_merge *m, const struct ilog_merge_opts *o)
 {
 	uint32_t nn;
@@ -63,8 +72,8 @@ static void report(const struct ilog_merge *m, const struct ilog_merge_opts *o)
 		const struct ilog_merge_node *p = &nodes[i];
 		char off[48], unc[48], spread[48], rank[32] = "";
 		fmt_ms(off, sizeof(off), (double)p->offset_ns, 1);
-		fmt_ms(unc, sizeof(unc), p->uncertainty_ns, 0);
-		fmt_ms(spread, sizeof(spread), p->spread_ns, 0);
+		fmt_small(unc, sizeof(unc), p->uncertainty_ns);
+		fmt_small(spread, sizeof(spread), p->spread_ns);
 		if (p->rank >= 0)
 			snprintf(rank, sizeof(rank), " rank %lld", (long long)p->rank);
 		switch (p->method) {
