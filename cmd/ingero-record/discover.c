@@ -308,7 +308,8 @@ void rec_scan_pid(struct rec *r, uint32_t pid)
 				cuda = 1;
 				if (r->o.ncuda_libs == 0 && rec_attach_lib(r, file, open_path))
 					ilog_warnf("%s", r->err);
-			} else if (rec_is_interp(file)) {
+			} else if (rec_is_interp(file) && !r->o.ncuda_libs) {
+				/* --cuda-lib: no discovery, so no need to watch dlopen */
 				rec_attach_dlhook(r, file, open_path);
 			}
 		}

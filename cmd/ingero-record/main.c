@@ -433,7 +433,7 @@ static int run(struct rec *r)
 			for (unsigned i = 0; i < REC_MAX_PROCS; i++)
 				if (r->procs[i].pid && !r->procs[i].exited)
 					rec_scan_pid(r, r->procs[i].pid);
-			if (o->mode != REC_MODE_PIDS && now >= next_full) {
+			if (o->mode != REC_MODE_PIDS && !o->ncuda_libs && now >= next_full) {
 				next_full = now + 10000000000ull;
 				rec_scan_all(r);
 			}
