@@ -108,16 +108,6 @@ static void report(struct ilog_symbolizer *s, enum ilog_sym_level lvl, const cha
 	s->o->report(s->o->report_arg, lvl, msg);
 }
 
-static void hex(char *out, const uint8_t *p, uint32_t n)
-{
-	static const char d[] = "0123456789abcdef";
-	for (uint32_t i = 0; i < n; i++) {
-		out[2 * i] = d[p[i] >> 4];
-		out[2 * i + 1] = d[p[i] & 15];
-	}
-	out[2 * n] = 0;
-}
-
 struct ilog_symbolizer *ilog_symbolizer_new(const struct ilog_symbolize_opts *o)
 {
 	struct ilog_symbolizer *s = calloc(1, sizeof(*s));
@@ -260,9 +250,9 @@ static int open_elf(const char *file, const uint8_t *bid, uint32_t nbid, int who
 		ssize_t n = dwelf_elf_gnu_build_id(elf, &p);
 		if (n != (ssize_t)nbid || memcmp(p, bid, nbid)) {
 			char want[2 * MAX_BUILD_ID + 1], got[2 * MAX_BUILD_ID + 1] = "none";
-			hex(want, bid, nbid);
+			sym_hex(want, bid, nbid);
 			if (n > 0)
-				hex(got, p, (uint32_t)(n > MAX_BUILD_ID ? MAX_BUILD_ID : n));
+				sym_hex(got, p, (uint32_t)(n > MAX_BUILD_ID ? MAX_BUILD_ID : n));
 			reject(r, "%s: build-id %s does not match the recorded %s", file, got, want);
 			elf_end(elf);
 			close(fd);
@@ -284,7 +274,7 @@ static void build_id_path(char *out, size_t cap, const char *dir, const uint8_t 
 			  uint32_t nbid, const char *suffix)
 {
 	char h[2 * MAX_BUILD_ID + 1];
-	hex(h, bid, nbid);
+	sym_hex(h, bid, nbid);
 	snprintf(out, cap, "%s/.build-id/%.2s/%s%s", dir, h, h + 2, suffix);
 }
 
@@ -342,10 +332,7 @@ static void module_open(struct ilog_symbolizer *s, struct sym_module *m, const c
 	m->state = -1;
 	if (path[0] == '/') {
 		const char *root = s->o->sysroot && *s->o->sysroot ? s->o->sysroot : "";
-		size_t n = strlen(path);
-		static const char deleted[] = " (deleted)";
-		if (n > sizeof(deleted) - 1 && !strcmp(path + n - (sizeof(deleted) - 1), deleted))
-			n -= sizeof(deleted) - 1; /* /proc/PID/maps marks unlinked files so */
+		size_t n = sym_path_len(path, strlen(path));
 		snprintf(cand, sizeof(cand), "%s%.*s", root, (int)n, path);
 		fd = open_elf(cand, m->bid, m->nbid, 1, &r, &elf);
 	}
@@ -361,7 +348,7 @@ static void module_open(struct ilog_symbolizer *s, struct sym_module *m, const c
 	}
 	char want[2 * MAX_BUILD_ID + 1] = "none";
 	if (m->nbid)
-		hex(want, m->bid, m->nbid);
+		sym_hex(want, m->bid, m->nbid);
 	for (unsigned i = 0; i < r.n; i++)
 		report(s, ILOG_SYM_WARN, "%s; not used%s", r.msg[i],
 		       fd < 0 && i + 1 == r.n ? "; frames left as module+offset" : "");
@@ -416,7 +403,7 @@ static struct sym_module *module_for(struct ilog_symbolizer *s, const struct ilo
 	uint64_t kind;
 	if (nbid && nbid <= MAX_BUILD_ID) {
 		char h[2 * MAX_BUILD_ID + 1];
-		hex(h, mp->build_id.p, nbid);
+		sym_hex(h, mp->build_id.p, nbid);
 		key = sym_pool_intern(&s->pool, h, 2 * nbid);
 		kind = 1;
 	} else {

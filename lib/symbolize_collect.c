@@ -39,16 +39,6 @@ static void say(struct collect *c, const char *fmt, ...)
 	c->o->report(c->o->report_arg, ILOG_SYM_WARN, msg);
 }
 
-static void hexs(char *out, const uint8_t *p, uint32_t n)
-{
-	static const char d[] = "0123456789abcdef";
-	for (uint32_t i = 0; i < n; i++) {
-		out[2 * i] = d[p[i] >> 4];
-		out[2 * i + 1] = d[p[i] & 15];
-	}
-	out[2 * n] = 0;
-}
-
 static int mkdirs(char *path)
 {
 	for (char *p = path + 1; *p; p++) {
@@ -131,7 +121,7 @@ static int collect_one(struct collect *c, const struct ilog_mapping *m)
 	const uint8_t *bid = m->build_id.p;
 	uint32_t nbid = m->build_id.n;
 	char h[130], dst[4096], src[4096], why[600];
-	hexs(h, bid, nbid);
+	sym_hex(h, bid, nbid);
 	snprintf(dst, sizeof(dst), "%s/.build-id/%.2s", c->dir, h);
 	if (mkdirs(dst)) {
 		snprintf(c->err, c->errlen, "%s: %s", dst, strerror(errno));
@@ -143,11 +133,7 @@ static int collect_one(struct collect *c, const struct ilog_mapping *m)
 		c->st->present++;
 	} else {
 		const char *root = c->o->sysroot && *c->o->sysroot ? c->o->sysroot : "";
-		size_t n = m->path.n;
-		static const char deleted[] = " (deleted)";
-		if (n > sizeof(deleted) - 1 &&
-		    !memcmp(m->path.p + n - (sizeof(deleted) - 1), deleted, sizeof(deleted) - 1))
-			n -= sizeof(deleted) - 1;
+		size_t n = sym_path_len(m->path.p, m->path.n);
 		snprintf(src, sizeof(src), "%s%.*s", root, (int)n, m->path.p);
 		int k = ilog_sym_check_file(src, bid, nbid, 1, why, sizeof(why));
 		if (k > 0) {
@@ -194,7 +180,7 @@ static int on_mapping(struct collect *c, const struct ilog_mapping *m)
 	char h[130];
 	const char *key;
 	if (nbid && nbid <= 64) {
-		hexs(h, m->build_id.p, nbid);
+		sym_hex(h, m->build_id.p, nbid);
 		key = sym_pool_intern(&c->pool, h, 2 * nbid);
 	} else {
 		key = sym_pool_intern(&c->pool, m->path.p, m->path.n);
@@ -229,7 +215,7 @@ int ilog_symbolize_collect(const struct ilog_symbolize_opts *o,
 	struct collect c = { .o = o, .dir = dir, .st = st ? st : &dummy, .err = err,
 			     .errlen = errlen };
 	char path[4096];
-	int rc = 0;
+	int rc = 0, damaged = 0;
 	memset(c.st, 0, sizeof(*c.st));
 	snprintf(path, sizeof(path), "%s", dir);
 	if (mkdirs(path)) {
@@ -251,12 +237,16 @@ int ilog_symbolize_collect(const struct ilog_symbolize_opts *o,
 				rc = -1;
 				break;
 			}
-		if (k < 0 && !rc) {
+		if (k < 0 && !rc && !damaged) {
+			/* what was read is collected, the other inputs too; the
+			 * first damage is reported at the end */
 			snprintf(err, errlen, "%s: %s", in[i].name, ilog_reader_error(r));
-			rc = -1; /* what was read is collected; the damage is reported */
+			damaged = 1;
 		}
 		ilog_reader_close(r);
 	}
+	if (damaged && !rc)
+		rc = -1;
 	sym_hmap_free(&c.seen);
 	sym_pool_free(&c.pool);
 	return rc;

@@ -166,6 +166,26 @@ static inline const char *sym_pool_intern(struct sym_pool *p, const char *s, siz
 	return q;
 }
 
+/* Lowercase hex of p[0..n) into out (2n + 1 bytes). */
+static inline void sym_hex(char *out, const uint8_t *p, uint32_t n)
+{
+	static const char d[] = "0123456789abcdef";
+	for (uint32_t i = 0; i < n; i++) {
+		out[2 * i] = d[p[i] >> 4];
+		out[2 * i + 1] = d[p[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+/* Length of a recorded path without the " (deleted)" that /proc/PID/maps
+ * appends to files unlinked since they were mapped. */
+static inline size_t sym_path_len(const char *path, size_t n)
+{
+	static const char deleted[] = " (deleted)";
+	const size_t k = sizeof(deleted) - 1;
+	return n > k && !memcmp(path + n - k, deleted, k) ? n - k : n;
+}
+
 /*
  * lib/symbolize.c: is file an ELF file with build-id bid (any, when nbid
  * is 0), whole (PT_LOAD bytes present) when asked?  1 yes, 0 no such
