@@ -12,8 +12,9 @@ import dis, sys
 src = "\n" * 139 + "def forward(x):\n    y = x + 1\n    z = torch_sync(y)\n    return z\n"
 code = [c for c in compile(src, "/srv/job/train.py", "exec").co_consts if hasattr(c, "co_code")][0]
 # the CALL on line 142, as the interpreter's f_lasti would point at it
-lo, hi = [(s, e) for s, e, line in code.co_lines() if line == 142][0]
-ins = [i for i in dis.get_instructions(code) if lo <= i.offset < hi and i.opname.startswith("CALL")][0]
+spans = [(s, e) for s, e, line in code.co_lines() if line == 142]
+ins = [i for i in dis.get_instructions(code) if i.opname.startswith("CALL")
+       and any(s <= i.offset < e for s, e in spans)][0]
 print(sys.hexversion >> 16, code.co_firstlineno, code.co_linetable.hex(), ins.offset // 2,
       getattr(code, "co_qualname", code.co_name), sep="\t")
 PY
