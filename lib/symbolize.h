@@ -46,6 +46,10 @@ struct ilog_symbolize_opts {
 	 * msg is one line without the program name. */
 	void (*report)(void *arg, enum ilog_sym_level level, const char *msg);
 	void *report_arg;
+	/* Optional: the filter's progress, every 65536 records of each pass
+	 * (1: gathering mappings, 2: writing) and once at each pass's end. */
+	void (*progress)(void *arg, int pass, uint64_t records);
+	void *progress_arg;
 };
 
 struct ilog_symbolizer;

@@ -224,8 +224,8 @@ static void damage(char *err, size_t errlen, int *damaged, const char *name, con
 }
 
 /* Pass 1: mappings and the ips that already have symbols. */
-static int pass1(struct filt *f, struct input *in, unsigned nin, struct ilog_symbolize_stats *st,
-		 char *err, size_t errlen, int *damaged)
+static int pass1(struct filt *f, const struct ilog_symbolize_opts *o, struct input *in,
+		 unsigned nin, struct ilog_symbolize_stats *st, char *err, size_t errlen, int *damaged)
 {
 	uint64_t seq = 0;
 	for (unsigned i = 0; i < nin; i++) {
@@ -244,6 +244,8 @@ static int pass1(struct filt *f, struct input *in, unsigned nin, struct ilog_sym
 		while ((k = ilog_reader_next(r, &rec)) > 0) {
 			seq++;
 			st->records++;
+			if (o->progress && !(seq & 0xffff))
+				o->progress(o->progress_arg, 1, seq);
 			if (rec->kind == ILOG_K_MAPPING) {
 				if (add_mapping(f, rec->node, &rec->u.mapping, seq))
 					goto oom;
@@ -262,6 +264,8 @@ oom:
 			damage(err, errlen, damaged, in[i].name, ilog_reader_error(r));
 		ilog_reader_close(r);
 	}
+	if (o->progress)
+		o->progress(o->progress_arg, 1, seq);
 	index_maps(f);
 	return 0;
 }
@@ -322,8 +326,9 @@ static int symbolize_stack(struct filt *f, struct ilog_symbolizer *sym, struct i
 	return 0;
 }
 
-static int pass2(struct filt *f, struct ilog_symbolizer *sym, struct input *in, unsigned nin,
-		 int out_fd, int redo, struct ilog_symbolize_stats *st, char *err, size_t errlen)
+static int pass2(struct filt *f, const struct ilog_symbolize_opts *o, struct ilog_symbolizer *sym,
+		 struct input *in, unsigned nin, int out_fd, struct ilog_symbolize_stats *st, char *err,
+		 size_t errlen)
 {
 	struct ilog_writer_opts wo = { .frame_ms = ILOG_FRAME_MS_OFF };
 	char e[256];
@@ -349,7 +354,9 @@ static int pass2(struct filt *f, struct ilog_symbolizer *sym, struct input *in, 
 		const struct ilog_record *rec;
 		while (!rc && ilog_reader_next(r, &rec) > 0) {
 			seq++;
-			if (rec->kind == ILOG_K_SYMBOL && redo)
+			if (o->progress && !(seq & 0xffff))
+				o->progress(o->progress_arg, 2, seq);
+			if (rec->kind == ILOG_K_SYMBOL && o->redo)
 				continue;
 			if (rec->kind == ILOG_K_STACK &&
 			    symbolize_stack(f, sym, w, rec, seq, st, err, errlen))
@@ -359,6 +366,8 @@ static int pass2(struct filt *f, struct ilog_symbolizer *sym, struct input *in, 
 		}
 		ilog_reader_close(r);
 	}
+	if (o->progress)
+		o->progress(o->progress_arg, 2, seq);
 	if (ilog_writer_close(w, e, sizeof(e)) && !rc) {
 		snprintf(err, errlen, "output: %s", e);
 		rc = -1;
@@ -387,7 +396,7 @@ int ilog_symbolize_filter(const struct ilog_symbolize_opts *o,
 		if (make_seekable(&in[i], err, errlen))
 			goto out;
 	}
-	if (pass1(&f, in, nin, st, err, errlen, &damaged))
+	if (pass1(&f, o, in, nin, st, err, errlen, &damaged))
 		goto out;
 	if (o->redo) {
 		sym_hmap_free(&f.have);
@@ -395,7 +404,7 @@ int ilog_symbolize_filter(const struct ilog_symbolize_opts *o,
 		st->kept = f.have.n;
 	}
 	char e2[512];
-	if (pass2(&f, sym, in, nin, out_fd, o->redo, st, e2, sizeof(e2))) {
+	if (pass2(&f, o, sym, in, nin, out_fd, st, e2, sizeof(e2))) {
 		snprintf(err, errlen, "%s", e2); /* output failed: that matters more */
 		goto out;
 	}

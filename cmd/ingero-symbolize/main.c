@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "cli.h"
 #include "symbolize.h"
@@ -55,6 +56,23 @@ static void on_report(void *arg, enum ilog_sym_level level, const char *msg)
 		ilog_warnf("%s", msg);
 	else if (ILOG_VERBOSE(1))
 		fprintf(stderr, "%s: %s\n", ilog_prog, msg);
+}
+
+/* Progress on a TTY once a run takes a while (DESIGN "The filters"). */
+static struct timespec t0;
+static int progress_shown;
+
+static void on_progress(void *arg, int pass, uint64_t records)
+{
+	(void)arg;
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	double e = (double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9;
+	if (e < 2)
+		return;
+	fprintf(stderr, "\r%s: %s: %llu records, %.1fs ", ilog_prog,
+		pass == 1 ? "reading mappings" : "symbolizing", (unsigned long long)records, e);
+	progress_shown = 1;
 }
 
 static int run(int argc, char **argv, const char **dirs, struct ilog_symbolize_input *in)
@@ -118,7 +136,13 @@ static int run(int argc, char **argv, const char **dirs, struct ilog_symbolize_i
 	if (!out && ilog_refuse_tty(fd, "a log"))
 		return ILOG_EXIT_USAGE;
 	struct ilog_symbolize_stats st;
+	if (isatty(STDERR_FILENO) && ilog_verbosity >= 0) {
+		o.progress = on_progress;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+	}
 	int rc = ilog_symbolize_filter(&o, in, nin, fd, &st, err, sizeof(err));
+	if (progress_shown)
+		fprintf(stderr, "\n");
 	if (rc)
 		ilog_errorf("%s", err);
 	if (ILOG_VERBOSE(1))
