@@ -924,6 +924,22 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 	met_u(c, "p99_in_ns", q_in);
 	met_u(c, "p99_base_ns", q_out);
 	met_u(c, "total_in_ns", in.total);
+	/* the baseline is every call outside all of the op's anomalies: name them */
+	met_key(c, "anomalies");
+	ilog_buf_put(&c->met, "[", 1);
+	for (uint32_t k = 0, first = 1; k < x->T; k++) {
+		if (!inany[k] || (k > 0 && inany[k - 1]))
+			continue;
+		uint32_t e = k;
+		while (e < x->T && inany[e])
+			e++;
+		char t[64];
+		int n = snprintf(t, sizeof(t), "%s[%llu,%llu]", first ? "" : ",",
+				 (unsigned long long)tick_ts(x, k), (unsigned long long)tick_ts(x, e));
+		ilog_buf_put(&c->met, t, (size_t)n);
+		first = 0;
+	}
+	ilog_buf_put(&c->met, "]", 1);
 	met_f(c, "mean_base_ns", mean_out);
 	met_u(c, "outlier_threshold_ns", bs->thr);
 	met_u(c, "preemptions_in", pn);

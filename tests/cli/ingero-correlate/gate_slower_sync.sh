@@ -1,0 +1,15 @@
+# the same workload with a 30% slower synchronize: exit 1, that op named
+s="$INGERO_OUT/tests/tools/scensynth"
+"$s" clean --seed 1 -o old.ilog && "$s" clean --seed 2 --sync-factor 1.3 -o new.ilog || exit 1
+ingero-correlate --baseline old.ilog new.ilog >out.txt
+rc=$?
+[ $rc = 1 ] || { echo "exit $rc" >&2; cat out.txt >&2; exit 1; }
+grep -q '^runtime  cudaStreamSynchronize .* REGRESSED$' out.txt &&
+	grep -q '^RESULT: FAIL: 1 op regressed beyond 20% on p99 (cudaStreamSynchronize +' out.txt || { cat out.txt >&2; exit 1; }
+# the launches did not regress
+! grep -q 'cudaLaunchKernel .*REGRESSED' out.txt || exit 1
+# a 40% threshold lets it through; JSON says the same
+ingero-correlate --baseline old.ilog --threshold 40 new.ilog >/dev/null || exit 1
+ingero-correlate --baseline old.ilog --json new.ilog >out.jsonl
+[ $? = 1 ] && jq -se 'any(.[]; .type=="verdict" and .pass==false and .regressed_ops==1)' out.jsonl >/dev/null &&
+	jq -se 'any(.[]; .type=="diff" and .op=="cudaStreamSynchronize" and .regressed and .d_p99 > 0.2)' out.jsonl >/dev/null

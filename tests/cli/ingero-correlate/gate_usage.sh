@@ -1,0 +1,1 @@
+ingero-correlate --baseline old.ilog a.ilog b.ilog

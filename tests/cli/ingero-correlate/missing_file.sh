@@ -1,0 +1,1 @@
+ingero-correlate --report nonexistent.ilog

@@ -1,0 +1,8 @@
+# CUDA graph captured before any eager warm-up: the capture fails
+# synthesized (lib/scenario.c, random timings per seed): the top chain is
+# capture-warmup, and every number in its root cause matches the log (tests/scenarios/check.jq)
+. "$INGERO_TESTS/scenarios/check.sh"
+for seed in 1 2 3; do
+	"$INGERO_OUT/tests/tools/scensynth" capture-warmup --seed $seed -o run.ilog || exit 1
+	check_chain run.ilog capture-warmup "" "" || { echo "seed $seed" >&2; exit 1; }
+done

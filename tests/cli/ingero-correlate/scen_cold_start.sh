@@ -1,0 +1,8 @@
+# cold start: context creation and module loading in the first calls
+# synthesized (lib/scenario.c, random timings per seed): the top chain is
+# cold-start, and every number in its root cause matches the log (tests/scenarios/check.jq)
+. "$INGERO_TESTS/scenarios/check.sh"
+for seed in 1 2 3; do
+	"$INGERO_OUT/tests/tools/scensynth" cold-start --seed $seed -o run.ilog || exit 1
+	check_chain run.ilog cold-start "" "" || { echo "seed $seed" >&2; exit 1; }
+done

@@ -1,0 +1,8 @@
+# CPU contention: a backup job shares the training thread's CPU
+# synthesized (lib/scenario.c, random timings per seed): the top chain is
+# cpu-contention, and every number in its root cause matches the log (tests/scenarios/check.jq)
+. "$INGERO_TESTS/scenarios/check.sh"
+for seed in 1 2 3; do
+	"$INGERO_OUT/tests/tools/scensynth" incident --seed $seed -o run.ilog || exit 1
+	check_chain run.ilog cpu-contention "backup" "cudaStreamSynchronize" || { echo "seed $seed" >&2; exit 1; }
+done

@@ -1,0 +1,8 @@
+# multi-process GPU contention: a second CUDA process time-slices the GPU
+# synthesized (lib/scenario.c, random timings per seed): the top chain is
+# gpu-contention, and every number in its root cause matches the log (tests/scenarios/check.jq)
+. "$INGERO_TESTS/scenarios/check.sh"
+for seed in 1 2 3; do
+	"$INGERO_OUT/tests/tools/scensynth" gpu-contention --seed $seed -o run.ilog || exit 1
+	check_chain run.ilog gpu-contention "infer" "cudaStreamSynchronize" || { echo "seed $seed" >&2; exit 1; }
+done

@@ -1,0 +1,1 @@
+ingero-correlate --threshold abc x.ilog

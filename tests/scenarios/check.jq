@@ -1,0 +1,203 @@
+# SPDX-License-Identifier: MIT
+#
+# Recomputes, from the raw records of a log (ingero-export jsonl), every
+# number the top causal chain's root-cause sentence quotes, and compares.
+# Independent of lib/: exact nearest-rank quantiles over sorted durations,
+# plain sums and counts over [ts_start, ts_end).
+#
+#   jq -n --slurpfile c CORRELATE.jsonl --slurpfile r EXPORT.jsonl \
+#         --arg pattern P --arg culprit COMM --arg op OP -f check.jq
+#
+# Prints one line per check: "ok: what" or "FAIL: what: expected E, got G".
+# Tolerances: durations and sizes are printed with 3 significant digits
+# (<= 0.5%) from histograms within 0.39%: 1% + 1 ns; percentages to 0.1;
+# times to 0.01 s; counts exactly.
+
+def unit: {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9};
+def bunit: {"B": 1, "KiB": 1024, "MiB": 1048576, "GiB": 1073741824, "TiB": 1099511627776};
+def dn: capture("^(?<v>[0-9.]+) (?<u>ns|us|ms|s)$") | (.v | tonumber) * unit[.u];
+def bn: capture("^(?<v>[0-9.]+) (?<u>B|KiB|MiB|GiB|TiB)$") | (.v | tonumber) * bunit[.u];
+def rank($q; $n): (($n * (($q * 1000) | round) + 999) / 1000 | floor) as $r | if $r < 1 then 1 else $r end;
+def quant($q): sort as $s | ($s | length) as $n | if $n == 0 then null else $s[rank($q; $n) - 1] end;
+def near($a; $b; $rel; $abs): ($a != null and $b != null) and ((($a - $b) | fabs) <= ($rel * ([($a | fabs), ($b | fabs)] | max) + $abs));
+
+def check($what; $ok; $exp; $got):
+  if $ok then "ok: \($what)" else "FAIL: \($what): expected \($exp), got \($got)" end;
+def dur($what; $exp; $text): check($what; near($exp; ($text | dn); 0.01; 1); $exp; $text);
+def size($what; $exp; $text): check($what; near($exp; ($text | bn); 0.01; 1); $exp; $text);
+def count($what; $exp; $text): check($what; ($exp == ($text | tonumber)); $exp; $text);
+def pct($what; $exp; $text): check($what; near($exp; ($text | tonumber); 0.005; 0.051); $exp; $text);
+def secs($what; $exp; $text): check($what; near($exp; ($text | tonumber); 0; 0.0051); $exp; $text);
+
+($c | map(select(.type == "chain"))) as $chains |
+($r) as $recs |
+[$recs[] | select(.type == "cuda")] as $cuda |
+[$recs[] | select(.type == "host")] as $host |
+[$recs[] | select(.type == "snapshot")] as $snaps |
+if ($chains | length) == 0 then "FAIL: no chain at all (expected \($pattern))" else
+$chains[0] as $ch |
+$ch.metrics as $m |
+$m.t0_ns as $t0 |
+($ch.ts_start) as $a | ($ch.ts_end) as $b |
+def inwin: .ts_ns >= $a and .ts_ns < $b;
+def rel($ts): ($ts - $t0) / 1e9;
+[$cuda[] | select(.pid == $ch.pid)] as $mine |
+($mine | map(.tid) | unique) as $tids |
+($mine | (map(.ts_ns + .dur_ns) | max) - (map(.ts_ns) | min)) as $wall |
+def preempt: $host[] | select(.host_type == "switch" and .value == 0 and .pid == $ch.pid and (.tid as $t | $tids | index($t)));
+def outside: . as $x | ($m.anomalies // [[$a, $b]]) | all(($x.ts_ns < .[0]) or ($x.ts_ns >= .[1]));
+def head($s):
+  ($s | capture("^(?<op>\\w+) in PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) slowed from p50 (?<a>[0-9.]+ \\w+) to (?<b>[0-9.]+ \\w+) and p99 (?<c>[0-9.]+ \\w+) to (?<d>[0-9.]+ \\w+) \\([0-9.]+x\\) between \\+(?<s>-?[0-9.]+) s and \\+(?<e>[0-9.]+) s")) as $h |
+  [$mine[] | select(.op == $h.op)] as $calls |
+  [$calls[] | select(inwin) | .dur_ns] as $in |
+  [$calls[] | select(outside) | .dur_ns] as $out |
+  check("op"; $h.op == $ch.op; $ch.op; $h.op),
+  count("pid"; $ch.pid; $h.pid),
+  count("calls in the interval"; ($in | length); "\($m.calls_in)"),
+  count("baseline calls"; ($out | length); "\($m.calls_base)"),
+  dur("baseline p50"; ($out | quant(0.5)); $h.a),
+  dur("interval p50"; ($in | quant(0.5)); $h.b),
+  dur("baseline p99"; ($out | quant(0.99)); $h.c),
+  dur("interval p99"; ($in | quant(0.99)); $h.d),
+  secs("interval start"; rel($a); $h.s),
+  secs("interval end"; rel($b); $h.e);
+
+$ch.root_cause as $s |
+(
+  check("top chain pattern"; $ch.pattern == $pattern; $pattern; $ch.pattern),
+  (if $op != "" then check("top chain op"; $ch.op == $op; $op; $ch.op) else empty end),
+  (if $culprit != "" then
+     check("culprit comm"; $ch.culprit_comm == $culprit; $culprit; $ch.culprit_comm),
+     ([$recs[] | select((.type == "process" and .comm == $culprit)) | .pid] +
+      [$host[] | select(.other_comm == $culprit) | .other_pid] +
+      [$host[] | select(.comm == $culprit) | .pid] | unique) as $ids |
+     check("culprit pid is a '\($culprit)' process"; ($ids | index($ch.culprit_pid)) != null; $ids; $ch.culprit_pid)
+   else empty end),
+  if $pattern == "cpu-contention" and ($s | test("over the whole run")) then
+    ($s | capture("^PID (?<q>\\d+) \\((?<qc>[^)]*)\\) preempted the CUDA threads of PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) (?<n>\\d+) times for (?<t>[0-9.]+ \\w+) off-CPU over the whole run \\(all preemptions: (?<mm>\\d+), (?<u>[0-9.]+ \\w+), (?<x>[0-9.]+)% of its (?<w>[0-9.]+ \\w+)\\)")) as $p |
+    [preempt | select(inwin)] as $sw |
+    count("culprit pid"; $ch.culprit_pid; $p.q),
+    count("preemptions by the culprit"; ($sw | map(select(.other_pid == $ch.culprit_pid)) | length); $p.n),
+    dur("off-CPU by the culprit"; ($sw | map(select(.other_pid == $ch.culprit_pid) | .dur_ns) | add); $p.t),
+    count("all preemptions"; ($sw | length); $p.mm),
+    dur("all off-CPU"; ($sw | map(.dur_ns) | add); $p.u),
+    dur("wall"; $wall; $p.w),
+    pct("off-CPU share of wall"; (($sw | map(.dur_ns) | add) / $wall * 100); $p.x)
+  elif $pattern == "cpu-contention" then
+    head($s),
+    ($s | capture("while PID (?<q>\\d+) \\((?<qc>[^)]*)\\) preempted its CUDA threads (?<n>\\d+) times for (?<t>[0-9.]+ \\w+) off-CPU")) as $p |
+    [preempt | select(inwin)] as $sw |
+    count("culprit pid"; $ch.culprit_pid; $p.q),
+    count("preemptions by the culprit in the interval"; ($sw | map(select(.other_pid == $ch.culprit_pid)) | length); $p.n),
+    dur("off-CPU by the culprit in the interval"; ($sw | map(select(.other_pid == $ch.culprit_pid) | .dur_ns) | add); $p.t),
+    (($s | capture("\\(all preemptions: (?<mm>\\d+), (?<u>[0-9.]+ \\w+)\\)")) // null) as $all |
+    (if $all then count("all preemptions in the interval"; ($sw | length); $all.mm),
+       dur("all off-CPU in the interval"; ($sw | map(.dur_ns) | add); $all.u) else empty end)
+  elif $pattern == "gpu-contention" then
+    head($s),
+    ($s | capture("while PID (?<q>\\d+) \\((?<qc>[^)]*)\\) made (?<n>\\d+) CUDA calls on the same node \\((?<k>\\d+) outside the interval\\); its own threads were preempted only (?<mm>\\d+) times \\((?<t>[0-9.]+ \\w+) off-CPU\\)")) as $p |
+    [preempt | select(inwin)] as $sw |
+    count("culprit pid"; $ch.culprit_pid; $p.q),
+    count("culprit's CUDA calls in the interval"; ([$cuda[] | select(.pid == $ch.culprit_pid and inwin)] | length); $p.n),
+    count("culprit's CUDA calls outside"; ([$cuda[] | select(.pid == $ch.culprit_pid and (inwin | not))] | length); $p.k),
+    count("preemptions of the victim"; ($sw | length); $p.mm),
+    dur("victim off-CPU"; ($sw | map(.dur_ns) | add // 0); $p.t)
+  elif $pattern == "memory-pressure" then
+    head($s),
+    ($s | capture("while the host ran short of memory; (?<n>\\d+) pages were allocated( \\((?<k>\\d+) by PID (?<q>\\d+) \\((?<qc>[^)]*)\\)\\))?(; available memory fell to (?<x>[0-9.]+)% \\((?<av>[0-9.]+ \\w+) of (?<tot>[0-9.]+ \\w+)\\))?")) as $p |
+    [$host[] | select(.host_type == "page_alloc" and inwin)] as $pg |
+    [$snaps[] | select(inwin)] as $sn |
+    count("pages allocated in the interval"; ($pg | map(.value) | add // 0); $p.n),
+    (if $p.k then count("pages by the culprit"; ($pg | map(select(.pid == ($p.q | tonumber)) | .value) | add); $p.k) else empty end),
+    (if $p.av then size("least available memory"; ($sn | map(.mem_avail) | min); $p.av),
+       pct("least available share"; (($sn | map(.mem_avail) | min) / ($sn[0].mem_total) * 100); $p.x)
+     else empty end)
+  elif $pattern == "gpu-slow" then
+    head($s),
+    ($s | capture("with no host cause: its CUDA threads were preempted (?<n>\\d+) times \\((?<t>[0-9.]+ \\w+) off-CPU, [^)]*\\), other processes made (?<k>\\d+) CUDA calls, (?<pg>\\d+) pages were allocated")) as $p |
+    [preempt | select(inwin)] as $sw |
+    count("victim preemptions"; ($sw | length); $p.n),
+    dur("victim off-CPU"; ($sw | map(.dur_ns) | add // 0); $p.t),
+    count("other processes' CUDA calls"; ([$cuda[] | select(.pid != $ch.pid and inwin)] | length); $p.k),
+    count("pages allocated"; ([$host[] | select(.host_type == "page_alloc" and inwin) | .value] | add // 0); $p.pg)
+  elif $pattern == "cold-start" then
+    ($s | capture("^PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) lost (?<l>[0-9.]+ \\w+) to cold start: (?<list>.*) - CUDA context creation.*\\((?<k>\\d+) slow calls, (?<x>[0-9.]+)% of its (?<w>[0-9.]+ \\w+)\\)")) as $p |
+    [$p.list | scan("(the first|the first calls of) (\\w+) took ([0-9.]+ \\w+) \\(median ([0-9.]+ \\w+) over (\\d+) calls\\)")] as $items |
+    count("pid"; $ch.pid; $p.pid),
+    dur("wall"; $wall; $p.w),
+    ($items[] as $it |
+      [$mine[] | select(.op == $it[1])] as $calls |
+      dur("first \($it[1])"; ($calls | min_by(.ts_ns) | .dur_ns); $it[2]),
+      dur("median \($it[1])"; ($calls | map(.dur_ns) | quant(0.5)); $it[3]),
+      count("calls of \($it[1])"; ($calls | length); $it[4])),
+    (if ($items | all(.[0] == "the first")) and ($items | length) == ($p.k | tonumber) then
+       dur("cold-start cost"; ($items | map(. as $it | [$mine[] | select(.op == $it[1])] as $calls |
+            ($calls | min_by(.ts_ns) | .dur_ns) - ($calls | map(.dur_ns) | quant(0.5))) | add); $p.l)
+     else empty end)
+  elif $pattern == "memcpy-bound" then
+    ($s | capture("^PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) spent (?<x>[0-9.]+)% of its (?<w>[0-9.]+ \\w+) in memory copies: (?<n>\\d+) calls took (?<t>[0-9.]+ \\w+) moving (?<by>[0-9.]+ \\w+) \\(mostly [a-z-]+\\) at (?<rt>[0-9.]+ \\w+)/s, more than its (?<sy>[0-9.]+ \\w+) in synchronization and (?<o>[0-9.]+ \\w+) in all other")) as $p |
+    ["cudaMemcpy", "cudaMemcpyAsync", "cuMemcpy", "cuMemcpyAsync", "cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemcpyDtoD", "cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync"] as $cp |
+    ["cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cuCtxSynchronize", "cuStreamSynchronize"] as $sy |
+    [$mine[] | select(.layer == $m.layer)] as $lay |
+    [$lay[] | select(.op as $o | $cp | index($o))] as $copies |
+    count("copy calls"; ($copies | length); $p.n),
+    dur("copy time"; ($copies | map(.dur_ns) | add); $p.t),
+    size("bytes copied"; ($copies | map(.bytes) | add); $p.by),
+    dur("wall"; $wall; $p.w),
+    pct("copy share of wall"; (($copies | map(.dur_ns) | add) / $wall * 100); $p.x),
+    dur("synchronization time"; ([$lay[] | select(.op as $o | $sy | index($o)) | .dur_ns] | add // 0); $p.sy),
+    dur("other calls' time"; ([$lay[] | select(.op as $o | ($sy + $cp) | index($o) | not) | .dur_ns] | add // 0); $p.o)
+  elif $pattern == "periodic-spike" then
+    ($s | capture("^(?<op>\\w+) in PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) stalls every (?<g>[0-9.]+ \\w+): (?<n>\\d+) calls took (?<d>[0-9.]+ \\w+) \\(median\\) against a median of (?<md>[0-9.]+ \\w+) for all (?<k>\\d+) calls, costing (?<l>[0-9.]+ \\w+) \\((?<x>[0-9.]+)% of its (?<w>[0-9.]+ \\w+)\\)")) as $p |
+    [$mine[] | select(.op == $p.op)] as $calls |
+    [$calls[] | select(.dur_ns > $m.spike_threshold_ns)] as $sp |
+    ($sp | sort_by(.ts_ns)) as $sps |
+    check("op"; $p.op == $ch.op; $ch.op; $p.op),
+    count("spikes above \($m.spike_threshold_ns) ns"; ($sp | length); $p.n),
+    dur("median spike"; ($sp | map(.dur_ns) | quant(0.5)); $p.d),
+    dur("median of all calls"; ($calls | map(.dur_ns) | quant(0.5)); $p.md),
+    count("calls"; ($calls | length); $p.k),
+    dur("period (median gap)"; ([range(1; $sps | length) as $i | $sps[$i].ts_ns - $sps[$i - 1].ts_ns] | quant(0.5)); $p.g),
+    dur("cost"; (($sp | map(.dur_ns) | add) - ($sp | length) * ($calls | map(.dur_ns) | quant(0.5))); $p.l),
+    dur("wall"; $wall; $p.w)
+  elif $pattern == "graph-recapture" then
+    ($s | capture("^PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) re-captured CUDA graphs after it started launching them: (?<n>\\d+) captures and (?<mm>\\d+) cudaGraphInstantiate calls cost (?<l>[0-9.]+ \\w+) \\(instantiation (?<i>[0-9.]+ \\w+), (?<x>[0-9.]+)% of its (?<w>[0-9.]+ \\w+)\\)")) as $p |
+    ($mine | map(select(.op == "cudaGraphLaunch") | .ts_ns) | min) as $fl |
+    [$mine[] | select((.op == "cudaGraphInstantiate" or .op == "cudaGraphInstantiateWithFlags") and .ts_ns > $fl)] as $inst |
+    ($mine | map(select(.op == "cudaStreamBeginCapture" or .op == "cudaStreamEndCapture")) | sort_by(.ts_ns)) as $ce |
+    [range(0; $ce | length) as $i | $ce[$i] | select(.op == "cudaStreamBeginCapture" and .ts_ns > $fl) as $bg |
+      ($ce[$i + 1:] | map(select(.op == "cudaStreamEndCapture" and .stream == $bg.stream)) | first) as $en |
+      ($en.ts_ns + $en.dur_ns - $bg.ts_ns)] as $regions |
+    count("re-captures"; ($regions | length); $p.n),
+    count("re-instantiations"; ($inst | length); $p.mm),
+    dur("instantiation time"; ($inst | map(.dur_ns) | add); $p.i),
+    dur("re-capture cost"; (($inst | map(.dur_ns) | add) + ($regions | add)); $p.l),
+    dur("wall"; $wall; $p.w)
+  elif $pattern == "capture-warmup" then
+    ($s | capture("^PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) captured a CUDA graph (in its first CUDA call|(?<since>[0-9.]+ \\w+) after its first CUDA call) with no eager warm-up launch before it: (cudaStreamEndCapture failed with error (?<e>-?\\d+) \\([^)]*\\)|the capture ended early) after (?<t>[0-9.]+ \\w+), with (?<n>\\d+) kernel launches captured")) as $p |
+    ($mine | sort_by(.ts_ns)) as $seq |
+    ($seq | map(select(.op == "cudaStreamBeginCapture")) | first) as $bg |
+    ($seq | map(select(.op == "cudaStreamEndCapture" and .ts_ns > $bg.ts_ns)) | first) as $en |
+    count("eager launches before the capture"; 0; ([$seq[] | select((.op == "cudaLaunchKernel" or .op == "cuLaunchKernel") and .ts_ns < $bg.ts_ns)] | length | tostring)),
+    (if $p.e then count("EndCapture return code"; $en.ret; $p.e) else empty end),
+    dur("capture length"; ($en.ts_ns + $en.dur_ns - $bg.ts_ns); $p.t),
+    count("launches captured"; ([$seq[] | select(.op == "cudaLaunchKernel" and .ts_ns > $bg.ts_ns and .ts_ns < $en.ts_ns)] | length); $p.n),
+    (if $p.since then dur("since the first call"; ($bg.ts_ns - ($seq[0].ts_ns)); $p.since) else
+       check("capture is the first call"; $seq[0].op == "cudaStreamBeginCapture"; "cudaStreamBeginCapture"; $seq[0].op) end)
+  elif $pattern == "oom" then
+    ($s | capture("^The kernel OOM killer killed PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) at \\+(?<at>[0-9.]+) s during its GPU work(; (?<nr>\\d+) of its CUDA calls never returned)?(; available memory had fallen to (?<x>[0-9.]+)% \\((?<av>[0-9.]+ \\w+) of (?<tot>[0-9.]+ \\w+)\\))?(; PID (?<q>\\d+) \\((?<qc>[^)]*)\\) allocated the most pages before the kill \\((?<k>\\d+) of (?<mm>\\d+)\\))?")) as $p |
+    ($host | map(select(.host_type == "oom" and .pid == ($p.pid | tonumber))) | first) as $oom |
+    ($t0 + ((($oom.ts_ns - $t0) / $m.window_ns | floor) + 1) * $m.window_ns) as $wend |
+    check("an OOM record for the pid"; $oom != null; $p.pid; $oom),
+    secs("kill time"; rel($oom.ts_ns); $p.at),
+    (if $p.nr then count("calls that never returned"; ([$mine[] | select(.flags % 2 == 1)] | length); $p.nr) else empty end),
+    (if $p.av then size("least available memory"; ([$snaps[] | select(.ts_ns < $wend) | .mem_avail] | min); $p.av) else empty end),
+    (if $p.k then
+       count("pages by the top allocator"; ([$host[] | select(.host_type == "page_alloc" and .ts_ns < $wend and .pid == ($p.q | tonumber)) | .value] | add); $p.k),
+       count("all pages"; ([$host[] | select(.host_type == "page_alloc" and .ts_ns < $wend) | .value] | add); $p.mm)
+     else empty end)
+  else
+    "FAIL: no check written for pattern \($pattern)"
+  end
+)
+end

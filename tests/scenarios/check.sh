@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: MIT
+# Sourced by scenario tests (tests/cli/ingero-correlate, tests/cli/ingero-demo):
+#
+#   check_chain LOG PATTERN [CULPRIT_COMM] [OP]
+#
+# runs ingero-correlate --json on LOG and checks, with tests/scenarios/check.jq
+# over ingero-export's records, that the top chain is PATTERN (with that
+# culprit and op when given) and that every number its root-cause sentence
+# quotes matches the log.  Returns 1 and explains on stderr otherwise.
+#
+#   no_chain_above LOG SEVERITY   fail if a chain of SEVERITY or worse exists
+#   no_pattern LOG PATTERN        fail if any chain has PATTERN
+
+check_chain() {
+	local log=$1 pattern=$2 culprit=${3-} op=${4-}
+	ingero-correlate --json "$log" >corr.jsonl || { echo "ingero-correlate failed" >&2; return 1; }
+	ingero-export "$log" >recs.jsonl || { echo "ingero-export failed" >&2; return 1; }
+	if ! jq -rn --slurpfile c corr.jsonl --slurpfile r recs.jsonl --arg pattern "$pattern" \
+		--arg culprit "$culprit" --arg op "$op" -f "$INGERO_TESTS/scenarios/check.jq" >check.out; then
+		echo "check.jq failed" >&2
+		return 1
+	fi
+	if grep -q '^FAIL' check.out || [ "$(grep -c '^ok' check.out)" -lt 6 ]; then
+		grep -v '^ok' check.out >&2
+		echo "($(grep -c '^ok' check.out) checks passed)" >&2
+		jq -r 'select(.type=="chain") | "  #\(.rank) \(.severity) \(.pattern): \(.root_cause)"' corr.jsonl >&2
+		return 1
+	fi
+	return 0
+}
+
+no_chain_above() {
+	local log=$1 sev=$2 bad
+	case $sev in
+	LOW) bad='"LOW","MEDIUM","HIGH"' ;;
+	MEDIUM) bad='"MEDIUM","HIGH"' ;;
+	*) bad='"HIGH"' ;;
+	esac
+	ingero-correlate --json "$log" >corr.jsonl || return 1
+	if jq -se "any(.[]; .type==\"chain\" and ([$bad] | index(.severity)))" corr.jsonl >/dev/null; then
+		echo "unexpected $sev-or-worse chains:" >&2
+		jq -r 'select(.type=="chain") | "  #\(.rank) \(.severity) \(.pattern): \(.root_cause)"' corr.jsonl >&2
+		return 1
+	fi
+}
+
+no_pattern() {
+	local log=$1 pattern=$2
+	ingero-correlate --json "$log" >corr.jsonl || return 1
+	if jq -se --arg p "$pattern" 'any(.[]; .type=="chain" and .pattern==$p)' corr.jsonl >/dev/null; then
+		echo "unexpected $pattern chain:" >&2
+		jq -r 'select(.type=="chain") | "  #\(.rank) \(.severity) \(.pattern): \(.root_cause)"' corr.jsonl >&2
+		return 1
+	fi
+}
