@@ -155,7 +155,7 @@ struct ilog_mcp *ilog_mcp_open_db(const char *path, const struct ilog_mcp_opts *
 {
 	sqlite3 *db = NULL;
 	char uri[8600];
-	int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, rc;
+	int flags = SQLITE_OPEN_READONLY, rc;
 	if (wal_at_rest(path) && !immutable_uri(path, uri, sizeof(uri)))
 		rc = sqlite3_open_v2(uri, &db, flags | SQLITE_OPEN_URI, NULL);
 	else

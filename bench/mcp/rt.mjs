@@ -11,6 +11,12 @@ const sep = process.argv.indexOf("--");
 const [secs, maxCalls, reqText] = process.argv.slice(2, 5);
 const [cmd, ...args] = process.argv.slice(sep + 1);
 const srv = spawn(cmd, args, { stdio: ["pipe", "pipe", "inherit"] });
+srv.on("exit", (code) => {
+	if (code !== 0 && code !== null) {
+		console.error(`bench: ${cmd} exited with ${code}`);
+		process.exit(1);
+	}
+});
 const lines = createInterface({ input: srv.stdout });
 const waiting = [];
 lines.on("line", (l) => waiting.shift()?.(l));
