@@ -5,12 +5,16 @@
 # Fake CUDA runtime, driver and NCCL libraries plus the workload that drives
 # them (tests/fakecuda/README.md).  Frame pointers on, so user stacks taken
 # in the probes walk through them; no identical-code folding, so the _ptsz
-# twins keep bodies of their own instead of becoming jumps into the base.
+# twins keep bodies of their own instead of becoming jumps into the base;
+# no sibling calls, so every entry point starts with `push %rbp` as the real
+# libraries' do (the kernel emulates that instruction under a uprobe; a
+# first instruction it must single-step makes each probe hit far dearer).
 FAKECUDA_DIR := $(OUT)/tests/fakecuda
 FAKECUDA_LIBS := $(FAKECUDA_DIR)/libcudart.so.13 $(FAKECUDA_DIR)/libcuda.so.1 \
 	$(FAKECUDA_DIR)/libnccl.so.2
 FAKECUDA := $(FAKECUDA_LIBS) $(FAKECUDA_DIR)/workload
-FAKECUDA_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -fno-omit-frame-pointer -fno-ipa-icf
+FAKECUDA_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -fno-omit-frame-pointer -fno-ipa-icf \
+	-fno-optimize-sibling-calls
 FAKECUDA_HDRS := tests/fakecuda/cudaapi.h tests/fakecuda/fake.h
 TEST_EXTRAS += $(FAKECUDA)
 
@@ -19,7 +23,7 @@ all: $(TEST_EXTRAS)
 $(FAKECUDA_DIR)/libcudart.so.13: tests/fakecuda/cudart.c
 $(FAKECUDA_DIR)/libcuda.so.1: tests/fakecuda/cuda.c
 $(FAKECUDA_DIR)/libnccl.so.2: tests/fakecuda/nccl.c
-$(FAKECUDA_LIBS): tests/fakecuda/fake.c $(FAKECUDA_HDRS) | $(FAKECUDA_DIR)
+$(FAKECUDA_LIBS): tests/fakecuda/fake.c $(FAKECUDA_HDRS) tests/build.mk | $(FAKECUDA_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -D_GNU_SOURCE $(FAKECUDA_CFLAGS) -fPIC -shared -fvisibility=hidden \
 		-Wl,-soname,$(notdir $@) -o $@ $(filter %.c,$^)
