@@ -37,7 +37,7 @@ static int reserve(struct ilog_buf *b, size_t n)
 
 static void put(struct ilog_buf *b, const char *s, size_t n)
 {
-	if (reserve(b, n))
+	if (!n || reserve(b, n))
 		return;
 	memcpy(b->p + b->len, s, n);
 	b->len += n;
@@ -45,6 +45,8 @@ static void put(struct ilog_buf *b, const char *s, size_t n)
 
 int ilog_buf_put(struct ilog_buf *b, const void *p, size_t n)
 {
+	if (!n)
+		return 0;
 	if (reserve(b, n))
 		return -1;
 	memcpy(b->p + b->len, p, n);

@@ -37,9 +37,9 @@ static int bin_dir(char *dir, size_t n)
 
 static int available(const char *dir, const char *name)
 {
-	char p[PATH_MAX];
-	snprintf(p, sizeof(p), "%s/ingero-%s", dir, name);
-	return access(p, X_OK) == 0;
+	char p[PATH_MAX + 64];
+	int n = snprintf(p, sizeof(p), "%s/ingero-%s", dir, name);
+	return n > 0 && (size_t)n < sizeof(p) && access(p, X_OK) == 0;
 }
 
 static void usage(FILE *f)
