@@ -22,8 +22,9 @@
  * 1, ...): the code at ip, which may be a function inlined into the next
  * frame, up to the function the code physically belongs to.  module_off
  * is the ip in the ELF file's own address space (what `addr2line -e
- * module` takes); sym_off is ip minus the start of the ELF symbol, kept
- * on the physical frame.  A return address (any ip but a stack's first)
+ * module` takes), or its offset in the file when no file was found to
+ * translate it; sym_off is ip minus the start of the ELF symbol, kept on
+ * the physical frame.  A return address (any ip but a stack's first)
  * is looked up at ip - 1, inside the call instruction, so the line is
  * the call's and not the next statement's.
  */
