@@ -79,7 +79,7 @@ struct ilog_pycode {
 	uint32_t py_version;       /* PY_VERSION_HEX >> 16, e.g. 0x030b */
 	struct ilog_str filename, qualname;
 	uint32_t firstlineno;
-	struct ilog_bin linetable; /* co_linetable (3.10: co_lnotab) bytes */
+	struct ilog_bin linetable; /* co_linetable bytes (format by py_version) */
 };
 
 struct ilog_snapshot_proc { uint32_t pid; double cpu_pct; uint64_t rss; };
@@ -181,7 +181,7 @@ uint64_t ilog_record_ts(const struct ilog_record *rec);
 
 /* ---- writer (SPEC §3, §4) ---- */
 struct ilog_writer_opts {
-	int level;              /* zstd level, default 3 */
+	int level;              /* zstd level; 0: the default, zstd 3 retuned (writer.c) */
 	uint32_t frame_records; /* end a frame after this many records (default 65536) */
 	uint32_t frame_bytes;   /* ... or this many uncompressed bytes (default 1 MiB) */
 	uint32_t frame_ms;      /* ... or when the frame is this old (default 1000) */
