@@ -33,6 +33,7 @@ struct sig {
 	double *cpu, *gpu, *mem, *gr, *used;
 	uint8_t *fcpu, *fgpu, *fmem, *fgr, *swapgrow;
 	int have_pages;
+	uint32_t page_span;       /* windows one page-allocation aggregate covers */
 };
 
 struct ctx {
@@ -571,6 +572,9 @@ static int sig_build(struct ctx *x, const struct sproc *p, struct sig *g, uint32
 				g->cpu[k] += (double)h->t[k].dur;
 		if (h->type == ILOG_HOST_PAGE_ALLOC) {
 			have_pages = 1;
+			uint64_t span = h->n ? (h->dur / h->n + x->nd->width - 1) / x->nd->width : 1;
+			if (span > g->page_span)
+				g->page_span = (uint32_t)(span < x->T ? span : x->T);
 			for (uint32_t k = 0; k < T && k < h->nt; k++)
 				g->mem[k] += (double)h->t[k].value;
 		}
@@ -639,8 +643,14 @@ static int sig_flags(struct ctx *x, struct sig *g, const uint8_t *anom, uint32_t
 	elevated(g->gpu, lo, hi, mask, g->fgpu);
 	elevated(g->gr, lo, hi, mask, g->fgr);
 	memset(g->fmem, 0, x->T);
-	if (g->have_pages)
+	if (g->have_pages) {
 		elevated(g->mem, lo, hi, mask, g->fmem);
+		/* an aggregate covers [ts, ts + dur): so does its flag */
+		for (uint32_t k = x->T; k-- > 0;)
+			if (g->fmem[k])
+				for (uint32_t j = 1; j < g->page_span && k + j < x->T; j++)
+					g->fmem[k + j] = 1;
+	}
 	if (g->used) {
 		uint8_t *fu = calloc(x->T, 1);
 		if (!fu)

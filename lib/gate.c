@@ -39,7 +39,7 @@ static int cmp_d(const void *a, const void *b)
  * median window p99 + 3.5 robust sigmas, relative to the median.  A
  * change smaller than that is the run's own noise.
  */
-static double window_noise(struct ilog_stats *st, const struct ilog_stat_row *r, int pp)
+static double window_noise(struct ilog_stats *st, const struct ilog_stat_row *r, int pp, int p50)
 {
 	struct ilog_stat_row *w;
 	int n = ilog_stats_window_rows(st, pp, &w);
@@ -48,8 +48,8 @@ static double window_noise(struct ilog_stats *st, const struct ilog_stat_row *r,
 	double *v = malloc((size_t)n * sizeof(*v));
 	uint32_t m = 0;
 	for (int i = 0; v && i < n; i++)
-		if (same_key(&w[i], r, pp) && w[i].count >= 100) /* p99 needs 100 calls */
-			v[m++] = (double)w[i].p99_ns;
+		if (same_key(&w[i], r, pp) && w[i].count >= (p50 ? 2u : 100u)) /* p99: 100 calls */
+			v[m++] = (double)(p50 ? w[i].p50_ns : w[i].p99_ns);
 	free(w);
 	if (m < 4) {
 		free(v);
@@ -140,12 +140,20 @@ int ilog_gate_compare(struct ilog_stats *old, const struct ilog_chain_set *cold,
 			continue;
 		r->d_p50 = r->old.p50_ns ? (double)r->cur.p50_ns / (double)r->old.p50_ns - 1 : 0;
 		r->d_p99 = r->old.p99_ns ? (double)r->cur.p99_ns / (double)r->old.p99_ns - 1 : 0;
+		double alpha = ILOG_FAMILY_ALPHA / (2.0 * nboth);
 		uint64_t lim = (uint64_t)((double)r->old.p99_ns * (1 + threshold));
 		r->above = calls_above(cur, &r->cur, pp, lim);
-		r->noise = window_noise(old, &r->old, pp);
-		r->regressed = r->d_p99 > threshold && r->d_p99 > r->noise &&
-			       chernoff(r->cur.count, r->above, 0.01) < ILOG_FAMILY_ALPHA / nboth;
-		g->regressed += r->regressed;
+		r->noise = window_noise(old, &r->old, pp, 0);
+		if (r->d_p99 > threshold && r->d_p99 > r->noise &&
+		    chernoff(r->cur.count, r->above, 0.01) < alpha)
+			r->regressed |= 1;
+		lim = (uint64_t)((double)r->old.p50_ns * (1 + threshold));
+		r->above50 = calls_above(cur, &r->cur, pp, lim);
+		r->noise50 = window_noise(old, &r->old, pp, 1);
+		if (r->d_p50 > threshold && r->d_p50 > r->noise50 &&
+		    chernoff(r->cur.count, r->above50, 0.5) < alpha)
+			r->regressed |= 2;
+		g->regressed += !!r->regressed;
 	}
 	/* chains of the new run that the old run did not have */
 	g->new_chains = calloc(ccur->n + 1, sizeof(*g->new_chains));
@@ -201,7 +209,7 @@ static const char *pct(char *b, double d)
 int ilog_gate_text(struct ilog_buf *b, const struct ilog_gate *g, const char *old_name,
 		   const char *new_name)
 {
-	bprintf(b, "ingero regression gate: %s -> %s (threshold %.0f%% on p99)\n\n", old_name,
+	bprintf(b, "ingero regression gate: %s -> %s (threshold %.0f%% on p99 and p50)\n\n", old_name,
 		new_name, g->threshold * 100);
 	bprintf(b, "%-8s %-28s%s %17s  %-29s  %-29s  %-15s %s\n", "LAYER", "OP",
 		g->rows && g->n && g->rows[0].comm[0] ? " COMM           " : "", "CALLS OLD/NEW",
@@ -213,7 +221,7 @@ int ilog_gate_text(struct ilog_buf *b, const struct ilog_gate *g, const char *ol
 			 (unsigned long long)r->cur.count);
 		const char *verdict = !r->in_old ? "new op" : !r->in_new ? "gone"
 				   : r->regressed ? "REGRESSED" : r->d_p99 < -g->threshold ? "faster"
-				   : r->d_p99 > g->threshold ? "ok (noise)" : "ok";
+				   : r->d_p99 > g->threshold || r->d_p50 > g->threshold ? "ok (noise)" : "ok";
 		char p50[64], p99[64];
 		snprintf(p50, sizeof(p50), "%s -> %s (%s)", ilog_fmt_dur(a, 32, (double)r->old.p50_ns),
 			 ilog_fmt_dur(c, 32, (double)r->cur.p50_ns),
@@ -237,18 +245,22 @@ int ilog_gate_text(struct ilog_buf *b, const struct ilog_gate *g, const char *ol
 	}
 	bprintf(b, "\nRESULT: ");
 	if (!g->regressed && !g->new_high) {
-		bprintf(b, "PASS: no op regressed beyond %.0f%% on p99 and no new HIGH chain\n",
+		bprintf(b, "PASS: no op regressed beyond %.0f%% on p99 or p50 and no new HIGH chain\n",
 			g->threshold * 100);
 	} else {
 		bprintf(b, "FAIL:");
 		if (g->regressed) {
-			bprintf(b, " %u op%s regressed beyond %.0f%% on p99 (", g->regressed,
+			bprintf(b, " %u op%s regressed beyond %.0f%% (", g->regressed,
 				g->regressed == 1 ? "" : "s", g->threshold * 100);
 			int first = 1;
 			for (uint32_t i = 0; i < g->n; i++)
 				if (g->rows[i].regressed) {
-					bprintf(b, "%s%s %+.1f%%", first ? "" : ", ",
-						ilog_op_name(g->rows[i].op) ?: "?", g->rows[i].d_p99 * 100);
+					const struct ilog_gate_row *r = &g->rows[i];
+					bprintf(b, "%s%s", first ? "" : ", ", ilog_op_name(r->op) ?: "?");
+					if (r->regressed & 1)
+						bprintf(b, " p99 %+.1f%%", r->d_p99 * 100);
+					if (r->regressed & 2)
+						bprintf(b, " p50 %+.1f%%", r->d_p50 * 100);
 					first = 0;
 				}
 			bprintf(b, ")%s", g->new_high ? ";" : "");
@@ -289,13 +301,16 @@ int ilog_gate_json(struct ilog_buf *b, const struct ilog_gate *g)
 		bprintf(b, ",\"in_old\":%s,\"in_new\":%s,\"old_count\":%llu,\"new_count\":%llu,"
 			"\"old_p50_ns\":%llu,\"new_p50_ns\":%llu,\"old_p99_ns\":%llu,\"new_p99_ns\":%llu,"
 			"\"old_wall_frac\":%.6g,\"new_wall_frac\":%.6g,\"d_p50\":%.6g,\"d_p99\":%.6g,"
-			"\"above_limit\":%llu,\"noise\":%.6g,\"regressed\":%s}\n",
+			"\"above_limit\":%llu,\"noise\":%.6g,\"above_limit_p50\":%llu,\"noise_p50\":%.6g,"
+			"\"regressed\":%s,\"regressed_p99\":%s,\"regressed_p50\":%s}\n",
 			r->in_old ? "true" : "false", r->in_new ? "true" : "false",
 			(unsigned long long)r->old.count, (unsigned long long)r->cur.count,
 			(unsigned long long)r->old.p50_ns, (unsigned long long)r->cur.p50_ns,
 			(unsigned long long)r->old.p99_ns, (unsigned long long)r->cur.p99_ns,
 			r->old.frac, r->cur.frac, r->d_p50, r->d_p99, (unsigned long long)r->above,
-			r->noise, r->regressed ? "true" : "false");
+			r->noise, (unsigned long long)r->above50, r->noise50,
+			r->regressed ? "true" : "false", r->regressed & 1 ? "true" : "false",
+			r->regressed & 2 ? "true" : "false");
 	}
 	for (uint32_t i = 0; i < g->nnew; i++) {
 		const struct ilog_chain *c = g->new_chains[i];

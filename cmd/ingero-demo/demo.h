@@ -20,8 +20,10 @@ extern const struct demo_scenario demo_scenarios[];
 const struct demo_scenario *demo_find(const char *name);
 
 /* The hidden --workload mode: run scenario s for seconds, loading the fake
- * runtime copies from lib_dir/<copy>/libcudart.so.13.  Returns an exit code. */
-int demo_workload(const struct demo_scenario *s, double seconds, const char *lib_dir);
+ * runtime copies from lib_dir/<copy>/libcudart.so.13, the synchronize's
+ * latency scaled by factor.  Returns an exit code. */
+int demo_workload(const struct demo_scenario *s, double seconds, const char *lib_dir,
+		  double factor);
 /* The helpers (--child KIND START END CPU SCENARIO LIBDIR). */
 int demo_child(int argc, char **argv);
 

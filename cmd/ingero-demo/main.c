@@ -46,6 +46,8 @@ static void usage(FILE *f)
 		"  -o, --output LOG    keep the log here (default: a temporary file)\n"
 		"      --seconds S     run length (default: the scenario's)\n"
 		"      --seed N        synthetic runs: the random seed (default 1)\n"
+		"      --sync-factor F the GPU work of a step F times longer (regression\n"
+		"                      gate demonstrations; default 1)\n"
 		"  -j, --json          print ingero-correlate --json instead of the report\n"
 		"      --check         exit 1 unless the top chain is the staged pattern\n"
 		"                      (clean: no HIGH or MEDIUM chain)\n"
@@ -64,7 +66,7 @@ static void usage(FILE *f)
 
 struct opts {
 	const char *scen, *out;
-	double seconds;
+	double seconds, sync_factor;
 	uint64_t seed;
 	int no_bpf, bpf, json, check, keep, list;
 };
@@ -189,15 +191,17 @@ static int record(const struct opts *o, const struct demo_scenario *s, const cha
 		argv[n++] = "--cuda-lib";
 		argv[n++] = libs[i];
 	}
-	char train[PATH_MAX + 64];
+	char train[PATH_MAX + 64], factor[32];
 	snprintf(train, sizeof(train), "%s/bin/train", work);
 	snprintf(secs, sizeof(secs), "%g", o->seconds > 0 ? o->seconds : s->seconds);
+	snprintf(factor, sizeof(factor), "%g", o->sync_factor > 0 ? o->sync_factor : 1);
 	argv[n++] = "--";
 	argv[n++] = train;
 	argv[n++] = "--workload";
 	argv[n++] = (char *)s->name;
 	argv[n++] = secs;
 	argv[n++] = (char *)work;
+	argv[n++] = factor;
 	argv[n] = NULL;
 	if (ilog_verbosity >= 0)
 		fprintf(stderr, "%s: recording '%s' for %s s with ingero-record (fake CUDA libraries, "
@@ -220,7 +224,8 @@ static int synthesize(const struct opts *o, const char *log)
 	char err[256];
 	struct ilog_writer_opts wo = { .frame_ms = ILOG_FRAME_MS_OFF };
 	struct ilog_writer *w = ilog_writer_open(fd, &wo, err, sizeof(err));
-	struct ilog_scenario_opts so = { .name = o->scen, .seed = o->seed, .seconds = o->seconds };
+	struct ilog_scenario_opts so = { .name = o->scen, .seed = o->seed, .seconds = o->seconds,
+					 .sync_factor = o->sync_factor };
 	int rc = !w || ilog_scenario_write(w, &so, err, sizeof(err));
 	if (w && ilog_writer_close(w, rc ? NULL : err, sizeof(err)))
 		rc = 1;
@@ -309,7 +314,8 @@ int main(int argc, char **argv)
 	/* the hidden modes the recorder runs */
 	if (argc >= 5 && !strcmp(argv[1], "--workload")) {
 		const struct demo_scenario *s = demo_find(argv[2]);
-		return s ? demo_workload(s, strtod(argv[3], NULL), argv[4]) : 2;
+		return s ? demo_workload(s, strtod(argv[3], NULL), argv[4],
+					 argc > 5 ? strtod(argv[5], NULL) : 1) : 2;
 	}
 	if (argc >= 2 && !strcmp(argv[1], "--child"))
 		return demo_child(argc, argv);
@@ -319,6 +325,7 @@ int main(int argc, char **argv)
 		{ "output", required_argument, 0, 'o' }, { "seconds", required_argument, 0, 's' },
 		{ "seed", required_argument, 0, 'S' }, { "json", no_argument, 0, 'j' },
 		{ "check", no_argument, 0, 'c' }, { "keep", no_argument, 0, 'k' },
+		{ "sync-factor", required_argument, 0, 'F' },
 		{ "list", no_argument, 0, 'l' }, { "quiet", no_argument, 0, 'q' },
 		{ "help", no_argument, 0, 'h' }, { 0 },
 	};
@@ -342,6 +349,15 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'S': o.seed = strtoull(optarg, NULL, 0); break;
+		case 'F': {
+			char *end;
+			o.sync_factor = strtod(optarg, &end);
+			if (*end || !(o.sync_factor >= 0.1 && o.sync_factor <= 100)) {
+				ilog_errorf("--sync-factor: not a factor from 0.1 to 100 '%s'", optarg);
+				return ILOG_EXIT_USAGE;
+			}
+			break;
+		}
 		case 'j': o.json = 1; break;
 		case 'c': o.check = 1; break;
 		case 'k': o.keep = 1; break;

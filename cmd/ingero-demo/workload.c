@@ -151,14 +151,25 @@ static void set_knobs(const char *list)
 	}
 }
 
+/* --sync-factor: the GPU work of a step, hence the synchronize, scaled */
+static double sync_factor = 1;
+
 static int load(struct cu *c, const char *lib_dir, const char *scen, const char *copy)
 {
-	char path[4096], knobs[2048];
+	char path[4096], knobs[2400];
 	const char *k = copy_knobs(scen, copy);
 	if (k[0] == '!')
 		snprintf(knobs, sizeof(knobs), "%s", k + 1); /* not on top of BASE */
 	else
 		snprintf(knobs, sizeof(knobs), "%s%s", BASE, k);
+	const char *key = "FAKECUDA_LAT_cudaStreamSynchronize_NS=", *last = NULL;
+	for (const char *q = strstr(knobs, key); q; q = strstr(q + 1, key))
+		last = q;
+	if (last && sync_factor != 1) {
+		double ns = strtod(last + strlen(key), NULL) * sync_factor;
+		size_t l = strlen(knobs);
+		snprintf(knobs + l, sizeof(knobs) - l, "%s%.0f;", key, ns);
+	}
 	set_knobs(knobs);
 	snprintf(path, sizeof(path), "%s/%s/libcudart.so.13", lib_dir, copy);
 	memset(c, 0, sizeof(*c));
@@ -296,8 +307,11 @@ static void graph_step(struct cu *c)
 	c->sync(STREAM);
 }
 
-int demo_workload(const struct demo_scenario *s, double seconds, const char *lib_dir)
+int demo_workload(const struct demo_scenario *s, double seconds, const char *lib_dir,
+		  double factor)
 {
+	if (factor > 0)
+		sync_factor = factor;
 	struct cu c[3];
 	char self_dir[4096];
 	snprintf(self_dir, sizeof(self_dir), "%s/bin", lib_dir);

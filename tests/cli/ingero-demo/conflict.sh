@@ -1,0 +1,1 @@
+ingero demo --bpf --no-bpf incident

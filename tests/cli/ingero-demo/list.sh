@@ -1,0 +1,6 @@
+# the six demo scenarios run for real; the rest are synthetic only
+ingero demo --list >l.txt || exit 1
+for s in incident cold-start memcpy-bottleneck periodic-spike graph-recapture gpu-contention; do
+	grep "^$s " l.txt | grep -qv "synthetic only" || { echo "$s" >&2; exit 1; }
+done
+grep -q '^oom .*(synthetic only)$' l.txt

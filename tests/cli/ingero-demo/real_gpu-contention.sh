@@ -1,0 +1,7 @@
+# recorded for real: ingero demo gpu-contention runs its workload on the fake CUDA
+# libraries under ingero-record (uprobes + tracepoints) and must rank gpu-contention
+# first; the root cause's numbers are recomputed from the recorded events
+[ "$(id -u)" = 0 ] || { echo "needs root for eBPF (CI runs it)" >&2; exit 77; }
+. "$INGERO_TESTS/scenarios/check.sh"
+ingero demo --bpf --check -q gpu-contention -o run.ilog >out.txt || { cat out.txt >&2; exit 1; }
+check_chain run.ilog gpu-contention "infer" "cudaStreamSynchronize"

@@ -1,0 +1,8 @@
+# recorded for real: ingero demo gpu-slow runs its workload on the fake CUDA
+# libraries under ingero-record (uprobes + tracepoints) and must rank gpu-slow
+# first; the root cause's numbers are recomputed from the recorded events
+[ "$(id -u)" = 0 ] || { echo "needs root for eBPF (CI runs it)" >&2; exit 77; }
+. "$INGERO_TESTS/scenarios/check.sh"
+ingero demo --bpf --check -q gpu-slow -o run.ilog >out.txt || { cat out.txt >&2; exit 1; }
+check_chain run.ilog gpu-slow "" "cudaStreamSynchronize" || exit 1
+for p in cpu-contention memory-pressure gpu-contention; do no_pattern run.ilog $p || exit 1; done

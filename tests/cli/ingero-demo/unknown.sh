@@ -1,0 +1,1 @@
+ingero demo no-such-scenario
