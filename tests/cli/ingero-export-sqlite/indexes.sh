@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-# Queries by time, by process and by op use the indexes, on a new database
+# Queries by time, by process and by op within a time window use the
+# indexes (without reading a row: op is in both), on a new database
 # and after an append (where they are kept up row by row); the answers are
 # the same as a full scan's.
 set -euo pipefail
