@@ -375,26 +375,34 @@ static __always_inline int on_entry(struct pt_regs *ctx)
 			note(REC_NOTE_DLOPEN, tgid);
 		return 0;
 	}
-	if (!want_caller(tgid))
-		return 0;
+	/*
+	 * A thread with an inflight entry belongs to a target (entries are
+	 * made only for targets and die with their thread), so the common case
+	 * is one hash lookup; the target set is asked only on a thread's first
+	 * call.
+	 */
 	__u32 op = REC_COOKIE_OP(cookie);
-	struct rec_op_stat *st = bpf_map_lookup_elem(&op_stats, &op);
-	if (st)
-		st->calls++;
-
+	struct rec_op_stat *st;
 	struct rec_inflight *in = bpf_map_lookup_elem(&inflight, &tid);
 	if (!in) {
-		struct rec_inflight *z = bpf_map_lookup_elem(&inflight_zero, &zero);
-		if (!z)
+		if (!want_caller(tgid))
 			return 0;
-		bpf_map_update_elem(&inflight, &tid, z, BPF_NOEXIST);
+		struct rec_inflight *z = bpf_map_lookup_elem(&inflight_zero, &zero);
+		if (z)
+			bpf_map_update_elem(&inflight, &tid, z, BPF_NOEXIST);
 		in = bpf_map_lookup_elem(&inflight, &tid);
 		if (!in) {
-			if (st)
+			st = bpf_map_lookup_elem(&op_stats, &op);
+			if (st) {
+				st->calls++;
 				st->lost++;
+			}
 			return 0;
 		}
 	}
+	st = bpf_map_lookup_elem(&op_stats, &op);
+	if (st)
+		st->calls++;
 	in->tgid = tgid;
 	__u32 d = in->depth;
 	if (d >= REC_MAX_DEPTH) {
@@ -454,9 +462,13 @@ static __always_inline __u64 emit_stack(void *ctx, __u32 tgid, __u64 entry_ip)
 	}
 	if (!h)
 		h = 1;
+	/* look first: an LRU update takes a node off the free list even when
+	 * the key is there, which costs more than the lookup */
+	if (bpf_map_lookup_elem(&stacks_seen, &h))
+		return h; /* already sent */
 	__u8 one = 1;
 	if (bpf_map_update_elem(&stacks_seen, &h, &one, BPF_NOEXIST) != 0)
-		return h; /* already sent */
+		return h; /* another CPU just sent it */
 	s->h.type = REC_MSG_STACK;
 	__u64 len = REC_STACK_HDR_LEN + (__u64)nr * 8;
 	s->h.len = (__u32)len;
