@@ -611,13 +611,41 @@ static struct bytes decompress_all(const struct bytes *log)
 	return out;
 }
 
+/* A value of random width, so every msgpack integer size and its edges
+ * (2^7, 2^8, 2^16, 2^32, and the negative ones) come up. */
+static uint64_t rnd_width(void)
+{
+	uint64_t v = rnd() >> (rnd() % 64);
+	switch (rnd() % 4) {
+	case 0: return v;
+	case 1: return (uint64_t)1 << (rnd() % 64);          /* a power of two */
+	case 2: return ((uint64_t)1 << (rnd() % 64)) - 1;    /* just below one */
+	default: return (uint64_t)-(int64_t)(v >> 1);        /* negative as signed */
+	}
+}
+
 static void test_cuda_wire(void)
 {
-	struct ingero_cuda_event ev[4];
+	enum { NEV = 4 + 4000 };
+	static struct ingero_cuda_event ev[NEV];
 	for (int i = 0; i < 4; i++) {
 		struct ilog_record r;
 		fill(&r, ILOG_K_CUDA, &variants[i % NVARIANTS]);
 		ev[i] = r.u.cuda;
+	}
+	for (int i = 4; i < NEV; i++) {
+		struct ingero_cuda_event *e = &ev[i];
+		memset(e, 0, sizeof(*e));
+		e->ts_ns = rnd_width(); e->dur_ns = rnd_width();
+		e->pid = (uint32_t)rnd_width(); e->tid = (uint32_t)rnd_width();
+		e->op = (uint16_t)rnd_width(); e->layer = (uint8_t)rnd_width();
+		e->flags = (uint8_t)rnd_width(); e->ret = (int32_t)rnd_width();
+		e->stream = rnd_width(); e->bytes = rnd_width(); e->handle = rnd_width();
+		e->kind = (uint32_t)rnd_width();
+		e->grid_x = (uint32_t)rnd_width(); e->grid_y = (uint32_t)rnd_width();
+		e->grid_z = (uint32_t)rnd_width(); e->block_x = (uint32_t)rnd_width();
+		e->block_y = (uint32_t)rnd_width(); e->block_z = (uint32_t)rnd_width();
+		e->stack_id = rnd_width(); e->pystack_id = rnd_width();
 	}
 	struct mp m;
 	mp_begin(&m);
@@ -627,7 +655,7 @@ static void test_cuda_wire(void)
 	struct ilog_writer *w = wopen(&wl, NULL);
 	wput(w, &head);
 	struct bytes hdr_only = { 0 };
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < NEV; i++) {
 		pack_cuda_by_spec(&m.pk, &ev[i], &base);
 		if (i % 2) {
 			if (ilog_writer_put_cuda(w, &ev[i]))
@@ -648,10 +676,22 @@ static void test_cuda_wire(void)
 	struct bytes hdr_content = decompress_all(&hdr_only);
 	ok(content.n == hdr_content.n + m.sb.size &&
 	   !memcmp(content.p + hdr_content.n, m.sb.data, m.sb.size),
-	   "cuda records (put and put_cuda) are byte for byte the SPEC field order packed by msgpack-c");
+	   "%d cuda records of every integer width (put and put_cuda) are byte for byte the SPEC field order packed by msgpack-c",
+	   NEV);
 	if (content.n != hdr_content.n + m.sb.size)
 		diag("content %zu bytes, header %zu + expected %zu", content.n, hdr_content.n,
 		     m.sb.size);
+	/* and they decode to what was written (the reader's fast path, and
+	 * its checked path for the values the fast path leaves to it) */
+	struct rlog rl;
+	struct ilog_reader *r = ropen(&rl, log.p, log.n);
+	const struct ilog_record *got;
+	int same = ilog_reader_next(r, &got) == 1, nread = 0;
+	for (int i = 0; i < NEV && same; i++, nread++)
+		same = ilog_reader_next(r, &got) == 1 && got->kind == ILOG_K_CUDA &&
+		       !memcmp(&got->u.cuda, &ev[i], sizeof(ev[i]));
+	ok(same && ilog_reader_next(r, &got) == 0, "and read back equal (%d of %d)", nread, NEV);
+	rclose(&rl);
 	bytes_free(&log);
 	bytes_free(&content);
 	bytes_free(&hdr_only);
@@ -898,6 +938,36 @@ static void test_forward_compat(void)
 	   "integers in wider encodings (uint64 kind, int64 ts, int8, uint16, int32) and array16 decode");
 	rclose(&rl);
 	bytes_free(&log);
+
+	/* A whole cuda record with every field as int64 (0xd3), as a writer
+	 * in another language may make it: the same event. */
+	{
+		struct ilog_record full64;
+		fill(&full64, ILOG_K_CUDA, &variants[3]);
+		full64.u.cuda.bytes = INT64_MAX; /* int64 holds no more */
+		uint8_t buf[3 + 9 * 21], *q = buf;
+		*q++ = 0xdc; *q++ = 0; *q++ = 21;
+		int64_t vals[21] = { ILOG_K_CUDA };
+		int k = 1;
+#define X(fld, nm, ty, vw) vals[k++] = (int64_t)full64.u.cuda.fld;
+		ILOG_CUDA_FIELDS(X)
+#undef X
+		for (int i = 0; i < 21; i++) {
+			*q++ = 0xd3;
+			for (int b = 7; b >= 0; b--)
+				*q++ = (uint8_t)((uint64_t)vals[i] >> (8 * b));
+		}
+		log = log_with_raw(0, buf, sizeof(buf), 0, NULL);
+		r = ropen(&rl, log.p, log.n);
+		ilog_reader_next(r, &got);
+		*why = 0;
+		ok(ilog_reader_next(r, &got) == 1 && rec_same(&full64, got, why, sizeof(why)),
+		   "a full cuda record with every field as int64 decodes the same");
+		if (*why)
+			diag("%s", why);
+		rclose(&rl);
+		bytes_free(&log);
+	}
 
 	/* Unknown records pass through a writer unchanged (filters rely on it). */
 	static const uint8_t fut[] = { 0x93, 0xcd, 0x03, 0xe8, 0xa3, 'a', 'b', 'c', 0xc3 };
@@ -1493,6 +1563,9 @@ static void test_writer(void)
 	struct ilog_writer_opts o = { .frame_records = 10 };
 	struct ilog_writer *w = wopen(&wl, &o);
 	struct ilog_record h = test_header(), ev;
+	struct rlog rl;
+	struct ilog_reader *r;
+	const struct ilog_record *got;
 	wput(w, &h);
 	for (int i = 0; i < 94; i++) {
 		fill(&ev, ILOG_K_CUDA, &variants[3]);
@@ -1552,17 +1625,48 @@ static void test_writer(void)
 	   "close reports it");
 	close(fd);
 
+	/* a refused (too large) record gives back the delta base it moved */
+	w = wopen(&wl, NULL);
+	wput(w, &h);
+	struct ilog_record p1, big, p2;
+	memset(&p1, 0, sizeof(p1));
+	p1.kind = ILOG_K_PROCESS;
+	p1.u.process.ts_ns = 1000;
+	p1.u.process.pid = 1;
+	big = p1;
+	big.u.process.ts_ns = 999999999;
+	size_t bign = (size_t)ILOG_MAX_FRAME_CONTENT / 2 + 1;
+	char *huge = calloc(1, bign);
+	big.u.process.exe = (struct ilog_str){ huge, (uint32_t)bign };
+	p2 = p1;
+	p2.u.process.ts_ns = 2000;
+	p2.u.process.pid = 2;
+	wput(w, &p1);
+	rc = ilog_writer_put(w, &big);
+	ok(rc == -1 && ilog_writer_error(w) && strstr(ilog_writer_error(w), "exceeds"),
+	   "a record over half the frame limit is refused: %s",
+	   ilog_writer_error(w) ? ilog_writer_error(w) : "(none)");
+	wput(w, &p2);
+	free(huge);
+	log = wclose(&wl);
+	r = ropen(&rl, log.p, log.n);
+	ilog_reader_next(r, &got);
+	int r1 = ilog_reader_next(r, &got) == 1 && got->u.process.ts_ns == 1000;
+	int r2 = ilog_reader_next(r, &got) == 1 && got->u.process.pid == 2 && got->u.process.ts_ns == 2000;
+	ok(r1 && r2 && ilog_reader_next(r, &got) == 0,
+	   "the log stays valid and the next record's timestamp is right");
+	rclose(&rl);
+	bytes_free(&log);
+
 	/* begin: header + a schema record per known kind */
 	w = wopen(&wl, NULL);
+	int nschema = 0, kinds_ok = 1;
 	struct ilog_header hh = test_header().u.header;
 	hh.magic = ILOG_STR("XXXX");
 	hh.version_major = 77;
 	ok(ilog_writer_begin(w, &hh) == 0, "writer_begin");
 	log = wclose(&wl);
-	struct rlog rl;
-	struct ilog_reader *r = ropen(&rl, log.p, log.n);
-	const struct ilog_record *got;
-	int nschema = 0, kinds_ok = 1;
+	r = ropen(&rl, log.p, log.n);
 	rc = ilog_reader_next(r, &got);
 	ok(rc == 1 && got->kind == ILOG_K_HEADER && got->u.header.version_major == ILOG_VERSION_MAJOR &&
 	   got->u.header.magic.n == 4 && !memcmp(got->u.header.magic.p, ILOG_MAGIC, 4),
