@@ -1908,12 +1908,14 @@ static int kstr(struct ilog_chain_set *cs, struct ilog_str *dst, const char *s, 
 	return 0;
 }
 
-static uint64_t chain_id(const struct cand *c)
+static uint64_t chain_id(const struct cand *c, uint64_t salt)
 {
-	/* stable across runs of the same log: FNV-1a over what identifies it */
+	/* stable across runs of the same log: FNV-1a over what identifies it,
+	 * salted with the chains already in the input so that correlating a
+	 * correlated log again keeps ids unique in it (SPEC §7.5) */
 	uint64_t h = 0xcbf29ce484222325ull;
-	uint64_t parts[5] = { c->node, c->pid, c->op, c->ts_start, c->culprit };
-	for (int i = 0; i < 5; i++)
+	uint64_t parts[6] = { c->node, c->pid, c->op, c->ts_start, c->culprit, salt };
+	for (int i = 0; i < 6; i++)
 		for (int j = 0; j < 8; j++) {
 			h ^= (parts[i] >> (8 * j)) & 0xff;
 			h *= 0x100000001b3ull;
@@ -1922,7 +1924,7 @@ static uint64_t chain_id(const struct cand *c)
 		h ^= (unsigned char)*s;
 		h *= 0x100000001b3ull;
 	}
-	return h;
+	return h ? h : 1;
 }
 
 int ilog_causal_run(struct ilog_stats *st, struct ilog_chain_set *cs, char *err, size_t errlen)
@@ -1983,13 +1985,15 @@ int ilog_causal_run(struct ilog_stats *st, struct ilog_chain_set *cs, char *err,
 		ev_render(&x, c, &ev);
 		met_f(c, "impact", (double)c->lost / (double)c->wall);
 		ilog_buf_put(&c->met, "}", 1);
-		o->id = chain_id(c);
+		o->id = chain_id(c, st->chains_in);
 		o->ts_start = c->ts_start;
 		o->ts_end = c->ts_end;
 		o->severity = (uint32_t)severity(c);
 		o->pid = c->pid;
 		o->op = c->op;
 		o->score = (double)c->lost / (double)c->wall;
+		if (o->score > 1) /* concurrent threads can lose more than the wall time */
+			o->score = 1;
 		o->culprit_pid = c->culprit;
 		o->lost_ns = c->lost;
 		if (kstr(cs, &o->pattern, c->pattern, strlen(c->pattern)) ||
