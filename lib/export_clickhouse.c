@@ -40,7 +40,7 @@
 #include "export_clickhouse.h"
 #include "symbolize_map.h"
 
-#define BATCH_ROWS (1u << 18)          /* 262144: >= 100k, < max_insert_block_size */
+#define BATCH_ROWS (1u << 19)          /* 524288: >= 100k, < max_insert_block_size */
 #define BATCH_BYTES (48u << 20)
 #define FLUSH_NS (5ull * 1000000000ull)
 #define MAX_QUEUED 2
@@ -154,46 +154,66 @@ static int answer_u64(const struct ilog_buf *b, uint64_t *v)
 	return errno || end == b->p || (*end && *end != '\n') ? -1 : 0;
 }
 
-/*
- * After a broken connection: how many of this session's rows table t
- * holds, once the INSERT with query id qid has stopped running.  0, or -1
- * with why filled when the server could not tell us before the deadline.
- */
-static int settle(struct ch *s, enum ilog_ch_table t, const char *qid, uint64_t deadline,
-		  uint64_t *rows, char *why, size_t whylen)
+/* A count from the server, retried until deadline.  0, or -1 with why. */
+static int ask_count(struct ch *s, const char *q, uint64_t deadline, uint64_t *v, char *why,
+		     size_t whylen)
 {
-	char q[256];
-	uint64_t v;
-	snprintf(q, sizeof(q), "SELECT count() FROM system.processes WHERE query_id = '%s'", qid);
-	for (unsigned n = 0;; n++) {
-		uint64_t now = ilog_ch_now_ns();
-		uint64_t left = deadline > now ? (deadline - now) / 1000000 : 0;
-		if (ilog_ch_http_post_retry(s->http, q, NULL, 0, NULL, 1, left, NULL, &s->resp, why,
-					    whylen) != ILOG_CH_OK)
-			return -1;
-		if (answer_u64(&s->resp, &v)) {
-			snprintf(why, whylen, "unexpected answer '%.40s'", s->resp.p);
-			return -1;
-		}
-		if (!v)
-			break;
-		if (ilog_ch_backoff(n < 3 ? n : 3, deadline)) {
-			snprintf(why, whylen, "the insert was still running at the deadline");
-			return -1;
-		}
-	}
-	snprintf(q, sizeof(q), "SELECT count() FROM %s.%s WHERE session_id = %llu", s->db,
-		 ilog_ch_tables[t].name, (unsigned long long)s->session);
 	uint64_t now = ilog_ch_now_ns();
 	if (ilog_ch_http_post_retry(s->http, q, NULL, 0, NULL, 1,
 				    deadline > now ? (deadline - now) / 1000000 : 0, NULL, &s->resp,
 				    why, whylen) != ILOG_CH_OK)
 		return -1;
-	if (answer_u64(&s->resp, rows)) {
+	if (answer_u64(&s->resp, v)) {
 		snprintf(why, whylen, "unexpected answer '%.40s'", s->resp.p);
 		return -1;
 	}
 	return 0;
+}
+
+/* How long a count must stay put, with the INSERT not running, before it
+ * is believed: a request still queued in the server is not in
+ * system.processes yet. */
+#define SETTLE_GRACE_NS (250ull * 1000000ull)
+
+/*
+ * After a broken connection: how many of this session's rows table t
+ * holds once the INSERT with query id qid is over.  0, or -1 with why
+ * filled when the server could not tell before the deadline.
+ */
+static int settle(struct ch *s, enum ilog_ch_table t, const char *qid, uint64_t deadline,
+		  uint64_t *rows, char *why, size_t whylen)
+{
+	char running[192], count[192];
+	uint64_t v, last = UINT64_MAX;
+	snprintf(running, sizeof(running),
+		 "SELECT count() FROM system.processes WHERE query_id = '%s'", qid);
+	snprintf(count, sizeof(count), "SELECT count() FROM %s.%s WHERE session_id = %llu", s->db,
+		 ilog_ch_tables[t].name, (unsigned long long)s->session);
+	for (unsigned n = 0;; n++) {
+		if (ask_count(s, running, deadline, &v, why, whylen))
+			return -1;
+		if (!v) {
+			if (ask_count(s, count, deadline, &v, why, whylen))
+				return -1;
+			if (v == last) {
+				*rows = v;
+				return 0;
+			}
+			last = v;
+			uint64_t now = ilog_ch_now_ns();
+			if (now + SETTLE_GRACE_NS > deadline)
+				break;
+			struct timespec ts = { 0, (long)SETTLE_GRACE_NS };
+			while (nanosleep(&ts, &ts) && errno == EINTR)
+				;
+			continue;
+		}
+		if (ilog_ch_backoff(n < 3 ? n : 3, deadline))
+			break;
+	}
+	snprintf(why, whylen, "the insert was still running or its rows still arriving at the "
+		 "deadline");
+	return -1;
 }
 
 /* Deliver one batch; 0, or -1 with the error set (mu not held). */
@@ -204,11 +224,14 @@ static int send_batch(struct ch *s, struct batch *b)
 	uint64_t done = 0;             /* rows of b the table is known to hold */
 	unsigned tries = 0;
 	char err[512];
+	/* One query id for every try of a batch: the server runs one query
+	 * of an id at a time, so a try cannot overlap an earlier one that it
+	 * still has (it answers Code 216, and the sender settles again). */
 	s->seq++;
+	snprintf(s->qid, sizeof(s->qid), "ingero-%016llx-%s-%llu", (unsigned long long)s->session,
+		 d->name, (unsigned long long)s->seq);
 	for (unsigned n = 0;; n++) {
 		size_t off = done ? b->offs[done] : 0;
-		snprintf(s->qid, sizeof(s->qid), "ingero-%016llx-%s-%llu-%u",
-			 (unsigned long long)s->session, d->name, (unsigned long long)s->seq, n);
 		enum ilog_ch_result r = ilog_ch_http_post(s->http, s->sql[b->t], b->rows.p + off,
 							  b->rows.len - off, s->qid, &s->resp, err,
 							  sizeof(err));
@@ -226,7 +249,10 @@ static int send_batch(struct ch *s, struct batch *b)
 		if (r == ILOG_CH_UNKNOWN && d->counted) {
 			uint64_t have;
 			char why[256];
-			if (settle(s, b->t, s->qid, deadline, &have, why, sizeof(why))) {
+			/* finding out gets a window of its own: the server answered
+			 * the connection a moment ago, the retries may have used theirs */
+			if (settle(s, b->t, s->qid, ilog_ch_now_ns() + s->retry_ms * 1000000ull, &have,
+				   why, sizeof(why))) {
 				pthread_mutex_lock(&s->mu);
 				fail_locked(s, "%s: %s, and what the server kept of the batch is "
 					    "unknown (%s): session %llu may hold part of %llu rows",
@@ -256,9 +282,14 @@ static int send_batch(struct ch *s, struct batch *b)
 			}
 		}
 		if (ilog_ch_backoff(n, deadline)) {
+			char kept[160] = "";
+			if (done)
+				snprintf(kept, sizeof(kept), "; the table holds the first %llu of this "
+					 "batch's %llu rows (session %llu)", (unsigned long long)done,
+					 (unsigned long long)b->nrows, (unsigned long long)s->session);
 			pthread_mutex_lock(&s->mu);
-			fail_locked(s, "%s: %s (%u tries in %.1f s)", d->name, err, tries,
-				    (double)(ilog_ch_now_ns() - t0) / 1e9);
+			fail_locked(s, "%s: %.300s (%u tries in %.1f s)%s", d->name, err, tries,
+				    (double)(ilog_ch_now_ns() - t0) / 1e9, kept);
 			pthread_mutex_unlock(&s->mu);
 			return -1;
 		}
@@ -389,7 +420,7 @@ static int add_row(struct ilog_sink_ctx *c, struct ch *s, enum ilog_ch_table t, 
 		s->queued++;
 		pthread_cond_signal(&s->wake_sender);
 		/* back-pressure: the log waits for the server */
-		while (s->queued > MAX_QUEUED && !s->failed)
+		while (s->queued >= MAX_QUEUED && !s->failed)
 			pthread_cond_wait(&s->wake_main, &s->mu);
 		if (s->failed)
 			goto failed;
@@ -733,7 +764,8 @@ static int session_row(struct ilog_sink_ctx *c, struct ch *s)
 	if (r == ILOG_CH_REFUSED)
 		snprintf(c->err, sizeof(c->err), "sessions: insert refused: %.400s%s", err, hint(err));
 	else
-		snprintf(c->err, sizeof(c->err), "%.440s (%u tries in %.1f s)", err, tries,
+		snprintf(c->err, sizeof(c->err), "%s%.420s (%u tries in %.1f s)",
+			 strncmp(err, "cannot connect", 14) ? "sessions: " : "", err, tries,
 			 (double)(ilog_ch_now_ns() - t0) / 1e9);
 	return -1;
 }
@@ -792,6 +824,7 @@ static int retry_setting(struct ilog_sink_ctx *c, uint64_t *ms)
 
 static int ch_open(struct ilog_sink_ctx *c)
 {
+	c->label = "clickhouse"; /* until the URL is known */
 	if (!c->url) {
 		snprintf(c->err, sizeof(c->err), "--format clickhouse needs --url http://HOST:8123");
 		return -1;
@@ -857,6 +890,56 @@ static int ch_open(struct ilog_sink_ctx *c)
 	return 0;
 }
 
+/*
+ * At the end: each table holds exactly the rows this session sent.  A
+ * request the server took up only after it was settled as lost (it sat in
+ * the server's queue past the grace) shows here as rows too many, and the
+ * export fails saying so rather than finishing with duplicates.  The node
+ * names are the sort key's prefix, so the server reads only their parts.
+ */
+static int verify(struct ilog_sink_ctx *c, struct ch *s)
+{
+	struct ilog_buf q = { 0 };
+	int rc = 0;
+	for (int t = 0; t < ILOG_CH__COUNT && !rc; t++) {
+		if (!ilog_ch_tables[t].counted)
+			continue;
+		q.len = 0;
+		int bad = ilog_buf_printf(&q, "SELECT count() FROM %s.%s WHERE ", s->db,
+					  ilog_ch_tables[t].name);
+		for (uint32_t i = 0; i < s->nni && !bad; i++) {
+			bad |= ilog_buf_printf(&q, "%s'", i ? ", " : "node IN (");
+			for (const char *p = s->ni[i].name; *p && !bad; p++)
+				bad |= ilog_buf_printf(&q, "%s%c", *p == '\\' || *p == '\'' ? "\\" : "", *p);
+			bad |= ilog_buf_printf(&q, "'%s", i + 1 == s->nni ? ") AND " : "");
+		}
+		bad |= ilog_buf_printf(&q, "session_id = %llu", (unsigned long long)s->session);
+		bad |= ilog_buf_put(&q, "", 1);
+		if (bad) {
+			rc = oom(c);
+			break;
+		}
+		uint64_t n;
+		char why[256];
+		if (ask_count(s, q.p, ilog_ch_now_ns() + s->retry_ms * 1000000ull, &n, why,
+			      sizeof(why))) {
+			snprintf(c->err, sizeof(c->err), "%s: cannot count the rows sent: %s",
+				 ilog_ch_tables[t].name, why);
+			rc = -1;
+		} else if (n != s->confirmed[t]) {
+			snprintf(c->err, sizeof(c->err), "%s: the table holds %llu rows of session %llu, "
+				 "the export sent %llu (a retried batch landed twice): delete them "
+				 "(ALTER TABLE %s.%s DELETE WHERE session_id = %llu) and export again",
+				 ilog_ch_tables[t].name, (unsigned long long)n,
+				 (unsigned long long)s->session, (unsigned long long)s->confirmed[t],
+				 s->db, ilog_ch_tables[t].name, (unsigned long long)s->session);
+			rc = -1;
+		}
+	}
+	ilog_buf_free(&q);
+	return rc;
+}
+
 static int ch_close(struct ilog_sink_ctx *c)
 {
 	struct ch *s = c->state;
@@ -874,7 +957,9 @@ static int ch_close(struct ilog_sink_ctx *c)
 			rc = -1;
 		} else {
 			s->sess.complete = 1;
-			rc = session_row(c, s);
+			rc = verify(c, s);
+			if (!rc)
+				rc = session_row(c, s);
 		}
 	} else {
 		rc = c->err[0] ? -1 : 0;
@@ -895,6 +980,8 @@ const struct ilog_sink ilog_sink_clickhouse = {
 
 static int ddl_open(struct ilog_sink_ctx *c)
 {
+	if (!c->out_path)
+		c->label = "clickhouse-sql";
 	const char *db = c->database ? c->database : DEFAULT_DB;
 	if (!ilog_ch_ident(db)) {
 		snprintf(c->err, sizeof(c->err), "--database: not a plain name ([A-Za-z_][A-Za-z0-9_]*) "

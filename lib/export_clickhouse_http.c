@@ -259,6 +259,10 @@ enum ilog_ch_result ilog_ch_http_post(struct ilog_ch_http *h, const char *query,
 	long code = -1;
 	if (!strncmp(resp->p, "Code: ", 6))
 		code = strtol(resp->p + 6, NULL, 10);
+	/* QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING: an earlier try of this very
+	 * request is still running, so what lands is not known yet */
+	if (code == 216)
+		return ILOG_CH_UNKNOWN;
 	if (code >= 0)
 		return busy_code(code) ? ILOG_CH_RETRY : ILOG_CH_REFUSED;
 	/* not ClickHouse speaking (a proxy or load balancer): 5xx pass */
