@@ -34,10 +34,13 @@ static int pj_open(struct ilog_sink_ctx *c)
 		snprintf(c->err, sizeof(c->err), "out of memory");
 		return -1;
 	}
-	c->state = p;
 	p->first = 1;
-	if (ilog_buf_printf(&p->b, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"))
+	if (ilog_buf_printf(&p->b, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")) {
+		free(p);
+		snprintf(c->err, sizeof(c->err), "out of memory");
 		return -1;
+	}
+	c->state = p;
 	return 0;
 }
 

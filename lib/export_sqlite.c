@@ -311,6 +311,22 @@ static int lookups(struct ilog_sink_ctx *c, struct sq *s)
 	return 0;
 }
 
+/* Statements, connection and state; an open transaction is rolled back. */
+static void sq_free(struct sq *s)
+{
+	for (int i = 0; i < S__COUNT; i++)
+		sqlite3_finalize(s->st[i]);
+	sqlite3_finalize(s->batch);
+	if (s->db)
+		sqlite3_close(s->db); /* uncommitted work is rolled back */
+	ilog_node_map_free(&s->nodes);
+	ilog_buf_free(&s->tmp);
+	free(s);
+}
+
+static int sq_open_db(struct ilog_sink_ctx *c, struct sq *s);
+
+/* The caller does not close a sink whose open failed: clean up here. */
 static int sq_open(struct ilog_sink_ctx *c)
 {
 	if (!c->out_path) {
@@ -323,6 +339,16 @@ static int sq_open(struct ilog_sink_ctx *c)
 		return -1;
 	}
 	c->state = s;
+	if (sq_open_db(c, s)) {
+		sq_free(s);
+		c->state = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static int sq_open_db(struct ilog_sink_ctx *c, struct sq *s)
+{
 	/* Allocation statistics take a global mutex per malloc; we read none.
 	 * This fails harmlessly (SQLITE_MISUSE) once SQLite is initialized. */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
@@ -770,9 +796,12 @@ static int sq_close(struct ilog_sink_ctx *c)
 	if (!s)
 		return 0;
 	int rc = s->in_txn && s->npend ? flush_events(c, s) : 0;
-	for (int i = 0; i < S__COUNT; i++)
+	for (int i = 0; i < S__COUNT; i++) {
 		sqlite3_finalize(s->st[i]);
+		s->st[i] = NULL;
+	}
 	sqlite3_finalize(s->batch);
+	s->batch = NULL;
 	if (s->in_txn) {
 		sqlite3_stmt *st;
 		if (sqlite3_prepare_v2(s->db, "UPDATE sessions SET records=?, events=?, host_events=?, "
@@ -802,9 +831,8 @@ static int sq_close(struct ilog_sink_ctx *c)
 	}
 	if (s->db && sqlite3_close(s->db) != SQLITE_OK && !rc)
 		rc = sq_err(c, s, "close");
-	ilog_node_map_free(&s->nodes);
-	ilog_buf_free(&s->tmp);
-	free(s);
+	s->db = NULL;
+	sq_free(s);
 	c->state = NULL;
 	return rc;
 }

@@ -185,6 +185,7 @@ int main(int argc, char **argv)
 	ctx.source = source;
 	if (sink->open(&ctx)) {
 		ilog_errorf("%s: %s", oname(&ctx, out), ctx.err);
+		free(source);
 		return ILOG_EXIT_USAGE;
 	}
 
@@ -205,6 +206,7 @@ int main(int argc, char **argv)
 		struct ilog_reader *r = ilog_reader_open(fd, err, sizeof(err));
 		if (!r) {
 			ilog_errorf("%s: %s", name, err);
+			free(source);
 			return ILOG_EXIT_USAGE;
 		}
 		const struct ilog_record *rec;
@@ -215,6 +217,7 @@ int main(int argc, char **argv)
 				ilog_errorf("%s: %s", oname(&ctx, out), ctx.err);
 				ilog_reader_close(r);
 				sink->close(&ctx);
+				free(source);
 				return ILOG_EXIT_USAGE;
 			}
 			if (!ilog_filter_match(&filt, rec, r))
@@ -223,6 +226,7 @@ int main(int argc, char **argv)
 				ilog_errorf("%s: %s", oname(&ctx, out), ctx.err);
 				ilog_reader_close(r);
 				sink->close(&ctx);
+				free(source);
 				return ILOG_EXIT_USAGE;
 			}
 		}

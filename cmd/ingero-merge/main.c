@@ -108,67 +108,9 @@ static void report(const struct ilog_merge *m, const struct ilog_merge_opts *o)
 	}
 }
 
-int main(int argc, char **argv)
+/* The command line, for the provenance record (NULL on ENOMEM). */
+static char *command_line(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, 0, 'o' }, { "node", required_argument, 0, 'N' },
-		{ "force-node", no_argument, 0, 'F' }, { "align", no_argument, 0, 'A' },
-		{ "clock-skew-threshold", required_argument, 0, 'T' },
-		{ "reference", required_argument, 0, 'R' }, { "dry-run", no_argument, 0, 'n' },
-		{ "level", required_argument, 0, 'L' }, { "quiet", no_argument, 0, 'q' },
-		{ "help", no_argument, 0, 'h' }, { 0 },
-	};
-	struct ilog_merge_opts mo = { .skew_threshold_ns = 10000000 };
-	struct ilog_merge_input *in = calloc((size_t)argc, sizeof(*in));
-	const char *out = NULL, *node = NULL;
-	uint32_t nin = 0;
-	int dry = 0, c;
-
-	ilog_cli_init(argv[0]);
-	if (!in)
-		return ILOG_EXIT_USAGE;
-	/* "-" first: inputs come back in order, so --node binds to the next LOG */
-	while ((c = getopt_long(argc, argv, "-o:nL:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 1:
-			in[nin].path = optarg;
-			in[nin++].node = node;
-			node = NULL;
-			break;
-		case 'o': out = optarg; break;
-		case 'N':
-			if (!*optarg) {
-				ilog_errorf("--node: empty name");
-				return ILOG_EXIT_USAGE;
-			}
-			node = optarg;
-			break;
-		case 'F': mo.force_node = 1; break;
-		case 'A': mo.align = 1; break;
-		case 'T':
-			if (ilog_parse_duration(optarg, &mo.skew_threshold_ns)) {
-				ilog_errorf("--clock-skew-threshold: not a duration '%s'", optarg);
-				return ILOG_EXIT_USAGE;
-			}
-			break;
-		case 'R': mo.reference = optarg; break;
-		case 'n': dry = 1; break;
-		case 'L': mo.level = atoi(optarg); break;
-		case 'q': ilog_verbosity = -1; break;
-		case 'h': usage(stdout); return ilog_finish_stdout(ILOG_EXIT_OK);
-		default:
-			fprintf(stderr, "Try '%s --help'.\n", ilog_prog);
-			return ILOG_EXIT_USAGE;
-		}
-	}
-	if (node) {
-		ilog_errorf("--node %s: no LOG follows it", node);
-		return ILOG_EXIT_USAGE;
-	}
-	if (!nin) {
-		in[nin++].path = "-";
-	}
-	/* the command line, for the provenance record */
 	size_t alen = 1;
 	for (int i = 0; i < argc; i++)
 		alen += strlen(argv[i]) + 1;
@@ -178,38 +120,36 @@ int main(int argc, char **argv)
 			strcat(args, " ");
 		strcat(args, argv[i]);
 	}
-	mo.args = args;
-	/* SOURCE_DATE_EPOCH makes the output reproducible byte for byte */
-	const char *sde = getenv("SOURCE_DATE_EPOCH");
-	if (sde && *sde) {
-		mo.now_real_ns = strtoull(sde, NULL, 10) * 1000000000ull;
-	} else {
-		struct timespec t;
-		clock_gettime(CLOCK_REALTIME, &t);
-		mo.now_real_ns = (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-	}
+	return args;
+}
 
-	int fd = -1;
+/* Merge (or with dry, only estimate) and report.  Returns the exit code. */
+static int run(struct ilog_merge_input *in, uint32_t nin, const struct ilog_merge_opts *mo,
+	       const char *out, int dry)
+{
+	int fd = -1, rc = ILOG_EXIT_OK;
+	char err[1024];
 	if (!dry) {
 		if ((fd = ilog_open_out(out)) < 0)
 			return ILOG_EXIT_USAGE;
 		if (!out && ilog_refuse_tty(fd, "a log"))
 			return ILOG_EXIT_USAGE;
 	}
-	char err[1024];
-	struct ilog_merge *m = ilog_merge_open(in, nin, &mo, err, sizeof(err));
+	struct ilog_merge *m = ilog_merge_open(in, nin, mo, err, sizeof(err));
 	if (!m) {
 		ilog_errorf("%s", err);
+		if (fd > STDOUT_FILENO)
+			close(fd);
 		return ILOG_EXIT_USAGE;
 	}
-	report(m, &mo);
-	size_t wlen = strlen(ilog_merge_warnings(m)); /* printed by report */
-	int rc = ILOG_EXIT_OK;
+	report(m, mo);
 	if (!dry) {
+		size_t wlen = strlen(ilog_merge_warnings(m)); /* printed by report */
 		if (ilog_merge_write(m, fd, err, sizeof(err))) {
 			ilog_errorf("%s", err);
 			rc = ILOG_EXIT_USAGE;
 		}
+		/* nodes met only while writing (stdin) may have added warnings */
 		const char *w = ilog_merge_warnings(m) + wlen;
 		while (*w && ilog_verbosity >= 0) {
 			const char *e = strchr(w, '\n');
@@ -230,7 +170,87 @@ int main(int argc, char **argv)
 		}
 	}
 	ilog_merge_free(m);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, 0, 'o' }, { "node", required_argument, 0, 'N' },
+		{ "force-node", no_argument, 0, 'F' }, { "align", no_argument, 0, 'A' },
+		{ "clock-skew-threshold", required_argument, 0, 'T' },
+		{ "reference", required_argument, 0, 'R' }, { "dry-run", no_argument, 0, 'n' },
+		{ "level", required_argument, 0, 'L' }, { "quiet", no_argument, 0, 'q' },
+		{ "help", no_argument, 0, 'h' }, { 0 },
+	};
+	struct ilog_merge_opts mo = { .skew_threshold_ns = 10000000 };
+	const char *out = NULL, *node = NULL;
+	uint32_t nin = 0;
+	int dry = 0, c, rc = ILOG_EXIT_USAGE;
+
+	ilog_cli_init(argv[0]);
+	struct ilog_merge_input *in = calloc((size_t)argc + 1, sizeof(*in));
+	char *args = command_line(argc, argv);
+	if (!in || !args) {
+		ilog_errorf("out of memory");
+		goto out;
+	}
+	/* "-" first: inputs come back in order, so --node binds to the next LOG */
+	while ((c = getopt_long(argc, argv, "-o:nL:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 1:
+			in[nin].path = optarg;
+			in[nin++].node = node;
+			node = NULL;
+			break;
+		case 'o': out = optarg; break;
+		case 'N':
+			if (!*optarg) {
+				ilog_errorf("--node: empty name");
+				goto out;
+			}
+			node = optarg;
+			break;
+		case 'F': mo.force_node = 1; break;
+		case 'A': mo.align = 1; break;
+		case 'T':
+			if (ilog_parse_duration(optarg, &mo.skew_threshold_ns)) {
+				ilog_errorf("--clock-skew-threshold: not a duration '%s'", optarg);
+				goto out;
+			}
+			break;
+		case 'R': mo.reference = optarg; break;
+		case 'n': dry = 1; break;
+		case 'L': mo.level = atoi(optarg); break;
+		case 'q': ilog_verbosity = -1; break;
+		case 'h':
+			usage(stdout);
+			rc = ilog_finish_stdout(ILOG_EXIT_OK);
+			goto out;
+		default:
+			fprintf(stderr, "Try '%s --help'.\n", ilog_prog);
+			goto out;
+		}
+	}
+	if (node) {
+		ilog_errorf("--node %s: no LOG follows it", node);
+		goto out;
+	}
+	if (!nin)
+		in[nin++].path = "-";
+	mo.args = args;
+	/* SOURCE_DATE_EPOCH makes the output reproducible byte for byte */
+	const char *sde = getenv("SOURCE_DATE_EPOCH");
+	if (sde && *sde) {
+		mo.now_real_ns = strtoull(sde, NULL, 10) * 1000000000ull;
+	} else {
+		struct timespec t;
+		clock_gettime(CLOCK_REALTIME, &t);
+		mo.now_real_ns = (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+	}
+	rc = ilog_finish_stdout(run(in, nin, &mo, out, dry));
+out:
 	free(args);
 	free(in);
-	return ilog_finish_stdout(rc);
+	return rc;
 }
