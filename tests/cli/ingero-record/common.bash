@@ -40,12 +40,20 @@ start_rec() {
 	fail "ingero-record did not start in 20s"
 }
 
-# stop_rec: SIGINT, expect a clean exit 0.
+# stop_rec [SIGNAL]: SIGINT (or SIGNAL), expect a clean exit 0 within 30 s.
 stop_rec() {
-	kill -INT "$RECPID"
-	local rc=0
+	kill -"${1:-INT}" "$RECPID"
+	local i rc=0
+	for ((i = 0; i < 600; i++)); do
+		kill -0 "$RECPID" 2>/dev/null || break
+		sleep 0.05
+	done
+	if kill -0 "$RECPID" 2>/dev/null; then
+		kill -KILL "$RECPID"
+		fail "ingero-record still running 30 s after SIG${1:-INT}"
+	fi
 	wait "$RECPID" || rc=$?
-	[[ $rc == 0 ]] || fail "ingero-record exited $rc after SIGINT"
+	[[ $rc == 0 ]] || fail "ingero-record exited $rc after SIG${1:-INT}"
 }
 
 # wait_for FILE: until a workload says it has loaded its libraries.
@@ -60,7 +68,7 @@ wait_for() {
 
 # log.jsonl from rec.ilog; a damaged log fails the case.
 export_log() {
-	ingero-export rec.ilog >log.jsonl || fail "ingero-export failed on rec.ilog"
+	timeout 120 ingero-export rec.ilog >log.jsonl || fail "ingero-export failed on rec.ilog"
 }
 
 # per-op counts of cuda events of the given pids (space separated), as a JSON object

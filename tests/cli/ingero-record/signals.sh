@@ -12,14 +12,11 @@ wait_for ready
 # a second recorder while the first holds the lock: refused, exit 2
 start_rec --pid "$wpid"
 rc=0
-ingero-record -q -o second.ilog --pid "$wpid" 2>second.err || rc=$?
+timeout 30 ingero-record -q -o second.ilog --pid "$wpid" 2>second.err || rc=$?
 assert_eq "second recorder exit" "$rc" 2
 grep -q "another ingero-record (pid $RECPID) holds" second.err || fail "message: $(cat second.err)"
 sleep 2.5
-kill -TERM "$RECPID"
-rc=0
-wait "$RECPID" || rc=$?
-assert_eq "exit after SIGTERM" "$rc" 0
+stop_rec TERM
 export_log
 assert_eq "last record" "$(tail -n 1 log.jsonl | jq -r .type)" clock
 jq -e -s '[.[] | .type] | index("loss") and index("header") == 0 and index("snapshot")' log.jsonl \
@@ -38,7 +35,7 @@ kill -KILL "$RECPID"
 wait "$RECPID" 2>/dev/null || true
 mv rec.ilog killed.ilog
 rc=0
-ingero-export killed.ilog >killed.jsonl 2>killed.err || rc=$?
+timeout 120 ingero-export killed.ilog >killed.jsonl 2>killed.err || rc=$?
 [[ $rc == 0 || $rc == 2 ]] || fail "ingero-export on the killed log exited $rc"
 assert_eq "first record" "$(head -n 1 killed.jsonl | jq -r .type)" header
 n=$(jq -s "[.[] | select(.type==\"cuda\" and .pid==$wpid)] | length" killed.jsonl)
