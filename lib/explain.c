@@ -244,6 +244,13 @@ int ilog_explain_report(struct ilog_buf *b, struct ilog_stats *st,
 		char d1[32];
 		bprintf(b, "\n#%u %-6s %.*s  PID %u (%.*s)", i + 1, ilog_severity_name(c->severity) ?: "?",
 			(int)c->pattern.n, c->pattern.p, c->pid, (int)c->comm.n, c->comm.p);
+		if (ilog_stats_nnodes(st) > 1) /* merged logs: say which node */
+			for (uint32_t k = 0; k < ilog_stats_nnodes(st); k++) {
+				struct ilog_stats_summary sm;
+				ilog_stats_summary(st, k, &sm);
+				if (sm.node == cs->nodes[i])
+					bprintf(b, " on node %s", sm.node_name[0] ? sm.node_name : "?");
+			}
 		if (c->lost_ns)
 			bprintf(b, "  lost %s (%.1f%%)", dur(d1, (double)c->lost_ns), c->score * 100);
 		bprintf(b, "\n   %.*s\n", (int)c->title.n, c->title.p);

@@ -14,7 +14,7 @@
 
 #define BASE_WIDTH 1000000ull /* 1 ms */
 #define MAXT 256              /* adaptive: merge pairs at this many windows */
-#define MAXT_FIXED (1u << 24) /* --window: refuse to grow beyond this */
+#define MAXT_FIXED 65536      /* --window: later events count in the last window */
 #define MAXEV 65536
 #define MAXCAP 65536
 
@@ -544,8 +544,9 @@ static int series_add(struct sseries *s, const struct ingero_cuda_event *e, uint
 		s->max = d;
 	if (!s->n || e->ts_ns < s->first_ts)
 		s->first_ts = e->ts_ns;
-	if (e->ts_ns + d > s->last_end)
-		s->last_end = e->ts_ns + d;
+	uint64_t end = e->ts_ns + d < e->ts_ns ? UINT64_MAX : e->ts_ns + d; /* saturate */
+	if (end > s->last_end)
+		s->last_end = end;
 	s->n++;
 	s->total += d;
 	s->bytes += e->bytes;
@@ -837,8 +838,9 @@ static int add_cuda(struct ilog_stats *st, uint32_t node, struct snode *nd,
 		return -1;
 	if (!p->ncalls || e->ts_ns < p->first_ts)
 		p->first_ts = e->ts_ns;
-	if (e->ts_ns + e->dur_ns > p->last_end)
-		p->last_end = e->ts_ns + e->dur_ns;
+	uint64_t end = e->ts_ns + e->dur_ns < e->ts_ns ? UINT64_MAX : e->ts_ns + e->dur_ns;
+	if (end > p->last_end)
+		p->last_end = end;
 	p->ncalls++;
 	if (e->flags & ILOG_CUDA_F_NO_RETURN)
 		p->noret++;
