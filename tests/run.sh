@@ -12,7 +12,14 @@
 #   INGERO_TESTS  absolute path of tests/ (set here if unset)
 #   CI=true       a skipped test counts as a failure (CI must run everything)
 #   INGERO_TEST_TIMEOUT  seconds one unit binary or case may run (default 300)
+#   INGERO_TEST_JOBS     groups run at once (default: the number of CPUs)
 #   INGERO_KEEP=1 keep the temp directory of a failed case and print its path
+#
+# Groups: each unit binary, and each tests/cli/<tool>/ directory (its cases
+# in name order, one at a time), run in parallel with each other.  Tools
+# whose cases need the machine to themselves -- BPF, one recorder at a
+# time, timing-based diagnoses -- run afterwards, alone: those named in
+# EXCLUSIVE_TOOLS below and any whose directory holds a file EXCLUSIVE.
 #
 # Tests:
 #   unit/<name>   $INGERO_OUT/tests/unit/<name>, built from tests/unit/<name>.c,
@@ -40,6 +47,8 @@ timeout_s=${INGERO_TEST_TIMEOUT:-300}
 ci=0
 case ${CI:-} in true | 1 | yes) ci=1 ;; esac
 
+EXCLUSIVE_TOOLS=" ingero-record ingero-demo "
+njobs=${INGERO_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
 passed=0 failed=0 skipped=0
 patterns=("$@")
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/ingero-tests.XXXXXX") || exit 2
@@ -85,7 +94,8 @@ status_text() {
 }
 
 run_unit() {
-	local bin=$1 id=$2 dir="$scratch/unit" rc line n=0 plan= fails=0 skips=0 p=0
+	local bin=$1 id=$2 dir rc line n=0 plan= fails=0 skips=0 p=0
+	dir=$(mktemp -d "$scratch/unit.XXXXXX")
 	mkdir -p "$dir/cwd"
 	(cd "$dir/cwd" && timeout -k 10 "$timeout_s" "$bin" </dev/null >"$dir/out" 2>"$dir/err")
 	rc=$?
@@ -186,28 +196,85 @@ run_case() {
 	fi
 }
 
+# A group runs in a subshell; its report goes to $1.log, its counts to $1.n.
+run_group() {
+	local base=$1 item
+	shift
+	passed=0 failed=0 skipped=0
+	for item in "$@"; do
+		case $item in
+		unit/*) run_unit "$INGERO_OUT/tests/$item" "$item" ;;
+		cli/*) run_case "$INGERO_TESTS/$item.sh" "$item" ;;
+		esac
+	done >"$base.log" 2>&1
+	echo "$passed $failed $skipped" >"$base.n"
+}
+
+# Print and count the groups that have finished.
+pending=()
+reap() {
+	local base rest=() p f s
+	for base in "${pending[@]}"; do
+		if [[ -e $base.n ]]; then
+			cat "$base.log"
+			read -r p f s <"$base.n"
+			passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+		else
+			rest+=("$base")
+		fi
+	done
+	pending=("${rest[@]}")
+}
+
+ngroups=0
+start_group() { # items...; in the background, at most $njobs at once
+	local base=$scratch/group.$((ngroups++))
+	while (($(jobs -rp | wc -l) >= njobs)); do
+		wait -n 2>/dev/null || true
+		reap
+	done
+	pending+=("$base")
+	run_group "$base" "$@" &
+}
+
 # Unit tests: one binary per tests/unit/*.c (stale binaries are ignored).
 for src in "$INGERO_TESTS"/unit/*.c; do
 	[[ -e $src ]] || continue
 	name=$(basename "$src" .c)
 	id="unit/$name"
 	selected "$id" || continue
-	bin="$INGERO_OUT/tests/unit/$name"
-	if [[ ! -x $bin ]]; then
-		echo "FAIL $id: $bin not built"
+	if [[ ! -x $INGERO_OUT/tests/unit/$name ]]; then
+		echo "FAIL $id: $INGERO_OUT/tests/unit/$name not built"
 		failed=$((failed + 1))
 		continue
 	fi
-	run_unit "$bin" "$id"
+	start_group "$id"
 done
 
-# CLI cases.
-for sh in "$INGERO_TESTS"/cli/*/*.sh; do
-	[[ -e $sh ]] || continue
-	tool=$(basename "$(dirname "$sh")")
-	id="cli/$tool/$(basename "$sh" .sh)"
-	selected "$id" || continue
-	run_case "$sh" "$id"
+# CLI cases, a group per tool; exclusive tools wait for the end.
+exclusive=()
+for dir in "$INGERO_TESTS"/cli/*/; do
+	tool=$(basename "$dir")
+	cases=()
+	for sh in "$dir"*.sh; do
+		[[ -e $sh ]] || continue
+		id="cli/$tool/$(basename "$sh" .sh)"
+		selected "$id" && cases+=("$id")
+	done
+	((${#cases[@]})) || continue
+	if [[ $EXCLUSIVE_TOOLS == *" $tool "* || -e $dir/EXCLUSIVE ]]; then
+		exclusive+=("${cases[*]}")
+	else
+		start_group "${cases[@]}"
+	fi
+done
+wait
+reap
+for group in "${exclusive[@]}"; do
+	# shellcheck disable=SC2086 # a group is a list of ids without spaces
+	start_group $group
+	wait
+	reap
 done
 
 # An expectation file without its case is a renamed or deleted test.
