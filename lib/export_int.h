@@ -87,6 +87,18 @@ int ilog_metrics_add(struct ilog_metrics *m, const struct ilog_record *rec,
 		     const struct ilog_reader *r);
 void ilog_metrics_free(struct ilog_metrics *m);
 
+/* The metrics sinks' shared state and callbacks: aggregate every record,
+ * render once at close with the sink's render(m, out) (0 or -1 ENOMEM). */
+struct ilog_metrics_sink {
+	struct ilog_metrics m;
+	struct ilog_buf b;
+};
+int ilog_metrics_sink_open(struct ilog_sink_ctx *c);
+int ilog_metrics_sink_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
+			     const struct ilog_reader *r);
+int ilog_metrics_sink_close(struct ilog_sink_ctx *c,
+			    int (*render)(const struct ilog_metrics *m, struct ilog_buf *b));
+
 /*
  * Timeline tracks for the trace formats: one per export node, one per
  * (node, thread), created in order of first use so output is a function

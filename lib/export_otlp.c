@@ -14,33 +14,6 @@
 #include <string.h>
 #include "export_int.h"
 
-struct otlp {
-	struct ilog_metrics m;
-	struct ilog_buf b;
-};
-
-static int otlp_open(struct ilog_sink_ctx *c)
-{
-	struct otlp *o = calloc(1, sizeof(*o));
-	if (!o) {
-		snprintf(c->err, sizeof(c->err), "out of memory");
-		return -1;
-	}
-	c->state = o;
-	return 0;
-}
-
-static int otlp_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
-		       const struct ilog_reader *r)
-{
-	struct otlp *o = c->state;
-	if (ilog_metrics_add(&o->m, rec, r)) {
-		snprintf(c->err, sizeof(c->err), "out of memory");
-		return -1;
-	}
-	return 0;
-}
-
 static int str_attr(struct ilog_buf *b, const char *key, const char *v, int comma)
 {
 	return ilog_buf_printf(b, "%s{\"key\":\"%s\",\"value\":{\"stringValue\":", comma ? "," : "",
@@ -76,10 +49,8 @@ static int op_sum_metric(struct ilog_buf *b, const struct ilog_nodeagg *a, const
 	return rc || ilog_buf_printf(b, "]}}");
 }
 
-static int render(struct otlp *o)
+static int render(const struct ilog_metrics *m, struct ilog_buf *b)
 {
-	struct ilog_buf *b = &o->b;
-	const struct ilog_metrics *m = &o->m;
 	int rc = ilog_buf_printf(b, "{\"resourceMetrics\":[");
 	for (uint32_t i = 0; i < m->nagg && !rc; i++) {
 		const struct ilog_nodeagg *a = &m->agg[i];
@@ -154,23 +125,12 @@ static int render(struct otlp *o)
 
 static int otlp_close(struct ilog_sink_ctx *c)
 {
-	struct otlp *o = c->state;
-	if (!o)
-		return 0;
-	int rc = render(o);
-	if (rc)
-		snprintf(c->err, sizeof(c->err), "out of memory");
-	else
-		rc = ilog_buf_flush_fd(&o->b, c->out_fd, c->err, sizeof(c->err));
-	ilog_buf_free(&o->b);
-	ilog_metrics_free(&o->m);
-	free(o);
-	c->state = NULL;
-	return rc;
+	return ilog_metrics_sink_close(c, render);
 }
 
 const struct ilog_sink ilog_sink_otlp = {
 	.name = "otlp",
 	.help = "the same metrics as one OTLP/HTTP JSON document (POST to /v1/metrics)",
-	.open = otlp_open, .record = otlp_record, .close = otlp_close,
+	.open = ilog_metrics_sink_open, .record = ilog_metrics_sink_record,
+	.close = otlp_close,
 };

@@ -15,34 +15,6 @@
 #include <string.h>
 #include "export_int.h"
 
-struct prom {
-	struct ilog_metrics m;
-	struct ilog_buf b;
-};
-
-static int prom_open(struct ilog_sink_ctx *c)
-{
-	struct prom *p = calloc(1, sizeof(*p));
-	if (!p) {
-		snprintf(c->err, sizeof(c->err), "out of memory");
-		return -1;
-	}
-	c->state = p;
-	return 0;
-}
-
-static int prom_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
-		       const struct ilog_reader *r)
-{
-	struct prom *p = c->state;
-	if (ilog_metrics_add(&p->m, rec, r)) {
-		snprintf(c->err, sizeof(c->err), "out of memory");
-		return -1;
-	}
-	return 0;
-}
-
-/* A label value: backslash, double quote and line feed escaped. */
 static int label_value(struct ilog_buf *b, const char *s)
 {
 	if (ilog_buf_put(b, "\"", 1))
@@ -113,10 +85,8 @@ static struct ilog_opagg op_sum(const struct ilog_metrics *m, const uint32_t *fi
 	return s;
 }
 
-static int render(struct prom *p)
+static int render(const struct ilog_metrics *m, struct ilog_buf *b)
 {
-	struct ilog_metrics *m = &p->m;
-	struct ilog_buf *b = &p->b;
 	uint32_t n = m->nagg;
 	int rc = 0;
 #define OUT(...) (rc |= ilog_buf_printf(b, __VA_ARGS__))
@@ -251,23 +221,12 @@ static int render(struct prom *p)
 
 static int prom_close(struct ilog_sink_ctx *c)
 {
-	struct prom *p = c->state;
-	if (!p)
-		return 0;
-	int rc = render(p);
-	if (rc)
-		snprintf(c->err, sizeof(c->err), "out of memory");
-	else
-		rc = ilog_buf_flush_fd(&p->b, c->out_fd, c->err, sizeof(c->err));
-	ilog_buf_free(&p->b);
-	ilog_metrics_free(&p->m);
-	free(p);
-	c->state = NULL;
-	return rc;
+	return ilog_metrics_sink_close(c, render);
 }
 
 const struct ilog_sink ilog_sink_prometheus = {
 	.name = "prometheus",
 	.help = "per-op counters and latency histograms, Prometheus text format (textfile collector)",
-	.open = prom_open, .record = prom_record, .close = prom_close,
+	.open = ilog_metrics_sink_open, .record = ilog_metrics_sink_record,
+	.close = prom_close,
 };

@@ -283,6 +283,44 @@ int ilog_metrics_add(struct ilog_metrics *m, const struct ilog_record *rec,
 	}
 }
 
+int ilog_metrics_sink_open(struct ilog_sink_ctx *c)
+{
+	if (!(c->state = calloc(1, sizeof(struct ilog_metrics_sink)))) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int ilog_metrics_sink_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
+			     const struct ilog_reader *r)
+{
+	struct ilog_metrics_sink *s = c->state;
+	if (ilog_metrics_add(&s->m, rec, r)) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int ilog_metrics_sink_close(struct ilog_sink_ctx *c,
+			    int (*render)(const struct ilog_metrics *m, struct ilog_buf *b))
+{
+	struct ilog_metrics_sink *s = c->state;
+	if (!s)
+		return 0;
+	int rc = render(&s->m, &s->b);
+	if (rc)
+		snprintf(c->err, sizeof(c->err), "out of memory");
+	else
+		rc = ilog_buf_flush_fd(&s->b, c->out_fd, c->err, sizeof(c->err));
+	ilog_buf_free(&s->b);
+	ilog_metrics_free(&s->m);
+	free(s);
+	c->state = NULL;
+	return rc;
+}
+
 void ilog_metrics_free(struct ilog_metrics *m)
 {
 	for (uint32_t i = 0; i < m->nagg; i++)
