@@ -432,6 +432,9 @@ static __always_inline int on_entry(struct pt_regs *ctx)
 	return 0;
 }
 
+/* the CPython frame walker: py_walk() and its maps */
+#include "pywalk.bpf.h"
+
 /*
  * The stack of a call, taken at its return: there the frame-pointer walk
  * starts in the caller with nothing skipped (at entry the caller's frame
@@ -555,6 +558,8 @@ static __always_inline int on_return(struct pt_regs *ctx)
 	if (f->skip)
 		return 0;
 
+	/* a new Python stack goes into the ring ahead of the event naming it */
+	__u64 pystack_id = targ_pywalk ? py_walk(tgid) : 0;
 	struct rec_cuda *m = bpf_ringbuf_reserve(&cuda_rb, sizeof(*m), 0);
 	if (!m) {
 		struct rec_op_stat *st = bpf_map_lookup_elem(&op_stats, &op);
@@ -567,6 +572,7 @@ static __always_inline int on_return(struct pt_regs *ctx)
 	m->h.len = sizeof(*m);
 	fill_event(&m->ev, f, now, tgid, tid);
 	m->ev.ret = (__s32)PT_REGS_RC(ctx);
+	m->ev.pystack_id = pystack_id;
 	if (f->out) {
 		__u64 h = 0;
 		bpf_probe_read_user(&h, sizeof(h), (void *)f->out);
@@ -796,6 +802,7 @@ int sched_process_fork(struct bpf_raw_tracepoint_args *ctx)
 		return 0; /* a new thread, or not ours */
 	struct rec_target t = { .flags = REC_TARGET_NOTED };
 	bpf_map_update_elem(&targets, &ctgid, &t, BPF_ANY);
+	py_fork(ptgid, ctgid);
 	if (bpf_map_lookup_elem(&hold, &ptgid)) {
 		__u8 one = 1;
 		bpf_map_update_elem(&hold, &ctgid, &one, BPF_ANY);
@@ -812,6 +819,7 @@ int sched_process_exec(struct bpf_raw_tracepoint_args *ctx)
 	__u32 tgid = BPF_CORE_READ(p, tgid);
 	if (!is_target(tgid))
 		return 0;
+	py_forget(tgid);
 	crit_event(ILOG_HOST_EXEC, p, 0, 0, NULL, 0);
 	return 0;
 }
@@ -864,10 +872,12 @@ int sched_process_exit(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	}
 	flush_inflight(tgid, tid);
+	py_thread_exit(tid);
 	/* do_exit() counts live threads down before this tracepoint */
 	if (BPF_CORE_READ(p, signal, live.counter) != 0)
 		return 0; /* a thread; the process lives on */
 	bpf_map_delete_elem(&hold, &tgid);
+	py_forget(tgid);
 	/* exit_code: status << 8 | signal, as wait(2) reports it */
 	crit_event(ILOG_HOST_EXIT, p, 0, 0, NULL, (__u32)BPF_CORE_READ(p, exit_code));
 	/* the entry stays until the recorder drains the aggregates of the last

@@ -21,6 +21,7 @@ enum rec_msg {
 	REC_MSG_STACK = 2,  /* struct rec_stack, ips truncated to nr */
 	REC_MSG_HOST = 3,   /* struct rec_host */
 	REC_MSG_NOTE = 4,   /* struct rec_note: work for the recorder, not a log record */
+	REC_MSG_PYSTACK = 5, /* struct rec_pystack (pywalk.h), frames truncated to nr */
 };
 
 struct rec_cuda {

@@ -329,6 +329,7 @@ void rec_scan_pid(struct rec *r, uint32_t pid)
 			.path = ilog_str_c(file), .build_id = { id, (uint32_t)idlen },
 		};
 		ilog_writer_put(r->w, &rec);
+		rec_py_mapping(r, pid, file, open_path, start, off);
 	}
 	fclose(f);
 	/* a CUDA process of the right user becomes a target (not in --pid mode) */

@@ -54,6 +54,9 @@ static void usage(FILE *f)
 		"                         all; 0 = adaptive); allocations, graphs and NCCL\n"
 		"                         are always all recorded; skips are counted\n"
 		"      --stack=BOOL       user stacks of every call (default true)\n"
+		"      --py-walker=MODE   Python stacks of calls from CPython 3.10-3.13:\n"
+		"                         ebpf (default: file, function, line per frame,\n"
+		"                         resolved offline) or off\n"
 		"      --wakeup-min DUR   record wakeups that waited at least DUR (50us)\n"
 		"      --rank N           job rank in the header (default $RANK or -1)\n"
 		"      --check            print a readiness report and exit\n"
@@ -117,7 +120,8 @@ static uint32_t round_ring(uint64_t v)
 
 static int parse_args(int argc, char **argv, struct rec_opts *o)
 {
-	enum { O_ALL = 256, O_LIB, O_RB, O_SAMPLE, O_STACK, O_NOSTACK, O_WAKE, O_RANK, O_CHECK };
+	enum { O_ALL = 256, O_LIB, O_RB, O_SAMPLE, O_STACK, O_NOSTACK, O_WAKE, O_RANK, O_CHECK,
+	       O_PYWALK };
 	static const struct option lo[] = {
 		{ "output", 1, 0, 'o' }, { "pid", 1, 0, 'p' }, { "user", 1, 0, 'u' },
 		{ "all-users", 0, 0, O_ALL }, { "cuda-lib", 1, 0, O_LIB },
@@ -125,6 +129,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		{ "sampling-rate", 1, 0, O_SAMPLE }, { "stack", 2, 0, O_STACK },
 		{ "no-stack", 0, 0, O_NOSTACK }, { "wakeup-min", 1, 0, O_WAKE },
 		{ "rank", 1, 0, O_RANK }, { "check", 0, 0, O_CHECK }, { "quiet", 0, 0, 'q' },
+		{ "py-walker", 1, 0, O_PYWALK },
 		{ "verbose", 0, 0, 'v' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	int c, have_mode = 0;
@@ -135,6 +140,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 	o->ringbuf_size = 8 << 20;
 	o->sampling = 1;
 	o->stacks = 1;
+	o->py_walker = 1;
 	o->wakeup_min_ns = 50000;
 	o->rank = getenv("RANK") ? strtoll(getenv("RANK"), NULL, 10) : -1;
 	o->lock_path = getenv("INGERO_RECORD_LOCK");
@@ -190,6 +196,16 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 			}
 			break;
 		case O_NOSTACK: o->stacks = 0; break;
+		case O_PYWALK:
+			if (!strcmp(optarg, "ebpf")) {
+				o->py_walker = 1;
+			} else if (!strcmp(optarg, "off")) {
+				o->py_walker = 0;
+			} else {
+				ilog_errorf("--py-walker: want ebpf or off, got '%s'", optarg);
+				return -1;
+			}
+			break;
 		case O_WAKE:
 			if (ilog_parse_duration(optarg, &o->wakeup_min_ns)) {
 				ilog_errorf("--wakeup-min: bad duration '%s'", optarg);
@@ -281,6 +297,7 @@ again:
 	r->skel->rodata->targ_mode = o->mode;
 	r->skel->rodata->targ_uid = o->uid;
 	r->skel->rodata->targ_stacks = o->stacks;
+	rec_py_setup(r);
 	r->skel->rodata->targ_wakeup_min_ns = o->wakeup_min_ns;
 	/* bench/record: measure the bare uprobe+uretprobe cost, recording nothing */
 	r->skel->rodata->targ_empty = getenv("INGERO_RECORD_BENCH_EMPTY") != NULL;

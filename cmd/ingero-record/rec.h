@@ -14,6 +14,7 @@
 #include <time.h>
 #include "ilog.h"
 #include "record.h"
+#include "python.h"
 
 struct record_bpf;
 struct ring_buffer;
@@ -31,6 +32,7 @@ struct rec_opts {
 	uint64_t ringbuf_size;
 	unsigned sampling;        /* 1 = all, N = one in N, 0 = adaptive */
 	int stacks;
+	int py_walker;             /* --py-walker: 1 ebpf, 0 off */
 	int check;
 	int quiet;
 	int64_t rank;
@@ -66,6 +68,7 @@ struct rec_proc {
 	/* executable mappings already written: start addresses */
 	uint64_t *maps;
 	unsigned nmaps, capmaps;
+	struct rec_pyproc *py;     /* its CPython interpreter (python.c) */
 };
 
 #define REC_MAX_PROCS 8192
@@ -89,7 +92,7 @@ struct rec {
 	unsigned nheld;
 	uint64_t t0_ns, last_tick_ns;
 	/* counts written by the sink */
-	uint64_t n_cuda, n_host, n_stack, n_note, n_other;
+	uint64_t n_cuda, n_host, n_stack, n_note, n_other, n_pystack;
 	uint64_t cuda_by_op[ILOG_OP__COUNT];
 	struct rec_hist hist[ILOG_OP__COUNT];
 	/* last loss counters written, to write only changes */

@@ -84,6 +84,9 @@ static int on_msg(void *ctx, void *data, size_t size)
 		r->n_stack++;
 		return 0;
 	}
+	case REC_MSG_PYSTACK:
+		rec_py_stack(r, data, size);
+		return 0;
 	case REC_MSG_HOST: {
 		const struct rec_host *m = data;
 		if (size < sizeof(*m))
@@ -244,6 +247,7 @@ static void write_losses(struct rec *r, uint64_t ts, int final)
 	}
 	if (r->o.stacks)
 		put_loss(r, ts, "stacks", ss.lost, ss.sent + ss.lost);
+	rec_py_losses(r, ts);
 }
 
 /* The u32 keys of a hash map, up to cap. */
