@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 #
 # Runs libFuzzer targets (built by `make fuzz` from tests/fuzz/*.c into
-# .output/fuzz/) for SECONDS each, one after the other:
+# .output/fuzz/) for SECONDS each, FUZZ_JOBS of them at once (default: the
+# number of CPUs), each on one core:
 #
 #   tests/fuzz/run.sh SECONDS FUZZER...
 #
@@ -63,28 +64,40 @@ seed_dir() { # name -> a directory of seeds for it
 	echo "$dir"
 }
 
-failed=0
-for fz in "$@"; do
+fuzz_one() { # fuzzer -> its report on stdout, its exit status in $work/NAME.rc
+	local fz=$1 name corpus arts seeds log rc=0 runs eps cov
 	name=$(basename "$fz")
 	corpus=$out/corpus/$name
 	arts=$out/artifacts/$name
 	mkdir -p "$corpus" "$arts"
 	seeds=$(seed_dir "$name")
 	log=$work/$name.log
-	rc=0
 	"$fz" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$arts/" "$corpus" "$seeds" >"$log" 2>&1 || rc=$?
 	runs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+)/\1/p' "$log")
 	eps=$(sed -nE 's/^stat::average_exec_per_sec: *([0-9]+)/\1/p' "$log")
 	cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -n 1 || true)
 	if ((rc != 0)); then
-		failed=1
 		echo "FAIL fuzz $name: exit $rc after ${runs:-?} runs; the report:"
 		grep -E '^(==[0-9]+==|SUMMARY|    #[0-9]+ |.*runtime error|.*(Leak|crash|timeout|out-of-memory))' \
-			"$log" | head -n 40 | sed 's/^/    /'
+			"$log" | grep -v '^INFO:' | head -n 40 | sed 's/^/    /'
 		ls -t "$arts" | head -n 3 | sed "s|^|    input: $arts/|"
 	else
 		echo "PASS fuzz $name: ${runs:-?} runs in ${secs}s (${eps:-?}/s), ${cov:-cov ?}, corpus $(ls "$corpus" | wc -l)"
 	fi
+	echo "$rc" >"$work/$name.rc"
+}
+
+njobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+for fz in "$@"; do
+	while (($(jobs -rp | wc -l) >= njobs)); do
+		wait -n || true
+	done
+	fuzz_one "$fz" &
+done
+wait
+failed=0
+for fz in "$@"; do
+	[[ $(cat "$work/$(basename "$fz").rc" 2>/dev/null) == 0 ]] || failed=1
 done
 exit $failed
