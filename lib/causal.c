@@ -798,10 +798,11 @@ static uint32_t find_intervals(struct ctx *x, const struct sseries *s, const str
 }
 
 /* Time the op's calls in the interval took beyond the mean outside all. */
-static uint64_t interval_lost(const struct sseries *s, struct ival iv, const uint8_t *inany)
+static uint64_t interval_lost(const struct sseries *s, struct ival iv, const uint8_t *inany,
+			      uint32_t T)
 {
 	uint64_t nin = 0, tin = 0, nout = 0, tout = 0;
-	for (uint32_t k = 0; k < s->nt; k++) {
+	for (uint32_t k = 0; k < s->nt && k < T; k++) { /* inany has T entries */
 		if (k >= iv.a && k < iv.b)
 			nin += s->t[k].n, tin += s->t[k].total;
 		else if (!inany[k])
@@ -836,7 +837,7 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 	struct dhist in, out;
 	struct preempt *pr = NULL, *prun = NULL;
 	if (ilog_dhist_series(&in, s, iv.a, iv.b, NULL, 0) ||
-	    ilog_dhist_series(&out, s, 0, s->nt, inany, 0)) {
+	    ilog_dhist_series(&out, s, 0, x->T, inany, 0)) { /* inany has T entries */
 		ilog_dhist_free(&in);
 		x->oom = 1;
 		return;
@@ -1825,7 +1826,7 @@ static void analyze_proc(struct ctx *x, struct sproc *p)
 			 * not an anomaly: it neither gets a chain nor hides spikes */
 			uint32_t kept = 0;
 			for (uint32_t j = 0; j < niv; j++)
-				if ((double)interval_lost(s, iv[j], inany) >=
+				if ((double)interval_lost(s, iv[j], inany, x->T) >=
 				    ILOG_SEV_MIN_IMPACT * (double)(p->last_end - p->first_ts))
 					iv[kept++] = iv[j];
 			niv = kept;

@@ -249,7 +249,7 @@ static int explain(const struct opts *o, const char *log, const char *expect, in
 	}
 	struct ilog_stats *st = ilog_stats_new(NULL);
 	const struct ilog_record *rec;
-	int k, rc = 0;
+	int k = 0, rc = 0;
 	while (st && (k = ilog_reader_next(r, &rec)) > 0)
 		if (ilog_stats_add(st, rec, r))
 			break;

@@ -140,7 +140,7 @@ static void set_knobs(const char *list)
 		}
 	for (int i = 0; i < n; i++)
 		unsetenv(names[i]);
-	char buf[2048];
+	char buf[2400];
 	snprintf(buf, sizeof(buf), "%s", list);
 	for (char *save = NULL, *kv = strtok_r(buf, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
 		char *eq = strchr(kv, '=');
