@@ -69,6 +69,13 @@ struct {
 	__type(value, struct rec_py_stat);
 } py_stats SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 131072);
+	__type(key, struct rec_py_code_key);
+	__type(value, __u32);
+} py_code_gen SEC(".maps");
+
 /* One frame's first bytes, read at once (struct rec_py_proc.fr_size). */
 #define PY_FRAME_READ REC_PY_FRAME_READ
 struct py_frame_bytes {
@@ -215,10 +222,12 @@ __noinline __u64 py_walk(__u32 tgid)
 				st->truncated++;
 				break;
 			}
+			struct rec_py_code_key k = { .code = code, .tgid = tgid };
+			__u32 *gen = bpf_map_lookup_elem(&py_code_gen, &k);
 			struct ingero_pyframe *fr = &s->st.frames[n & (INGERO_MAX_PYFRAMES - 1)];
 			fr->code = code;
 			fr->lasti = lasti;
-			fr->_pad = 0;
+			fr->_pad = gen ? *gen : 0; /* the recorder's: not in the log record */
 			s->st.nr = n + 1;
 		}
 		f = PY_FIELD(fb, p->fr_back, __u64);
@@ -228,13 +237,14 @@ __noinline __u64 py_walk(__u32 tgid)
 		st->empty++;
 		return 0;
 	}
-	/* content hash of (pid, frames), as for native stacks */
+	/* content hash of (pid, frames with their code generations) */
 	__u64 h = 0xcbf29ce484222325ull ^ tgid;
 	for (__u32 i = 0; i < INGERO_MAX_PYFRAMES; i++) {
 		if (i >= nr)
 			break;
 		h = (h ^ s->st.frames[i].code) * 0x100000001b3ull;
 		h = (h ^ s->st.frames[i].lasti) * 0x100000001b3ull;
+		h = (h ^ s->st.frames[i]._pad) * 0x100000001b3ull;
 		h ^= h >> 29;
 	}
 	if (!h)
@@ -265,6 +275,28 @@ __noinline __u64 py_walk(__u32 tgid)
 	st->sent++;
 	count_rb(REC_RB_CUDA, 1);
 	return h;
+}
+
+/*
+ * PyCode_Type's tp_dealloc, attached by the recorder in each interpreter
+ * file: a code object of a walked process is being freed, so the next one
+ * at its address is another.
+ */
+SEC("uprobe")
+int py_code_free(struct pt_regs *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	if (!bpf_map_lookup_elem(&py_procs, &tgid))
+		return 0;
+	struct rec_py_code_key k = { .code = PT_REGS_PARM1(ctx), .tgid = tgid };
+	__u32 *gen = bpf_map_lookup_elem(&py_code_gen, &k);
+	if (gen) {
+		__sync_fetch_and_add(gen, 1);
+	} else {
+		__u32 one = 1;
+		bpf_map_update_elem(&py_code_gen, &k, &one, BPF_NOEXIST);
+	}
+	return 0;
 }
 
 /* A forked child runs the same interpreter at the same addresses. */

@@ -68,6 +68,20 @@ struct rec_py_stat {
 	__u64 truncated; /* deeper than INGERO_MAX_PYFRAMES: outermost frames dropped */
 };
 
+/*
+ * Code objects freed so far at one address (map `py_code_gen`): CPython
+ * reuses the memory of a freed code object for the next one, so the
+ * address alone does not say which code a frame ran.  The walker puts
+ * this count into a pystack's id (and the message's frame _pad), so a
+ * replaced code object makes a new pystack, whose code objects the
+ * recorder reads afresh.
+ */
+struct rec_py_code_key {
+	__u64 code;
+	__u32 tgid;
+	__u32 _pad;
+};
+
 /* The thread-state cache (map `py_threads`, key: tid). */
 struct rec_py_thread {
 	__u64 tstate;    /* 0: none found */

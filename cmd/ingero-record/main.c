@@ -552,6 +552,7 @@ cleanup:
 	}
 	ring_buffer__free(r.rb);
 	rec_detach_all(&r);
+	rec_py_close(&r);
 	record_bpf__destroy(r.skel);
 	free(r.libs);
 	if (r.out_fd > STDERR_FILENO)

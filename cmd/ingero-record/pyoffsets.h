@@ -43,6 +43,7 @@ struct rec_py_layout {
 	uint16_t co_firsttraceable;  /* PyCodeObject._co_firsttraceable */
 	/* what the recorder reads from code objects */
 	uint16_t ob_type;            /* PyObject.ob_type */
+	uint16_t tp_dealloc;         /* PyTypeObject.tp_dealloc (PyCode_Type's frees code objects) */
 	uint16_t co_filename, co_name, co_qualname, co_firstlineno, co_linetable;
 	uint16_t str_length;         /* PyASCIIObject.length */
 	uint16_t str_state;          /* PyASCIIObject.state */
@@ -62,7 +63,7 @@ static const struct rec_py_layout rec_py_layouts[] = {
 	  .rt_interp_head = 32, .interp_next = 0, .interp_threads = 8, .ts_next = 8,
 	  .ts_interp = 16, .ts_thread_id = 176, .ts_frame = 24, .cframe_current = N_,
 	  .fr_back = 24, .fr_code = 32, .fr_instr = 96, .fr_owner = N_, .co_code = N_,
-	  .co_firsttraceable = N_, .ob_type = 8, .co_filename = 104, .co_name = 112,
+	  .co_firsttraceable = N_, .ob_type = 8, .tp_dealloc = 48, .co_filename = 104, .co_name = 112,
 	  .co_qualname = N_, .co_firstlineno = 40, .co_linetable = 120, .str_length = 16,
 	  .str_state = 32, .ascii_size = 48, .compact_size = 72, .state_kind = 2,
 	  .state_compact = 5, .state_ascii = 6, .bytes_size = 16, .bytes_sval = 32 },
@@ -70,7 +71,7 @@ static const struct rec_py_layout rec_py_layouts[] = {
 	  .rt_interp_head = 40, .interp_next = 0, .interp_threads = 16, .ts_next = 8,
 	  .ts_interp = 16, .ts_thread_id = 152, .ts_frame = 56, .cframe_current = 8,
 	  .fr_back = 48, .fr_code = 32, .fr_instr = 56, .fr_owner = 69, .co_code = 184,
-	  .co_firsttraceable = 168, .ob_type = 8, .co_filename = 112, .co_name = 120,
+	  .co_firsttraceable = 168, .ob_type = 8, .tp_dealloc = 48, .co_filename = 112, .co_name = 120,
 	  .co_qualname = 128, .co_firstlineno = 72, .co_linetable = 136, .str_length = 16,
 	  .str_state = 32, .ascii_size = 48, .compact_size = 72, .state_kind = 2,
 	  .state_compact = 5, .state_ascii = 6, .bytes_size = 16, .bytes_sval = 32 },
@@ -78,7 +79,7 @@ static const struct rec_py_layout rec_py_layouts[] = {
 	  .rt_interp_head = 40, .interp_next = 0, .interp_threads = 72, .ts_next = 8,
 	  .ts_interp = 16, .ts_thread_id = 136, .ts_frame = 56, .cframe_current = 0,
 	  .fr_back = 8, .fr_code = 0, .fr_instr = 56, .fr_owner = 70, .co_code = 192,
-	  .co_firsttraceable = 176, .ob_type = 8, .co_filename = 112, .co_name = 120,
+	  .co_firsttraceable = 176, .ob_type = 8, .tp_dealloc = 48, .co_filename = 112, .co_name = 120,
 	  .co_qualname = 128, .co_firstlineno = 68, .co_linetable = 136, .str_length = 16,
 	  .str_state = 32, .ascii_size = 40, .compact_size = 56, .state_kind = 2,
 	  .state_compact = 5, .state_ascii = 6, .bytes_size = 16, .bytes_sval = 32 },
@@ -86,7 +87,7 @@ static const struct rec_py_layout rec_py_layouts[] = {
 	  .rt_interp_head = 632, .interp_next = 7264, .interp_threads = 7344, .ts_next = 8,
 	  .ts_interp = 16, .ts_thread_id = 152, .ts_frame = 72, .cframe_current = N_,
 	  .fr_back = 8, .fr_code = 0, .fr_instr = 56, .fr_owner = 70, .co_code = 200,
-	  .co_firsttraceable = 184, .ob_type = 8, .co_filename = 112, .co_name = 120,
+	  .co_firsttraceable = 184, .ob_type = 8, .tp_dealloc = 48, .co_filename = 112, .co_name = 120,
 	  .co_qualname = 128, .co_firstlineno = 68, .co_linetable = 136, .str_length = 16,
 	  .str_state = 32, .ascii_size = 40, .compact_size = 56, .state_kind = 2,
 	  .state_compact = 5, .state_ascii = 6, .bytes_size = 16, .bytes_sval = 32 },

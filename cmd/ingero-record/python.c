@@ -48,6 +48,8 @@ struct py_elf {
 	uint64_t runtime, code_type;     /* symbol values (link-time addresses) */
 	uint16_t version;                /* from Py_Version (3.11+), 0 if absent */
 	int warned;
+	int free_tried;                  /* the code-object free probe was tried */
+	struct bpf_link *free_link;
 	unsigned nseg;
 	struct { uint64_t vaddr, off, filesz; } seg[16];
 };
@@ -71,25 +73,28 @@ struct code_ent {
 	uint64_t code;
 	uint64_t fp;                     /* 0: empty slot */
 	uint32_t serial;
+	uint32_t gen;                    /* code objects freed at this address before it */
 };
 static struct code_ent *codes;
 static size_t ncodes, capcodes;
 
-static size_t code_slot(uint32_t serial, uint64_t code)
+static size_t code_slot(uint32_t serial, uint64_t code, uint32_t gen)
 {
-	uint64_t h = (code ^ ((uint64_t)serial << 48)) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = (code ^ ((uint64_t)serial << 48) ^ ((uint64_t)gen << 32)) *
+		     0x9e3779b97f4a7c15ull;
 	size_t i = (size_t)(h >> 20) & (capcodes - 1);
-	while (codes[i].fp && (codes[i].code != code || codes[i].serial != serial))
+	while (codes[i].fp &&
+	       (codes[i].code != code || codes[i].serial != serial || codes[i].gen != gen))
 		i = (i + 1) & (capcodes - 1);
 	return i;
 }
 
-static uint64_t code_get(uint32_t serial, uint64_t code)
+static uint64_t code_get(uint32_t serial, uint64_t code, uint32_t gen)
 {
-	return capcodes ? codes[code_slot(serial, code)].fp : 0;
+	return capcodes ? codes[code_slot(serial, code, gen)].fp : 0;
 }
 
-static void code_put(uint32_t serial, uint64_t code, uint64_t fp)
+static void code_put(uint32_t serial, uint64_t code, uint32_t gen, uint64_t fp)
 {
 	if ((ncodes + 1) * 2 > capcodes) {
 		size_t cap = capcodes ? capcodes * 2 : 4096;
@@ -101,13 +106,13 @@ static void code_put(uint32_t serial, uint64_t code, uint64_t fp)
 		capcodes = cap;
 		for (size_t i = 0; i < oldcap; i++)
 			if (old[i].fp)
-				codes[code_slot(old[i].serial, old[i].code)] = old[i];
+				codes[code_slot(old[i].serial, old[i].code, old[i].gen)] = old[i];
 		free(old);
 	}
-	size_t i = code_slot(serial, code);
+	size_t i = code_slot(serial, code, gen);
 	if (!codes[i].fp)
 		ncodes++;
-	codes[i] = (struct code_ent){ .code = code, .fp = fp, .serial = serial };
+	codes[i] = (struct code_ent){ .code = code, .fp = fp, .serial = serial, .gen = gen };
 }
 
 /* ---- the interpreter file ---- */
@@ -347,6 +352,49 @@ static void push_proc(struct rec *r, uint32_t pid, uint64_t runtime, const struc
 			   strerror(errno));
 }
 
+/* The file offset of a link-time address, 0 if no segment holds it. */
+static uint64_t file_offset(const struct py_elf *pe, uint64_t vaddr)
+{
+	for (unsigned i = 0; i < pe->nseg; i++)
+		if (vaddr >= pe->seg[i].vaddr && vaddr < pe->seg[i].vaddr + pe->seg[i].filesz)
+			return pe->seg[i].off + (vaddr - pe->seg[i].vaddr);
+	return 0;
+}
+
+/*
+ * Probe the function that frees code objects (PyCode_Type.tp_dealloc,
+ * read from the process: the symbol is static, and gone in a stripped
+ * interpreter), once per interpreter file, for all its processes.
+ * Without it a code object replaced at a reused address could be shown
+ * with the names of the one before.
+ */
+static void attach_code_free(struct rec *r, struct py_elf *pe, const char *open_path,
+			     uint32_t pid, uint64_t bias, uint64_t code_type,
+			     const struct rec_py_layout *L)
+{
+	if (pe->free_tried)
+		return;
+	pe->free_tried = 1;
+	uint64_t fn = code_type ? read_ptr(pid, code_type + L->tp_dealloc) : 0;
+	uint64_t off = fn ? file_offset(pe, fn - bias) : 0;
+	if (off)
+		pe->free_link = bpf_program__attach_uprobe(r->skel->progs.py_code_free, false, -1,
+							  open_path, (size_t)off);
+	if (!pe->free_link)
+		ilog_warnf("%s: cannot probe where code objects are freed (%s); a code object "
+			   "replaced at the same address may show its predecessor's names",
+			   open_path, off ? strerror(errno) : "tp_dealloc not found");
+}
+
+void rec_py_close(struct rec *r)
+{
+	(void)r;
+	for (unsigned i = 0; i < nelfs; i++) {
+		bpf_link__destroy(elfs[i].free_link);
+		elfs[i].free_link = NULL;
+	}
+}
+
 static int is_exe(uint32_t pid, const char *file)
 {
 	char path[64], exe[4096];
@@ -439,6 +487,7 @@ void rec_py_mapping(struct rec *r, uint32_t pid, const char *file, const char *o
 	py->code_type = pe->code_type ? bias + pe->code_type : 0;
 	py->L = L;
 	push_proc(r, pid, runtime, &L);
+	attach_code_free(r, pe, open_path, pid, bias, py->code_type, &L);
 	if (ILOG_VERBOSE(1))
 		fprintf(stderr, "%s: pid %u: CPython %u.%u in %s, _PyRuntime at 0x%llx\n",
 			ilog_prog, pid, version >> 8, version & 0xff, file,
@@ -525,14 +574,25 @@ static uint64_t fnv(uint64_t h, uint64_t v)
 	return (h ^ v) * 0x100000001b3ull;
 }
 
+static uint32_t code_gen_now(struct rec *r, uint32_t pid, uint64_t code)
+{
+	struct rec_py_code_key k = { .code = code, .tgid = pid };
+	uint32_t gen = 0;
+	bpf_map__lookup_elem(r->skel->maps.py_code_gen, &k, sizeof(k), &gen, sizeof(gen), 0);
+	return gen;
+}
+
 /*
- * Make sure the log has a pycode record for this code object as it is
- * now; written when first seen or when its fields changed.  A frame
- * whose code object cannot be read (process gone, freed, not a code
- * object) is counted and left without a pycode record: it resolves as
- * unknown.
+ * Make sure the log has a pycode record for this code object (the one at
+ * `code` after `gen` frees there), written when first seen or when its
+ * fields changed.  Returns 1 when such a record is in force, 0 when the
+ * object cannot be read as it was at the walk (process gone, freed since,
+ * not a code object): counted, and the caller writes the frame without
+ * its address, so no record of another object at that address (before
+ * or after, SPEC §7.3) can name it.
  */
-static void ensure_code(struct rec *r, uint32_t pid, struct rec_pyproc *py, uint64_t code)
+static int ensure_code(struct rec *r, uint32_t pid, struct rec_pyproc *py, uint64_t code,
+		       uint32_t gen)
 {
 	const struct rec_py_layout *L = &py->L;
 	uint8_t h[256];
@@ -543,14 +603,14 @@ static void ensure_code(struct rec *r, uint32_t pid, struct rec_pyproc *py, uint
 		if (fields[i] != REC_PY_NONE && fields[i] + 8u > need)
 			need = fields[i] + 8u;
 	if (!code || need > sizeof(h))
-		return;
+		return 0;
 	if (read_mem(pid, code, h, need)) {
-		/* an address read before and unreadable now is gone: keep its record */
-		if (!code_get(py->serial, code)) {
-			n_code_read++;
-			n_code_failed++;
-		}
-		return;
+		/* gone now, but read while it lived: its record stands */
+		if (code_get(py->serial, code, gen))
+			return 1;
+		n_code_read++;
+		n_code_failed++;
+		return 0;
 	}
 	uint64_t type, fname, qname, table;
 	int32_t first;
@@ -563,9 +623,8 @@ static void ensure_code(struct rec *r, uint32_t pid, struct rec_pyproc *py, uint
 			  (uint32_t)first);
 	if (!fp)
 		fp = 1;
-	uint64_t old = code_get(py->serial, code);
-	if (old == fp)
-		return;
+	if (code_get(py->serial, code, gen) == fp)
+		return 1;
 	n_code_read++;
 	static char file[PY_MAX_STR * 4 + 1], func[PY_MAX_STR * 4 + 1];
 	static uint8_t lt[PY_MAX_LINETABLE];
@@ -575,13 +634,18 @@ static void ensure_code(struct rec *r, uint32_t pid, struct rec_pyproc *py, uint
 	    read_str(pid, L, qname, func) || !table || L->bytes_sval > sizeof(bh) ||
 	    read_mem(pid, table, bh, L->bytes_sval)) {
 		n_code_failed++;
-		return;
+		return 0;
 	}
 	memcpy(&ltn, bh + L->bytes_size, 8);
 	if (ltn < 0 || ltn > (int64_t)PY_MAX_LINETABLE ||
 	    (ltn && read_mem(pid, table + L->bytes_sval, lt, (size_t)ltn))) {
 		n_code_failed++;
-		return;
+		return 0;
+	}
+	/* freed since the walk saw it: what was read may be its successor */
+	if (code_gen_now(r, pid, code) != gen) {
+		n_code_failed++;
+		return 0;
 	}
 	static struct ilog_record rec = { .kind = ILOG_K_PYCODE };
 	rec.u.pycode = (struct ilog_pycode){
@@ -591,7 +655,8 @@ static void ensure_code(struct rec *r, uint32_t pid, struct rec_pyproc *py, uint
 		.linetable = { lt, (uint32_t)ltn },
 	};
 	ilog_writer_put(r->w, &rec);
-	code_put(py->serial, code, fp);
+	code_put(py->serial, code, gen, fp);
+	return 1;
 }
 
 void rec_py_stack(struct rec *r, const void *msg, size_t size)
@@ -608,14 +673,17 @@ void rec_py_stack(struct rec *r, const void *msg, size_t size)
 		rec_scan_pid(r, pid);
 		p = rec_proc_get(r, pid, 0);
 	}
-	if (p && p->py && p->py->found)
-		for (uint32_t i = 0; i < nr; i++)
-			ensure_code(r, pid, p->py, m->st.frames[i].code);
 	static struct ilog_record rec = { .kind = ILOG_K_PYSTACK };
 	rec.u.pystack.id = m->st.id;
 	rec.u.pystack.pid = pid;
 	rec.u.pystack.nr = nr;
-	memcpy(rec.u.pystack.frames, m->st.frames, nr * sizeof(struct ingero_pyframe));
+	for (uint32_t i = 0; i < nr; i++) {
+		const struct ingero_pyframe *f = &m->st.frames[i];
+		int known = p && p->py && p->py->found && ensure_code(r, pid, p->py, f->code, f->_pad);
+		/* _pad carried the code generation: not part of the record */
+		rec.u.pystack.frames[i] = (struct ingero_pyframe){ .code = known ? f->code : 0,
+								   .lasti = f->lasti };
+	}
 	ilog_writer_put(r->w, &rec);
 	r->n_pystack++;
 }

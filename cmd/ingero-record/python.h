@@ -35,6 +35,9 @@ void rec_py_mapping(struct rec *r, uint32_t pid, const char *file, const char *o
  */
 void rec_py_stack(struct rec *r, const void *msg, size_t size);
 
+/* Remove the probes python.c attached (at shutdown). */
+void rec_py_close(struct rec *r);
+
 /* Loss records "pystacks" (ring) and "pycode" (unreadable code objects). */
 void rec_py_losses(struct rec *r, uint64_t ts);
 

@@ -110,6 +110,7 @@ int main(void)
 	check("code unit bytes", 2, (long)sizeof(_Py_CODEUNIT));
 #endif
 	CHECK(ob_type, offsetof(PyObject, ob_type));
+	CHECK(tp_dealloc, offsetof(PyTypeObject, tp_dealloc));
 	CHECK(co_filename, offsetof(PyCodeObject, co_filename));
 	CHECK(co_name, offsetof(PyCodeObject, co_name));
 	CHECK(co_firstlineno, offsetof(PyCodeObject, co_firstlineno));
