@@ -8,6 +8,7 @@
 #define ILOG_EXPORT_INT_H
 
 #include "export.h"
+#include "u64map.h"
 
 /*
  * Export nodes: every distinct recording (node name, log session, boot id)
@@ -132,12 +133,9 @@ struct ilog_tracks {
 	struct ilog_nest *nest;    /* per thread track */
 	struct ilog_thread_track *threads;
 	uint32_t nthreads, cap;
-	uint64_t *tkeys;           /* open addressing: (node, tid) key + 1 -> index + 1 */
-	uint32_t *tvals;
-	size_t tcap;
-	uint64_t *ckeys;           /* (node, pid) key + 1 -> comm index + 1 */
-	uint32_t *cvals;
-	size_t ccap, ncomm;
+	struct ilog_u64map tmap;   /* (node, tid) key + 1 -> thread index + 1 */
+	struct ilog_u64map cmap;   /* (node, pid) key + 1 -> comm index + 1 */
+	size_t ncomm;
 	char (*comms)[INGERO_COMM_LEN];
 };
 

@@ -198,18 +198,11 @@ struct strtab {
 	struct ilog_buf arena;
 };
 
-struct numcache {
-	uint64_t *k;               /* key, 0 = empty */
-	uint32_t *v;               /* iid */
-	size_t cap, n;
-};
-
 struct seq {                   /* a packet sequence */
 	uint32_t id;
 	uint64_t last;             /* its clock: wall ns of the last delta-coded packet */
 	uint8_t name_done[N__MAX], cat_done[C__MAX], ann_done[A__COUNT];
-	uint32_t *sdone;           /* string iids written on it (open addressing, 0 = empty) */
-	size_t scap, sn;
+	struct ilog_u64map sdone;  /* string iids written on it */
 };
 
 struct counters {              /* per node, on sequence 1 */
@@ -230,7 +223,7 @@ struct pf {
 	struct seq glob;           /* sequence 1 */
 	struct seq *cur;           /* the sequence of the packet being built */
 	struct strtab st;
-	struct numcache hexc, dimc;
+	struct ilog_u64map hexc, dimc; /* number -> iid of its text */
 	int started;
 	uint64_t base;             /* sequence 1's clock zero, wall ns */
 };
@@ -246,29 +239,12 @@ static uint64_t hash_str(const char *s, size_t n)
 /* 1 if iid was already written on the sequence, else marks it and 0 (-1 oom). */
 static int seq_has_str(struct seq *q, uint32_t iid)
 {
-	if ((q->sn + 1) * 2 > q->scap) {
-		size_t nc = q->scap ? q->scap * 2 : 64;
-		uint32_t *k = calloc(nc, sizeof(*k));
-		if (!k)
-			return -1;
-		for (size_t i = 0; i < q->scap; i++) {
-			if (!q->sdone[i])
-				continue;
-			size_t j = (q->sdone[i] * 2654435761u) & (nc - 1);
-			while (k[j])
-				j = (j + 1) & (nc - 1);
-			k[j] = q->sdone[i];
-		}
-		free(q->sdone);
-		q->sdone = k;
-		q->scap = nc;
-	}
-	size_t j = (iid * 2654435761u) & (q->scap - 1);
-	for (; q->sdone[j]; j = (j + 1) & (q->scap - 1))
-		if (q->sdone[j] == iid)
-			return 1;
-	q->sdone[j] = iid;
-	q->sn++;
+	uint64_t *v = ilog_u64map_put(&q->sdone, iid);
+	if (!v)
+		return -1;
+	if (*v)
+		return 1;
+	*v = 1;
 	return 0;
 }
 
@@ -344,48 +320,6 @@ static uint64_t str_iid(struct pf *p, const char *s, size_t n)
 {
 	uint32_t iid = global_iid(p, s, n);
 	return iid ? use_iid(p, iid) : 0;
-}
-
-/* Numbers whose text is interned (hex ids, launch shapes): key -> iid, so
- * the text is formatted and hashed once per distinct value. */
-static uint32_t *num_slot(struct numcache *c, uint64_t key, int insert)
-{
-	if (insert && (c->n + 1) * 2 > c->cap) {
-		size_t nc = c->cap ? c->cap * 2 : 1024;
-		uint64_t *k = calloc(nc, sizeof(*k));
-		uint32_t *v = calloc(nc, sizeof(*v));
-		if (!k || !v) {
-			free(k);
-			free(v);
-			return NULL;
-		}
-		for (size_t i = 0; i < c->cap; i++) {
-			if (!c->k[i])
-				continue;
-			size_t j = (size_t)((c->k[i] * 0x9e3779b97f4a7c15ull) >> 17) & (nc - 1);
-			while (k[j])
-				j = (j + 1) & (nc - 1);
-			k[j] = c->k[i];
-			v[j] = c->v[i];
-		}
-		free(c->k);
-		free(c->v);
-		c->k = k;
-		c->v = v;
-		c->cap = nc;
-	}
-	if (!c->cap)
-		return NULL;
-	size_t j = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & (c->cap - 1);
-	while (c->k[j] && c->k[j] != key)
-		j = (j + 1) & (c->cap - 1);
-	if (!c->k[j]) {
-		if (!insert)
-			return NULL;
-		c->k[j] = key;
-		c->n++;
-	}
-	return &c->v[j];
 }
 
 static void intern_entry(struct pf *p, uint32_t field, uint64_t iid, const char *name)
@@ -479,13 +413,15 @@ static void ann_str(struct pf *p, enum ann a, const char *s, size_t n, int inter
 }
 
 /* an argument whose interned text is a function of a number */
-static void ann_num_str(struct pf *p, enum ann a, struct numcache *c, uint64_t key,
+/* an argument whose interned text is a function of a number: the number
+ * keys the text's iid, so the text is formatted and hashed once per value */
+static void ann_num_str(struct pf *p, enum ann a, struct ilog_u64map *c, uint64_t key,
 			const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static void ann_num_str(struct pf *p, enum ann a, struct numcache *c, uint64_t key,
+static void ann_num_str(struct pf *p, enum ann a, struct ilog_u64map *c, uint64_t key,
 			const char *fmt, ...)
 {
-	uint32_t *slot = key ? num_slot(c, key, 1) : NULL; /* 0: not cacheable */
-	uint32_t iid = slot ? *slot : 0;
+	uint64_t *slot = key ? ilog_u64map_put(c, key) : NULL; /* 0: not cacheable */
+	uint32_t iid = slot ? (uint32_t)*slot : 0;
 	char t[80];
 	va_list ap;
 	if (!iid) {
@@ -949,15 +885,13 @@ static int pf_close(struct ilog_sink_ctx *c)
 	free(p->st.keys);
 	free(p->st.iids);
 	free(p->st.offs);
-	free(p->hexc.k);
-	free(p->hexc.v);
-	free(p->dimc.k);
-	free(p->dimc.v);
+	ilog_u64map_free(&p->hexc);
+	ilog_u64map_free(&p->dimc);
 	for (uint32_t i = 0; i < p->nnode_uuid; i++)
 		free(p->ctr[i].loss);
 	for (uint32_t i = 0; i < p->nth; i++)
-		free(p->th[i].s.sdone);
-	free(p->glob.sdone);
+		ilog_u64map_free(&p->th[i].s.sdone);
+	ilog_u64map_free(&p->glob.sdone);
 	free(p->ctr);
 	free(p->node_uuid);
 	free(p->th);

@@ -337,54 +337,14 @@ static uint64_t key64(uint32_t a, uint32_t b)
 	return ((uint64_t)a << 32 | b) + 1;
 }
 
-static size_t slot_of(const uint64_t *keys, size_t cap, uint64_t key)
-{
-	size_t j = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
-	while (keys[j] && keys[j] != key)
-		j = (j + 1) & (cap - 1);
-	return j;
-}
-
-/* Grow an open-addressing table to hold one more entry. */
-static int grow_table(uint64_t **keys, uint32_t **vals, size_t *cap, size_t n)
-{
-	if ((n + 1) * 2 <= *cap)
-		return 0;
-	size_t nc = *cap ? *cap * 2 : 256;
-	uint64_t *k = calloc(nc, sizeof(*k));
-	uint32_t *v = calloc(nc, sizeof(*v));
-	if (!k || !v) {
-		free(k);
-		free(v);
-		return -1;
-	}
-	for (size_t i = 0; i < *cap; i++) {
-		if (!(*keys)[i])
-			continue;
-		size_t j = slot_of(k, nc, (*keys)[i]);
-		k[j] = (*keys)[i];
-		v[j] = (*vals)[i];
-	}
-	free(*keys);
-	free(*vals);
-	*keys = k;
-	*vals = v;
-	*cap = nc;
-	return 0;
-}
-
 int ilog_tracks_thread(struct ilog_tracks *t, uint32_t node, uint32_t pid, uint32_t tid,
 		       int *isnew)
 {
 	uint64_t key = key64(node, tid);
 	*isnew = 0;
-	if (t->tcap) {
-		size_t j = slot_of(t->tkeys, t->tcap, key);
-		if (t->tkeys[j])
-			return (int)t->tvals[j] - 1;
-	}
-	if (grow_table(&t->tkeys, &t->tvals, &t->tcap, t->nthreads))
-		return -1;
+	uint64_t *v = ilog_u64map_get(&t->tmap, key);
+	if (v)
+		return (int)*v - 1;
 	if (t->nthreads == t->cap) {
 		uint32_t nc = t->cap ? t->cap * 2 : 64;
 		struct ilog_thread_track *th = realloc(t->threads, nc * sizeof(*th));
@@ -397,10 +357,10 @@ int ilog_tracks_thread(struct ilog_tracks *t, uint32_t node, uint32_t pid, uint3
 		t->nest = ns;
 		t->cap = nc;
 	}
+	if (!(v = ilog_u64map_put(&t->tmap, key)))
+		return -1;
+	*v = t->nthreads + 1;
 	memset(&t->nest[t->nthreads], 0, sizeof(t->nest[0]));
-	size_t j = slot_of(t->tkeys, t->tcap, key);
-	t->tkeys[j] = key;
-	t->tvals[j] = t->nthreads + 1;
 	t->threads[t->nthreads] = (struct ilog_thread_track){ node, pid, tid };
 	*isnew = 1;
 	return (int)t->nthreads++;
@@ -409,37 +369,27 @@ int ilog_tracks_thread(struct ilog_tracks *t, uint32_t node, uint32_t pid, uint3
 int ilog_tracks_comm_set(struct ilog_tracks *t, uint32_t node, uint32_t pid, const char *comm,
 			 size_t n)
 {
-	uint64_t key = key64(node, pid);
-	size_t j;
-	if (t->ccap && t->ckeys[j = slot_of(t->ckeys, t->ccap, key)]) {
-		char *c = t->comms[t->cvals[j] - 1];
-		n = n < INGERO_COMM_LEN - 1 ? n : INGERO_COMM_LEN - 1;
-		memcpy(c, comm, n);
-		c[n] = 0;
-		return 0;
+	uint64_t *v = ilog_u64map_put(&t->cmap, key64(node, pid));
+	if (!v)
+		return -1;
+	if (!*v) {
+		char (*cs)[INGERO_COMM_LEN] = realloc(t->comms, (t->ncomm + 1) * sizeof(*cs));
+		if (!cs)
+			return -1;
+		t->comms = cs;
+		*v = ++t->ncomm;
 	}
-	if (grow_table(&t->ckeys, &t->cvals, &t->ccap, t->ncomm))
-		return -1;
-	char (*cs)[INGERO_COMM_LEN] = realloc(t->comms, (t->ncomm + 1) * sizeof(*cs));
-	if (!cs)
-		return -1;
-	t->comms = cs;
-	j = slot_of(t->ckeys, t->ccap, key);
-	t->ckeys[j] = key;
-	t->cvals[j] = (uint32_t)t->ncomm + 1;
+	char *c = t->comms[*v - 1];
 	n = n < INGERO_COMM_LEN - 1 ? n : INGERO_COMM_LEN - 1;
-	memcpy(cs[t->ncomm], comm, n);
-	cs[t->ncomm][n] = 0;
-	t->ncomm++;
+	memcpy(c, comm, n);
+	c[n] = 0;
 	return 0;
 }
 
 const char *ilog_tracks_comm(const struct ilog_tracks *t, uint32_t node, uint32_t pid)
 {
-	if (!t->ccap)
-		return NULL;
-	size_t j = slot_of(t->ckeys, t->ccap, key64(node, pid));
-	return t->ckeys[j] ? t->comms[t->cvals[j] - 1] : NULL;
+	const uint64_t *v = ilog_u64map_get(&t->cmap, key64(node, pid));
+	return v ? t->comms[*v - 1] : NULL;
 }
 
 void ilog_tracks_free(struct ilog_tracks *t)
@@ -447,10 +397,8 @@ void ilog_tracks_free(struct ilog_tracks *t)
 	ilog_node_map_free(&t->nodes);
 	free(t->threads);
 	free(t->nest);
-	free(t->tkeys);
-	free(t->tvals);
-	free(t->ckeys);
-	free(t->cvals);
+	ilog_u64map_free(&t->tmap);
+	ilog_u64map_free(&t->cmap);
 	free(t->comms);
 	memset(t, 0, sizeof(*t));
 }

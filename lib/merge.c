@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include "merge.h"
 #include "schema.h"
+#include "u64map.h"
 
 #define MAX_POINTS (1u << 16) /* collective points kept per node (thinned beyond) */
 #define MAX_COMMS 64          /* communicators tracked per process */
@@ -57,58 +58,6 @@ static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
 	w = 0;
 	memcpy(&w, b, n);
 	return hash_add(h, w);
-}
-
-/* Open-addressing map u64 -> u64; key 0 is the empty slot. */
-struct u64map {
-	uint64_t *k, *v;
-	size_t cap, n;
-};
-
-static uint64_t *map_slot(struct u64map *m, uint64_t key, int insert)
-{
-	if (insert && (m->n + 1) * 4 > m->cap * 3) {
-		size_t cap = m->cap ? m->cap * 2 : 1024;
-		uint64_t *k = calloc(cap, 8), *v = calloc(cap, 8);
-		if (!k || !v) {
-			free(k);
-			free(v);
-			return NULL;
-		}
-		for (size_t i = 0; i < m->cap; i++) {
-			if (!m->k[i])
-				continue;
-			size_t j = mix64(m->k[i]) & (cap - 1);
-			while (k[j])
-				j = (j + 1) & (cap - 1);
-			k[j] = m->k[i];
-			v[j] = m->v[i];
-		}
-		free(m->k);
-		free(m->v);
-		m->k = k;
-		m->v = v;
-		m->cap = cap;
-	}
-	if (!m->cap)
-		return NULL;
-	size_t j = mix64(key) & (m->cap - 1);
-	while (m->k[j] && m->k[j] != key)
-		j = (j + 1) & (m->cap - 1);
-	if (!m->k[j]) {
-		if (!insert)
-			return NULL;
-		m->k[j] = key;
-		m->n++;
-	}
-	return &m->v[j];
-}
-
-static void map_free(struct u64map *m)
-{
-	free(m->k);
-	free(m->v);
-	memset(m, 0, sizeof(*m));
 }
 
 static void copy_str(char *dst, size_t cap, struct ilog_str s)
@@ -158,9 +107,9 @@ struct mnode {
 	uint32_t npts, stride;
 	/* pass 2 */
 	uint64_t name_hash;
-	struct u64map stack_map;   /* old stack id -> new id */
-	struct u64map pystack_map;
-	struct u64map emitted;     /* new stack/pystack/pycode ids already written */
+	struct ilog_u64map stack_map;   /* old stack id -> new id */
+	struct ilog_u64map pystack_map;
+	struct ilog_u64map emitted;     /* new stack/pystack/pycode ids already written */
 };
 
 struct minput {
@@ -842,9 +791,9 @@ void ilog_merge_free(struct ilog_merge *m)
 		free(n->pts);
 		free(n->procs);
 		free(n->pend);
-		map_free(&n->stack_map);
-		map_free(&n->pystack_map);
-		map_free(&n->emitted);
+		ilog_u64map_free(&n->stack_map);
+		ilog_u64map_free(&n->pystack_map);
+		ilog_u64map_free(&n->emitted);
 		free(n);
 	}
 	if (m->w)
@@ -1015,12 +964,12 @@ static uint64_t pycode_hash(const struct mnode *n, const struct ilog_pycode *c)
 
 /* New id for a reference: the mapped one, or (no stack record seen yet) a
  * namespaced hash of the old id so distinct nodes still never collide. */
-static uint64_t remap(struct ilog_merge *m, struct mnode *n, struct u64map *map, uint64_t old,
+static uint64_t remap(struct ilog_merge *m, struct mnode *n, struct ilog_u64map *map, uint64_t old,
 		      uint64_t salt)
 {
 	if (!old)
 		return 0;
-	uint64_t *v = map_slot(map, old, 0);
+	uint64_t *v = ilog_u64map_get(map, old);
 	if (v)
 		return *v;
 	m->st.unresolved_refs++;
@@ -1030,7 +979,7 @@ static uint64_t remap(struct ilog_merge *m, struct mnode *n, struct u64map *map,
 /* 1 if the id was written before (and is now marked), 0 if new, -1 oom. */
 static int seen_id(struct mnode *n, uint64_t id)
 {
-	uint64_t *v = map_slot(&n->emitted, id, 1);
+	uint64_t *v = ilog_u64map_put(&n->emitted, id);
 	if (!v)
 		return -1;
 	if (*v)
@@ -1079,7 +1028,7 @@ static int emit(struct ilog_merge *m, struct minput *mi)
 		return put(m, &rec);
 	case ILOG_K_STACK: {
 		uint64_t id = stack_hash(n, &in->u.stack);
-		uint64_t *v = map_slot(&n->stack_map, in->u.stack.id, 1);
+		uint64_t *v = ilog_u64map_put(&n->stack_map, in->u.stack.id);
 		if (!v || (s = seen_id(n, id)) < 0)
 			return errf(m->err, m->errlen, "out of memory");
 		*v = id;
@@ -1094,7 +1043,7 @@ static int emit(struct ilog_merge *m, struct minput *mi)
 	}
 	case ILOG_K_PYSTACK: {
 		uint64_t id = pystack_hash(n, &in->u.pystack);
-		uint64_t *v = map_slot(&n->pystack_map, in->u.pystack.id, 1);
+		uint64_t *v = ilog_u64map_put(&n->pystack_map, in->u.pystack.id);
 		if (!v || (s = seen_id(n, id)) < 0)
 			return errf(m->err, m->errlen, "out of memory");
 		*v = id;
