@@ -136,6 +136,7 @@ struct ilog_merge {
 	char *warn;
 	size_t warnlen;
 	struct ilog_merge_stats st;
+	uint64_t scanned;          /* records read by pass 1 */
 	uint32_t *heap;
 	uint32_t nheap;
 	struct ilog_writer *w;
@@ -417,6 +418,8 @@ static int scan_input(struct ilog_merge *m, uint32_t in, char *err, size_t errle
 	const struct ilog_record *rec;
 	int k, rc = 0;
 	while ((k = ilog_reader_next(r, &rec)) > 0) {
+		if (m->o.progress && !(++m->scanned & ((1u << 20) - 1)))
+			m->o.progress(m->o.progress_arg, 1, m->scanned);
 		if (rec->kind == ILOG_K_HEADER) {
 			const struct ilog_header *h = &rec->u.header;
 			if (m->nnodes && h->version_major != m->nodes[0]->hdr.version_major) {
@@ -883,7 +886,10 @@ static int advance(struct ilog_merge *m, uint32_t i)
 				    ilog_reader_error(mi->r));
 		return 0;
 	}
-	m->st.records_in++;
+	if (m->o.progress && !(++m->st.records_in & ((1u << 20) - 1)))
+		m->o.progress(m->o.progress_arg, 2, m->st.records_in);
+	else if (!m->o.progress)
+		m->st.records_in++;
 	mi->rec = rec;
 	if (rec->kind == ILOG_K_HEADER) {
 		if (!(mi->cur = bind_header(m, i, rec)))

@@ -27,6 +27,10 @@ struct ilog_merge_opts {
 	const char *args;          /* command line, for the provenance record */
 	uint64_t now_real_ns;      /* provenance time */
 	int level;                 /* zstd level, 0 = writer default */
+	/* called every 2^20 records read: pass 1 (anchors, collectives) or 2
+	 * (the merge), records read so far in that pass; may be NULL */
+	void (*progress)(void *arg, int pass, uint64_t records);
+	void *progress_arg;
 };
 
 enum ilog_skew_method {

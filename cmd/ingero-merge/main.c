@@ -58,8 +58,39 @@ static void fmt_small(char *b, size_t n, double ns)
 		fmt_ms(b, n, ns, 0);
 }
 
+/* Progress on a terminal for long merges (DESIGN "The filters"). */
+struct progress {
+	struct timespec t0;
+	int shown;                 /* a progress line is open */
+};
+
+static void progress(void *arg, int pass, uint64_t records)
+{
+	struct progress *p = arg;
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	double e = (double)(t.tv_sec - p->t0.tv_sec) + (double)(t.tv_nsec - p->t0.tv_nsec) / 1e9;
+	if (e >= 2) {
+		fprintf(stderr, "\r%s: %s: %llu records, %.1fM records/s ", ilog_prog,
+			pass == 1 ? "reading anchors and collectives" : "merging",
+			(unsigned long long)records, (double)records / e / 1e6);
+		p->shown = 1;
+	}
+}
+
+/* End an open progress line before other output. */
+static void progress_end(const struct ilog_merge_opts *mo)
+{
+	struct progress *p = mo->progress_arg;
+	if (p && p->shown) {
+		fprintf(stderr, "\n");
+		p->shown = 0;
+	}
+}
+
 static void report(const struct ilog_merge *m, const struct ilog_merge_opts *o)
 {
+	progress_end(o);
 	uint32_t nn;
 	const struct ilog_merge_node *nodes = ilog_merge_nodes(m, &nn);
 	const char *w = ilog_merge_warnings(m);
@@ -145,7 +176,9 @@ static int run(struct ilog_merge_input *in, uint32_t nin, const struct ilog_merg
 	report(m, mo);
 	if (!dry) {
 		size_t wlen = strlen(ilog_merge_warnings(m)); /* printed by report */
-		if (ilog_merge_write(m, fd, err, sizeof(err))) {
+		int wrc = ilog_merge_write(m, fd, err, sizeof(err));
+		progress_end(mo);
+		if (wrc) {
 			ilog_errorf("%s", err);
 			rc = ILOG_EXIT_USAGE;
 		}
@@ -248,7 +281,15 @@ int main(int argc, char **argv)
 		clock_gettime(CLOCK_REALTIME, &t);
 		mo.now_real_ns = (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 	}
-	rc = ilog_finish_stdout(run(in, nin, &mo, out, dry));
+	struct progress prog = { 0 };
+	if (isatty(STDERR_FILENO) && ilog_verbosity >= 0) {
+		clock_gettime(CLOCK_MONOTONIC, &prog.t0);
+		mo.progress = progress;
+		mo.progress_arg = &prog;
+	}
+	rc = run(in, nin, &mo, out, dry);
+	progress_end(&mo);
+	rc = ilog_finish_stdout(rc);
 out:
 	free(args);
 	free(in);
