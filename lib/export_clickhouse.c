@@ -296,22 +296,26 @@ static int send_batch(struct ch *s, struct batch *b)
 	}
 }
 
+/* A table's open batch is finished: to the back of the queue (under mu). */
+static void enqueue_locked(struct ch *s, enum ilog_ch_table t)
+{
+	struct batch *b = s->cur[t];
+	s->cur[t] = NULL;
+	b->next = NULL;
+	if (s->qtail)
+		s->qtail->next = b;
+	else
+		s->qhead = b;
+	s->qtail = b;
+	s->queued++;
+}
+
 /* Finish every open batch (under mu). */
 static void finish_all_locked(struct ch *s)
 {
-	for (int t = 0; t < ILOG_CH__COUNT; t++) {
-		struct batch *b = s->cur[t];
-		if (!b)
-			continue;
-		s->cur[t] = NULL;
-		b->next = NULL;
-		if (s->qtail)
-			s->qtail->next = b;
-		else
-			s->qhead = b;
-		s->qtail = b;
-		s->queued++;
-	}
+	for (int t = 0; t < ILOG_CH__COUNT; t++)
+		if (s->cur[t])
+			enqueue_locked(s, (enum ilog_ch_table)t);
 }
 
 static void *sender(void *arg)
@@ -411,13 +415,7 @@ static int add_row(struct ilog_sink_ctx *c, struct ch *s, enum ilog_ch_table t, 
 		goto oom;
 	b->nrows++;
 	if (b->nrows >= BATCH_ROWS || b->rows.len >= BATCH_BYTES) {
-		s->cur[t] = NULL;
-		if (s->qtail)
-			s->qtail->next = b;
-		else
-			s->qhead = b;
-		s->qtail = b;
-		s->queued++;
+		enqueue_locked(s, t);
 		pthread_cond_signal(&s->wake_sender);
 		/* back-pressure: the log waits for the server */
 		while (s->queued >= MAX_QUEUED && !s->failed)

@@ -18,7 +18,6 @@
  */
 #include <endian.h>
 #include <stddef.h>
-#include <stdlib.h>
 #include <string.h>
 #include "export_clickhouse.h"
 
@@ -317,127 +316,106 @@ int ilog_ch_insert_sql(struct ilog_buf *b, const char *db, enum ilog_ch_table t)
 
 /* ---- RowBinary ---- */
 
-static int ensure(struct ilog_buf *b, size_t n)
+/*
+ * A row is written through a small scratch area: fixed-size columns and
+ * length prefixes gather there and go to the batch in one ilog_buf_put
+ * before each string's bytes and at the end of the row.
+ */
+struct enc {
+	struct ilog_buf *b;
+	char tmp[512];
+	size_t n;
+	int bad;
+};
+
+static void drain(struct enc *e)
 {
-	if (b->cap - b->len >= n)
-		return 0;
-	size_t cap = b->cap ? b->cap : 4096;
-	while (cap - b->len < n)
-		cap *= 2;
-	char *p = realloc(b->p, cap);
-	if (!p)
-		return -1;
-	b->p = p;
-	b->cap = cap;
-	return 0;
+	if (e->n && ilog_buf_put(e->b, e->tmp, e->n))
+		e->bad = 1;
+	e->n = 0;
 }
 
-/* unsigned LEB128, as ClickHouse writes string and array lengths */
-static char *varint(char *p, uint64_t v)
+static void put_fixed(struct enc *e, const void *p, size_t n)
 {
-	while (v >= 0x80) {
-		*p++ = (char)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (char)v;
-	return p;
+	if (e->n + n > sizeof(e->tmp))
+		drain(e);
+	memcpy(e->tmp + e->n, p, n);
+	e->n += n;
 }
 
-static int put_str(struct ilog_buf *b, const char *s, uint32_t n)
-{
-	if (ensure(b, 10 + (size_t)n))
-		return -1;
-	char *p = varint(b->p + b->len, n);
-	if (n)
-		memcpy(p, s, n);
-	b->len = (size_t)(p + n - b->p);
-	return 0;
-}
+static void put_u16(struct enc *e, uint16_t v) { v = htole16(v); put_fixed(e, &v, 2); }
+static void put_u32(struct enc *e, uint32_t v) { v = htole32(v); put_fixed(e, &v, 4); }
+static void put_u64(struct enc *e, uint64_t v) { v = htole64(v); put_fixed(e, &v, 8); }
 
-#define PUT(b, T, conv, v) do { T x_ = conv(v); memcpy((b)->p + (b)->len, &x_, sizeof(x_)); \
-				(b)->len += sizeof(x_); } while (0)
-
-static uint64_t f64bits(double d)
+static void put_f64(struct enc *e, double d)
 {
 	uint64_t u;
 	memcpy(&u, &d, sizeof(u));
-	return htole64(u);
+	put_u64(e, u);
 }
 
-static int put_arr(struct ilog_buf *b, enum ilog_ch_type t, const struct ilog_ch_arr *a)
+/* unsigned LEB128, as ClickHouse writes string and array lengths */
+static void put_len(struct enc *e, uint64_t v)
 {
-	size_t esz = t == ILOG_CH_AU32 ? 4 : 8;
-	if (t != ILOG_CH_ASTR && ensure(b, 10 + (size_t)a->n * esz))
-		return -1;
-	if (t == ILOG_CH_ASTR && ensure(b, 10))
-		return -1;
-	b->len = (size_t)(varint(b->p + b->len, a->n) - b->p);
+	char p[10];
+	size_t n = 0;
+	while (v >= 0x80) {
+		p[n++] = (char)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (char)v;
+	put_fixed(e, p, n);
+}
+
+static void put_str(struct enc *e, const struct ilog_str *s)
+{
+	put_len(e, s->n);
+	if (s->n) {
+		drain(e);
+		if (ilog_buf_put(e->b, s->p, s->n))
+			e->bad = 1;
+	}
+}
+
+static void put_arr(struct enc *e, enum ilog_ch_type t, const struct ilog_ch_arr *a)
+{
+	put_len(e, a->n);
 	const char *p = a->p;
 	for (uint32_t i = 0; i < a->n; i++, p += a->stride) {
+		uint32_t u32;
+		uint64_t u64;
+		double f;
 		switch (t) {
-		case ILOG_CH_ASTR: {
-			const struct ilog_str *s = (const struct ilog_str *)(const void *)p;
-			if (put_str(b, s->p, s->n))
-				return -1;
-			break;
-		}
-		case ILOG_CH_AU32: {
-			uint32_t v;
-			memcpy(&v, p, 4);
-			PUT(b, uint32_t, htole32, v);
-			break;
-		}
-		case ILOG_CH_AU64: {
-			uint64_t v;
-			memcpy(&v, p, 8);
-			PUT(b, uint64_t, htole64, v);
-			break;
-		}
-		case ILOG_CH_AF64: {
-			double v;
-			memcpy(&v, p, 8);
-			PUT(b, uint64_t, f64bits, v);
-			break;
-		}
-		default:
-			return -1;
+		case ILOG_CH_ASTR: put_str(e, (const struct ilog_str *)(const void *)p); break;
+		case ILOG_CH_AU32: memcpy(&u32, p, 4); put_u32(e, u32); break;
+		case ILOG_CH_AU64: memcpy(&u64, p, 8); put_u64(e, u64); break;
+		case ILOG_CH_AF64: memcpy(&f, p, 8); put_f64(e, f); break;
+		default: e->bad = 1; break;
 		}
 	}
-	return 0;
 }
 
 int ilog_ch_encode(struct ilog_buf *b, enum ilog_ch_table t, const void *row)
 {
 	const struct ilog_ch_table_def *d = &ilog_ch_tables[t];
 	const char *r = row;
-	/* every fixed-size column at once; strings and arrays ensure their own */
-	if (ensure(b, (size_t)d->ncols * 8))
-		return -1;
+	struct enc e = { .b = b };
+	size_t len0 = b->len;
 	for (unsigned i = 0; i < d->ncols; i++) {
 		const struct ilog_ch_column *c = &d->cols[i];
-		const char *f = r + c->off;
+		const void *f = r + c->off;
 		switch (c->type) {
-		case ILOG_CH_U8: b->p[b->len++] = *f; break;
-		case ILOG_CH_U16: PUT(b, uint16_t, htole16, *(const uint16_t *)(const void *)f); break;
-		case ILOG_CH_U32: PUT(b, uint32_t, htole32, *(const uint32_t *)(const void *)f); break;
-		case ILOG_CH_I32: PUT(b, uint32_t, htole32, *(const uint32_t *)(const void *)f); break;
-		case ILOG_CH_U64: PUT(b, uint64_t, htole64, *(const uint64_t *)(const void *)f); break;
-		case ILOG_CH_I64: PUT(b, uint64_t, htole64, *(const uint64_t *)(const void *)f); break;
-		case ILOG_CH_F64: PUT(b, uint64_t, f64bits, *(const double *)(const void *)f); break;
-		case ILOG_CH_STR: {
-			const struct ilog_str *s = (const struct ilog_str *)(const void *)f;
-			if (put_str(b, s->p, s->n))
-				return -1;
-			break;
+		case ILOG_CH_U8: put_fixed(&e, f, 1); break;
+		case ILOG_CH_U16: put_u16(&e, *(const uint16_t *)f); break;
+		case ILOG_CH_U32: case ILOG_CH_I32: put_u32(&e, *(const uint32_t *)f); break;
+		case ILOG_CH_U64: case ILOG_CH_I64: put_u64(&e, *(const uint64_t *)f); break;
+		case ILOG_CH_F64: put_f64(&e, *(const double *)f); break;
+		case ILOG_CH_STR: put_str(&e, f); break;
+		default: put_arr(&e, c->type, f); break;
 		}
-		default:
-			if (put_arr(b, c->type, (const struct ilog_ch_arr *)(const void *)f))
-				return -1;
-			break;
-		}
-		/* after a variable-length column the fixed room must be re-made */
-		if ((c->type >= ILOG_CH_STR) && ensure(b, (size_t)(d->ncols - i) * 8))
-			return -1;
 	}
-	return 0;
+	drain(&e);
+	if (e.bad)
+		b->len = len0; /* no part of a row */
+	return e.bad ? -1 : 0;
 }

@@ -93,37 +93,34 @@ last_session() { chq "$CH_URL" "SELECT session_id FROM ingero.sessions ORDER BY 
 # an events row of a node named node-a is 111 bytes (docs/fleet.md columns)
 ROW=111
 
+# cut_export BYTES TIMES LOG: export LOG through a proxy that closes the
+# connection of the first TIMES inserts into events after BYTES of body
+cut_export() {
+	faulty cut "${CH_URL##*:}" ingero.events "$1" "$2"
+	try export_ch --url "$FURL" "$3"
+	unfaulty
+	S=$(last_session)
+}
+
 echo "== connection closed once, at a row boundary: the rest is sent, nothing twice"
-faulty cut "${CH_URL##*:}" ingero.events $((ROW * 7000)) 1
-try export_ch --url "$FURL" big.ilog
-unfaulty
+cut_export $((ROW * 7000)) 1 big.ilog
 grep 'INSERT INTO ingero.events' faulty.log | cut -d' ' -f1,2
-S=$(last_session)
 echo "rows: $(rows "$S") of 20000"
 
 echo "== connection closed once, inside a row: the server kept nothing, all is sent again"
-faulty cut "${CH_URL##*:}" ingero.events $((ROW * 7000 + 50)) 1
-try export_ch --url "$FURL" big.ilog
-unfaulty
+cut_export $((ROW * 7000 + 50)) 1 big.ilog
 grep 'INSERT INTO ingero.events' faulty.log | cut -d' ' -f1,2
-S=$(last_session)
 echo "rows: $(rows "$S") of 20000"
 
 echo "== connection closed every time at a row boundary: the error says what is there"
-faulty cut "${CH_URL##*:}" ingero.events $((ROW * 7000)) 1000
-try export_ch --url "$FURL" huge.ilog
-unfaulty
-S=$(last_session)
+cut_export $((ROW * 7000)) 1000 huge.ilog
 said=$(sed -nE "s/.*holds the first ([0-9]+) of this batch's 60000 rows \(session $S\).*/\1/p" err.txt)
 [[ -n $said && $said == $(rows "$S") && $said -gt 0 ]] ||
 	fail "the error says '$said' rows, the table holds $(rows "$S")"
 echo "the table holds what the error says"
 
 echo "== connection closed every time inside a row: nothing is there"
-faulty cut "${CH_URL##*:}" ingero.events $((ROW * 7000 + 50)) 1000
-try export_ch --url "$FURL" huge.ilog
-unfaulty
-S=$(last_session)
+cut_export $((ROW * 7000 + 50)) 1000 huge.ilog
 echo "rows: $(rows "$S")"
 
 echo "== a batch the server rejects leaves no rows"

@@ -6,39 +6,23 @@
 # other recorder ids (which hash the pid), get the same fleet ids; and
 # every id is the documented rule applied to the log (logcalc.py).
 . "$INGERO_TESTS/cli/ingero-export-clickhouse/common.bash"
-# need_bpf, wait_for, $W (the workload) from the recorder's tests
+# need_bpf, start_rec/stop_rec (to rec.ilog; a later -o wins), wait_for,
+# $W (the workload) from the recorder's tests
 . "$INGERO_TESTS/cli/ingero-record/common.bash"
 need_bpf
 start_ch 1
 
 MIX=cudaMalloc,cudaMemcpy,cudaLaunchKernel=4,cudaStreamSynchronize,cudaFree
 
-# started, and waited for until its probes are attached
-rec_start() { # OUT ARGS...
-	local out=$1 i
-	shift
-	ingero-record -o "$out" "$@" 2>rec.err &
-	RECPID=$!
-	for ((i = 0; i < 400; i++)); do
-		grep -q 'recording to' rec.err 2>/dev/null && return 0
-		kill -0 "$RECPID" 2>/dev/null || fail "ingero-record exited early: $(cat rec.err)"
-		sleep 0.05
-	done
-	fail "ingero-record did not start in 20 s"
-}
-rec_stop() {
-	kill -INT "$RECPID"
-	wait "$RECPID" || fail "ingero-record failed: $(tail -n 3 rec.err)"
-}
-
 # 1: recorded to a file, then exported
 "$W" --mix "$MIX" --iters 40 --ready-file ready1 --wait-file go1 --report report1.json &
 w1=$!
 wait_for ready1
-rec_start one.ilog --pid "$w1"
+start_rec --pid "$w1"
 touch go1
 wait "$w1" || fail "workload 1 failed"
-rec_stop
+stop_rec
+mv rec.ilog one.ilog
 export_ch --url "$CH_URL" --create one.ilog 2>err.txt || fail "export one.ilog: $(cat err.txt)"
 
 # 2: streamed live through a pipe
@@ -50,10 +34,10 @@ export_ch --url "$CH_URL" <exp.pipe 2>exp.err &
 xpid=$!
 tee two.ilog <rec.pipe >exp.pipe &
 tpid=$!
-rec_start - --pid "$w2" >rec.pipe
+start_rec -o - --pid "$w2" >rec.pipe
 touch go2
 wait "$w2" || fail "workload 2 failed"
-rec_stop
+stop_rec
 wait "$tpid"
 wait "$xpid" || fail "live export: $(cat exp.err)"
 
