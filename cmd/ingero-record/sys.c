@@ -56,7 +56,7 @@ int rec_write_header(struct rec *r)
 	read_line("/proc/sys/kernel/random/boot_id", boot, sizeof(boot));
 	gethostname(host, sizeof(host) - 1);
 	if (!node[0])
-		snprintf(node, sizeof(node), "%s", host);
+		snprintf(node, sizeof(node), "%.127s", host);
 	uint64_t sid = 0;
 	if (getrandom(&sid, sizeof(sid), 0) != sizeof(sid))
 		sid = rec_now(CLOCK_REALTIME) ^ (uint64_t)getpid();

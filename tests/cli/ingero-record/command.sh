@@ -16,7 +16,10 @@ export_log
 pids=$(jq -r '.pids | join(" ")' report.json)
 assert_eq "every call of the command and its child" "$(cuda_counts "$pids")" \
 	"$(jq -S -c .calls report.json)"
-assert_eq "exit events" "$(jq -s '[.[] | select(.type=="host" and .host_type=="exit")] | length' log.jsonl)" 2
+for p in $pids; do
+	assert_eq "exit event of $p" \
+		"$(jq -s "[.[] | select(.type==\"host\" and .host_type==\"exit\" and .pid==$p)] | length" log.jsonl)" 1
+done
 
 # --duration stops a command that runs longer, and the log is complete
 rm -f rec.ilog

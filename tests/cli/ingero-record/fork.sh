@@ -14,15 +14,17 @@ for p in $pids; do
 	n=$(jq -s "[.[] | select(.type==\"cuda\" and .pid==$p)] | length" log.jsonl)
 	assert_eq "calls of pid $p" "$n" $((2 * 50 * 13))
 done
-children=$(jq -c "[.pids[] | select(. != $wpid)] | sort" report.json)
-assert_eq "fork events name the children" \
-	"$(jq -s -c "[.[] | select(.type==\"host\" and .host_type==\"fork\" and .pid==$wpid and .other_pid != $wpid) | .other_pid] | sort" log.jsonl)" \
-	"$children"
-assert_eq "exit events" \
-	"$(jq -s -c '[.[] | select(.type=="host" and .host_type=="exit") | .pid] | sort' log.jsonl)" \
-	"$(jq -c '.pids | sort' report.json)"
-jq -e -s '[.[] | select(.type=="host" and .host_type=="exit") | .value] | all(. == 0)' log.jsonl \
-	>/dev/null || fail "exit status not 0"
+# one fork event per child, from the parent, and one exit event per process
+# (a sanitizer runtime may add processes of its own: only ours are counted)
+for c in $(jq -r ".pids[] | select(. != $wpid)" report.json); do
+	assert_eq "fork events naming child $c" \
+		"$(jq -s "[.[] | select(.type==\"host\" and .host_type==\"fork\" and .other_pid==$c) | .pid]" log.jsonl | jq -c .)" \
+		"[$wpid]"
+done
+for p in $pids; do
+	assert_eq "exit events of $p" \
+		"$(jq -s -c "[.[] | select(.type==\"host\" and .host_type==\"exit\" and .pid==$p) | .value]" log.jsonl)" '[0]'
+done
 for p in $pids; do
 	jq -e -s "any(.[]; .type==\"process\" and .pid==$p)" log.jsonl >/dev/null ||
 		fail "no process record for $p"

@@ -25,6 +25,11 @@ echo "lost $total_lost of $(jq .total report.json) calls" >&2
 rb_lost=$(last ringbuf:cuda lost)
 assert_eq "ringbuf:cuda lost" "$rb_lost" "$total_lost"
 assert_eq "ringbuf:critical lost" "$(last ringbuf:critical lost)" 0
-assert_eq "fork events" \
-	"$(jq -s "[.[] | select(.type==\"host\" and .host_type==\"fork\" and .pid==$wpid)] | length" log.jsonl)" 2
-assert_eq "exit events" "$(jq -s '[.[] | select(.type=="host" and .host_type=="exit")] | length' log.jsonl)" 3
+for c in $(jq -r ".pids[] | select(. != $wpid)" report.json); do
+	assert_eq "fork event of child $c" \
+		"$(jq -s "[.[] | select(.type==\"host\" and .host_type==\"fork\" and .other_pid==$c)] | length" log.jsonl)" 1
+done
+for p in $pids; do
+	assert_eq "exit event of $p" \
+		"$(jq -s "[.[] | select(.type==\"host\" and .host_type==\"exit\" and .pid==$p)] | length" log.jsonl)" 1
+done
