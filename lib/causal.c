@@ -11,7 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "causal.h"
+#include "explain.h"
 #include "stats_int.h"
 
 struct cand {
@@ -86,22 +86,7 @@ static const char *P(struct ctx *x, double frac)
 
 static void json_str(struct ilog_buf *b, const char *s)
 {
-	ilog_buf_put(b, "\"", 1);
-	for (; *s; s++) {
-		char e[8];
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\') {
-			e[0] = '\\';
-			e[1] = (char)ch;
-			ilog_buf_put(b, e, 2);
-		} else if (ch < 0x20) {
-			snprintf(e, sizeof(e), "\\u%04x", ch);
-			ilog_buf_put(b, e, 6);
-		} else {
-			ilog_buf_put(b, s, 1);
-		}
-	}
-	ilog_buf_put(b, "\"", 1);
+	ilog_json_escape(b, s, strlen(s));
 }
 
 static void met_key(struct cand *c, const char *k)
@@ -222,51 +207,9 @@ static int severity(const struct cand *c)
 	return -1;
 }
 
-/* ---- small statistics ---- */
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Median and MAD of v[0..n) (nearest rank, like the histograms). */
-static void robust(const double *v, uint32_t n, double *med, double *mad)
-{
-	*med = *mad = 0;
-	if (!n)
-		return;
-	double *w = malloc(n * sizeof(*w));
-	if (!w)
-		return;
-	memcpy(w, v, n * sizeof(*w));
-	qsort(w, n, sizeof(*w), cmp_d);
-	uint64_t r = ilog_rank(0.5, n) - 1;
-	*med = w[r];
-	for (uint32_t i = 0; i < n; i++)
-		w[i] = fabs(v[i] - *med);
-	qsort(w, n, sizeof(*w), cmp_d);
-	*mad = w[r];
-	free(w);
-}
-
-/*
- * Upper bound on P(X >= k) for X ~ Binomial(n, p): exp(-n KL(k/n || p))
- * (Chernoff).  Conservative, so "significant" is never overstated.
- */
-static double chernoff(uint64_t n, uint64_t k, double p)
-{
-	if (!n)
-		return 1;
-	double a = (double)k / (double)n;
-	if (a <= p)
-		return 1;
-	if (p <= 0)
-		return 0;
-	double d = a * log(a / p);
-	if (a < 1)
-		d += (1 - a) * log((1 - a) / (1 - p));
-	return exp(-(double)n * d);
-}
+/* ---- small statistics (ilog_robust, ilog_chernoff: lib/stats.c) ---- */
+#define robust ilog_robust
+#define chernoff ilog_chernoff
 
 /*
  * Windows of [lo, hi) where a signal is a robust outlier against the

@@ -29,25 +29,27 @@ static int bprintf(struct ilog_buf *b, const char *f, ...)
 	return rc;
 }
 
-static void jstr(struct ilog_buf *b, const char *s, size_t n)
+int ilog_json_escape(struct ilog_buf *b, const char *s, size_t n)
 {
-	ilog_buf_put(b, "\"", 1);
+	int rc = ilog_buf_put(b, "\"", 1);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char ch = (unsigned char)s[i];
 		char e[8];
 		if (ch == '"' || ch == '\\') {
 			e[0] = '\\';
 			e[1] = (char)ch;
-			ilog_buf_put(b, e, 2);
+			rc |= ilog_buf_put(b, e, 2);
 		} else if (ch < 0x20) {
 			snprintf(e, sizeof(e), "\\u%04x", ch);
-			ilog_buf_put(b, e, 6);
+			rc |= ilog_buf_put(b, e, 6);
 		} else {
-			ilog_buf_put(b, s + i, 1);
+			rc |= ilog_buf_put(b, s + i, 1);
 		}
 	}
-	ilog_buf_put(b, "\"", 1);
+	return rc | ilog_buf_put(b, "\"", 1);
 }
+
+#define jstr(b, s, n) ilog_json_escape(b, s, n)
 
 static void jkv_s(struct ilog_buf *b, const char *k, const char *v)
 {

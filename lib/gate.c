@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "explain.h"
 #include "gate.h"
 #include "stats_int.h"
 
@@ -28,12 +29,6 @@ static uint64_t calls_above(struct ilog_stats *st, const struct ilog_stat_row *r
 	return n;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 /*
  * How much the op's p99 moves from window to window inside one run: the
  * median window p99 + 3.5 robust sigmas, relative to the median.  A
@@ -51,32 +46,11 @@ static double window_noise(struct ilog_stats *st, const struct ilog_stat_row *r,
 		if (same_key(&w[i], r, pp) && w[i].count >= (p50 ? 2u : 100u)) /* p99: 100 calls */
 			v[m++] = (double)(p50 ? w[i].p50_ns : w[i].p99_ns);
 	free(w);
-	if (m < 4) {
-		free(v);
-		return 0;
-	}
-	qsort(v, m, sizeof(*v), cmp_d);
-	uint64_t k = ilog_rank(0.5, m) - 1;
-	double med = v[k];
-	for (uint32_t i = 0; i < m; i++)
-		v[i] = fabs(v[i] - med);
-	qsort(v, m, sizeof(*v), cmp_d);
-	double mad = v[k];
+	double med = 0, mad = 0;
+	if (m >= 4)
+		ilog_robust(v, m, &med, &mad);
 	free(v);
 	return med > 0 ? 3.5 * 1.4826 * mad / med : 0;
-}
-
-static double chernoff(uint64_t n, uint64_t k, double p)
-{
-	if (!n)
-		return 1;
-	double a = (double)k / (double)n;
-	if (a <= p)
-		return 1;
-	double d = a * log(a / p);
-	if (a < 1)
-		d += (1 - a) * log((1 - a) / (1 - p));
-	return exp(-(double)n * d);
 }
 
 static int chain_key_eq(const struct ilog_chain *a, const struct ilog_chain *b)
@@ -145,13 +119,13 @@ int ilog_gate_compare(struct ilog_stats *old, const struct ilog_chain_set *cold,
 		r->above = calls_above(cur, &r->cur, pp, lim);
 		r->noise = window_noise(old, &r->old, pp, 0);
 		if (r->d_p99 > threshold && r->d_p99 > r->noise &&
-		    chernoff(r->cur.count, r->above, 0.01) < alpha)
+		    ilog_chernoff(r->cur.count, r->above, 0.01) < alpha)
 			r->regressed |= 1;
 		lim = (uint64_t)((double)r->old.p50_ns * (1 + threshold));
 		r->above50 = calls_above(cur, &r->cur, pp, lim);
 		r->noise50 = window_noise(old, &r->old, pp, 1);
 		if (r->d_p50 > threshold && r->d_p50 > r->noise50 &&
-		    chernoff(r->cur.count, r->above50, 0.5) < alpha)
+		    ilog_chernoff(r->cur.count, r->above50, 0.5) < alpha)
 			r->regressed |= 2;
 		g->regressed += !!r->regressed;
 	}
@@ -272,24 +246,7 @@ int ilog_gate_text(struct ilog_buf *b, const struct ilog_gate *g, const char *ol
 	return b->len && !b->p ? -1 : 0;
 }
 
-static void jesc(struct ilog_buf *b, const char *s, size_t n)
-{
-	ilog_buf_put(b, "\"", 1);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-		if (ch == '"' || ch == '\\') {
-			char e[2] = { '\\', (char)ch };
-			ilog_buf_put(b, e, 2);
-		} else if (ch < 0x20) {
-			char e[8];
-			snprintf(e, sizeof(e), "\\u%04x", ch);
-			ilog_buf_put(b, e, 6);
-		} else {
-			ilog_buf_put(b, s + i, 1);
-		}
-	}
-	ilog_buf_put(b, "\"", 1);
-}
+#define jesc ilog_json_escape
 
 int ilog_gate_json(struct ilog_buf *b, const struct ilog_gate *g)
 {

@@ -502,17 +502,8 @@ static void top_push(struct sseries *s, const struct scall *c)
 static int series_add(struct sseries *s, const struct ingero_cuda_event *e, uint32_t k)
 {
 	uint64_t d = e->dur_ns;
-	if (k >= s->nt) {
-		uint32_t nt = s->nt ? s->nt : 8;
-		while (nt <= k)
-			nt *= 2;
-		struct stick *t = realloc(s->t, (size_t)nt * sizeof(*t));
-		if (!t)
-			return -1;
-		memset(t + s->nt, 0, (size_t)(nt - s->nt) * sizeof(*t));
-		s->t = t;
-		s->nt = nt;
-	}
+	if (grow_arr((void **)&s->t, &s->nt, k + 1, sizeof(*s->t)))
+		return -1;
 	struct stick *t = &s->t[k];
 	if (!t->n || d < t->min)
 		t->min = d;
@@ -619,17 +610,8 @@ static struct hseries *hs_get(struct ilog_stats *st, uint32_t node, uint16_t typ
 
 static int hs_add(struct hseries *h, uint32_t k, uint64_t dur, uint64_t value)
 {
-	if (k >= h->nt) {
-		uint32_t nt = h->nt ? h->nt : 8;
-		while (nt <= k)
-			nt *= 2;
-		struct htick *t = realloc(h->t, (size_t)nt * sizeof(*t));
-		if (!t)
-			return -1;
-		memset(t + h->nt, 0, (size_t)(nt - h->nt) * sizeof(*t));
-		h->t = t;
-		h->nt = nt;
-	}
+	if (grow_arr((void **)&h->t, &h->nt, k + 1, sizeof(*h->t)))
+		return -1;
 	struct htick *t = &h->t[k];
 	t->n++;
 	t->dur += dur;
@@ -1175,6 +1157,47 @@ char *ilog_fmt_bytes(char *b, size_t n, double bytes)
 	else
 		snprintf(b, n, bytes < 10 ? "%.2f %s" : bytes < 100 ? "%.1f %s" : "%.0f %s", bytes, u[i]);
 	return b;
+}
+
+/* ---- small statistics shared by the engine and the gate ---- */
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+void ilog_robust(const double *v, uint32_t n, double *med, double *mad)
+{
+	*med = *mad = 0;
+	if (!n)
+		return;
+	double *w = malloc(n * sizeof(*w));
+	if (!w)
+		return;
+	memcpy(w, v, n * sizeof(*w));
+	qsort(w, n, sizeof(*w), cmp_dbl);
+	uint64_t r = ilog_rank(0.5, n) - 1;
+	*med = w[r];
+	for (uint32_t i = 0; i < n; i++)
+		w[i] = fabs(v[i] - *med);
+	qsort(w, n, sizeof(*w), cmp_dbl);
+	*mad = w[r];
+	free(w);
+}
+
+double ilog_chernoff(uint64_t n, uint64_t k, double p)
+{
+	if (!n)
+		return 1;
+	double a = (double)k / (double)n;
+	if (a <= p)
+		return 1;
+	if (p <= 0)
+		return 0;
+	double d = a * log(a / p);
+	if (a < 1)
+		d += (1 - a) * log((1 - a) / (1 - p));
+	return exp(-(double)n * d);
 }
 
 /* ---- rows ---- */

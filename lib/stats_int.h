@@ -231,5 +231,13 @@ uint64_t ilog_series_above(const struct sseries *s, uint32_t a, uint32_t b, uint
 uint64_t ilog_tick_above(const struct stick *t, uint64_t thr);
 /* Nearest-rank index helper shared with tests: ceil(q*n), at least 1. */
 uint64_t ilog_rank(double q, uint64_t n);
+/* Median and median absolute deviation of v[0..n) (nearest rank); 0 and 0
+ * when n is 0 or memory runs out. */
+void ilog_robust(const double *v, uint32_t n, double *med, double *mad);
+/*
+ * Upper bound on P(X >= k) for X ~ Binomial(n, p): exp(-n KL(k/n || p))
+ * (Chernoff).  Conservative, so "significant" is never overstated.
+ */
+double ilog_chernoff(uint64_t n, uint64_t k, double p);
 
 #endif
