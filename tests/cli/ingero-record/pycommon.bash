@@ -35,6 +35,24 @@ find_pythons() {
 	((${#PYS[@]})) || skip "no CPython 3.10-3.13 here"
 }
 
+# start_py OUT PY ARGS...: start PY ARGS in the background, output to OUT,
+# its pid in PYPID; with the sanitizer runtimes preloaded when the fake
+# libraries come from an ASan/UBSan build (make asan): a library built so
+# loads only into a process that has them, and an interpreter is not built
+# with them.  Leak reports would be the interpreter's, not ours: off.
+start_py() {
+	local out=$1 pre
+	shift
+	pre=$(ldd "$FAKE/libcudart.so.13" 2>/dev/null | awk '/lib(a|ub)san[.]so/ {print $3}' | xargs)
+	if [[ -n $pre ]]; then
+		LD_PRELOAD="$pre" ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
+			"$@" >"$out" 2>&1 &
+	else
+		"$@" >"$out" 2>&1 &
+	fi
+	PYPID=$!
+}
+
 # pyline NAME: the line of pytrain.py marked "# @NAME"
 pyline() {
 	local n
@@ -50,8 +68,8 @@ record_python() {
 	local py=$1
 	shift
 	rm -f ready go
-	"$py" "$PYTRAIN" "$FAKE/libcudart.so.13" "${ITERS:-3}" >py.out 2>&1 &
-	ppid=$!
+	start_py py.out "$py" "$PYTRAIN" "$FAKE/libcudart.so.13" "${ITERS:-3}"
+	ppid=$PYPID
 	wait_for ready
 	start_rec --pid "$ppid" "$@"
 	touch go

@@ -12,8 +12,8 @@ find_pythons
 	--report report.json &
 wpid=$!
 py=${PYS[0]#*:}
-"$py" "$PYTRAIN" "$FAKE/libcudart.so.13" 3 >py.out 2>&1 &
-ppid=$!
+start_py py.out "$py" "$PYTRAIN" "$FAKE/libcudart.so.13" 3
+ppid=$PYPID
 wait_for wready
 wait_for ready
 start_rec --pid "$wpid,$ppid"

@@ -12,8 +12,8 @@ find_pythons
 check_one() {
 	local py=$1
 	rm -f ready go
-	"$py" "$INGERO_TESTS/cli/ingero-record/pyreuse.py" "$FAKE/libcudart.so.13" >py.out 2>&1 &
-	ppid=$!
+	start_py py.out "$py" "$INGERO_TESTS/cli/ingero-record/pyreuse.py" "$FAKE/libcudart.so.13"
+	ppid=$PYPID
 	wait_for ready
 	start_rec --pid "$ppid"
 	touch go
