@@ -11,7 +11,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "explain.h"
+#include "causal.h"
+#include "export_int.h"
 #include "stats_int.h"
 
 struct cand {
@@ -86,7 +87,7 @@ static const char *P(struct ctx *x, double frac)
 
 static void json_str(struct ilog_buf *b, const char *s)
 {
-	ilog_json_escape(b, s, strlen(s));
+	ilog_json_str(b, s, strlen(s));
 }
 
 static void met_key(struct cand *c, const char *k)

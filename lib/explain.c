@@ -5,51 +5,11 @@
 #include <string.h>
 #include <time.h>
 #include "explain.h"
+#include "export_int.h"
 
-static int bprintf(struct ilog_buf *b, const char *f, ...) __attribute__((format(printf, 2, 3)));
-static int bprintf(struct ilog_buf *b, const char *f, ...)
-{
-	char small[1024];
-	va_list ap;
-	va_start(ap, f);
-	int n = vsnprintf(small, sizeof(small), f, ap);
-	va_end(ap);
-	if (n < 0)
-		return -1;
-	if ((size_t)n < sizeof(small))
-		return ilog_buf_put(b, small, (size_t)n);
-	char *big = malloc((size_t)n + 1);
-	if (!big)
-		return -1;
-	va_start(ap, f);
-	vsnprintf(big, (size_t)n + 1, f, ap);
-	va_end(ap);
-	int rc = ilog_buf_put(b, big, (size_t)n);
-	free(big);
-	return rc;
-}
-
-int ilog_json_escape(struct ilog_buf *b, const char *s, size_t n)
-{
-	int rc = ilog_buf_put(b, "\"", 1);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-		char e[8];
-		if (ch == '"' || ch == '\\') {
-			e[0] = '\\';
-			e[1] = (char)ch;
-			rc |= ilog_buf_put(b, e, 2);
-		} else if (ch < 0x20) {
-			snprintf(e, sizeof(e), "\\u%04x", ch);
-			rc |= ilog_buf_put(b, e, 6);
-		} else {
-			rc |= ilog_buf_put(b, s + i, 1);
-		}
-	}
-	return rc | ilog_buf_put(b, "\"", 1);
-}
-
-#define jstr(b, s, n) ilog_json_escape(b, s, n)
+/* JSON strings and formatted appends: the export sinks' helpers (export_util.c) */
+#define bprintf ilog_buf_printf
+#define jstr ilog_json_str
 
 static void jkv_s(struct ilog_buf *b, const char *k, const char *v)
 {

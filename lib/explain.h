@@ -32,8 +32,6 @@ int ilog_explain_stats(struct ilog_buf *b, struct ilog_stats *st,
  */
 int ilog_explain_json(struct ilog_buf *b, struct ilog_stats *st,
 		      const struct ilog_chain_set *cs, const struct ilog_explain_opts *o);
-/* s[0..n) as a JSON string, quoted and escaped, appended to b.  0 or -1. */
-int ilog_json_escape(struct ilog_buf *b, const char *s, size_t n);
 /* One chain as a JSON object (no newline), rank 1-based. */
 int ilog_explain_chain_json(struct ilog_buf *b, struct ilog_stats *st,
 			    const struct ilog_chain *c, uint32_t node, uint32_t rank);

@@ -4,7 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "explain.h"
+#include "export_int.h"
 #include "gate.h"
 #include "stats_int.h"
 
@@ -161,18 +161,7 @@ void ilog_gate_free(struct ilog_gate *g)
 	memset(g, 0, sizeof(*g));
 }
 
-static int bprintf(struct ilog_buf *b, const char *f, ...) __attribute__((format(printf, 2, 3)));
-static int bprintf(struct ilog_buf *b, const char *f, ...)
-{
-	char t[2048];
-	va_list ap;
-	va_start(ap, f);
-	int n = vsnprintf(t, sizeof(t), f, ap);
-	va_end(ap);
-	if (n < 0)
-		return -1;
-	return ilog_buf_put(b, t, (size_t)n < sizeof(t) ? (size_t)n : sizeof(t) - 1);
-}
+#define bprintf ilog_buf_printf
 
 static const char *pct(char *b, double d)
 {
@@ -246,7 +235,7 @@ int ilog_gate_text(struct ilog_buf *b, const struct ilog_gate *g, const char *ol
 	return b->len && !b->p ? -1 : 0;
 }
 
-#define jesc ilog_json_escape
+#define jesc ilog_json_str
 
 int ilog_gate_json(struct ilog_buf *b, const struct ilog_gate *g)
 {
