@@ -51,7 +51,7 @@ struct py_elf {
 	int free_tried;                  /* the code-object free probe was tried */
 	struct bpf_link *free_link;
 	unsigned nseg;
-	struct { uint64_t vaddr, off, filesz; } seg[16];
+	struct { uint64_t vaddr, off, filesz; int exec; } seg[16];
 };
 
 struct rec_pyproc {
@@ -154,6 +154,7 @@ static void inspect_elf(const char *path, struct py_elf *pe)
 			pe->seg[pe->nseg].vaddr = ph.p_vaddr;
 			pe->seg[pe->nseg].off = ph.p_offset;
 			pe->seg[pe->nseg].filesz = ph.p_filesz;
+			pe->seg[pe->nseg].exec = !!(ph.p_flags & PF_X);
 			pe->nseg++;
 		}
 	}
@@ -267,7 +268,10 @@ static int u16_of(uint64_t v, uint16_t *out)
 /*
  * 3.13: the interpreter's own description of itself (_PyRuntime starts
  * with _Py_DebugOffsets) replaces the table's numbers wherever it has
- * one.  -1 when the block is not there or not a 3.13 one.
+ * one.  -1 when the block is not there or not a 3.13 one, -2 for a
+ * free-threaded build: its object headers differ from what this table and
+ * the code-object probe assume for the fields the block does not cover
+ * (PyTypeObject.tp_dealloc, the string state bits), and none was tested.
  */
 static int apply_debug_offsets(uint32_t pid, uint64_t runtime, struct rec_py_layout *L)
 {
@@ -292,6 +296,8 @@ static int apply_debug_offsets(uint32_t pid, uint64_t runtime, struct rec_py_lay
 	memcpy(&free_threaded, b + 16, 8); /* right after cookie and version */
 	if ((version >> 16) != 0x030d)
 		return -1;
+	if (free_threaded)
+		return -2;
 	struct rec_py_layout t = *L;
 	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
 		uint64_t v;
@@ -300,11 +306,8 @@ static int apply_debug_offsets(uint32_t pid, uint64_t runtime, struct rec_py_lay
 			return -1;
 	}
 	/* not described there: PyCompactUnicodeObject is PyASCIIObject plus
-	 * utf8_length and utf8; a free-threaded build's code object is not
-	 * the one the table's _co_firsttraceable is for */
+	 * utf8_length and utf8 */
 	t.compact_size = (uint16_t)(t.ascii_size + 16);
-	if (free_threaded)
-		t.co_firsttraceable = REC_PY_NONE;
 	*L = t;
 	return 0;
 }
@@ -352,11 +355,13 @@ static void push_proc(struct rec *r, uint32_t pid, uint64_t runtime, const struc
 			   strerror(errno));
 }
 
-/* The file offset of a link-time address, 0 if no segment holds it. */
-static uint64_t file_offset(const struct py_elf *pe, uint64_t vaddr)
+/* The file offset of a link-time code address, 0 if no executable
+ * segment holds it (then it is no function to probe). */
+static uint64_t code_offset(const struct py_elf *pe, uint64_t vaddr)
 {
 	for (unsigned i = 0; i < pe->nseg; i++)
-		if (vaddr >= pe->seg[i].vaddr && vaddr < pe->seg[i].vaddr + pe->seg[i].filesz)
+		if (pe->seg[i].exec && vaddr >= pe->seg[i].vaddr &&
+		    vaddr < pe->seg[i].vaddr + pe->seg[i].filesz)
 			return pe->seg[i].off + (vaddr - pe->seg[i].vaddr);
 	return 0;
 }
@@ -376,7 +381,7 @@ static void attach_code_free(struct rec *r, struct py_elf *pe, const char *open_
 		return;
 	pe->free_tried = 1;
 	uint64_t fn = code_type ? read_ptr(pid, code_type + L->tp_dealloc) : 0;
-	uint64_t off = fn ? file_offset(pe, fn - bias) : 0;
+	uint64_t off = fn ? code_offset(pe, fn - bias) : 0;
 	if (off)
 		pe->free_link = bpf_program__attach_uprobe(r->skel->progs.py_code_free, false, -1,
 							  open_path, (size_t)off);
@@ -470,10 +475,14 @@ void rec_py_mapping(struct rec *r, uint32_t pid, const char *file, const char *o
 		return;
 	}
 	struct rec_py_layout L = *row;
-	if (version >= 0x030d && apply_debug_offsets(pid, runtime, &L)) {
+	int dbg = version >= 0x030d ? apply_debug_offsets(pid, runtime, &L) : 0;
+	if (dbg) {
 		if (!pe->warned++)
-			ilog_warnf("%s: no readable 3.13 _Py_DebugOffsets in pid %u; no Python "
-				   "stacks", file, pid);
+			ilog_warnf(dbg == -2 ? "%s: a free-threaded CPython (pid %u): no frame "
+					       "walker for it; no Python stacks"
+					     : "%s: no readable 3.13 _Py_DebugOffsets in pid %u; no "
+					       "Python stacks",
+				   file, pid);
 		return;
 	}
 	if (frame_bytes(&L) > REC_PY_FRAME_READ || !layout_plausible(pid, runtime, &L)) {
