@@ -30,10 +30,10 @@ assert_eq "workload pystack ids" \
 assert_eq "workload python records" \
 	"$(jq -s "[.[] | select((.type==\"pystack\" or .type==\"pycode\") and .pid==$wpid)] | length" \
 		log.jsonl)" 0
-# the Python side: its 11 calls, each with a resolved stack
+# the Python side: its 12 calls, each with a resolved stack
 jq -c "select(.pid != $wpid)" log.jsonl >py.jsonl
 py_calls py.jsonl >calls
-assert_eq "python calls" "$(awk '{n += $1} END {print n}' calls)" 11
+assert_eq "python calls" "$(awk '{n += $1} END {print n}' calls)" 12
 if grep -e ' | -$' -e ' | ?$' -e 'null' calls >&2; then
 	fail "python calls without a resolved stack"
 fi

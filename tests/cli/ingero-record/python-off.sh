@@ -14,7 +14,7 @@ ingero-record --help | grep -q -- '--py-walker=MODE' || fail "--help lacks --py-
 need_bpf
 find_pythons
 record_python "${PYS[0]#*:}" --py-walker=off
-assert_eq "calls" "$(jq -s '[.[] | select(.type=="cuda")] | length' log.jsonl)" 11
+assert_eq "calls" "$(jq -s '[.[] | select(.type=="cuda")] | length' log.jsonl)" 12
 assert_eq "pystack ids" "$(jq -s -c '[.[] | select(.type=="cuda") | .pystack_id] | unique' log.jsonl)" '["0x0"]'
 assert_eq "python records" \
 	"$(jq -s '[.[] | select(.type=="pystack" or .type=="pycode" or

@@ -18,7 +18,7 @@ if [[ -z $py ]]; then
 fi
 minor=$("$py" -c 'import sys; print(sys.version_info[1])')
 record_python "$py"
-assert_eq "calls" "$(jq -s '[.[] | select(.type=="cuda")] | length' log.jsonl)" 11
+assert_eq "calls" "$(jq -s '[.[] | select(.type=="cuda")] | length' log.jsonl)" 12
 assert_eq "python records" \
 	"$(jq -s '[.[] | select(.type=="pystack" or .type=="pycode")] | length' log.jsonl)" 0
 assert_eq "warnings" "$(grep -c "warning: .*libpython3[.]$minor[.]so.*: CPython 3[.]$minor: no frame walker" rec.err)" 1

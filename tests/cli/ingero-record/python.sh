@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # CPython frames (issue 4): pytrain.py calls the fake CUDA runtime through
-# ctypes from known lines -- in a method, in the function calling it, from
-# a second thread, from a forked child -- under every CPython 3.10-3.13 on
+# ctypes from known lines -- in a method, in the function calling it,
+# called back from C (map), from a second thread, from a forked child -- under every CPython 3.10-3.13 on
 # the machine: pyenv's (libpython3.N.so) and Debian's static python3.11.
 # The real recorder walks the frames in the kernel; ingero-export resolves
 # them offline from the pycode records.  Each call must come out with the
@@ -14,7 +14,7 @@ find_pythons
 
 L_malloc=$(pyline malloc) L_free=$(pyline free) L_step=$(pyline step) L_sync=$(pyline sync)
 L_worker=$(pyline worker) L_child=$(pyline child) L_loop=$(pyline loop) L_fork=$(pyline fork)
-L_module=$(pyline module)
+L_module=$(pyline module) L_viac=$(pyline viac) L_map=$(pyline map)
 
 check_one() {
 	local py=$1 minor fwd th
@@ -31,6 +31,7 @@ check_one() {
 		echo "3 cudaMalloc | main | $fwd:$L_malloc < step:$L_step < $top"
 		echo "3 cudaFree | main | $fwd:$L_free < step:$L_step < $top"
 		echo "3 cudaDeviceSynchronize | main | step:$L_sync < $top"
+		echo "1 cudaMemset | main | via_c:$L_viac < main:$L_map < <module>:$L_module"
 		echo "1 cudaStreamSynchronize | thread | worker:$L_worker < threading.py:${th}run" \
 			"< threading.py:${th}_bootstrap_inner < threading.py:${th}_bootstrap"
 		echo "1 cudaEventSynchronize | child | child_step:$L_child < main:$L_fork < <module>:$L_module"

@@ -31,6 +31,10 @@ def worker():
     lib.cudaStreamSynchronize(None)  # @worker
 
 
+def via_c(x):
+    return lib.cudaMemset(None, x, 64)  # @viac
+
+
 def child_step():
     lib.cudaEventSynchronize(None)  # @child
 
@@ -46,6 +50,7 @@ def main():
         step(m, i)  # @loop
         if i < 3:
             time.sleep(0.05)
+    list(map(via_c, [0]))  # @map
     t = threading.Thread(target=worker)
     t.start()
     t.join()
