@@ -160,9 +160,10 @@ int mcp_prepare(struct ilog_mcp *m, const char *sql, int user, sqlite3_stmt **st
 	m->deny[0] = 0;
 	int rc = sqlite3_prepare_v2(m->db, sql, -1, st, &tail);
 	if (rc != SQLITE_OK) {
-		if (m->deny[0])
+		if (m->deny[0]) {
 			snprintf(err, errlen, "rejected: %s (read-only server)", m->deny);
-		else
+			m->refused = 1;
+		} else
 			snprintf(err, errlen, "%s", sqlite3_errmsg(m->db));
 		sqlite3_finalize(*st);
 		*st = NULL;
@@ -190,6 +191,7 @@ int mcp_prepare(struct ilog_mcp *m, const char *sql, int user, sqlite3_stmt **st
 	}
 	return MCP_OK;
 reject:
+	m->refused = 1;
 	sqlite3_finalize(*st);
 	*st = NULL;
 	return MCP_TOOL_ERROR;
@@ -200,12 +202,14 @@ int mcp_step(struct ilog_mcp *m, sqlite3_stmt *st, char *err, size_t errlen)
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
 		return rc;
-	if (rc == SQLITE_INTERRUPT && m->timed_out)
+	if (rc == SQLITE_INTERRUPT && m->timed_out) {
 		snprintf(err, errlen, "statement timed out after %u ms (narrow the query, add LIMIT)",
 			 m->o.timeout_ms);
-	else if (rc == SQLITE_AUTH && m->deny[0])
+		m->refused = 1;
+	} else if (rc == SQLITE_AUTH && m->deny[0]) {
 		snprintf(err, errlen, "rejected: %s (read-only server)", m->deny);
-	else
+		m->refused = 1;
+	} else
 		snprintf(err, errlen, "%s", sqlite3_errmsg(m->db));
 	return rc;
 }

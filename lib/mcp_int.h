@@ -32,6 +32,7 @@ struct ilog_mcp {
 	int initialized;          /* saw notifications/initialized */
 	uint64_t deadline_ns;     /* CLOCK_MONOTONIC; 0 = none */
 	int timed_out;
+	int refused;              /* the read-only layer said no or timed out */
 	char deny[192];           /* why the authorizer said no */
 	json_t **schemas;         /* parsed input schema per tool */
 	json_t *prompt_cache;

@@ -9,10 +9,12 @@
  *
  * Errors follow JSON-RPC 2.0 §5.1: -32700 unparsable JSON, -32600 not a
  * valid request object, -32601 unknown method, -32602 bad params (which
- * includes an unknown tool or prompt name), -32603 internal.  Per MCP,
- * a tool that ran and failed (rejected SQL, a timeout, arguments outside
- * its schema) is a result with isError:true, so the model sees why and
- * can correct itself; a protocol error is for what it cannot fix.
+ * includes an unknown tool or prompt name), -32603 internal, and -32001
+ * (implementation-defined server error) when the read-only layer refuses
+ * a statement or stops it at the timeout: a refusal is a protocol-level
+ * "no", whatever the caller does with it (issue 7).  A tool that ran and
+ * failed otherwise (arguments outside its schema, nothing to report) is a
+ * result with isError:true, as MCP asks, so the model can correct itself.
  *
  * Version negotiation (MCP lifecycle): the client proposes a revision;
  * if we speak it we answer with it, otherwise with our newest, and the
@@ -32,7 +34,7 @@ const char *const ilog_mcp_versions[] = {
 
 enum {
 	RPC_PARSE = -32700, RPC_INVALID = -32600, RPC_NO_METHOD = -32601,
-	RPC_PARAMS = -32602, RPC_INTERNAL = -32603,
+	RPC_PARAMS = -32602, RPC_INTERNAL = -32603, RPC_REFUSED = -32001,
 };
 
 int mcp_buf_printf(struct ilog_buf *b, const char *fmt, ...)
@@ -383,6 +385,7 @@ static int h_tools_call(struct ilog_mcp *m, json_t *params, json_t **res, struct
 		}
 		m->cache_misses++;
 	}
+	m->refused = 0;
 	if (rc == MCP_OK) {
 		int verbose = json_is_true(json_object_get(args, "verbose"));
 		mcp_deadline(m, 1);
@@ -398,6 +401,10 @@ static int h_tools_call(struct ilog_mcp *m, json_t *params, json_t **res, struct
 	if (rc == MCP_OK && key.len)
 		cache_put(m, key.p, key.len, &text);
 	ilog_buf_free(&key);
+	if (rc == MCP_TOOL_ERROR && m->refused) {
+		ilog_buf_free(&text);
+		return fail(e, RPC_REFUSED, "%s: %s", name, err);
+	}
 	if (rc == MCP_TOOL_ERROR) {
 		char msg[1100];
 		int n = snprintf(msg, sizeof(msg), "%s: %s", name, err);

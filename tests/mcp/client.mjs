@@ -81,8 +81,15 @@ for (const [what, sql, expect] of [
 	["load_extension", "SELECT load_extension('x')", "load_extension() is not allowed"],
 	["runaway recursive CTE", "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT max(x) FROM c", "timed out"],
 ]) {
-	r = await call("run_sql", { sql });
-	check(r.isError === true && text(r).includes(expect), `run_sql: rejects ${what}`, text(r));
+	/* a refusal is a JSON-RPC error (-32001), which the SDK raises */
+	let msg = null, code = null;
+	try {
+		r = await call("run_sql", { sql });
+	} catch (err) {
+		msg = String(err.message);
+		code = err.code;
+	}
+	check(code === -32001 && msg.includes(expect), `run_sql: rejects ${what} with a JSON-RPC error`, msg);
 }
 
 r = await call("get_process_breakdown");

@@ -24,7 +24,8 @@ for dir in plain wal; do
 		sql 9 "PRAGMA query_only=0"
 		sql 10 "SELECT count(*) FROM cuda"
 	} | ingero-mcp --db $dir/t.db --timeout 500ms >out.jsonl
-	jq -r '"\(.id) \(.result.isError) \(.result.content[0].text)"' out.jsonl
+	jq -r 'if .error then "\(.id) error \(.error.code) \(.error.message)"
+		else "\(.id) \(.result.isError) \(.result.content[0].text)" end' out.jsonl
 	after=$(sha256sum $dir/t.db; ls $dir)
 	[[ $before == "$after" ]] && echo "$dir: unchanged"
 	[[ ! -e evil.db && ! -e copy.db && ! -e $dir/evil.db ]] && echo "$dir: no files created"
