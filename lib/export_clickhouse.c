@@ -820,9 +820,24 @@ static int retry_setting(struct ilog_sink_ctx *c, uint64_t *ms)
 	return 0;
 }
 
+static int ch_open_state(struct ilog_sink_ctx *c);
+
+/* Callers do not close a sink whose open failed: free what was made. */
 static int ch_open(struct ilog_sink_ctx *c)
 {
 	c->label = "clickhouse"; /* until the URL is known */
+	if (!ch_open_state(c))
+		return 0;
+	if (c->state) {
+		ch_free(c->state);
+		c->state = NULL;
+		curl_global_cleanup();
+	}
+	return -1;
+}
+
+static int ch_open_state(struct ilog_sink_ctx *c)
+{
 	if (!c->url) {
 		snprintf(c->err, sizeof(c->err), "--format clickhouse needs --url http://HOST:8123");
 		return -1;
@@ -841,8 +856,10 @@ static int ch_open(struct ilog_sink_ctx *c)
 		return -1;
 	}
 	struct ch *s = calloc(1, sizeof(*s));
-	if (!s)
+	if (!s) {
+		curl_global_cleanup();
 		return oom(c);
+	}
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
