@@ -1624,7 +1624,7 @@ static void oom_kills(struct ctx *x)
 					      (unsigned long long)v->noret);
 		if (ss.n && ss.total)
 			l += (size_t)snprintf(tail + l, sizeof(tail) - l,
-					      "; available memory had fallen to %s (%s of %s)",
+					      "; the least memory available before it was %s (%s of %s)",
 					      P(x, (double)ss.avail_min / (double)ss.total),
 					      B(x, (double)ss.avail_min), B(x, (double)ss.total));
 		if (tpid && tn)

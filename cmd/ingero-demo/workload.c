@@ -14,6 +14,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +39,7 @@ const struct demo_scenario demo_scenarios[] = {
 	{ "capture-warmup", "capture-warmup", 6, { "fail", "base" } },
 	{ "memory-pressure", "memory-pressure", 10, { "base", "slow" } },
 	{ "gpu-slow", "gpu-slow", 10, { "base", "slow" } },
+	{ "oom", "oom", 8, { "base", "hang" } },
 	{ "clean", "", 6, { "base" } },
 	{ NULL, NULL, 0, { NULL } },
 };
@@ -80,6 +83,8 @@ static const char *copy_knobs(const char *scen, const char *copy)
 		{ "capture-warmup", "fail", "FAKECUDA_RET_cudaStreamEndCapture=901;" },
 		{ "memory-pressure", "slow", "FAKECUDA_LAT_cudaMemcpy_NS=1600000;" },
 		{ "gpu-slow", "slow", "FAKECUDA_LAT_cudaStreamSynchronize_NS=7000000;" },
+		/* a synchronize that is still waiting when the process dies */
+		{ "oom", "hang", "FAKECUDA_LAT_cudaStreamSynchronize_NS=60000000000;" },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 		if (!strcmp(t[i].scen, scen) && !strcmp(t[i].copy, copy))
@@ -289,6 +294,71 @@ int demo_child(int argc, char **argv)
 	return 2;
 }
 
+/*
+ * Put this process in a new memory cgroup limited to limit bytes (cgroup
+ * v1 memory controller, or v2 with memory enabled), so that touching more
+ * makes the kernel's OOM killer pick it - the same kill as when a node
+ * runs out, without touching the rest of the machine.  0, or -1.
+ */
+static int join_memcg(uint64_t limit)
+{
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	char line[4096], dir[4200] = "", v1[4096] = "", v2[4096] = "";
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		char *a = strchr(line, ':'), *b = a ? strchr(a + 1, ':') : NULL;
+		if (!b)
+			continue;
+		*b = 0;
+		if (!strcmp(a + 1, "memory") || strstr(a + 1, ",memory") || !strncmp(a + 1, "memory,", 7))
+			snprintf(v1, sizeof(v1), "%s", b + 1);
+		else if (!strcmp(line, "0") && !a[1])
+			snprintf(v2, sizeof(v2), "%s", b + 1);
+	}
+	fclose(f);
+	const char *limit_file;
+	if (v1[0] && !access("/sys/fs/cgroup/memory", W_OK)) {
+		snprintf(dir, sizeof(dir), "/sys/fs/cgroup/memory%s/ingero-demo-%d", v1, (int)getpid());
+		limit_file = "memory.limit_in_bytes";
+	} else if (!access("/sys/fs/cgroup/cgroup.controllers", R_OK)) {
+		/* v2: the memory controller must be enabled for the children */
+		char ctl[4300];
+		snprintf(ctl, sizeof(ctl), "/sys/fs/cgroup%s/cgroup.subtree_control", v2);
+		FILE *c = fopen(ctl, "w");
+		if (c) {
+			fputs("+memory", c);
+			fclose(c);
+		}
+		snprintf(dir, sizeof(dir), "/sys/fs/cgroup%s/ingero-demo-%d", v2, (int)getpid());
+		limit_file = "memory.max";
+	} else {
+		return -1;
+	}
+	char path[4400];
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s", dir, limit_file);
+	if (!(f = fopen(path, "w")))
+		return -1;
+	int bad = fprintf(f, "%llu", (unsigned long long)limit) < 0;
+	if (fclose(f) || bad)
+		return -1;
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	if (!(f = fopen(path, "w")))
+		return -1;
+	bad = fprintf(f, "%d", (int)getpid()) < 0;
+	return fclose(f) || bad ? -1 : 0;
+}
+
+static void *hang_sync(void *arg)
+{
+	struct cu *c = arg;
+	c->sync(STREAM); /* GPU work that will not finish before the kill */
+	return NULL;
+}
+
 static void capture(struct cu *c, int n)
 {
 	void *graph = NULL, *exec = NULL;
@@ -339,7 +409,7 @@ int demo_workload(const struct demo_scenario *s, double seconds, const char *lib
 		if (!strcmp(s->copies[i], "base"))
 			base = &c[i];
 		if (!strcmp(s->copies[i], "slow") || !strcmp(s->copies[i], "cold") ||
-		    !strcmp(s->copies[i], "fail"))
+		    !strcmp(s->copies[i], "fail") || !strcmp(s->copies[i], "hang"))
 			alt = &c[i];
 	}
 	static char host[32 << 20], dev[16];
@@ -393,6 +463,28 @@ int demo_workload(const struct demo_scenario *s, double seconds, const char *lib
 			u->memcpy_(dev, host, 1 << 20, 1);
 			step(u, 8);
 		}
+	} else if (!strcmp(n, "oom")) {
+		while (now() < AT(0.5))
+			step(base, 8);
+		if (join_memcg(64u << 20)) {
+			fprintf(stderr, "ingero-demo: oom: cannot make a memory cgroup (needs root and "
+				"the memory controller): %s\n", strerror(errno));
+			return 3;
+		}
+		pthread_t t;
+		pthread_create(&t, NULL, hang_sync, alt);
+		usleep(100000);
+		/* the job's host memory grows until the killer comes */
+		for (size_t total = 0; total < (4ull << 30); total += 16u << 20) {
+			char *p = mmap(NULL, 16u << 20, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (p == MAP_FAILED)
+				break;
+			for (size_t i = 0; i < (16u << 20); i += 4096)
+				p[i] = 1;
+		}
+		fprintf(stderr, "ingero-demo: oom: 4 GiB in a 64 MiB cgroup and not killed\n");
+		return 3;
 	} else { /* incident, clean */
 		while (now() < end)
 			step(base, 8);

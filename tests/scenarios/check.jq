@@ -185,7 +185,7 @@ $ch.root_cause as $s |
     (if $p.since then dur("since the first call"; ($bg.ts_ns - ($seq[0].ts_ns)); $p.since) else
        check("capture is the first call"; $seq[0].op == "cudaStreamBeginCapture"; "cudaStreamBeginCapture"; $seq[0].op) end)
   elif $pattern == "oom" then
-    ($s | capture("^The kernel OOM killer killed PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) at \\+(?<at>[0-9.]+) s during its GPU work(; (?<nr>\\d+) of its CUDA calls never returned)?(; available memory had fallen to (?<x>[0-9.]+)% \\((?<av>[0-9.]+ \\w+) of (?<tot>[0-9.]+ \\w+)\\))?(; PID (?<q>\\d+) \\((?<qc>[^)]*)\\) allocated the most pages before the kill \\((?<k>\\d+) of (?<mm>\\d+)\\))?")) as $p |
+    ($s | capture("^The kernel OOM killer killed PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) at \\+(?<at>[0-9.]+) s during its GPU work(; (?<nr>\\d+) of its CUDA calls never returned)?(; the least memory available before it was (?<x>[0-9.]+)% \\((?<av>[0-9.]+ \\w+) of (?<tot>[0-9.]+ \\w+)\\))?(; PID (?<q>\\d+) \\((?<qc>[^)]*)\\) allocated the most pages before the kill \\((?<k>\\d+) of (?<mm>\\d+)\\))?")) as $p |
     ($host | map(select(.host_type == "oom" and .pid == ($p.pid | tonumber))) | first) as $oom |
     ($t0 + ((($oom.ts_ns - $t0) / $m.window_ns | floor) + 1) * $m.window_ns) as $wend |
     check("an OOM record for the pid"; $oom != null; $p.pid; $oom),

@@ -3,4 +3,4 @@ ingero demo --list >l.txt || exit 1
 for s in incident cold-start memcpy-bottleneck periodic-spike graph-recapture gpu-contention; do
 	grep "^$s " l.txt | grep -qv "synthetic only" || { echo "$s" >&2; exit 1; }
 done
-grep -q '^oom .*(synthetic only)$' l.txt
+grep -q "^oom " l.txt && ! grep -q "(synthetic only)" <(grep "^oom " l.txt)
