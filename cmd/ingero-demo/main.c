@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <getopt.h>
+#include <glob.h>
 #include <limits.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -152,6 +153,35 @@ static int run_wait(char *const argv[])
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* The oom workload's memory cgroups (workload.c join_memcg), empty once it
+ * is dead: remove them, in this process's cgroup (v1 memory or v2). */
+static void rm_cgroups(void)
+{
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	char line[4096];
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		char *a = strchr(line, ':'), *b = a ? strchr(a + 1, ':') : NULL, pat[4300];
+		if (!b)
+			continue;
+		*b = 0;
+		if (strstr(a + 1, "memory"))
+			snprintf(pat, sizeof(pat), "/sys/fs/cgroup/memory%s/ingero-demo-*", b + 1);
+		else if (!a[1])
+			snprintf(pat, sizeof(pat), "/sys/fs/cgroup%s/ingero-demo-*", b + 1);
+		else
+			continue;
+		glob_t g;
+		if (!glob(pat, GLOB_ONLYDIR, NULL, &g)) {
+			for (size_t i = 0; i < g.gl_pathc; i++)
+				rmdir(g.gl_pathv[i]);
+			globfree(&g);
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
 /* Record the scenario for real into log.  0, or -1 after a message. */
 static int record(const struct opts *o, const struct demo_scenario *s, const char *bindir,
 		  const char *exe, const char *fake, const char *work, const char *log)
@@ -207,6 +237,8 @@ static int record(const struct opts *o, const struct demo_scenario *s, const cha
 		fprintf(stderr, "%s: recording '%s' for %s s with ingero-record (fake CUDA libraries, "
 			"real eBPF)...\n", ilog_prog, s->name, secs);
 	int rc = run_wait(argv);
+	if (!strcmp(s->name, "oom"))
+		rm_cgroups();
 	struct stat sb;
 	/* the oom scenario's workload dies by design; the log still tells */
 	if (rc && !(!strcmp(s->name, "oom") && !stat(log, &sb) && sb.st_size > 0)) {
