@@ -300,7 +300,7 @@ static int explain(const struct opts *o, const char *log, const char *expect, in
 		return ILOG_EXIT_USAGE;
 	}
 	struct ilog_buf b = { 0 };
-	struct ilog_explain_opts eo = { .max_timeline = 8, .name = log };
+	struct ilog_explain_opts eo = { .max_timeline = 8, .name = o->out }; /* temp: no name */
 	if (o->json) {
 		ilog_explain_json(&b, st, &cs, &eo);
 	} else {
