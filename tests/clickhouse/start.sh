@@ -21,7 +21,8 @@
 #   CH_URL1..N  each server's HTTP URL;  CH_TCP1..N  native ports
 #   CH_SHARDS   the number of servers
 # Exit status: 0 ready, 77 clickhouse-server is not installed, 1 failure
-# (the servers' logs are printed).
+# (the servers' logs are printed).  Should the shell that ran start.sh
+# (or CH_OWNER_PID) end without stop.sh, the servers are stopped anyway.
 
 set -uo pipefail
 dir=${1:?usage: start.sh DIR [SHARDS]}
@@ -116,6 +117,16 @@ write_config() {
 	XML
 }
 
+# A server outlives a test that is killed (a timeout's SIGKILL runs no
+# trap): a watchdog stops it once the shell that ran start.sh is gone.
+# It checks the PID still runs this config before signalling it.
+watchdog() { # server-pid config
+	setsid bash -c 'while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 1; done
+		if grep -qsF -- "$3" "/proc/$2/cmdline"; then kill -TERM "$2"; fi' \
+		watchdog "$owner" "$1" "$2" </dev/null >/dev/null 2>&1 &
+}
+owner=${CH_OWNER_PID:-$PPID}
+
 # Start every server and wait for /ping; 1 if one did not come up.
 launch() {
 	local s d
@@ -125,6 +136,7 @@ launch() {
 		# its own session: a test's process group may be signalled
 		setsid "$server" --config-file="$d/config.xml" >"$d/log/stdout" 2>&1 </dev/null &
 		echo $! >"$d/pid"
+		watchdog $! "$d/config.xml"
 	done
 	local t
 	for ((s = 1; s <= shards; s++)); do
