@@ -714,6 +714,9 @@ void rec_py_losses(struct rec *r, uint64_t ts)
 			s.walks += v[c].walks;
 			s.sent += v[c].sent;
 			s.lost += v[c].lost;
+			s.nothread += v[c].nothread;
+			s.empty += v[c].empty;
+			s.truncated += v[c].truncated;
 		}
 	free(v);
 	if (!s.walks && !n_code_read)
@@ -724,5 +727,10 @@ void rec_py_losses(struct rec *r, uint64_t ts)
 	ilog_writer_put(r->w, &rec);
 	rec.u.loss = (struct ilog_loss){ .ts_ns = ts, .source = ILOG_STR("pycode"),
 					 .lost = n_code_failed, .seen = n_code_read };
+	ilog_writer_put(r->w, &rec);
+	/* stacks deeper than INGERO_MAX_PYFRAMES lose their outermost frames */
+	rec.u.loss = (struct ilog_loss){ .ts_ns = ts, .source = ILOG_STR("pystack-depth"),
+					 .lost = s.truncated,
+					 .seen = s.walks - s.nothread - s.empty };
 	ilog_writer_put(r->w, &rec);
 }

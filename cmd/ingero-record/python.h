@@ -38,7 +38,8 @@ void rec_py_stack(struct rec *r, const void *msg, size_t size);
 /* Remove the probes python.c attached (at shutdown). */
 void rec_py_close(struct rec *r);
 
-/* Loss records "pystacks" (ring) and "pycode" (unreadable code objects). */
+/* Loss records "pystacks" (ring), "pycode" (unreadable code objects) and
+ * "pystack-depth" (stacks cut to their innermost INGERO_MAX_PYFRAMES). */
 void rec_py_losses(struct rec *r, uint64_t ts);
 
 #endif

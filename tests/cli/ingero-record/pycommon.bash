@@ -80,11 +80,11 @@ record_python() {
 
 # py_calls [LOG.jsonl]: one line per distinct (op, thread, Python stack)
 # among the CUDA events of the log (default log.jsonl) with its count: "N op | main|thread|child | frames",
-# frames innermost first, "func:line" for pytrain.py, "file:func" for
-# others (library line numbers differ between versions), "?" when the
+# frames innermost first, "func:line" for pytrain.py ($PYSRC if set),
+# "file:func" for others (library line numbers differ between versions), "?" when the
 # event names a pystack with no record, "-" for none.
 py_calls() {
-	jq -r -s --argjson p "$ppid" '
+	jq -r -s --argjson p "$ppid" --arg src "/${PYSRC:-pytrain.py}" '
 		(map(select(.type=="pystack")) | map({key: .id, value: .py_frames}) | from_entries) as $ps
 		| .[] | select(.type=="cuda")
 		| [.op,
@@ -92,7 +92,7 @@ py_calls() {
 		   (if .pystack_id == "0x0" then "-"
 		    elif $ps[.pystack_id] == null then "?"
 		    else $ps[.pystack_id] | map(
-			if (.py_file // "" | endswith("/pytrain.py")) then "\(.py_func):\(.py_line)"
+			if (.py_file // "" | endswith($src)) then "\(.py_func):\(.py_line)"
 			else "\(.py_file // "null" | split("/") | last):\(.py_func)" end) | join(" < ")
 		    end)] | join(" | ")' "${1:-log.jsonl}" | sort | uniq -c | sed 's/^ *//'
 }
