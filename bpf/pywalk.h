@@ -51,7 +51,11 @@ struct rec_py_proc {
 	__u16 fr_size;          /* bytes of a frame holding its fields used (<= REC_PY_FRAME_READ) */
 };
 
-/* A pystack message: frames truncated to nr (REC_PYSTACK_HDR_LEN + 16 * nr). */
+/*
+ * A pystack message: frames truncated to nr (REC_PYSTACK_HDR_LEN + 16 * nr).
+ * Each frame's _pad carries its code object's free count (py_code_gen)
+ * to the recorder; the log record has no such field.
+ */
 struct rec_pystack {
 	struct rec_hdr h;
 	struct ingero_pystack st;

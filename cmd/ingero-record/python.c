@@ -13,17 +13,22 @@
  *
  * After: the walker sends each distinct Python stack once, as code object
  * addresses and instruction offsets.  For each code object not seen
- * before -- or whose names or line table changed since, i.e. freed and
- * its address reused -- read filename, qualified name, first line and
- * line table with process_vm_readv and write a pycode record, then the
- * pystack record, so a reader meets the pycode first (SPEC §7.3) and
- * resolves lines offline (lib/pyline.c).
+ * before, read filename, qualified name, first line and line table with
+ * process_vm_readv and write a pycode record, then the pystack record, so
+ * a reader meets the pycode first (SPEC §7.3) and resolves lines offline
+ * (lib/pyline.c).  CPython reuses a freed code object's memory at once,
+ * so an address alone does not name a code object: a uprobe on the
+ * interpreter's code-object deallocator counts frees per address
+ * (`py_code_gen`), the walker folds that count into the stack id, and
+ * the recorder reads an object afresh for each count and keeps what it
+ * read only if no free happened meanwhile.  A frame it cannot read so is
+ * written with code 0: unknown, never another object's name.
  */
 #include <errno.h>
-#include <stddef.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
