@@ -142,6 +142,12 @@ struct rec_target {
 /* --target modes */
 enum rec_mode { REC_MODE_ALL = 0, REC_MODE_UID = 1, REC_MODE_PIDS = 2 };
 
+/* Frame pointers farther than this above the stack pointer are not
+ * followed (thread stacks are 8 MiB by default). */
+#define REC_STACK_SPAN (64ull << 20)
+/* Bytes above the stack pointer emit_stack() reads in one go (a power of 2). */
+#define REC_STACK_WIN 1024
+
 #define REC_MAX_DEPTH 4 /* nested traced calls per thread (runtime -> driver) */
 
 /* A traced call in progress: entry time and decoded arguments. */
