@@ -276,6 +276,11 @@ for group in "${exclusive[@]}"; do
 	wait
 	reap
 done
+for base in "${pending[@]}"; do
+	# a group's shell died before it could report: its tests count as failed
+	echo "FAIL $(head -c 200 "$base.log" 2>/dev/null | head -n 1): a test group ended without a report"
+	failed=$((failed + 1))
+done
 
 # An expectation file without its case is a renamed or deleted test.
 for f in "$INGERO_TESTS"/cli/*/*.exit "$INGERO_TESTS"/cli/*/*.stdout.exact \
