@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <sqlite3.h>
 #include "mcp.h"
+#include "export_int.h"
 
 #define MCP_CACHE_SLOTS 64
 #define MCP_CACHE_BYTES (16u << 20)
@@ -125,7 +126,8 @@ static inline int mcp_put(struct ilog_buf *b, const void *p, size_t n)
 {
 	return n ? ilog_buf_put(b, p, n) : 0;
 }
-int mcp_buf_printf(struct ilog_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Formatted append: the export helpers' one (lib/export_util.c). */
+#define mcp_buf_printf ilog_buf_printf
 /* Append compact JSON of v to b.  0 or -1. */
 int mcp_buf_json(struct ilog_buf *b, const json_t *v);
 

@@ -37,28 +37,6 @@ enum {
 	RPC_PARAMS = -32602, RPC_INTERNAL = -32603, RPC_REFUSED = -32001,
 };
 
-int mcp_buf_printf(struct ilog_buf *b, const char *fmt, ...)
-{
-	char small[512];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(small, sizeof(small), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return -1;
-	if ((size_t)n < sizeof(small))
-		return mcp_put(b, small, (size_t)n);
-	char *big = malloc((size_t)n + 1);
-	if (!big)
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(big, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	int rc = mcp_put(b, big, (size_t)n);
-	free(big);
-	return rc;
-}
-
 static int dump_cb(const char *p, size_t n, void *b)
 {
 	return mcp_put(b, p, n);
