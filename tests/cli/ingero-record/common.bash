@@ -29,6 +29,9 @@ need_bpf() {
 # start_rec ARGS...: record in the background to rec.ilog, wait until the
 # probes are attached ("recording to" on stderr).
 start_rec() {
+	# the redirection truncates rec.err only once the child runs: remove it
+	# first, or the poll below can see the previous recorder's start line
+	rm -f rec.err
 	ingero-record -o rec.ilog "$@" 2>rec.err &
 	RECPID=$!
 	local i
