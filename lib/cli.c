@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "cli.h"
 
@@ -81,4 +82,32 @@ int ilog_finish_stdout(int rc)
 		return ILOG_EXIT_USAGE;
 	}
 	return rc;
+}
+
+void ilog_progress_start(struct ilog_progress *p)
+{
+	*p = (struct ilog_progress){ .on = isatty(STDERR_FILENO) && ilog_verbosity >= 0 };
+	clock_gettime(CLOCK_MONOTONIC, &p->t0);
+}
+
+void ilog_progress_show(struct ilog_progress *p, const char *what, uint64_t n, uint64_t every)
+{
+	if (!p->on || (every && n - p->last < every))
+		return;
+	p->last = n;
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	double e = (double)(t.tv_sec - p->t0.tv_sec) + (double)(t.tv_nsec - p->t0.tv_nsec) / 1e9;
+	if (e < 2)
+		return;
+	fprintf(stderr, "\r%s: %s: %llu records, %.1fM records/s ", ilog_prog, what,
+		(unsigned long long)n, (double)n / e / 1e6);
+	p->shown = 1;
+}
+
+void ilog_progress_end(struct ilog_progress *p)
+{
+	if (p->shown)
+		fprintf(stderr, "\n");
+	p->shown = 0;
 }

@@ -10,6 +10,7 @@
 #define ILOG_CLI_H
 
 #include <stdio.h>
+#include <time.h>
 #include "ilog.h"
 
 extern const char *ilog_prog;       /* set by ilog_cli_init from argv[0] */
@@ -28,6 +29,22 @@ int ilog_open_out(const char *path);
 int ilog_refuse_tty(int fd, const char *what);
 /* Flush and check stdout at exit; returns ILOG_EXIT_USAGE on a failed write. */
 int ilog_finish_stdout(int rc);
+/*
+ * Progress on a terminal for long runs (DESIGN "The filters"): a line
+ * "prog: WHAT: N records, R records/s" on stderr, rewritten in place, once
+ * the run is 2 s old and only when stderr is a TTY and not -q.
+ */
+struct ilog_progress {
+	int on, shown;
+	struct timespec t0;
+	uint64_t last;
+};
+void ilog_progress_start(struct ilog_progress *p);
+/* Show n records of WHAT; with every > 0 only when n moved that far. */
+void ilog_progress_show(struct ilog_progress *p, const char *what, uint64_t n, uint64_t every);
+/* End an open progress line (before other output, or at exit). */
+void ilog_progress_end(struct ilog_progress *p);
+
 /* Display name of an input path. */
 const char *ilog_in_name(const char *path);
 

@@ -93,20 +93,6 @@ static int parse_time(const char *s, uint64_t *abs, const char **rel, uint64_t *
 	return ilog_parse_walltime(s, abs);
 }
 
-/* Progress on a TTY for long runs (DESIGN "The filters"). */
-struct progress {
-	int on;
-	struct timespec t0;
-	uint64_t last;
-};
-
-static double elapsed(const struct timespec *t0)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 /*
  * Read the inputs into statistics; with w, pass every record through.
  * Returns 0, or ILOG_EXIT_USAGE after reporting a damaged or unreadable
@@ -116,8 +102,8 @@ static int read_inputs(struct opts *o, char **inputs, int n, struct run *ru,
 		       struct ilog_writer *w, uint32_t *out_node)
 {
 	int rc = 0;
-	struct progress pg = { .on = isatty(STDERR_FILENO) && ilog_verbosity >= 0 };
-	clock_gettime(CLOCK_MONOTONIC, &pg.t0);
+	struct ilog_progress pg;
+	ilog_progress_start(&pg);
 	uint64_t total = 0;
 	ru->st = ilog_stats_new(&o->so);
 	if (!ru->st) {
@@ -146,13 +132,7 @@ static int read_inputs(struct opts *o, char **inputs, int n, struct run *ru,
 		const struct ilog_record *rec;
 		int k;
 		while ((k = ilog_reader_next(r, &rec)) > 0) {
-			if (pg.on && ++total - pg.last >= (1u << 21)) {
-				pg.last = total;
-				double e = elapsed(&pg.t0);
-				if (e >= 2)
-					fprintf(stderr, "\r%s: %s: %llu records, %.1fM records/s ",
-						ilog_prog, name, (unsigned long long)total, (double)total / e / 1e6);
-			}
+			ilog_progress_show(&pg, name, ++total, 1u << 21);
 			if (w) {
 				int wr = ilog_kind_name(rec->kind) ? ilog_writer_put(w, rec)
 								   : ilog_writer_put_raw(w, &rec->raw);
@@ -180,8 +160,7 @@ static int read_inputs(struct opts *o, char **inputs, int n, struct run *ru,
 		if (fd != STDIN_FILENO)
 			close(fd);
 	}
-	if (pg.on && elapsed(&pg.t0) >= 2)
-		fprintf(stderr, "\n");
+	ilog_progress_end(&pg);
 	char err[256];
 	if (ilog_stats_finish(ru->st) || ilog_causal_run(ru->st, &ru->cs, err, sizeof(err))) {
 		ilog_errorf("%s", ilog_stats_error(ru->st) ? ilog_stats_error(ru->st) : err);

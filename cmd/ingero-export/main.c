@@ -61,31 +61,6 @@ static int kind_lookup(const char *name)
 	return ilog_kind_from_name(name);
 }
 
-/* Progress on a TTY for long runs (DESIGN "The filters"). */
-struct progress {
-	int on;
-	struct timespec t0;
-	uint64_t last;
-};
-
-static double elapsed(const struct timespec *t0)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
-static void progress_tick(struct progress *p, uint64_t n, const char *name)
-{
-	if (!p->on || n - p->last < (1u << 20))
-		return;
-	p->last = n;
-	double e = elapsed(&p->t0);
-	if (e >= 2)
-		fprintf(stderr, "\r%s: %s: %llu records, %.1fM records/s ", ilog_prog, name,
-			(unsigned long long)n, (double)n / e / 1e6);
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -190,8 +165,8 @@ int main(int argc, char **argv)
 	}
 
 	int rc = ILOG_EXIT_OK, ninputs = argc - optind;
-	struct progress prog = { .on = isatty(STDERR_FILENO) && ilog_verbosity >= 0 };
-	clock_gettime(CLOCK_MONOTONIC, &prog.t0);
+	struct ilog_progress prog;
+	ilog_progress_start(&prog);
 	uint64_t total = 0;
 	for (int i = 0; !sink->no_input && i < (ninputs ? ninputs : 1) && rc != ILOG_EXIT_USAGE + 1;
 	     i++) {
@@ -212,7 +187,7 @@ int main(int argc, char **argv)
 		const struct ilog_record *rec;
 		int k;
 		while ((k = ilog_reader_next(r, &rec)) > 0) {
-			progress_tick(&prog, ++total, name);
+			ilog_progress_show(&prog, name, ++total, 1u << 20);
 			if (sink->observe && sink->observe(&ctx, rec)) {
 				ilog_errorf("%s: %s", oname(&ctx, out), ctx.err);
 				ilog_reader_close(r);
@@ -238,8 +213,7 @@ int main(int argc, char **argv)
 		if (fd != STDIN_FILENO)
 			close(fd);
 	}
-	if (prog.on && elapsed(&prog.t0) >= 2)
-		fprintf(stderr, "\n");
+	ilog_progress_end(&prog);
 	if (sink->close(&ctx)) {
 		ilog_errorf("%s: %s", oname(&ctx, out), ctx.err);
 		rc = ILOG_EXIT_USAGE;

@@ -58,34 +58,18 @@ static void fmt_small(char *b, size_t n, double ns)
 		fmt_ms(b, n, ns, 0);
 }
 
-/* Progress on a terminal for long merges (DESIGN "The filters"). */
-struct progress {
-	struct timespec t0;
-	int shown;                 /* a progress line is open */
-};
-
+/* Progress on a terminal for long merges: the engine calls back per pass. */
 static void progress(void *arg, int pass, uint64_t records)
 {
-	struct progress *p = arg;
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	double e = (double)(t.tv_sec - p->t0.tv_sec) + (double)(t.tv_nsec - p->t0.tv_nsec) / 1e9;
-	if (e >= 2) {
-		fprintf(stderr, "\r%s: %s: %llu records, %.1fM records/s ", ilog_prog,
-			pass == 1 ? "reading anchors and collectives" : "merging",
-			(unsigned long long)records, (double)records / e / 1e6);
-		p->shown = 1;
-	}
+	ilog_progress_show(arg, pass == 1 ? "reading anchors and collectives" : "merging",
+			   records, 0);
 }
 
 /* End an open progress line before other output. */
 static void progress_end(const struct ilog_merge_opts *mo)
 {
-	struct progress *p = mo->progress_arg;
-	if (p && p->shown) {
-		fprintf(stderr, "\n");
-		p->shown = 0;
-	}
+	if (mo->progress_arg)
+		ilog_progress_end(mo->progress_arg);
 }
 
 static void report(const struct ilog_merge *m, const struct ilog_merge_opts *o)
@@ -281,9 +265,9 @@ int main(int argc, char **argv)
 		clock_gettime(CLOCK_REALTIME, &t);
 		mo.now_real_ns = (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 	}
-	struct progress prog = { 0 };
-	if (isatty(STDERR_FILENO) && ilog_verbosity >= 0) {
-		clock_gettime(CLOCK_MONOTONIC, &prog.t0);
+	struct ilog_progress prog;
+	ilog_progress_start(&prog);
+	if (prog.on) {
 		mo.progress = progress;
 		mo.progress_arg = &prog;
 	}
