@@ -174,6 +174,9 @@ struct ingero_pystack {
 	__u64 id;
 	__u32 pid;
 	__u32 nr;
+	/* bit i: frames[i] is the outermost Python frame its C call of the
+	 * eval loop runs (entered from C); 0 = not known (SPEC §5.7) */
+	__u64 entry;
 	struct ingero_pyframe frames[INGERO_MAX_PYFRAMES];
 };
 

@@ -187,29 +187,39 @@ __noinline __u64 py_walk(__u32 tgid)
 	/* the frame count lives in the map value, not in a register: the
 	 * verifier then sees one state per iteration, not one per count */
 	s->st.nr = 0;
+	s->st.entry = 0;
 	for (int i = 0; i < PY_MAX_WALK; i++) {
 		/* one read per frame: the fields the walk needs are all near its start */
 		if (!f || bpf_probe_read_user(fb, fr_size, (void *)f))
 			break;
 		__u64 code = PY_FIELD(fb, p->fr_code, __u64);
 		__u32 lasti = REC_PY_LASTI_NONE;
-		int keep = code != 0;
+		int keep = code != 0, entry = 0;
 		if (p->instr == REC_PY_LASTI) {
 			__s32 l = PY_FIELD(fb, p->fr_instr, __s32);
 			lasti = l < 0 ? REC_PY_LASTI_NONE : (__u32)l;
+			entry = 1; /* 3.10: every frame has its own C call of the eval loop */
 		} else if (keep) {
 			__u8 owner = p->fr_owner != REC_PY_NONE ? PY_FIELD(fb, p->fr_owner, __u8)
 								 : REC_PY_NO_OWNER;
 			__u64 base = code + p->co_code;
 			__u64 ip = PY_FIELD(fb, p->fr_instr, __u64);
+			if (p->fr_is_entry != REC_PY_NONE)
+				entry = PY_FIELD(fb, p->fr_is_entry, __u8) != 0; /* 3.11 */
 			/* A frame of the C stack, or one pushed whose first traceable
 			 * instruction has not run: CPython hides both.  A frame that
 			 * has not started cannot have called anything, so only the
 			 * innermost frames can be incomplete: once one is kept, the
 			 * code object need not be read for the others. */
-			if (owner == p->owner_cstack)
+			if (owner == p->owner_cstack) {
+				/* 3.12+: the shim an eval-loop call pushes below the
+				 * first frame it runs, so the frame kept last was
+				 * entered from C */
 				keep = 0;
-			else if (s->st.nr == 0 && owner != p->owner_generator &&
+				__u32 last = s->st.nr - 1;
+				if (s->st.nr)
+					s->st.entry |= 1ull << (last & 63);
+			} else if (s->st.nr == 0 && owner != p->owner_generator &&
 				 p->co_firsttraceable != REC_PY_NONE &&
 				 ip < base + 2 * (__s64)py_int(code + p->co_firsttraceable))
 				keep = 0;
@@ -228,6 +238,8 @@ __noinline __u64 py_walk(__u32 tgid)
 			fr->code = code;
 			fr->lasti = lasti;
 			fr->_pad = gen ? *gen : 0; /* the recorder's: not in the log record */
+			if (entry)
+				s->st.entry |= 1ull << (n & 63);
 			s->st.nr = n + 1;
 		}
 		f = PY_FIELD(fb, p->fr_back, __u64);
@@ -247,6 +259,7 @@ __noinline __u64 py_walk(__u32 tgid)
 		h = (h ^ s->st.frames[i]._pad) * 0x100000001b3ull;
 		h ^= h >> 29;
 	}
+	h = (h ^ s->st.entry) * 0x100000001b3ull;
 	if (!h)
 		h = 1;
 	/* a lookup first: much cheaper than an LRU update that finds the key */

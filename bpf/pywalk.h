@@ -49,6 +49,7 @@ struct rec_py_proc {
 	__u16 co_code;          /* PyCodeObject.co_code_adaptive, REC_PY_NONE before 3.11 */
 	__u16 co_firsttraceable;/* PyCodeObject._co_firsttraceable, REC_PY_NONE if unknown */
 	__u16 fr_size;          /* bytes of a frame holding its fields used (<= REC_PY_FRAME_READ) */
+	__u16 fr_is_entry;      /* 3.11 _PyInterpreterFrame.is_entry, else REC_PY_NONE */
 };
 
 /*
@@ -60,7 +61,7 @@ struct rec_pystack {
 	struct rec_hdr h;
 	struct ingero_pystack st;
 };
-#define REC_PYSTACK_HDR_LEN (sizeof(struct rec_hdr) + 16)
+#define REC_PYSTACK_HDR_LEN (sizeof(struct rec_hdr) + __builtin_offsetof(struct ingero_pystack, frames))
 
 /* Per CPU: what the walker did. */
 struct rec_py_stat {

@@ -15,7 +15,7 @@
 
 #define ILOG_MAGIC "ILOG"
 #define ILOG_VERSION_MAJOR 1   /* readers reject a larger major (SPEC §8) */
-#define ILOG_VERSION_MINOR 0
+#define ILOG_VERSION_MINOR 1
 #define INGERO_VERSION "0.1.0"
 
 /* Exit codes shared by every program (DESIGN "The filters"). */
@@ -236,6 +236,13 @@ const struct ilog_header *ilog_reader_header(const struct ilog_reader *r, uint32
 uint64_t ilog_reader_wall(const struct ilog_reader *r, uint32_t node, uint64_t mono_ns);
 /* Schema names for a kind seen in the log (for unknown kinds), or NULL. */
 const struct ilog_schema *ilog_reader_schema(const struct ilog_reader *r, uint32_t kind);
+/* Where the record last returned lies, for filters that copy whole frames
+ * byte for byte (ingero-symbolize): its frame's offset in the input
+ * (counted from where the reader started) and compressed size, the
+ * frame's decompressed size, and the record's offset in that content
+ * (its length is rec->raw.n).  Only meaningful after a record. */
+struct ilog_reader_where { uint64_t frame_off, frame_size, content_size, rec_off; };
+void ilog_reader_where(const struct ilog_reader *r, struct ilog_reader_where *w);
 struct ilog_reader_stats { uint64_t records, frames, in_bytes, skipped_unknown; };
 void ilog_reader_stats(const struct ilog_reader *r, struct ilog_reader_stats *st);
 void ilog_reader_close(struct ilog_reader *r);

@@ -94,6 +94,7 @@ static const struct ilog_field pystack_f[] = {
 	F(E, id, "id", FT_U64, FV_HEX),
 	F(E, pid, "pid", FT_U32, FV_NUM),
 	A(E, frames, nr, "frames", struct ingero_pyframe, INGERO_MAX_PYFRAMES, pyframe_elem),
+	F(E, entry, "entry", FT_U64, FV_HEX),
 };
 #undef E
 

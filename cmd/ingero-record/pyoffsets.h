@@ -39,6 +39,7 @@ struct rec_py_layout {
 	uint16_t fr_code;            /* f_code (3.10-3.12), f_executable (3.13) */
 	uint16_t fr_instr;           /* f_lasti (3.10), prev_instr (3.11, 3.12), instr_ptr */
 	uint16_t fr_owner;           /* _PyInterpreterFrame.owner */
+	uint16_t fr_is_entry;        /* _PyInterpreterFrame.is_entry (3.11 only) */
 	uint16_t co_code;            /* PyCodeObject.co_code_adaptive */
 	uint16_t co_firsttraceable;  /* PyCodeObject._co_firsttraceable */
 	/* what the recorder reads from code objects */
@@ -62,7 +63,7 @@ static const struct rec_py_layout rec_py_layouts[] = {
 	{ .version = 0x030a, .instr = REC_PY_LASTI, .owner_cstack = NO_, .owner_generator = NO_,
 	  .rt_interp_head = 32, .interp_next = 0, .interp_threads = 8, .ts_next = 8,
 	  .ts_interp = 16, .ts_thread_id = 176, .ts_frame = 24, .cframe_current = N_,
-	  .fr_back = 24, .fr_code = 32, .fr_instr = 96, .fr_owner = N_, .co_code = N_,
+	  .fr_back = 24, .fr_code = 32, .fr_instr = 96, .fr_owner = N_, .fr_is_entry = N_, .co_code = N_,
 	  .co_firsttraceable = N_, .ob_type = 8, .tp_dealloc = 48, .co_filename = 104, .co_name = 112,
 	  .co_qualname = N_, .co_firstlineno = 40, .co_linetable = 120, .str_length = 16,
 	  .str_state = 32, .ascii_size = 48, .compact_size = 72, .state_kind = 2,
@@ -70,7 +71,7 @@ static const struct rec_py_layout rec_py_layouts[] = {
 	{ .version = 0x030b, .instr = REC_PY_PREV_INSTR, .owner_cstack = NO_, .owner_generator = 1,
 	  .rt_interp_head = 40, .interp_next = 0, .interp_threads = 16, .ts_next = 8,
 	  .ts_interp = 16, .ts_thread_id = 152, .ts_frame = 56, .cframe_current = 8,
-	  .fr_back = 48, .fr_code = 32, .fr_instr = 56, .fr_owner = 69, .co_code = 184,
+	  .fr_back = 48, .fr_code = 32, .fr_instr = 56, .fr_owner = 69, .fr_is_entry = 68, .co_code = 184,
 	  .co_firsttraceable = 168, .ob_type = 8, .tp_dealloc = 48, .co_filename = 112, .co_name = 120,
 	  .co_qualname = 128, .co_firstlineno = 72, .co_linetable = 136, .str_length = 16,
 	  .str_state = 32, .ascii_size = 48, .compact_size = 72, .state_kind = 2,
@@ -78,7 +79,7 @@ static const struct rec_py_layout rec_py_layouts[] = {
 	{ .version = 0x030c, .instr = REC_PY_PREV_INSTR, .owner_cstack = 3, .owner_generator = 1,
 	  .rt_interp_head = 40, .interp_next = 0, .interp_threads = 72, .ts_next = 8,
 	  .ts_interp = 16, .ts_thread_id = 136, .ts_frame = 56, .cframe_current = 0,
-	  .fr_back = 8, .fr_code = 0, .fr_instr = 56, .fr_owner = 70, .co_code = 192,
+	  .fr_back = 8, .fr_code = 0, .fr_instr = 56, .fr_owner = 70, .fr_is_entry = N_, .co_code = 192,
 	  .co_firsttraceable = 176, .ob_type = 8, .tp_dealloc = 48, .co_filename = 112, .co_name = 120,
 	  .co_qualname = 128, .co_firstlineno = 68, .co_linetable = 136, .str_length = 16,
 	  .str_state = 32, .ascii_size = 40, .compact_size = 56, .state_kind = 2,
@@ -86,7 +87,7 @@ static const struct rec_py_layout rec_py_layouts[] = {
 	{ .version = 0x030d, .instr = REC_PY_INSTR_PTR, .owner_cstack = 3, .owner_generator = 1,
 	  .rt_interp_head = 632, .interp_next = 7264, .interp_threads = 7344, .ts_next = 8,
 	  .ts_interp = 16, .ts_thread_id = 152, .ts_frame = 72, .cframe_current = N_,
-	  .fr_back = 8, .fr_code = 0, .fr_instr = 56, .fr_owner = 70, .co_code = 200,
+	  .fr_back = 8, .fr_code = 0, .fr_instr = 56, .fr_owner = 70, .fr_is_entry = N_, .co_code = 200,
 	  .co_firsttraceable = 184, .ob_type = 8, .tp_dealloc = 48, .co_filename = 112, .co_name = 120,
 	  .co_qualname = 128, .co_firstlineno = 68, .co_linetable = 136, .str_length = 16,
 	  .str_state = 32, .ascii_size = 40, .compact_size = 56, .state_kind = 2,

@@ -336,7 +336,8 @@ static unsigned frame_bytes(const struct rec_py_layout *L)
 {
 	unsigned n = 0;
 	const uint16_t end[] = { L->fr_back + 8u, L->fr_code + 8u, L->fr_instr + 8u,
-				 L->fr_owner != REC_PY_NONE ? L->fr_owner + 1u : 0u };
+				 L->fr_owner != REC_PY_NONE ? L->fr_owner + 1u : 0u,
+				 L->fr_is_entry != REC_PY_NONE ? L->fr_is_entry + 1u : 0u };
 	for (size_t i = 0; i < sizeof(end) / sizeof(end[0]); i++)
 		if (end[i] > n)
 			n = end[i];
@@ -354,6 +355,7 @@ static void push_proc(struct rec *r, uint32_t pid, uint64_t runtime, const struc
 		.cframe_current = L->cframe_current, .fr_back = L->fr_back, .fr_code = L->fr_code,
 		.fr_instr = L->fr_instr, .fr_owner = L->fr_owner, .co_code = L->co_code,
 		.co_firsttraceable = L->co_firsttraceable, .fr_size = (uint16_t)frame_bytes(L),
+		.fr_is_entry = L->fr_is_entry,
 	};
 	if (bpf_map__update_elem(r->skel->maps.py_procs, &pid, sizeof(pid), &v, sizeof(v), BPF_ANY))
 		ilog_warnf("pid %u: cannot hand the interpreter to the frame walker: %s", pid,
@@ -691,6 +693,7 @@ void rec_py_stack(struct rec *r, const void *msg, size_t size)
 	rec.u.pystack.id = m->st.id;
 	rec.u.pystack.pid = pid;
 	rec.u.pystack.nr = nr;
+	rec.u.pystack.entry = nr < 64 ? m->st.entry & ((1ull << nr) - 1) : m->st.entry;
 	for (uint32_t i = 0; i < nr; i++) {
 		const struct ingero_pyframe *f = &m->st.frames[i];
 		int known = p && p->py && p->py->found && ensure_code(r, pid, p->py, f->code, f->_pad);

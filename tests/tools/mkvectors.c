@@ -310,6 +310,7 @@ static void v_kinds(void)
 	rec = (struct ilog_record){ .kind = ILOG_K_PYSTACK };
 	rec.u.pystack.pid = PID;
 	rec.u.pystack.nr = 2;
+	rec.u.pystack.entry = 0x2; /* frames[1] was entered from C */
 	rec.u.pystack.frames[0] = (struct ingero_pyframe){ 0x7f3a2b400030ull, 58 };
 	rec.u.pystack.frames[1] = (struct ingero_pyframe){ 0x7f3a2b401a70ull, 212 };
 	rec.u.pystack.id = 0x2c0b7e1d94f3a658ull;
@@ -428,6 +429,7 @@ static void v_symbolized(void)
 	rec = (struct ilog_record){ .kind = ILOG_K_PYSTACK };
 	rec.u.pystack.pid = PID;
 	rec.u.pystack.nr = 2;
+	rec.u.pystack.entry = 0x2;
 	rec.u.pystack.frames[0] = (struct ingero_pyframe){ 0x7f3a2b400030ull, 1 };
 	rec.u.pystack.frames[1] = (struct ingero_pyframe){ 0x7f3a2b401a70ull, 212 };
 	rec.u.pystack.id = 0x2c0b7e1d94f3a658ull;

@@ -93,6 +93,7 @@ int main(void)
 	CHECK(co_code, REC_PY_NONE);
 	CHECK(co_firsttraceable, REC_PY_NONE);
 	CHECK(co_qualname, REC_PY_NONE);
+	CHECK(fr_is_entry, REC_PY_NONE);
 #endif
 #if PY_VERSION_HEX >= 0x030b0000
 	CHECK(fr_back, offsetof(_PyInterpreterFrame, previous));
@@ -101,8 +102,11 @@ int main(void)
 	CHECK(owner_generator, FRAME_OWNED_BY_GENERATOR);
 #if PY_VERSION_HEX >= 0x030c0000
 	CHECK(owner_cstack, FRAME_OWNED_BY_CSTACK);
+	CHECK(fr_is_entry, REC_PY_NONE); /* entry frames are C-stack shims instead */
 #else
 	CHECK(owner_cstack, REC_PY_NO_OWNER);
+	CHECK(fr_is_entry, offsetof(_PyInterpreterFrame, is_entry));
+	check("is_entry is one byte", (long)sizeof(((_PyInterpreterFrame *)0)->is_entry), 1);
 #endif
 	CHECK(co_code, offsetof(PyCodeObject, co_code_adaptive));
 	CHECK(co_firsttraceable, offsetof(PyCodeObject, _co_firsttraceable));
