@@ -42,6 +42,7 @@ struct ilog_reader {
 	size_t fr_len, fr_cap;
 	const uint8_t *fp;        /* next record in fr */
 	uint64_t fr_off;          /* file offset of the current frame */
+	uint64_t fr_size;         /* its compressed size */
 	uint32_t fr_idx;          /* records decoded from the current frame */
 	uint64_t tsbase[ILOG_K__COUNT];
 	struct ilog_record rec;
@@ -225,6 +226,7 @@ static int next_frame(struct ilog_reader *r)
 			return fail(r, "offset %llu: corrupt frame: %zu bytes decoded, header says %llu",
 				    (unsigned long long)off, got, sz);
 		r->fr_off = off;
+		r->fr_size = cs;
 		r->fr_len = got;
 		r->fp = r->fr;
 		r->fr_idx = 0;
@@ -753,6 +755,14 @@ const struct ilog_schema *ilog_reader_schema(const struct ilog_reader *r, uint32
 		if (r->schemas[i].s.kind == kind)
 			return &r->schemas[i].s;
 	return NULL;
+}
+
+void ilog_reader_where(const struct ilog_reader *r, struct ilog_reader_where *w)
+{
+	w->frame_off = r->fr_off;
+	w->frame_size = r->fr_size;
+	w->content_size = r->fr_len;
+	w->rec_off = r->rec.raw.p ? (uint64_t)(r->rec.raw.p - r->fr) : 0;
 }
 
 void ilog_reader_stats(const struct ilog_reader *r, struct ilog_reader_stats *st)

@@ -1,12 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
  * The symbolize filter (ilog_symbolize_filter in lib/symbolize.h).  Two
- * passes over the input: the first gathers every mapping and the ips
- * that already have symbol records; the second copies the stream and
- * writes each new ip's symbol records right before the first stack that
- * uses it.  Reading twice (instead of holding the log) keeps memory to
- * the mappings and the distinct ips, and lets a mapping recorded after a
- * stack (a library dlopen'ed and noticed late) still resolve it.
+ * passes over the input: the first gathers every mapping, the ips that
+ * already have symbol records, the input's frames, and where each new ip
+ * is first used; the second writes the input's frames again with the new
+ * ips' symbol records added.  Reading twice (instead of holding the log)
+ * keeps memory to the mappings and the distinct ips, and lets a mapping
+ * recorded after a stack (a library dlopen'ed and noticed late) still
+ * resolve it.
+ *
+ * The second pass copies frames byte for byte wherever it can (SPEC §3.1:
+ * frames are independent), so most of a log is neither decompressed
+ * again nor re-encoded: a frame without new ips is copied as it is; the
+ * symbols of a frame's new ips go in a frame of their own in front of
+ * it; only a frame that must change inside (new ips after a header or
+ * node record in it, --redo's records to drop, damage) is rewritten.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +22,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 #include "symbolize.h"
 #include "symbolize_int.h"
 
@@ -33,12 +42,50 @@ struct fproc {
 	uint32_t n, cap;
 };
 
+/* Spliced frames are written by a writer that ends a frame only when
+ * told, which it does below this size (lib/writer.c's largest frame). */
+#define SPLICE_MAX (ILOG_MAX_FRAME_CONTENT / 2)
+
+/* An ip first seen in a stack, with no symbol record in the input (yet). */
+struct use {
+	uint64_t ip, seq;             /* seq: the stack's place, for find_map */
+	uint32_t node, pid;
+	uint32_t frame;               /* filt.frames[] */
+	uint32_t at;                  /* the stack's offset in the frame's content */
+	uint8_t ret;                  /* a return address (not a stack's first ip) */
+	uint8_t barrier;              /* after a header or node record in its frame */
+	uint8_t kept;                 /* the input has symbols for it after all */
+};
+
+/* An input frame, as pass 1 read it. */
+struct iframe {
+	uint64_t off, size;           /* compressed bytes, from the input's start */
+	uint64_t bytes;               /* plan(): content with the symbols added, at most */
+	uint32_t content, end;        /* decompressed size; end of its last record read */
+	uint32_t barrier;             /* end of its last header or node record, 0 none */
+	uint32_t nrec, nuses;
+	uint32_t input;
+	uint8_t splice;               /* must be rewritten (plan()) */
+};
+
+/* A symbol record --redo leaves out. */
+struct drop { uint32_t frame, at, len; };
+
+#define HAVE (UINT32_MAX - 1)         /* filt.ips value: the input has symbols */
+
 struct filt {
 	struct sym_pool pool;
 	struct fproc *procs;
 	uint32_t nprocs, capprocs;
 	struct sym_hmap procidx;      /* (node << 32 | pid, 0) -> procs[] */
-	struct sym_hmap have;         /* (node << 32 | pid, ip): has symbols */
+	struct sym_hmap ips;          /* (node << 32 | pid, ip) -> uses[] or HAVE */
+	struct use *uses;             /* in stream order */
+	uint32_t nuses, capuses;
+	struct iframe *frames;
+	uint32_t nframes, capframes;
+	struct drop *drops;
+	uint32_t ndrops, capdrops;
+	uint64_t nkept;               /* distinct ips with symbols in the input */
 };
 
 static void filt_free(struct filt *f)
@@ -47,7 +94,10 @@ static void filt_free(struct filt *f)
 		free(f->procs[i].maps);
 	free(f->procs);
 	sym_hmap_free(&f->procidx);
-	sym_hmap_free(&f->have);
+	sym_hmap_free(&f->ips);
+	free(f->uses);
+	free(f->frames);
+	free(f->drops);
 	sym_pool_free(&f->pool);
 }
 
@@ -223,7 +273,58 @@ static void damage(char *err, size_t errlen, int *damaged, const char *name, con
 	*damaged = 1;
 }
 
-/* Pass 1: mappings and the ips that already have symbols. */
+static int grow(void **v, uint32_t *cap, uint32_t n, size_t size, uint32_t first)
+{
+	if (n < *cap)
+		return 0;
+	uint32_t nc = *cap ? *cap * 2 : first;
+	void *p = realloc(*v, (size_t)nc * size);
+	if (!p)
+		return -1;
+	*v = p;
+	*cap = nc;
+	return 0;
+}
+
+/* A symbol record in the input: its ip needs none of ours. */
+static int note_have(struct filt *f, uint64_t key, uint64_t ip)
+{
+	uint32_t *v = sym_hmap_get(&f->ips, key, ip);
+	if (!v) {
+		f->nkept++;
+		return sym_hmap_put(&f->ips, key, ip, HAVE);
+	}
+	if (*v - 1 != HAVE && !f->uses[*v - 1].kept) {
+		f->uses[*v - 1].kept = 1; /* its stack came first */
+		f->nkept++;
+	}
+	return 0;
+}
+
+/* A stack record: its ips not seen before, in order. */
+static int note_stack(struct filt *f, const struct ilog_record *rec, uint64_t seq,
+		      uint32_t frame, uint32_t at, int barrier)
+{
+	const struct ingero_stack *sk = &rec->u.stack;
+	uint64_t key = pkey(rec->node, sk->pid);
+	for (uint32_t i = 0; i < sk->nr && i < INGERO_MAX_STACK; i++) {
+		uint64_t ip = sk->ips[i];
+		if (sym_hmap_get(&f->ips, key, ip))
+			continue;
+		if (f->nuses >= HAVE || grow((void **)&f->uses, &f->capuses, f->nuses,
+					     sizeof(*f->uses), 1024) ||
+		    sym_hmap_put(&f->ips, key, ip, f->nuses))
+			return -1;
+		f->uses[f->nuses++] = (struct use){
+			.ip = ip, .seq = seq, .node = rec->node, .pid = sk->pid, .frame = frame,
+			.at = at, .ret = i > 0, .barrier = (uint8_t)barrier,
+		};
+	}
+	return 0;
+}
+
+/* Pass 1: mappings, the ips that already have symbols, each input frame,
+ * and where each new ip is first used. */
 static int pass1(struct filt *f, const struct ilog_symbolize_opts *o, struct input *in,
 		 unsigned nin, struct ilog_symbolize_stats *st, char *err, size_t errlen, int *damaged)
 {
@@ -240,19 +341,53 @@ static int pass1(struct filt *f, const struct ilog_symbolize_opts *o, struct inp
 			return -1;
 		}
 		const struct ilog_record *rec;
+		struct ilog_reader_where wh;
+		struct iframe *fr = NULL;
 		int k;
 		while ((k = ilog_reader_next(r, &rec)) > 0) {
 			seq++;
 			st->records++;
 			if (o->progress && !(seq & 0xffff))
 				o->progress(o->progress_arg, 1, seq);
-			if (rec->kind == ILOG_K_MAPPING) {
+			ilog_reader_where(r, &wh);
+			if (!fr || fr->off != wh.frame_off) {
+				if (grow((void **)&f->frames, &f->capframes, f->nframes,
+					 sizeof(*f->frames), 64))
+					goto oom;
+				fr = &f->frames[f->nframes++];
+				*fr = (struct iframe){ .off = wh.frame_off, .size = wh.frame_size,
+						       .content = (uint32_t)wh.content_size, .input = i };
+			}
+			uint32_t at = (uint32_t)wh.rec_off;
+			fr->end = at + rec->raw.n;
+			fr->nrec++;
+			switch (rec->kind) {
+			case ILOG_K_MAPPING:
 				if (add_mapping(f, rec->node, &rec->u.mapping, seq))
 					goto oom;
-			} else if (rec->kind == ILOG_K_SYMBOL) {
-				if (sym_hmap_put(&f->have, pkey(rec->node, rec->u.symbol.pid),
-						 rec->u.symbol.ip, 0))
+				break;
+			case ILOG_K_HEADER:
+			case ILOG_K_NODE:
+				/* symbols for stacks after this belong after it */
+				fr->barrier = fr->end;
+				break;
+			case ILOG_K_SYMBOL:
+				if (o->redo) {
+					if (grow((void **)&f->drops, &f->capdrops, f->ndrops,
+						 sizeof(*f->drops), 64))
+						goto oom;
+					f->drops[f->ndrops++] = (struct drop){ f->nframes - 1, at, rec->raw.n };
+					fr->splice = 1;
+				} else if (note_have(f, pkey(rec->node, rec->u.symbol.pid),
+						     rec->u.symbol.ip)) {
 					goto oom;
+				}
+				break;
+			case ILOG_K_STACK:
+				st->stacks++;
+				if (note_stack(f, rec, seq, f->nframes - 1, at, fr->barrier != 0))
+					goto oom;
+				break;
 			}
 			continue;
 oom:
@@ -270,6 +405,73 @@ oom:
 	return 0;
 }
 
+/* The frames of one new ip; -1 out of memory. */
+static int lookup_use(const struct filt *f, struct ilog_symbolizer *sym, const struct use *u,
+		      struct ilog_symbol *fr)
+{
+	const struct fmap *fm = find_map(f, u->node, u->pid, u->ip, u->seq);
+	if (!fm) {
+		fr[0] = (struct ilog_symbol){ .pid = u->pid, .ip = u->ip };
+		return 1;
+	}
+	struct ilog_mapping m = {
+		.pid = u->pid, .start = fm->start, .end = fm->end, .offset = fm->offset,
+		.prot = fm->prot, .path = ilog_str_c(fm->path), .build_id = { fm->bid, fm->nbid },
+	};
+	/* ips after a stack's first are return addresses (bpf_get_stack) */
+	return ilog_symbolizer_lookup(sym, &m, u->ip, u->ret, fr, MAX_FRAMES);
+}
+
+/*
+ * Between the passes: drop the ips the input already has symbols for,
+ * resolve the rest in stream order (the symbolizer caches the answers
+ * pass 2 asks again), and decide each frame's fate.  A frame whose new
+ * ips all come before any header or node record in it gets their symbol
+ * records in a frame of their own in front of it; one with new ips after
+ * such a record (they must stay in its section and node), with records to
+ * drop, or cut short by damage is spliced.  Returns 1 when a spliced
+ * frame would outgrow what one frame may hold (pass 2 then writes every
+ * record anew), 0, or -1 out of memory.
+ */
+static int plan(struct filt *f, struct ilog_symbolizer *sym, struct ilog_symbolize_stats *st)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < f->nuses; i++)
+		if (!f->uses[i].kept)
+			f->uses[n++] = f->uses[i];
+	f->nuses = n;
+	int big = 0;
+	for (uint32_t i = 0; i < f->nframes; i++) {
+		struct iframe *fr = &f->frames[i];
+		fr->bytes = fr->end;
+		if (fr->end != fr->content)
+			fr->splice = 1;
+	}
+	for (uint32_t i = 0; i < f->nuses; i++) {
+		struct use *u = &f->uses[i];
+		struct iframe *fr = &f->frames[u->frame];
+		struct ilog_symbol out[MAX_FRAMES];
+		int k = lookup_use(f, sym, u, out);
+		if (k < 0)
+			return -1;
+		st->ips++;
+		st->symbols += (uint64_t)k;
+		if (out[0].function.n)
+			st->resolved++;
+		fr->nuses++;
+		if (u->barrier)
+			fr->splice = 1;
+		/* an encoded symbol record is its strings plus at most 72 bytes */
+		for (int j = 0; j < k; j++)
+			fr->bytes += 72 + (uint64_t)out[j].build_id.n + out[j].module.n +
+				     out[j].function.n + out[j].file.n;
+	}
+	for (uint32_t i = 0; i < f->nframes; i++)
+		if (f->frames[i].splice && f->frames[i].bytes >= SPLICE_MAX)
+			big = 1;
+	return big;
+}
+
 static int put(struct ilog_writer *w, const struct ilog_record *rec, char *err, size_t errlen)
 {
 	if (!ilog_writer_put(w, rec))
@@ -278,57 +480,253 @@ static int put(struct ilog_writer *w, const struct ilog_record *rec, char *err, 
 	return -1;
 }
 
-/* Symbol records for each new ip of a stack, before the stack. */
-static int symbolize_stack(struct filt *f, struct ilog_symbolizer *sym, struct ilog_writer *w,
-			   const struct ilog_record *rec, uint64_t seq,
-			   struct ilog_symbolize_stats *st, char *err, size_t errlen)
+/* The symbol records of one new ip. */
+static int put_use(const struct filt *f, struct ilog_symbolizer *sym, struct ilog_writer *w,
+		   const struct use *u, char *err, size_t errlen)
 {
-	const struct ingero_stack *sk = &rec->u.stack;
-	struct ilog_record out = { .kind = ILOG_K_SYMBOL };
 	struct ilog_symbol fr[MAX_FRAMES];
-	st->stacks++;
-	for (uint32_t i = 0; i < sk->nr && i < INGERO_MAX_STACK; i++) {
-		uint64_t ip = sk->ips[i];
-		uint64_t key = pkey(rec->node, sk->pid);
-		if (sym_hmap_get(&f->have, key, ip))
-			continue;
-		if (sym_hmap_put(&f->have, key, ip, 0)) {
-			snprintf(err, errlen, "out of memory");
+	struct ilog_record out = { .kind = ILOG_K_SYMBOL };
+	int n = lookup_use(f, sym, u, fr);
+	if (n < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (int k = 0; k < n; k++) {
+		out.u.symbol = fr[k];
+		if (put(w, &out, err, errlen))
 			return -1;
-		}
-		st->ips++;
-		const struct fmap *fm = find_map(f, rec->node, sk->pid, ip, seq);
-		int n = 1;
-		if (fm) {
-			struct ilog_mapping m = {
-				.pid = sk->pid, .start = fm->start, .end = fm->end,
-				.offset = fm->offset, .prot = fm->prot, .path = ilog_str_c(fm->path),
-				.build_id = { fm->bid, fm->nbid },
-			};
-			/* ips after the first are return addresses (bpf_get_stack) */
-			n = ilog_symbolizer_lookup(sym, &m, ip, i > 0, fr, MAX_FRAMES);
-			if (n < 0) {
-				snprintf(err, errlen, "out of memory");
-				return -1;
-			}
-		} else {
-			fr[0] = (struct ilog_symbol){ .pid = sk->pid, .ip = ip };
-		}
-		if (fr[0].function.n)
-			st->resolved++;
-		for (int k = 0; k < n; k++) {
-			out.u.symbol = fr[k];
-			if (put(w, &out, err, errlen))
-				return -1;
-			st->symbols++;
-		}
 	}
 	return 0;
 }
 
-static int pass2(struct filt *f, const struct ilog_symbolize_opts *o, struct ilog_symbolizer *sym,
-		 struct input *in, unsigned nin, int out_fd, struct ilog_symbolize_stats *st, char *err,
-		 size_t errlen)
+struct out {
+	int fd;
+	struct ilog_writer *sym;     /* frames of symbol records */
+	struct ilog_writer *splice;  /* spliced frames: never cut by size or count */
+	uint32_t cin;                /* pending byte copy: input, offset, length */
+	uint64_t coff, clen;
+	uint8_t *buf;                /* a compressed frame, then its content */
+	size_t bufcap;
+	uint8_t *content;
+	size_t contentcap;
+	ZSTD_DCtx *dctx;
+};
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static int read_at(int fd, uint8_t *p, size_t n, off_t off)
+{
+	while (n) {
+		ssize_t k = pread(fd, p, n, off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (!k)
+				errno = EIO; /* shorter than in pass 1 */
+			return -1;
+		}
+		p += k;
+		n -= (size_t)k;
+		off += k;
+	}
+	return 0;
+}
+
+static int reserve(uint8_t **p, size_t *cap, size_t n)
+{
+	if (n <= *cap)
+		return 0;
+	uint8_t *q = realloc(*p, n);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+/* Write the pending run of input frames, byte for byte. */
+static int copy_out(struct out *o, const struct input *in, char *err, size_t errlen)
+{
+	const struct input *ip = &in[o->cin];
+	while (o->clen) {
+		size_t n = o->clen < (1u << 20) ? (size_t)o->clen : (1u << 20);
+		if (reserve(&o->buf, &o->bufcap, n)) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		if (read_at(ip->fd, o->buf, n, ip->start + (off_t)o->coff)) {
+			snprintf(err, errlen, "%s: cannot read again: %s", ip->name, strerror(errno));
+			return -1;
+		}
+		if (write_all(o->fd, o->buf, n)) {
+			snprintf(err, errlen, "output: write: %s", strerror(errno));
+			return -1;
+		}
+		o->coff += n;
+		o->clen -= n;
+	}
+	return 0;
+}
+
+static int flush(struct ilog_writer *w, char *err, size_t errlen)
+{
+	if (!ilog_writer_flush(w))
+		return 0;
+	snprintf(err, errlen, "output: %s", ilog_writer_error(w));
+	return -1;
+}
+
+static int raw(struct ilog_writer *w, const uint8_t *p, size_t n, char *err, size_t errlen)
+{
+	struct ilog_raw r = { p, (uint32_t)n };
+	if (!n || !ilog_writer_put_raw(w, &r))
+		return 0;
+	snprintf(err, errlen, "output: %s", ilog_writer_error(w));
+	return -1;
+}
+
+/*
+ * One frame rewritten: its records as they are, in order, with the symbol
+ * records of each new ip right before the stack that first uses it and
+ * the dropped ones left out.  Only records of kind symbol, which carries
+ * no delta-coded time (SPEC §4.3), come or go, and the frame's records
+ * stay together in one frame, so every other record decodes as before.
+ */
+static int splice_frame(const struct filt *f, struct ilog_symbolizer *sym, struct out *o,
+		  const struct input *in, uint32_t fi, uint32_t *ucur, uint32_t *dcur, char *err,
+		  size_t errlen)
+{
+	const struct iframe *fr = &f->frames[fi];
+	const struct input *ip = &in[fr->input];
+	if (reserve(&o->buf, &o->bufcap, fr->size) ||
+	    reserve(&o->content, &o->contentcap, fr->content ? fr->content : 1)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (read_at(ip->fd, o->buf, fr->size, ip->start + (off_t)fr->off)) {
+		snprintf(err, errlen, "%s: cannot read again: %s", ip->name, strerror(errno));
+		return -1;
+	}
+	size_t got = ZSTD_decompressDCtx(o->dctx, o->content, o->contentcap, o->buf, fr->size);
+	if (ZSTD_isError(got) || got != fr->content) {
+		snprintf(err, errlen, "%s: offset %llu: frame changed since it was read", ip->name,
+			 (unsigned long long)fr->off);
+		return -1;
+	}
+	uint32_t pos = 0;
+	for (;;) {
+		const struct use *u = *ucur < f->nuses && f->uses[*ucur].frame == fi ?
+				      &f->uses[*ucur] : NULL;
+		const struct drop *d = *dcur < f->ndrops && f->drops[*dcur].frame == fi ?
+				       &f->drops[*dcur] : NULL;
+		uint32_t next = fr->end;
+		if (u && u->at < next)
+			next = u->at;
+		if (d && d->at < next)
+			next = d->at;
+		if (raw(o->splice, o->content + pos, next - pos, err, errlen))
+			return -1;
+		pos = next;
+		if (u && u->at == pos) {
+			if (put_use(f, sym, o->splice, u, err, errlen))
+				return -1;
+			++*ucur;
+		} else if (d && d->at == pos) {
+			pos += d->len;
+			++*dcur;
+		} else {
+			break;
+		}
+	}
+	return flush(o->splice, err, errlen);
+}
+
+/* Pass 2, frame by frame (plan() says how). */
+static int pass2_frames(const struct filt *f, const struct ilog_symbolize_opts *opt,
+			struct ilog_symbolizer *sym, struct input *in, int out_fd, char *err,
+			size_t errlen)
+{
+	struct ilog_writer_opts wo = { .frame_ms = ILOG_FRAME_MS_OFF };
+	struct ilog_writer_opts so = { .frame_ms = ILOG_FRAME_MS_OFF, .frame_records = UINT32_MAX,
+				       .frame_bytes = SPLICE_MAX };
+	char e[256];
+	struct out o = { .fd = out_fd };
+	int rc = -1;
+	o.dctx = ZSTD_createDCtx();
+	if (!o.dctx) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (!(o.sym = ilog_writer_open(out_fd, &wo, e, sizeof(e))) ||
+	    !(o.splice = ilog_writer_open(out_fd, &so, e, sizeof(e)))) {
+		snprintf(err, errlen, "output: %s", e);
+		goto out;
+	}
+	uint32_t ucur = 0, dcur = 0;
+	uint64_t seq = 0;
+	for (uint32_t i = 0; i < f->nframes; i++) {
+		const struct iframe *fr = &f->frames[i];
+		if (!fr->splice && o.clen && o.cin == fr->input && o.coff + o.clen == fr->off &&
+		    !fr->nuses) {
+			o.clen += fr->size;     /* the next frame of the run */
+		} else {
+			if (copy_out(&o, in, err, errlen))
+				goto out;
+			if (fr->splice) {
+				if (splice_frame(f, sym, &o, in, i, &ucur, &dcur, err, errlen))
+					goto out;
+			} else {
+				for (; ucur < f->nuses && f->uses[ucur].frame == i; ucur++)
+					if (put_use(f, sym, o.sym, &f->uses[ucur], err, errlen))
+						goto out;
+				if (flush(o.sym, err, errlen))
+					goto out;
+				o.cin = fr->input;
+				o.coff = fr->off;
+				o.clen = fr->size;
+			}
+		}
+		seq += fr->nrec;
+		if (opt->progress && (seq >> 16) != ((seq - fr->nrec) >> 16))
+			opt->progress(opt->progress_arg, 2, seq);
+	}
+	if (copy_out(&o, in, err, errlen))
+		goto out;
+	if (opt->progress)
+		opt->progress(opt->progress_arg, 2, seq);
+	rc = 0;
+out:
+	if (o.sym && ilog_writer_close(o.sym, e, sizeof(e)) && !rc) {
+		snprintf(err, errlen, "output: %s", e);
+		rc = -1;
+	}
+	if (o.splice && ilog_writer_close(o.splice, e, sizeof(e)) && !rc) {
+		snprintf(err, errlen, "output: %s", e);
+		rc = -1;
+	}
+	ZSTD_freeDCtx(o.dctx);
+	free(o.buf);
+	free(o.content);
+	return rc;
+}
+
+/* Pass 2 for the rare input plan() cannot splice: every record decoded
+ * and written anew, each new ip's symbols right before its first stack. */
+static int pass2_records(const struct filt *f, const struct ilog_symbolize_opts *o,
+			 struct ilog_symbolizer *sym, struct input *in, unsigned nin, int out_fd,
+			 char *err, size_t errlen)
 {
 	struct ilog_writer_opts wo = { .frame_ms = ILOG_FRAME_MS_OFF };
 	char e[256];
@@ -337,8 +735,9 @@ static int pass2(struct filt *f, const struct ilog_symbolize_opts *o, struct ilo
 		snprintf(err, errlen, "output: %s", e);
 		return -1;
 	}
-	uint64_t seq = 0;
-	int rc = 0;
+	uint64_t seq = 0, fi = 0, off = 0;
+	uint32_t ucur = 0;
+	int rc = 0, first = 1;
 	for (unsigned i = 0; i < nin && !rc; i++) {
 		if (lseek(in[i].fd, in[i].start, SEEK_SET) < 0) {
 			snprintf(err, errlen, "%s: cannot read again: %s", in[i].name, strerror(errno));
@@ -352,17 +751,23 @@ static int pass2(struct filt *f, const struct ilog_symbolize_opts *o, struct ilo
 			break;
 		}
 		const struct ilog_record *rec;
+		struct ilog_reader_where wh;
+		int fresh = 1;
 		while (!rc && ilog_reader_next(r, &rec) > 0) {
 			seq++;
 			if (o->progress && !(seq & 0xffff))
 				o->progress(o->progress_arg, 2, seq);
-			if (rec->kind == ILOG_K_SYMBOL && o->redo)
-				continue;
-			if (rec->kind == ILOG_K_STACK &&
-			    symbolize_stack(f, sym, w, rec, seq, st, err, errlen))
-				rc = -1;
-			else if (put(w, rec, err, errlen))
-				rc = -1;
+			ilog_reader_where(r, &wh);
+			if (fresh || wh.frame_off != off) {
+				fi += !first;   /* numbered as pass 1 did */
+				first = fresh = 0;
+				off = wh.frame_off;
+			}
+			for (; !rc && ucur < f->nuses && f->uses[ucur].frame == fi &&
+			       f->uses[ucur].at == wh.rec_off; ucur++)
+				rc = put_use(f, sym, w, &f->uses[ucur], err, errlen);
+			if (!rc && !(rec->kind == ILOG_K_SYMBOL && o->redo))
+				rc = put(w, rec, err, errlen);
 		}
 		ilog_reader_close(r);
 	}
@@ -398,13 +803,16 @@ int ilog_symbolize_filter(const struct ilog_symbolize_opts *o,
 	}
 	if (pass1(&f, o, in, nin, st, err, errlen, &damaged))
 		goto out;
-	if (o->redo) {
-		sym_hmap_free(&f.have);
-	} else {
-		st->kept = f.have.n;
+	if (!o->redo)
+		st->kept = f.nkept;
+	int big = plan(&f, sym, st);
+	if (big < 0) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
 	}
 	char e2[512];
-	if (pass2(&f, o, sym, in, nin, out_fd, st, e2, sizeof(e2))) {
+	if (big ? pass2_records(&f, o, sym, in, nin, out_fd, e2, sizeof(e2))
+		: pass2_frames(&f, o, sym, in, out_fd, e2, sizeof(e2))) {
 		snprintf(err, errlen, "%s", e2); /* output failed: that matters more */
 		goto out;
 	}
