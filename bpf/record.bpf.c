@@ -25,6 +25,7 @@ const volatile bool targ_stacks = true;
 const volatile __u64 targ_wakeup_min_ns = 50000;
 /* benchmark floor: the CUDA probes fire and return at once (bench/record) */
 const volatile bool targ_empty = false;
+const volatile __u32 targ_unwind = REC_UNWIND_AUTO;
 /* 1 = every call; N = one in N of the sampleable ops.  Written by the
  * recorder while running (adaptive sampling), hence .bss not .rodata. */
 __u32 sample_every = 1;
@@ -570,6 +571,98 @@ static __always_inline __u64 emit_stack(void *ctx, __u32 tgid, __u64 entry_ip)
 	return h;
 }
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rec_ustack);
+} ustack_buf SEC(".maps");
+
+/* (pid, stack, pystack) pairs whose stack was copied; evicted: copied again */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, __u8);
+} ustacks_seen SEC(".maps");
+
+/* Read the top of the user stack: as much of REC_USTACK_MAX as is mapped
+ * (a shallow thread's stack ends sooner).  The sizes are constants, so the
+ * verifier sees each read's bound.  Bytes read, 0 if none. */
+static __always_inline __u32 read_stack_top(__u8 *dst, __u64 sp)
+{
+	if (!bpf_probe_read_user(dst, REC_USTACK_MAX, (void *)sp))
+		return REC_USTACK_MAX;
+	if (!bpf_probe_read_user(dst, REC_USTACK_MAX / 2, (void *)sp))
+		return REC_USTACK_MAX / 2;
+	if (!bpf_probe_read_user(dst, REC_USTACK_MAX / 4, (void *)sp))
+		return REC_USTACK_MAX / 4;
+	if (!bpf_probe_read_user(dst, REC_USTACK_MAX / 8, (void *)sp))
+		return REC_USTACK_MAX / 8;
+	if (!bpf_probe_read_user(dst, REC_USTACK_MAX / 16, (void *)sp))
+		return REC_USTACK_MAX / 16;
+	return 0;
+}
+
+/*
+ * For --unwind: the registers and top of the stack of a call whose
+ * (stack, pystack) pair is new, for the recorder to unwind with DWARF
+ * (record.h).  Sent ahead of the event, which the recorder then gives the
+ * unwound stack's id.
+ */
+static __always_inline void emit_ustack(struct pt_regs *ctx, __u32 tgid, __u32 tid,
+					__u64 entry_ip, __u64 stack_id, __u64 pystack_id)
+{
+	if (targ_unwind == REC_UNWIND_FP || (targ_unwind == REC_UNWIND_AUTO && !pystack_id))
+		return;
+	__u64 k = (stack_id * 0x9e3779b97f4a7c15ull) ^ pystack_id ^ ((__u64)tgid << 17);
+	k ^= k >> 31;
+	if (!k)
+		k = 1;
+	if (bpf_map_lookup_elem(&ustacks_seen, &k))
+		return;
+	__u8 one = 1;
+	if (bpf_map_update_elem(&ustacks_seen, &k, &one, BPF_NOEXIST) != 0)
+		return;
+	__u32 zero = 0;
+	struct rec_ustack *u = bpf_map_lookup_elem(&ustack_buf, &zero);
+	struct rec_stack_stat *ss = bpf_map_lookup_elem(&stack_stats, &zero);
+	if (!u || !ss)
+		return;
+	u->h.type = REC_MSG_USTACK;
+	u->stack_id = stack_id;
+	u->pystack_id = pystack_id;
+	u->entry_ip = entry_ip;
+	u->regs[REC_UREG_IP] = PT_REGS_IP(ctx);
+	u->regs[REC_UREG_SP] = PT_REGS_SP(ctx);
+	u->regs[REC_UREG_BP] = PT_REGS_FP(ctx);
+	u->regs[REC_UREG_BX] = ctx->bx;
+	u->regs[REC_UREG_R12] = ctx->r12;
+	u->regs[REC_UREG_R13] = ctx->r13;
+	u->regs[REC_UREG_R14] = ctx->r14;
+	u->regs[REC_UREG_R15] = ctx->r15;
+	u->pid = tgid;
+	u->tid = tid;
+	u->_pad = 0;
+	__u32 size = read_stack_top(u->data, u->regs[REC_UREG_SP]);
+	u->size = size;
+	if (size < REC_USTACK_MAX)
+		ss->copies_short++;
+	__u64 len = REC_USTACK_HDR_LEN + (__u64)size;
+	barrier_var(len);
+	if (len > sizeof(*u))
+		len = sizeof(*u);
+	u->h.len = (__u32)len;
+	if (bpf_ringbuf_output(&cuda_rb, u, len, BPF_RB_NO_WAKEUP)) {
+		bpf_map_delete_elem(&ustacks_seen, &k);
+		ss->copies_lost++;
+		count_rb(REC_RB_CUDA, 0);
+		return;
+	}
+	ss->copies++;
+	count_rb(REC_RB_CUDA, 1);
+}
+
 static __always_inline void fill_event(struct ingero_cuda_event *e, struct rec_frame *f, __u64 now,
 				       __u32 tgid, __u32 tid)
 {
@@ -637,8 +730,14 @@ static __always_inline int on_return(struct pt_regs *ctx)
 	if (f->skip)
 		return 0;
 
-	/* a new Python stack goes into the ring ahead of the event naming it */
+	/* new stacks go into the ring ahead of the event naming them; at
+	 * return the frame-pointer walk starts in the caller: no frame skipped */
 	__u64 pystack_id = targ_pywalk ? py_walk(tgid) : 0;
+	__u64 stack_id = 0;
+	if (targ_stacks) {
+		stack_id = emit_stack(ctx, tgid, f->ip);
+		emit_ustack(ctx, tgid, tid, f->ip, stack_id, pystack_id);
+	}
 	struct rec_cuda *m = bpf_ringbuf_reserve(&cuda_rb, sizeof(*m), 0);
 	if (!m) {
 		struct rec_op_stat *st = bpf_map_lookup_elem(&op_stats, &op);
@@ -657,9 +756,7 @@ static __always_inline int on_return(struct pt_regs *ctx)
 		bpf_probe_read_user(&h, sizeof(h), (void *)f->out);
 		m->ev.handle = h;
 	}
-	/* at return the frame-pointer walk starts in the caller: no frame skipped */
-	if (targ_stacks)
-		m->ev.stack_id = emit_stack(ctx, tgid, f->ip);
+	m->ev.stack_id = stack_id;
 	bpf_ringbuf_submit(m, BPF_RB_NO_WAKEUP);
 	count_rb(REC_RB_CUDA, 1);
 	return 0;

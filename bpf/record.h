@@ -22,6 +22,7 @@ enum rec_msg {
 	REC_MSG_HOST = 3,   /* struct rec_host */
 	REC_MSG_NOTE = 4,   /* struct rec_note: work for the recorder, not a log record */
 	REC_MSG_PYSTACK = 5, /* struct rec_pystack (pywalk.h), frames truncated to nr */
+	REC_MSG_USTACK = 6, /* struct rec_ustack, data truncated to size */
 };
 
 struct rec_cuda {
@@ -34,6 +35,40 @@ struct rec_stack {
 	struct ingero_stack st;
 };
 #define REC_STACK_HDR_LEN (sizeof(struct rec_hdr) + 16)
+
+/*
+ * --unwind: where native stacks come from.  Frame pointers are walked in
+ * the kernel for every call; code built without them (CPython, libffi,
+ * most of PyTorch and cuBLAS) ends that walk early.  For those, the top of
+ * the user stack is copied, once per distinct (stack, pystack) pair, and
+ * the recorder unwinds it with the libraries' DWARF call-frame
+ * information (.eh_frame), like `perf record --call-graph dwarf` but only
+ * for new call paths.
+ */
+enum rec_unwind {
+	REC_UNWIND_FP = 0,    /* frame pointers only */
+	REC_UNWIND_AUTO = 1,  /* DWARF for calls with a Python stack */
+	REC_UNWIND_DWARF = 2, /* DWARF for every call */
+};
+
+#define REC_USTACK_MAX 16384 /* bytes of stack copied from the stack pointer up */
+
+/* Registers at the return of the traced call, in the caller. */
+enum rec_ureg { REC_UREG_IP, REC_UREG_SP, REC_UREG_BP, REC_UREG_BX, REC_UREG_R12,
+		REC_UREG_R13, REC_UREG_R14, REC_UREG_R15, REC_UREG__COUNT };
+
+struct rec_ustack {
+	struct rec_hdr h;
+	__u64 stack_id;    /* the frame-pointer stack of the same call */
+	__u64 pystack_id;
+	__u64 entry_ip;    /* the traced function (ips[0] of the stack) */
+	__u64 regs[REC_UREG__COUNT];
+	__u32 pid, tid;
+	__u32 size;        /* bytes of data, from regs[REC_UREG_SP] up */
+	__u32 _pad;
+	__u8 data[REC_USTACK_MAX];
+};
+#define REC_USTACK_HDR_LEN __builtin_offsetof(struct rec_ustack, data)
 
 struct rec_host {
 	struct rec_hdr h;
@@ -119,6 +154,7 @@ struct rec_host_stat {
 /* Per CPU: stack records. */
 struct rec_stack_stat {
 	__u64 sent, lost, failed; /* failed: bpf_get_stack returned nothing */
+	__u64 copies, copies_lost, copies_short; /* --unwind stack copies; short: under REC_USTACK_MAX */
 };
 
 /* Per process window aggregates, drained by the recorder each window. */

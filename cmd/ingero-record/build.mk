@@ -22,7 +22,7 @@ $(OUT)/bpf:
 	$(Q)mkdir -p $@
 
 DEPS_ingero-record := $(OUT)/bpf/record.skel.h bpf/record.h
-LDLIBS_ingero-record := -lbpf -lelf -lz -lpthread
+LDLIBS_ingero-record := -lbpf -ldw -lelf -lz -lpthread
 
 .PHONY: vmlinux
 vmlinux:

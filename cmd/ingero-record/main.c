@@ -57,6 +57,12 @@ static void usage(FILE *f)
 		"      --py-walker=MODE   Python stacks of calls from CPython 3.10-3.13:\n"
 		"                         ebpf (default: file, function, line per frame,\n"
 		"                         resolved offline) or off\n"
+		"      --unwind=MODE      native stacks through code built without frame\n"
+		"                         pointers (CPython, libffi, PyTorch): auto (default:\n"
+		"                         calls with a Python stack), dwarf (every call) or\n"
+		"                         fp (frame pointers only).  The top 16 KiB of the\n"
+		"                         stack is copied once per new call path and\n"
+		"                         unwound here with the files' DWARF CFI\n"
 		"      --wakeup-min DUR   record wakeups that waited at least DUR (50us)\n"
 		"      --rank N           job rank in the header (default $RANK or -1)\n"
 		"      --check            print a readiness report and exit\n"
@@ -121,7 +127,7 @@ static uint32_t round_ring(uint64_t v)
 static int parse_args(int argc, char **argv, struct rec_opts *o)
 {
 	enum { O_ALL = 256, O_LIB, O_RB, O_SAMPLE, O_STACK, O_NOSTACK, O_WAKE, O_RANK, O_CHECK,
-	       O_PYWALK };
+	       O_PYWALK, O_UNWIND };
 	static const struct option lo[] = {
 		{ "output", 1, 0, 'o' }, { "pid", 1, 0, 'p' }, { "user", 1, 0, 'u' },
 		{ "all-users", 0, 0, O_ALL }, { "cuda-lib", 1, 0, O_LIB },
@@ -129,7 +135,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		{ "sampling-rate", 1, 0, O_SAMPLE }, { "stack", 2, 0, O_STACK },
 		{ "no-stack", 0, 0, O_NOSTACK }, { "wakeup-min", 1, 0, O_WAKE },
 		{ "rank", 1, 0, O_RANK }, { "check", 0, 0, O_CHECK }, { "quiet", 0, 0, 'q' },
-		{ "py-walker", 1, 0, O_PYWALK },
+		{ "py-walker", 1, 0, O_PYWALK }, { "unwind", 1, 0, O_UNWIND },
 		{ "verbose", 0, 0, 'v' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	int c, have_mode = 0;
@@ -141,6 +147,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 	o->sampling = 1;
 	o->stacks = 1;
 	o->py_walker = 1;
+	o->unwind = REC_UNWIND_AUTO;
 	o->wakeup_min_ns = 50000;
 	o->rank = getenv("RANK") ? strtoll(getenv("RANK"), NULL, 10) : -1;
 	o->lock_path = getenv("INGERO_RECORD_LOCK");
@@ -203,6 +210,18 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 				o->py_walker = 0;
 			} else {
 				ilog_errorf("--py-walker: want ebpf or off, got '%s'", optarg);
+				return -1;
+			}
+			break;
+		case O_UNWIND:
+			if (!strcmp(optarg, "auto")) {
+				o->unwind = REC_UNWIND_AUTO;
+			} else if (!strcmp(optarg, "dwarf")) {
+				o->unwind = REC_UNWIND_DWARF;
+			} else if (!strcmp(optarg, "fp")) {
+				o->unwind = REC_UNWIND_FP;
+			} else {
+				ilog_errorf("--unwind: want auto, dwarf or fp, got '%s'", optarg);
 				return -1;
 			}
 			break;
@@ -297,6 +316,7 @@ again:
 	r->skel->rodata->targ_mode = o->mode;
 	r->skel->rodata->targ_uid = o->uid;
 	r->skel->rodata->targ_stacks = o->stacks;
+	r->skel->rodata->targ_unwind = o->unwind;
 	rec_py_setup(r);
 	r->skel->rodata->targ_wakeup_min_ns = o->wakeup_min_ns;
 	/* bench/record: measure the bare uprobe+uretprobe cost, recording nothing */
@@ -553,6 +573,7 @@ cleanup:
 	ring_buffer__free(r.rb);
 	rec_detach_all(&r);
 	rec_py_close(&r);
+	rec_unwind_close();
 	record_bpf__destroy(r.skel);
 	free(r.libs);
 	if (r.out_fd > STDERR_FILENO)

@@ -58,7 +58,14 @@ static int on_msg(void *ctx, void *data, size_t size)
 		r->drain_bytes += size + 8; /* + the ring's own record header */
 		if (size < sizeof(*m))
 			break;
-		ilog_writer_put_cuda(r->w, &m->ev);
+		uint64_t sid = rec_unwind_stack_id(&m->ev);
+		if (sid != m->ev.stack_id) {
+			struct ingero_cuda_event ev = m->ev;
+			ev.stack_id = sid;
+			ilog_writer_put_cuda(r->w, &ev);
+		} else {
+			ilog_writer_put_cuda(r->w, &m->ev);
+		}
 		r->n_cuda++;
 		if (m->ev.op < ILOG_OP__COUNT) {
 			r->cuda_by_op[m->ev.op]++;
@@ -82,8 +89,13 @@ static int on_msg(void *ctx, void *data, size_t size)
 		memcpy(rec.u.stack.ips, m->st.ips, nr * 8ull);
 		ilog_writer_put(r->w, &rec);
 		r->n_stack++;
+		if (r->o.unwind != REC_UNWIND_FP)
+			rec_unwind_fp_stack(m->st.id, nr);
 		return 0;
 	}
+	case REC_MSG_USTACK:
+		rec_unwind_copy(r, data, size);
+		return 0;
 	case REC_MSG_PYSTACK:
 		rec_py_stack(r, data, size);
 		return 0;
@@ -221,8 +233,9 @@ static void write_losses(struct rec *r, uint64_t ts, int final)
 		percpu_sum(r->skel->maps.host_stats, i, (uint64_t *)&hs[i], 2);
 		sum += hs[i].seen * 17 + hs[i].lost * 19;
 	}
-	percpu_sum(r->skel->maps.stack_stats, 0, (uint64_t *)&ss, 3);
-	sum += ss.sent * 23 + ss.lost * 29;
+	percpu_sum(r->skel->maps.stack_stats, 0, (uint64_t *)&ss,
+		   sizeof(ss) / sizeof(uint64_t));
+	sum += ss.sent * 23 + ss.lost * 29 + ss.copies * 31 + ss.copies_lost * 37;
 	if (!final && sum == r->last_loss_sum)
 		return;
 	r->last_loss_sum = sum;
@@ -247,6 +260,8 @@ static void write_losses(struct rec *r, uint64_t ts, int final)
 	}
 	if (r->o.stacks)
 		put_loss(r, ts, "stacks", ss.lost, ss.sent + ss.lost);
+	if (r->o.stacks && (ss.copies || ss.copies_lost))
+		put_loss(r, ts, "stack-copies", ss.copies_lost, ss.copies + ss.copies_lost);
 	rec_py_losses(r, ts);
 }
 

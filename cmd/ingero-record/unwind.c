@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: MIT
+/*
+ * --unwind: native stacks through code without frame pointers.
+ *
+ * The kernel's frame-pointer walk stops at the first function built
+ * without them -- libffi under ctypes, the CPython eval loop, most of
+ * PyTorch and cuBLAS -- so a Python process's native stack usually ends
+ * right above the CUDA call, and the eval-loop frames Python frames belong
+ * to (SPEC §5.7 `entry`) are never seen.  For each new (stack, pystack)
+ * pair the BPF side sends the registers and the top of the user stack at
+ * the call's return (struct rec_ustack); here libdw unwinds that copy with
+ * the call-frame information (.eh_frame / .debug_frame) of the process's
+ * mapped files, as `perf record --call-graph dwarf` does for every sample.
+ * The result is written as an ordinary stack record (same content hash as
+ * the kernel's, so an identical stack keeps its id), and the events of the
+ * pair get its id instead of the frame-pointer stack's.  Nothing changes
+ * in the log format: a stack is a stack.
+ *
+ * Costs are paid per new call path, not per call: one map lookup per
+ * event in BPF, and here one unwind (tens of microseconds) per path plus
+ * one libdw session per process, rebuilt when the process maps new code.
+ */
+#include <elfutils/libdwfl.h>
+#include <stdlib.h>
+#include <string.h>
+#include "u64map.h"
+#include "rec.h"
+
+/* x86-64 DWARF register numbers */
+enum { DW_RBX = 3, DW_RBP = 6, DW_RSP = 7, DW_R12 = 12 };
+
+#define UW_MAX_PROCS 64
+
+struct uw_proc {
+	uint32_t pid;
+	uint64_t start_ticks;        /* pid reuse */
+	unsigned nmaps, exec_gen;    /* what the session was built from */
+	uint64_t used;               /* for eviction */
+	Dwfl *dwfl;
+};
+
+static struct {
+	struct uw_proc procs[UW_MAX_PROCS];
+	uint64_t clock;
+	const struct rec_ustack *cur; /* the copy being unwound */
+	uint64_t ips[INGERO_MAX_STACK];
+	uint32_t nr;
+	struct ilog_u64map fp_depth;  /* frame-pointer stack id -> frames */
+	struct ilog_u64map pairs;     /* pair key -> unwound stack id */
+	struct ilog_u64map written;   /* unwound stack ids written */
+	uint64_t n_unwound, n_better, n_failed;
+} uw;
+
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	(void)dwfl;
+	(void)arg;
+	if (*thread_argp)
+		return 0;
+	*thread_argp = (void *)1;
+	return (pid_t)uw.cur->tid;
+}
+
+static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	(void)dwfl;
+	(void)arg;
+	*thread_argp = (void *)1;
+	return uw.cur && (uint32_t)tid == uw.cur->tid;
+}
+
+/* Only the copy: the live stack has moved on since. */
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	(void)dwfl;
+	(void)arg;
+	const struct rec_ustack *u = uw.cur;
+	uint64_t sp = u->regs[REC_UREG_SP];
+	if (addr < sp || addr - sp > (uint64_t)u->size - 8 || u->size < 8)
+		return false;
+	memcpy(result, u->data + (addr - sp), 8);
+	return true;
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
+{
+	(void)thread_arg;
+	const __u64 *g = uw.cur->regs;
+	Dwarf_Word bx = g[REC_UREG_BX], bpsp[2] = { g[REC_UREG_BP], g[REC_UREG_SP] };
+	Dwarf_Word hi[4] = { g[REC_UREG_R12], g[REC_UREG_R13], g[REC_UREG_R14], g[REC_UREG_R15] };
+	if (!dwfl_thread_state_registers(thread, DW_RBX, 1, &bx) ||
+	    !dwfl_thread_state_registers(thread, DW_RBP, 2, bpsp) ||
+	    !dwfl_thread_state_registers(thread, DW_R12, 4, hi))
+		return false;
+	dwfl_thread_state_register_pc(thread, g[REC_UREG_IP]);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks thread_cbs = {
+	.next_thread = next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+static char *debuginfo_path;
+static const Dwfl_Callbacks proc_cbs = {
+	.find_elf = dwfl_linux_proc_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static void proc_drop(struct uw_proc *p)
+{
+	if (p->dwfl)
+		dwfl_end(p->dwfl);
+	memset(p, 0, sizeof(*p));
+}
+
+/* The libdw session of a process, (re)built when it mapped new code. */
+static Dwfl *session(struct rec *r, uint32_t pid)
+{
+	struct rec_proc *rp = rec_proc_get(r, pid, 0);
+	unsigned nmaps = rp ? rp->nmaps : 0, gen = rp ? rp->exec_gen : 0;
+	uint64_t ticks = rp ? rp->start_ticks : 0;
+	struct uw_proc *p = NULL, *lru = &uw.procs[0];
+	for (unsigned i = 0; i < UW_MAX_PROCS; i++) {
+		struct uw_proc *c = &uw.procs[i];
+		if (c->pid == pid) {
+			p = c;
+			break;
+		}
+		if (c->used < lru->used)
+			lru = c;
+	}
+	if (p && (p->nmaps != nmaps || p->exec_gen != gen || p->start_ticks != ticks))
+		proc_drop(p);
+	if (!p || !p->dwfl) {
+		p = p ? p : lru;
+		proc_drop(p);
+		Dwfl *d = dwfl_begin(&proc_cbs);
+		if (!d)
+			return NULL;
+		if (dwfl_linux_proc_report(d, (pid_t)pid) != 0 || dwfl_report_end(d, NULL, NULL) ||
+		    !dwfl_attach_state(d, NULL, (pid_t)pid, &thread_cbs, NULL)) {
+			dwfl_end(d);
+			return NULL;
+		}
+		*p = (struct uw_proc){ .pid = pid, .start_ticks = ticks, .nmaps = nmaps,
+				       .exec_gen = gen, .dwfl = d };
+	}
+	p->used = ++uw.clock;
+	return p->dwfl;
+}
+
+static int on_frame(Dwfl_Frame *state, void *arg)
+{
+	(void)arg;
+	Dwarf_Addr pc;
+	if (!dwfl_frame_pc(state, &pc, NULL) || uw.nr >= INGERO_MAX_STACK)
+		return DWARF_CB_ABORT;
+	uw.ips[uw.nr++] = pc;
+	return DWARF_CB_OK;
+}
+
+/* The content hash the kernel side uses for stack ids (record.bpf.c). */
+static uint64_t stack_hash(uint32_t pid, const uint64_t *ips, uint32_t nr)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ pid;
+	for (uint32_t i = 0; i < nr; i++) {
+		h = (h ^ ips[i]) * 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	return h ? h : 1;
+}
+
+static uint64_t pair_key(uint32_t pid, uint64_t stack_id, uint64_t pystack_id)
+{
+	uint64_t k = (stack_id * 0x9e3779b97f4a7c15ull) ^ pystack_id ^ ((uint64_t)pid << 17);
+	k ^= k >> 31;
+	return k ? k : 1;
+}
+
+void rec_unwind_fp_stack(uint64_t id, uint32_t nr)
+{
+	uint64_t *v = ilog_u64map_put(&uw.fp_depth, id);
+	if (v)
+		*v = nr;
+}
+
+void rec_unwind_copy(struct rec *r, const void *msg, size_t size)
+{
+	const struct rec_ustack *u = msg;
+	if (size < REC_USTACK_HDR_LEN || u->size > size - REC_USTACK_HDR_LEN)
+		return;
+	Dwfl *d = session(r, u->pid);
+	uw.cur = u;
+	uw.ips[0] = u->entry_ip;
+	uw.nr = 1;
+	int rc = d ? dwfl_getthread_frames(d, (pid_t)u->tid, on_frame, NULL) : -1;
+	uw.cur = NULL;
+	(void)rc; /* the frames up to a failure are still good */
+	uw.n_unwound++;
+	uint64_t *fp = ilog_u64map_get(&uw.fp_depth, u->stack_id);
+	if (uw.nr <= 2 || (fp && uw.nr <= *fp)) {
+		uw.n_failed += uw.nr <= 2;
+		return; /* no better than the frame-pointer walk: keep that */
+	}
+	uw.n_better++;
+	uint64_t id = stack_hash(u->pid, uw.ips, uw.nr);
+	uint64_t *w = ilog_u64map_put(&uw.written, id);
+	if (w && !*w) {
+		*w = 1;
+		static struct ilog_record rec = { .kind = ILOG_K_STACK };
+		rec.u.stack.id = id;
+		rec.u.stack.pid = u->pid;
+		rec.u.stack.nr = uw.nr;
+		memcpy(rec.u.stack.ips, uw.ips, uw.nr * 8ull);
+		ilog_writer_put(r->w, &rec);
+		r->n_stack++;
+	}
+	uint64_t *pv = ilog_u64map_put(&uw.pairs, pair_key(u->pid, u->stack_id, u->pystack_id));
+	if (pv)
+		*pv = id;
+}
+
+uint64_t rec_unwind_stack_id(const struct ingero_cuda_event *e)
+{
+	if (!uw.pairs.n || !e->stack_id)
+		return e->stack_id;
+	uint64_t *v = ilog_u64map_get(&uw.pairs, pair_key(e->pid, e->stack_id, e->pystack_id));
+	return v ? *v : e->stack_id;
+}
+
+void rec_unwind_stats(uint64_t *unwound, uint64_t *better, uint64_t *failed)
+{
+	*unwound = uw.n_unwound;
+	*better = uw.n_better;
+	*failed = uw.n_failed;
+}
+
+void rec_unwind_close(void)
+{
+	for (unsigned i = 0; i < UW_MAX_PROCS; i++)
+		proc_drop(&uw.procs[i]);
+	ilog_u64map_free(&uw.fp_depth);
+	ilog_u64map_free(&uw.pairs);
+	ilog_u64map_free(&uw.written);
+}
