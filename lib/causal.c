@@ -31,10 +31,12 @@ struct cand {
 
 /* Per-process host signals, one value per window. */
 struct sig {
-	double *cpu, *gpu, *mem, *gr, *used;
+	double *cpu, *gpu, *mem, *gr;
+	double *used, *avail, *total; /* snapshots, carried between them */
 	uint8_t *fcpu, *fgpu, *fmem, *fgr, *swapgrow;
 	int have_pages;
 	uint32_t page_span;       /* windows one page-allocation aggregate covers */
+	double page_dur;          /* ns one page-allocation aggregate covers (longest) */
 };
 
 struct ctx {
@@ -519,6 +521,8 @@ static int sig_build(struct ctx *x, const struct sproc *p, struct sig *g, uint32
 			uint64_t span = h->n ? (h->dur / h->n + x->nd->width - 1) / x->nd->width : 1;
 			if (span > g->page_span)
 				g->page_span = (uint32_t)(span < x->T ? span : x->T);
+			if (h->n && (double)(h->dur / h->n) > g->page_dur)
+				g->page_dur = (double)(h->dur / h->n);
 			for (uint32_t k = 0; k < T && k < h->nt; k++)
 				g->mem[k] += (double)h->t[k].value;
 		}
@@ -543,19 +547,23 @@ static int sig_build(struct ctx *x, const struct sproc *p, struct sig *g, uint32
 	g->have_pages = have_pages;
 	/* memory in use (snapshots, carried between them) and new swap use */
 	if (x->nd->nsnap) {
-		g->used = calloc(T, sizeof(double));
+		g->used = calloc((size_t)T * 3, sizeof(double));
 		g->swapgrow = calloc(T, 1);
 		if (!g->used || !g->swapgrow) {
 			sig_free(g);
 			return -1;
 		}
-		double last = 0;
+		g->avail = g->used + T;
+		g->total = g->used + 2 * T;
 		uint64_t swap_peak = x->nd->swap_used_first;
-		uint32_t prev = 0;
+		uint32_t prev = 0, first = T;
 		for (uint32_t k = 0; k < T; k++) {
 			const struct snaptick *t = k < x->nd->nsnap ? &x->nd->snap[k] : NULL;
 			if (t && t->n) {
-				last = (double)(t->total > t->avail_min ? t->total - t->avail_min : 0);
+				if (first == T)
+					first = k;
+				g->avail[k] = (double)(t->avail_min < t->total ? t->avail_min : t->total);
+				g->total[k] = (double)t->total;
 				if (t->swap_used_max > swap_peak) {
 					/* it grew some time since the previous snapshot */
 					for (uint32_t j = prev; j <= k; j++)
@@ -563,9 +571,16 @@ static int sig_build(struct ctx *x, const struct sproc *p, struct sig *g, uint32
 					swap_peak = t->swap_used_max;
 				}
 				prev = k + 1;
+			} else if (k) {
+				g->avail[k] = g->avail[k - 1];
+				g->total[k] = g->total[k - 1];
 			}
-			g->used[k] = last;
 		}
+		/* before the first snapshot the machine looked as at the first */
+		for (uint32_t k = 0; k < first && first < T; k++)
+			g->avail[k] = g->avail[first], g->total[k] = g->total[first];
+		for (uint32_t k = 0; k < T; k++)
+			g->used[k] = g->total[k] - g->avail[k];
 	}
 	(void)lo;
 	(void)hi;
@@ -586,24 +601,46 @@ static int sig_flags(struct ctx *x, struct sig *g, const uint8_t *anom, uint32_t
 	elevated(g->cpu, lo, hi, mask, g->fcpu);
 	elevated(g->gpu, lo, hi, mask, g->fgpu);
 	elevated(g->gr, lo, hi, mask, g->fgr);
+	/*
+	 * Memory pressure needs evidence that memory was scarce, not only that
+	 * it moved (a 1% swing of used memory on an idle host is another
+	 * process starting, not pressure).  A window is flagged when
+	 *   - swap use grew (the kernel pushed pages out), or
+	 *   - page allocations are a robust outlier AND ran at >= ILOG_MEM_CHURN
+	 *     of the available memory per second (a storm that would take all
+	 *     of it within 1 / ILOG_MEM_CHURN seconds), or
+	 *   - used memory is a robust outlier AND available memory was below
+	 *     ILOG_MEM_SCARCE of the total.
+	 * The size of the machine comes from the snapshots; without them page
+	 * allocations cannot be weighed and do not count.
+	 */
 	memset(g->fmem, 0, x->T);
+	if (!g->used)
+		return 0;
+	uint8_t *fu = calloc(x->T, 1);
+	if (!fu)
+		return -1;
 	if (g->have_pages) {
-		elevated(g->mem, lo, hi, mask, g->fmem);
-		/* an aggregate covers [ts, ts + dur): so does its flag */
-		for (uint32_t k = x->T; k-- > 0;)
-			if (g->fmem[k])
-				for (uint32_t j = 1; j < g->page_span && k + j < x->T; j++)
-					g->fmem[k + j] = 1;
+		elevated(g->mem, lo, hi, mask, fu);
+		double per = (g->page_dur > (double)x->nd->width ? g->page_dur
+								 : (double)x->nd->width) / 1e9;
+		for (uint32_t k = x->T; k-- > 0;) {
+			double rate = g->mem[k] * ILOG_PAGE_BYTES / per;
+			if (!fu[k] || rate < ILOG_MEM_CHURN * g->avail[k])
+				continue;
+			/* an aggregate covers [ts, ts + dur): so does its flag */
+			for (uint32_t j = 0; j < g->page_span && k + j < x->T; j++)
+				g->fmem[k + j] = 1;
+			if (!g->page_span)
+				g->fmem[k] = 1;
+		}
 	}
-	if (g->used) {
-		uint8_t *fu = calloc(x->T, 1);
-		if (!fu)
-			return -1;
-		elevated(g->used, lo, hi, mask, fu);
-		for (uint32_t k = lo; k < hi; k++)
-			g->fmem[k] |= fu[k] | g->swapgrow[k];
-		free(fu);
-	}
+	memset(fu, 0, x->T);
+	elevated(g->used, lo, hi, mask, fu);
+	for (uint32_t k = lo; k < hi; k++)
+		g->fmem[k] |= (fu[k] && g->avail[k] < ILOG_MEM_SCARCE * g->total[k]) |
+			      g->swapgrow[k];
+	free(fu);
 	return 0;
 }
 
@@ -999,7 +1036,7 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 		if (ss.swap_growth)
 			l += (size_t)snprintf(tail + l, sizeof(tail) - l, "; swap use grew by %s",
 					      B(x, (double)ss.swap_growth));
-		snprintf(c->root, sizeof(c->root), "%s while the host ran short of memory%s", head,
+		snprintf(c->root, sizeof(c->root), "%s while the host was under memory pressure%s", head,
 			 tail);
 		if (ppid && ppid != p->pid) {
 			c->culprit = ppid;

@@ -17,11 +17,17 @@
  *     0.01 / windows (Bonferroni); neighbouring anomalous windows form an
  *     interval, compared with the op's calls outside all its intervals;
  *   - an interval is blamed on the host signal (preemption of the calling
- *     threads, other processes' CUDA calls, page allocations, graph
+ *     threads, other processes' CUDA calls, memory pressure, graph
  *     captures) that is a robust outlier in the majority of its anomalous
  *     windows (+-1 window); preemption must also account for half the lost
  *     time.  With no such signal the chain says the GPU was slow and the
  *     host is not blamed;
+ *   - memory pressure needs absolute evidence of scarcity in a window: swap
+ *     use grew; or page allocations are an outlier and ran at >= 1% of the
+ *     available memory per second (4 KiB pages; they would take all of it
+ *     within 100 s); or used memory is an outlier and available memory is
+ *     below 10% of the total (where userspace OOM daemons such as earlyoom
+ *     start to act).  A swing of used memory alone is not pressure;
  *   - severity: HIGH when a process was killed or a GPU operation failed,
  *     or the lost time is >= 25% of the process's CUDA wall time; MEDIUM
  *     >= 5%; LOW >= 1%; below 1% no chain.
@@ -40,6 +46,9 @@
 #define ILOG_MIN_SERIES 20      /* calls needed to judge a series' windows */
 #define ILOG_WINDOW_CALLS 20    /* calls per analysis window, on average */
 #define ILOG_PERIODIC_RCV 0.5   /* robust CV of spike intervals; Poisson ~1.0 */
+#define ILOG_MEM_CHURN 0.01     /* page allocations per second, share of available */
+#define ILOG_MEM_SCARCE 0.10    /* available memory below this share of the total */
+#define ILOG_PAGE_BYTES 4096.0  /* base page of a page_alloc count (SPEC: 2^order) */
 
 struct ilog_chain_set {
 	struct ilog_chain *chains; /* ranked: severity, then lost time */

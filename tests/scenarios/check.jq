@@ -104,10 +104,10 @@ $ch.root_cause as $s |
     dur("victim off-CPU"; ($sw | map(.dur_ns) | add // 0); $p.t)
   elif $pattern == "memory-pressure" then
     head($s),
-    ($s | capture("while the host ran short of memory; (?<n>\\d+) pages were allocated( \\((?<k>\\d+) by PID (?<q>\\d+) \\((?<qc>[^)]*)\\)\\))?(; available memory fell to (?<x>[0-9.]+)% \\((?<av>[0-9.]+ \\w+) of (?<tot>[0-9.]+ \\w+)\\))?")) as $p |
+    ($s | capture("while the host was under memory pressure(; (?<n>\\d+) pages were allocated( \\((?<k>\\d+) by PID (?<q>\\d+) \\((?<qc>[^)]*)\\)\\))?)?(; available memory fell to (?<x>[0-9.]+)% \\((?<av>[0-9.]+ \\w+) of (?<tot>[0-9.]+ \\w+)\\))?")) as $p |
     [$host[] | select(.host_type == "page_alloc" and inwin)] as $pg |
     [$snaps[] | select(inwin)] as $sn |
-    count("pages allocated in the interval"; ($pg | map(.value) | add // 0); $p.n),
+    count("pages allocated in the interval"; ($pg | map(.value) | add // 0); ($p.n // "0")),
     (if $p.k then count("pages by the culprit"; ($pg | map(select(.pid == ($p.q | tonumber)) | .value) | add); $p.k) else empty end),
     (if $p.av then size("least available memory"; ($sn | map(.mem_avail) | min); $p.av),
        pct("least available share"; (($sn | map(.mem_avail) | min) / ($sn[0].mem_total) * 100); $p.x)

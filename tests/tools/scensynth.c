@@ -5,14 +5,87 @@
  *
  *   scensynth SCENARIO [-o FILE] [--seed N] [--seconds S] [--sync-factor F]
  *             [--node NAME] [--mono-ns NS] [--real-ns NS]
+ *             [--mem-dip FRAC [--mem-dip-at FROM,TO]]
  *   scensynth --list
+ *
+ * --mem-dip rewrites the scenario's system snapshots the way an idle but
+ * shared host looks: available memory wiggles by up to 0.2% of the total
+ * in every snapshot (deterministic), and in the snapshots taken between
+ * FROM and TO (fractions of the span of the CUDA calls; default 0.4,0.75,
+ * inside every staged slowdown of gpu-slow) it is lower by FRAC of the
+ * total - another process holding memory for a while, no page allocations
+ * by the traced processes, no swap.  Not memory pressure: correlate must
+ * not blame the host for it.
  */
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
 #include "scenario.h"
+
+struct dip { double frac, from, to; uint64_t seed; };
+
+/* The CUDA calls' time span in the log on fd (read from the start). */
+static int cuda_span(int fd, uint64_t *a, uint64_t *b, char *err, size_t errlen)
+{
+	struct ilog_reader *r = ilog_reader_open(fd, err, errlen);
+	if (!r)
+		return -1;
+	const struct ilog_record *rec;
+	int k;
+	*a = UINT64_MAX;
+	*b = 0;
+	while ((k = ilog_reader_next(r, &rec)) > 0)
+		if (rec->kind == ILOG_K_CUDA) {
+			if (rec->u.cuda.ts_ns < *a)
+				*a = rec->u.cuda.ts_ns;
+			if (rec->u.cuda.ts_ns > *b)
+				*b = rec->u.cuda.ts_ns;
+		}
+	if (k < 0)
+		snprintf(err, errlen, "%s", ilog_reader_error(r));
+	ilog_reader_close(r);
+	return k < 0 || *b < *a ? -1 : 0;
+}
+
+/* Copy the log on in to w with the snapshots' available memory changed. */
+static int rewrite(int in, struct ilog_writer *w, const struct dip *d, char *err, size_t errlen)
+{
+	uint64_t a, b;
+	if (cuda_span(in, &a, &b, err, errlen) || lseek(in, 0, SEEK_SET) < 0)
+		return -1;
+	uint64_t da = a + (uint64_t)(d->from * (double)(b - a));
+	uint64_t db = a + (uint64_t)(d->to * (double)(b - a));
+	struct ilog_reader *r = ilog_reader_open(in, err, errlen);
+	if (!r)
+		return -1;
+	const struct ilog_record *rec;
+	uint64_t x = d->seed * 0x9e3779b97f4a7c15ull + 1;
+	int k, rc = 0;
+	while (!rc && (k = ilog_reader_next(r, &rec)) > 0) {
+		if (rec->kind != ILOG_K_SNAPSHOT) {
+			rc = ilog_writer_put(w, rec);
+			continue;
+		}
+		struct ilog_record c = *rec;
+		struct ilog_snapshot *s = &c.u.snapshot;
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+		double wig = ((double)(x >> 11) / 9007199254740992.0 * 2 - 1) * 0.002;
+		double av = (double)s->mem_avail + wig * (double)s->mem_total;
+		if (s->ts_ns >= da && s->ts_ns < db)
+			av -= d->frac * (double)s->mem_total;
+		s->mem_avail = av < 0 ? 0 : av > (double)s->mem_total ? s->mem_total : (uint64_t)av;
+		rc = ilog_writer_put(w, &c);
+	}
+	if (rc)
+		snprintf(err, errlen, "%s", ilog_writer_error(w));
+	else if (k < 0)
+		snprintf(err, errlen, "%s", ilog_reader_error(r)), rc = -1;
+	ilog_reader_close(r);
+	return rc;
+}
 
 int main(int argc, char **argv)
 {
@@ -20,9 +93,11 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, 0, 's' }, { "seconds", required_argument, 0, 'S' },
 		{ "sync-factor", required_argument, 0, 'f' }, { "node", required_argument, 0, 'N' },
 		{ "mono-ns", required_argument, 0, 'M' }, { "real-ns", required_argument, 0, 'R' },
-		{ "list", no_argument, 0, 'l' }, { 0 },
+		{ "list", no_argument, 0, 'l' }, { "mem-dip", required_argument, 0, 'm' },
+		{ "mem-dip-at", required_argument, 0, 'a' }, { 0 },
 	};
 	struct ilog_scenario_opts so = { 0 };
+	struct dip dip = { 0, 0.4, 0.75, 0 };
 	const char *out = NULL;
 	int c;
 	ilog_cli_init(argv[0]);
@@ -35,6 +110,13 @@ int main(int argc, char **argv)
 		case 'N': so.node = optarg; break;
 		case 'M': so.mono_ns = strtoull(optarg, NULL, 0); break;
 		case 'R': so.real_ns = strtoull(optarg, NULL, 0); break;
+		case 'm': dip.frac = strtod(optarg, NULL); break;
+		case 'a':
+			if (sscanf(optarg, "%lf,%lf", &dip.from, &dip.to) != 2 || dip.from >= dip.to) {
+				ilog_errorf("--mem-dip-at: want FROM,TO (fractions of the run)");
+				return ILOG_EXIT_USAGE;
+			}
+			break;
 		case 'l':
 			for (const char *const *n = ilog_scenario_names(); *n; n++)
 				printf("%-18s %s\n", *n, ilog_scenario_help(*n));
@@ -57,9 +139,32 @@ int main(int argc, char **argv)
 		ilog_errorf("%s", err);
 		return ILOG_EXIT_USAGE;
 	}
-	int rc = ilog_scenario_write(w, &so, err, sizeof(err));
+	/* with --mem-dip the scenario goes to a temporary file first */
+	FILE *tmp = dip.frac > 0 ? tmpfile() : NULL;
+	struct ilog_writer *sw = w;
+	if (dip.frac > 0) {
+		sw = tmp ? ilog_writer_open(fileno(tmp), &wo, err, sizeof(err)) : NULL;
+		if (!sw) {
+			ilog_errorf("temporary log: %s", tmp ? err : "cannot create");
+			return ILOG_EXIT_USAGE;
+		}
+	}
+	dip.seed = so.seed ? so.seed : 1;
+	int rc = ilog_scenario_write(sw, &so, err, sizeof(err));
 	if (rc)
 		ilog_errorf("%s", err);
+	if (sw != w) {
+		if (ilog_writer_close(sw, err, sizeof(err)) && !rc) {
+			ilog_errorf("temporary log: %s", err);
+			rc = -1;
+		}
+		if (!rc && (lseek(fileno(tmp), 0, SEEK_SET) < 0 ||
+			    rewrite(fileno(tmp), w, &dip, err, sizeof(err)))) {
+			ilog_errorf("%s", err);
+			rc = -1;
+		}
+		fclose(tmp);
+	}
 	if (ilog_writer_close(w, err, sizeof(err))) {
 		ilog_errorf("%s", err);
 		rc = -1;
