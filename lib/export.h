@@ -29,6 +29,7 @@ struct ilog_sink_ctx {
 	char err[512];            /* message when a callback returns -1 */
 	const char *url, *database; /* network sinks */
 	int create;
+	int callstacks;           /* jsonl: each cuda event gets its merged "callstack" */
 	const char *source;       /* the inputs, space-separated, for provenance */
 	const char *label;        /* set by open, optional: the output as messages name
 				   * it (a URL without its password); NULL: out_path */

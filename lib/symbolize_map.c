@@ -26,6 +26,18 @@ struct ilog_symmap {
 	struct pycode *codes;
 	uint32_t ncodes, capcodes;
 	struct sym_hmap codeidx;      /* (node << 32 | pid, code) -> codes[] */
+	/* stack and pystack records, kept only after ilog_symmap_keep_stacks */
+	int keep_stacks;
+	struct sym_hmap stackidx;     /* (node, id) -> stacks[] */
+	struct kept_stack { uint32_t pid, nr, first; } *stacks;
+	uint32_t nstacks, capstacks;
+	uint64_t *ips;
+	uint32_t nips, capips;
+	struct sym_hmap pyidx;        /* (node, id) -> pys[] */
+	struct kept_py { uint32_t pid, nr, first; uint64_t entry; } *pys;
+	uint32_t npys, cappys;
+	struct ingero_pyframe *pyfr;
+	uint32_t npyfr, cappyfr;
 };
 
 struct ilog_symmap *ilog_symmap_new(void)
@@ -47,6 +59,12 @@ void ilog_symmap_free(struct ilog_symmap *m)
 	free(m->ents);
 	sym_hmap_free(&m->ipidx);
 	sym_hmap_free(&m->codeidx);
+	sym_hmap_free(&m->stackidx);
+	sym_hmap_free(&m->pyidx);
+	free(m->stacks);
+	free(m->ips);
+	free(m->pys);
+	free(m->pyfr);
 	sym_pool_free(&m->pool);
 	free(m);
 }
@@ -140,11 +158,56 @@ static int note_pycode(struct ilog_symmap *m, uint32_t node, const struct ilog_p
 	return c->file && c->func ? 0 : -1;
 }
 
+/* Room for n more elements of an array that grows by doubling. */
+static int reserve(void **p, uint32_t used, uint32_t *cap, uint32_t n, size_t esize)
+{
+	while (*cap - used < n)
+		if (grow(p, cap, esize))
+			return -1;
+	return 0;
+}
+
+static int note_stack(struct ilog_symmap *m, uint32_t node, const struct ingero_stack *s)
+{
+	uint32_t nr = s->nr < INGERO_MAX_STACK ? s->nr : INGERO_MAX_STACK;
+	if (sym_hmap_get(&m->stackidx, node, s->id))
+		return 0; /* ids are content hashes: the same stack again */
+	if (reserve((void **)&m->stacks, m->nstacks, &m->capstacks, 1, sizeof(*m->stacks)) ||
+	    reserve((void **)&m->ips, m->nips, &m->capips, nr, sizeof(*m->ips)))
+		return -1;
+	m->stacks[m->nstacks] = (struct kept_stack){ s->pid, nr, m->nips };
+	memcpy(m->ips + m->nips, s->ips, nr * sizeof(*m->ips));
+	m->nips += nr;
+	return sym_hmap_put(&m->stackidx, node, s->id, m->nstacks++);
+}
+
+static int note_pystack(struct ilog_symmap *m, uint32_t node, const struct ingero_pystack *s)
+{
+	uint32_t nr = s->nr < INGERO_MAX_PYFRAMES ? s->nr : INGERO_MAX_PYFRAMES;
+	if (sym_hmap_get(&m->pyidx, node, s->id))
+		return 0;
+	if (reserve((void **)&m->pys, m->npys, &m->cappys, 1, sizeof(*m->pys)) ||
+	    reserve((void **)&m->pyfr, m->npyfr, &m->cappyfr, nr, sizeof(*m->pyfr)))
+		return -1;
+	m->pys[m->npys] = (struct kept_py){ s->pid, nr, m->npyfr, s->entry };
+	memcpy(m->pyfr + m->npyfr, s->frames, nr * sizeof(*m->pyfr));
+	m->npyfr += nr;
+	return sym_hmap_put(&m->pyidx, node, s->id, m->npys++);
+}
+
+void ilog_symmap_keep_stacks(struct ilog_symmap *m)
+{
+	m->keep_stacks = 1;
+}
+
 int ilog_symmap_note(struct ilog_symmap *m, const struct ilog_record *rec)
 {
 	switch (rec->kind) {
 	case ILOG_K_SYMBOL: return note_symbol(m, rec->node, &rec->u.symbol);
 	case ILOG_K_PYCODE: return note_pycode(m, rec->node, &rec->u.pycode);
+	case ILOG_K_STACK: return m->keep_stacks ? note_stack(m, rec->node, &rec->u.stack) : 0;
+	case ILOG_K_PYSTACK:
+		return m->keep_stacks ? note_pystack(m, rec->node, &rec->u.pystack) : 0;
 	default: return 0;
 	}
 }
@@ -173,6 +236,96 @@ int ilog_symmap_pyframe(const struct ilog_symmap *m, uint32_t node, uint32_t pid
 	out->func = c->func;
 	out->line = line > 0 ? line : 0;
 	return 1;
+}
+
+/* ---- a call's stack: native and Python frames merged ---- */
+
+/* Is ip a C call of CPython's eval loop?  Its physical frame, or one
+ * inlined into it, is _PyEval_EvalFrameDefault (3.10 to 3.13). */
+static int eval_loop(const struct ilog_frame *f, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++)
+		if (!strcmp(f[k].function, "_PyEval_EvalFrameDefault"))
+			return 1;
+	return 0;
+}
+
+static int put_py(struct ilog_callframe *out, unsigned cap, unsigned *n,
+		  const struct ilog_symmap *m, uint32_t node, uint32_t pid,
+		  const struct ingero_pyframe *f)
+{
+	if (*n >= cap)
+		return -1;
+	struct ilog_callframe *c = &out[(*n)++];
+	memset(c, 0, sizeof(*c));
+	c->py = 1;
+	c->pycode = f->code;
+	c->lasti = f->lasti;
+	if (!ilog_symmap_pyframe(m, node, pid, f->code, f->lasti, &c->pyloc))
+		c->pyloc = (struct ilog_pyloc){ NULL, NULL, 0 };
+	return 0;
+}
+
+unsigned ilog_symmap_callstack(const struct ilog_symmap *m, uint32_t node, uint64_t stack_id,
+			       uint64_t pystack_id, struct ilog_callframe *out, unsigned cap)
+{
+	uint32_t *sv = stack_id ? sym_hmap_get(&m->stackidx, node, stack_id) : NULL;
+	uint32_t *pv = pystack_id ? sym_hmap_get(&m->pyidx, node, pystack_id) : NULL;
+	const struct kept_stack *st = sv ? &m->stacks[*sv - 1] : NULL;
+	const struct kept_py *py = pv ? &m->pys[*pv - 1] : NULL;
+	const uint64_t *ips = st ? m->ips + st->first : NULL;
+	const struct ingero_pyframe *pf = py ? m->pyfr + py->first : NULL;
+	uint32_t nip = st ? st->nr : 0, npy = py ? py->nr : 0, pid = st ? st->pid : py ? py->pid : 0;
+	unsigned n = 0, nf;
+
+	/* how many eval-loop calls the native stack shows */
+	unsigned nevals = 0;
+	for (uint32_t i = 0; i < nip; i++) {
+		const struct ilog_frame *f = ilog_symmap_frames(m, node, pid, ips[i], &nf);
+		nevals += f && eval_loop(f, nf);
+	}
+	/* which Python frames each eval-loop call runs (SPEC §5.7 entry):
+	 * without entry bits, one each if the counts agree, else all to the
+	 * innermost */
+	uint64_t entry = py ? py->entry : 0;
+	if (!entry && npy)
+		entry = nevals == npy ? (npy >= 64 ? ~0ull : (1ull << npy) - 1)
+				      : 1ull << ((npy - 1) & 63);
+	uint32_t next_py = 0;
+	for (uint32_t i = 0; i < nip; i++) {
+		const struct ilog_frame *f = ilog_symmap_frames(m, node, pid, ips[i], &nf);
+		if (f && eval_loop(f, nf) && next_py < npy) {
+			/* this call's Python frames replace it */
+			do {
+				if (put_py(out, cap, &n, m, node, pid, &pf[next_py]))
+					return n;
+			} while (!(entry >> (next_py++ & 63) & 1) && next_py < npy);
+			continue;
+		}
+		if (!nf) {
+			if (n >= cap)
+				return n;
+			memset(&out[n], 0, sizeof(out[n]));
+			out[n].frame = (struct ilog_frame){ .ip = ips[i], .module = "", .function = "",
+							    .file = "" };
+			n++;
+			continue;
+		}
+		for (unsigned k = 0; k < nf; k++) {
+			if (n >= cap)
+				return n;
+			memset(&out[n], 0, sizeof(out[n]));
+			out[n].frame = f[k];
+			out[n].inlined = k + 1 < nf;
+			n++;
+		}
+	}
+	/* Python frames the native stack did not reach (a frame-pointer walk
+	 * that stopped early, no symbols for the interpreter): outermost */
+	while (next_py < npy)
+		if (put_py(out, cap, &n, m, node, pid, &pf[next_py++]))
+			return n;
+	return n;
 }
 
 /* ---- JSON ---- */
@@ -275,6 +428,58 @@ static void stack_json(const struct ilog_symmap *m, struct jw *w, uint32_t node,
 	JS(w, "]");
 }
 
+static void pyframe_json(struct jw *w, const struct ilog_pyloc *loc)
+{
+	if (!loc->file) {
+		JS(w, "{\"py_file\":null,\"py_func\":null,\"py_line\":null}");
+		return;
+	}
+	JS(w, "{\"py_file\":");
+	jstr(w, loc->file);
+	JS(w, ",\"py_func\":");
+	jstr(w, loc->func);
+	JS(w, ",\"py_line\":");
+	if (loc->line)
+		jnum(w, (uint64_t)loc->line);
+	else
+		JS(w, "null");
+	JS(w, "}");
+}
+
+#define CALLSTACK_CAP 1024
+
+int ilog_symmap_callstack_json(const struct ilog_symmap *m, struct ilog_buf *b,
+			       const struct ilog_record *rec)
+{
+	if (rec->kind != ILOG_K_CUDA || !m->keep_stacks || !b->len || b->p[b->len - 1] != '}')
+		return 0;
+	static struct ilog_callframe cf[CALLSTACK_CAP];
+	const struct ingero_cuda_event *e = &rec->u.cuda;
+	unsigned n = ilog_symmap_callstack(m, rec->node, e->stack_id, e->pystack_id, cf,
+					   CALLSTACK_CAP);
+	if (!n)
+		return 0;
+	size_t start = b->len;
+	struct jw w = { b, 0 };
+	b->len--; /* reopen the object */
+	JS(&w, ",\"callstack\":[");
+	for (unsigned i = 0; i < n; i++) {
+		if (i)
+			JS(&w, ",");
+		if (cf[i].py)
+			pyframe_json(&w, &cf[i].pyloc);
+		else
+			put_frame(&w, &cf[i].frame, cf[i].inlined);
+	}
+	JS(&w, "]}");
+	if (w.err) {
+		b->len = start;
+		b->p[start - 1] = '}';
+		return -1;
+	}
+	return 0;
+}
+
 static void pystack_json(const struct ilog_symmap *m, struct jw *w, uint32_t node,
 			 const struct ingero_pystack *s)
 {
@@ -291,20 +496,9 @@ static void pystack_json(const struct ilog_symmap *m, struct jw *w, uint32_t nod
 		if (i)
 			JS(w, ",");
 		if (!ilog_symmap_pyframe(m, node, s->pid, s->frames[i].code, s->frames[i].lasti,
-					 &loc)) {
-			JS(w, "{\"py_file\":null,\"py_func\":null,\"py_line\":null}");
-			continue;
-		}
-		JS(w, "{\"py_file\":");
-		jstr(w, loc.file);
-		JS(w, ",\"py_func\":");
-		jstr(w, loc.func);
-		JS(w, ",\"py_line\":");
-		if (loc.line)
-			jnum(w, (uint64_t)loc.line);
-		else
-			JS(w, "null");
-		JS(w, "}");
+					 &loc))
+			loc = (struct ilog_pyloc){ NULL, NULL, 0 };
+		pyframe_json(w, &loc);
 	}
 	JS(w, "]");
 }

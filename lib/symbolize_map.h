@@ -72,4 +72,35 @@ int ilog_symmap_pyframe(const struct ilog_symmap *m, uint32_t node, uint32_t pid
 int ilog_symmap_json(const struct ilog_symmap *m, struct ilog_buf *b,
 		     const struct ilog_record *rec);
 
+/*
+ * A call's stack as people read it: the native frames (inlined ones
+ * included), with the Python frames in place of the eval-loop calls that
+ * run them (SPEC §5.7 `entry`), innermost first.  Python frames the native
+ * stack does not reach (it ended early, or the interpreter has no symbols)
+ * come last.  Needs ilog_symmap_keep_stacks before the records are noted.
+ */
+struct ilog_callframe {
+	int py;                   /* 1: a Python frame (pyloc), 0: native (frame) */
+	int inlined;              /* native: inlined into the next frame */
+	struct ilog_frame frame;  /* native; strings "" when unknown */
+	struct ilog_pyloc pyloc;  /* Python; file NULL when no pycode record named it */
+	uint64_t pycode;          /* Python: code object address */
+	uint32_t lasti;
+};
+
+/* Keep stack and pystack records too (memory: every distinct stack). */
+void ilog_symmap_keep_stacks(struct ilog_symmap *m);
+
+/* The frames of the call with these stack ids (either may be 0) into out,
+ * at most cap; returns how many (0: neither stack known). */
+unsigned ilog_symmap_callstack(const struct ilog_symmap *m, uint32_t node, uint64_t stack_id,
+			       uint64_t pystack_id, struct ilog_callframe *out, unsigned cap);
+
+/* For a cuda record, when stacks are kept and its stack is known: append
+ * ,"callstack":[...] inside the JSON object in b (native frames as in
+ * stack records, Python frames as in pystack records).  0, or -1 out of
+ * memory. */
+int ilog_symmap_callstack_json(const struct ilog_symmap *m, struct ilog_buf *b,
+			       const struct ilog_record *rec);
+
 #endif

@@ -28,6 +28,10 @@ static void usage(FILE *f)
 		"      --until TIME     only records before TIME\n"
 		"                       TIME: RFC 3339 (2026-11-22T16:20:00Z), @EPOCH_SECONDS,\n"
 		"                       or +DURATION after the log's start (+90s, +1h30m)\n"
+		"      --callstacks     jsonl: each cuda event gets \"callstack\", its native and\n"
+		"                       Python frames merged, innermost first: the Python\n"
+		"                       frames stand where the eval loop ran them (run\n"
+		"                       ingero-symbolize first for native names)\n"
 		"      --url URL        ClickHouse HTTP interface (clickhouse), http://HOST:8123\n"
 		"      --database D     ClickHouse database (clickhouse, clickhouse-sql; ingero)\n"
 		"      --create         create the database and tables if absent (clickhouse)\n"
@@ -36,7 +40,9 @@ static void usage(FILE *f)
 		"EXAMPLES\n"
 		"  ingero-export run.ilog | jq -c 'select(.type==\"cuda\") | {op, dur_ns}'\n"
 		"  cat a.ilog b.ilog | ingero-export -t cuda | jq -s length\n"
-		"  ingero-export --since +10s --until +20s -t host run.ilog\n\n"
+		"  ingero-export --since +10s --until +20s -t host run.ilog\n"
+		"  ingero-symbolize run.ilog | ingero-export --callstacks -t cuda |\n"
+		"    jq -r '[.callstack[] | .py_func // .symbol] | join(\" < \")'\n\n"
 		"EXIT STATUS\n  0 ok, 2 usage error or damaged input (records before the damage\n"
 		"  are still written)\n");
 }
@@ -68,7 +74,7 @@ int main(int argc, char **argv)
 		{ "type", required_argument, 0, 't' }, { "pid", required_argument, 0, 'p' },
 		{ "since", required_argument, 0, 'S' }, { "until", required_argument, 0, 'U' },
 		{ "url", required_argument, 0, 'u' }, { "database", required_argument, 0, 'd' },
-		{ "create", no_argument, 0, 'C' },
+		{ "create", no_argument, 0, 'C' }, { "callstacks", no_argument, 0, 'K' },
 		{ "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' }, { 0 },
 	};
 	const char *fmt = "jsonl", *out = NULL;
@@ -113,6 +119,7 @@ int main(int argc, char **argv)
 		case 'u': ctx.url = optarg; break;
 		case 'd': ctx.database = optarg; break;
 		case 'C': ctx.create = 1; break;
+		case 'K': ctx.callstacks = 1; break;
 		case 'q': ilog_verbosity = -1; break;
 		case 'h': usage(stdout); return ilog_finish_stdout(ILOG_EXIT_OK);
 		default:
