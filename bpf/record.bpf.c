@@ -586,11 +586,34 @@ struct {
 	__type(value, __u8);
 } ustacks_seen SEC(".maps");
 
-/* Read the top of the user stack: as much of REC_USTACK_MAX as is mapped
- * (a shallow thread's stack ends sooner).  The sizes are constants, so the
- * verifier sees each read's bound.  Bytes read, 0 if none. */
+struct vma_end {
+	__u64 end;
+};
+
+static long vma_end_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	((struct vma_end *)data)->end = BPF_CORE_READ(vma, vm_end);
+	return 0;
+}
+
+/* Read the top of the user stack: REC_USTACK_MAX bytes, or up to the end
+ * of the stack's mapping when that comes sooner (a shallow stack: a read
+ * past it fails as a whole).  Bytes read, 0 if none. */
 static __always_inline __u32 read_stack_top(__u8 *dst, __u64 sp)
 {
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_find_vma)) {
+		struct vma_end v = { 0 };
+		struct task_struct *task = bpf_get_current_task_btf();
+		if (!bpf_find_vma(task, sp, vma_end_cb, &v, 0) && v.end > sp) {
+			__u64 size = v.end - sp;
+			if (size > REC_USTACK_MAX)
+				size = REC_USTACK_MAX;
+			barrier_var(size);
+			if (size >= 8 && !bpf_probe_read_user(dst, size, (void *)sp))
+				return (__u32)size;
+		}
+	}
+	/* no bpf_find_vma, or the mm lock was busy: halve until a read works */
 	if (!bpf_probe_read_user(dst, REC_USTACK_MAX, (void *)sp))
 		return REC_USTACK_MAX;
 	if (!bpf_probe_read_user(dst, REC_USTACK_MAX / 2, (void *)sp))
