@@ -42,6 +42,18 @@ struct sym_frame {
 
 struct sym_entry { uint32_t first, n; };
 
+/* An ELF symbol in a module's table, sorted by address (elf_syms()). */
+struct elf_sym {
+	uint64_t lo, size;            /* libdwfl's addresses (bias included) */
+	uint64_t maxend;              /* max lo + size of this and all before */
+	uint64_t sized_end;           /* the same over sized symbols only */
+	uint64_t sec_end;             /* a symbol without size: its section's end */
+	const char *raw;              /* the ELF string (libelf's memory) */
+	const char *name;             /* demangled (pool), NULL until asked */
+	uint32_t idx;                 /* in the symbol table */
+	uint8_t rank;                 /* 2 global, 1 weak, 0 local */
+};
+
 struct sym_module {
 	struct ilog_symbolizer *s;
 	const char *path;             /* first recorded path (pool) */
@@ -62,6 +74,9 @@ struct sym_module {
 	struct cu_fns *cus;
 	uint32_t ncus, capcus;
 	struct sym_hmap names;        /* (DIE offset of a function's declaration, 0) -> s->names[] */
+	struct elf_sym *syms;         /* built on first use */
+	uint32_t nsyms;
+	int syms_built;
 };
 
 /* A CU's functions by address: each concrete subprogram's ranges, sorted,
@@ -143,6 +158,7 @@ void ilog_symbolizer_free(struct ilog_symbolizer *s)
 		if (m->dwfl)
 			dwfl_end(m->dwfl);
 		free(m->loads);
+		free(m->syms);
 		sym_hmap_free(&m->cache);
 		sym_hmap_free(&m->cuidx);
 		sym_hmap_free(&m->names);
@@ -840,16 +856,115 @@ static void dwarf_check(struct ilog_symbolizer *s, struct sym_module *m)
 	m->dw = dw;
 }
 
+/*
+ * The module's symbol table (.symtab, else .dynsym: libdwfl picks) as an
+ * array sorted by address, built once, so an address is a binary search
+ * instead of dwfl_module_addrinfo's walk over every symbol, and each name
+ * is demangled once.  Undefined, absolute, section, file and TLS symbols
+ * name no code and are left out.  Symbols at one address sort worst
+ * first: local, weak, global, and later in the table before earlier.
+ */
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct elf_sym *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->rank != y->rank)
+		return (int)x->rank - (int)y->rank;
+	return x->idx > y->idx ? -1 : x->idx < y->idx;
+}
+
+static uint64_t section_end(Elf *elf, GElf_Word shndx, Dwarf_Addr bias)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf ? elf_getscn(elf, shndx) : NULL;
+	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
+		return 0;
+	return sh.sh_addr + sh.sh_size + bias;
+}
+
+static int elf_syms(struct sym_module *m)
+{
+	m->syms_built = 1;
+	int n = dwfl_module_getsymtab(m->mod);
+	if (n <= 1)
+		return 0;
+	if (!(m->syms = malloc((size_t)n * sizeof(*m->syms))))
+		return -1;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		Elf *elf;
+		Dwarf_Addr bias;
+		const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, &shndx, &elf, &bias);
+		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
+		if (!name || !*name || sym.st_shndx == SHN_UNDEF || sym.st_shndx == SHN_ABS ||
+		    shndx == (GElf_Word)-1 || type == STT_SECTION || type == STT_FILE ||
+		    type == STT_TLS)
+			continue;
+		m->syms[m->nsyms++] = (struct elf_sym){
+			.lo = addr, .size = sym.st_size, .raw = name, .idx = (uint32_t)i,
+			.sec_end = sym.st_size ? 0 : section_end(elf, shndx, bias),
+			.rank = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0,
+		};
+	}
+	qsort(m->syms, m->nsyms, sizeof(*m->syms), cmp_sym);
+	uint64_t mx = 0, smx = 0;
+	for (uint32_t i = 0; i < m->nsyms; i++) {
+		struct elf_sym *e = &m->syms[i];
+		if (e->lo + e->size > mx)
+			mx = e->lo + e->size;
+		if (e->size && e->lo + e->size > smx)
+			smx = e->lo + e->size;
+		e->maxend = mx;
+		e->sized_end = smx;
+	}
+	return 0;
+}
+
+/*
+ * The symbol for x: of the symbols that contain it, the one starting
+ * closest below it (at one address: global, weak, local, then the first
+ * in the table); else the closest symbol without a size (an assembly
+ * label) below x, when it is in x's section and no sized symbol ends
+ * between it and x.  NULL if none.
+ */
+static struct elf_sym *sym_at(struct sym_module *m, uint64_t x)
+{
+	uint32_t lo = 0, hi = m->nsyms; /* first symbol above x */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (m->syms[mid].lo <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (uint32_t k = lo; k-- > 0 && m->syms[k].maxend > x;)
+		if (x - m->syms[k].lo < m->syms[k].size)
+			return &m->syms[k];
+	if (!lo)
+		return NULL;
+	uint64_t floor = m->syms[lo - 1].sized_end;
+	for (uint32_t k = lo; k-- > 0 && m->syms[k].lo >= floor;)
+		if (!m->syms[k].size)
+			return x < m->syms[k].sec_end ? &m->syms[k] : NULL;
+	return NULL;
+}
+
 /* Frames for address a (the file's own address space) into s->frames,
  * innermost first.  Returns the count, -1 out of memory. */
 static int resolve(struct ilog_symbolizer *s, struct sym_module *m, GElf_Addr a, int ret)
 {
 	GElf_Addr look = ret && a ? a - 1 : a;
-	GElf_Off off = 0;
-	GElf_Sym sym;
-	const char *sname = dwfl_module_addrinfo(m->mod, look + m->bias, &off, &sym, NULL, NULL, NULL);
-	const char *elfname = sname ? demangle(s, sname) : "";
-	uint64_t sym_off = sname ? off + (a - look) : 0;
+	if (!m->syms_built && elf_syms(m))
+		return -1;
+	struct elf_sym *es = sym_at(m, look + m->bias);
+	const char *sname = es ? es->raw : NULL;
+	if (es && !es->name && !(es->name = demangle(s, es->raw)))
+		return -1;
+	const char *elfname = es ? es->name : "";
+	uint64_t sym_off = es ? look + m->bias - es->lo + (a - look) : 0;
 	uint32_t first = s->nframes;
 	Dwarf_Addr dbias = 0;
 	if (!m->dwarf)
