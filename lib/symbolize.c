@@ -73,7 +73,9 @@ struct sym_module {
 	struct sym_hmap cuidx;        /* (CU DIE offset, 0) -> cus[] */
 	struct cu_fns *cus;
 	uint32_t ncus, capcus;
-	struct sym_hmap names;        /* (DIE offset of a function's declaration, 0) -> s->names[] */
+	struct sym_hmap names;        /* (DIE offset, 0: declaration's name, 1: a
+				       * function's, 2: has a linkage name) -> s->names[] */
+	struct sym_hmap paths;        /* (line table file name, CU offset) -> s->names[] */
 	struct elf_sym *syms;         /* built on first use */
 	uint32_t nsyms;
 	int syms_built;
@@ -99,12 +101,13 @@ struct ilog_symbolizer {
 	struct sym_pool pool;
 	struct sym_module **mods;
 	uint32_t nmods, capmods;
-	struct sym_hmap modidx;       /* (interned key, kind) -> mods[] */
+	struct sym_hmap modidx;       /* (hash of build-id or path, length) -> mods[] */
+	struct sym_hmap demangled;    /* (interned mangled name, 0) -> names[] */
 	struct sym_frame *frames;
 	uint32_t nframes, capframes;
 	struct sym_entry *entries;
 	uint32_t nentries, capentries;
-	const char **names;           /* function names cached per declaration DIE */
+	const char **names;           /* strings remembered (memo()) */
 	uint32_t nnames, capnames;
 	char *sysdebug;
 };
@@ -162,6 +165,7 @@ void ilog_symbolizer_free(struct ilog_symbolizer *s)
 		sym_hmap_free(&m->cache);
 		sym_hmap_free(&m->cuidx);
 		sym_hmap_free(&m->names);
+		sym_hmap_free(&m->paths);
 		for (uint32_t k = 0; k < m->ncus; k++)
 			free(m->cus[k].v);
 		free(m->cus);
@@ -169,6 +173,7 @@ void ilog_symbolizer_free(struct ilog_symbolizer *s)
 	}
 	free(s->mods);
 	sym_hmap_free(&s->modidx);
+	sym_hmap_free(&s->demangled);
 	sym_pool_free(&s->pool);
 	free(s->frames);
 	free(s->entries);
@@ -412,26 +417,21 @@ static void module_open(struct ilog_symbolizer *s, struct sym_module *m, const c
 	m->state = 1;
 }
 
+/* The module of a mapping: one per build-id, or per path for mappings
+ * without one.  Keyed by a hash of the bytes, so the hot path formats and
+ * interns nothing. */
 static struct sym_module *module_for(struct ilog_symbolizer *s, const struct ilog_mapping *mp)
 {
-	uint32_t nbid = mp->build_id.n;
-	const char *key;
-	uint64_t kind;
-	if (nbid && nbid <= MAX_BUILD_ID) {
-		char h[2 * MAX_BUILD_ID + 1];
-		sym_hex(h, mp->build_id.p, nbid);
-		key = sym_pool_intern(&s->pool, h, 2 * nbid);
-		kind = 1;
-	} else {
-		nbid = 0;
-		key = sym_pool_intern(&s->pool, mp->path.p, mp->path.n);
-		kind = 0;
+	uint32_t nbid = mp->build_id.n <= MAX_BUILD_ID ? mp->build_id.n : 0;
+	const void *kp = nbid ? (const void *)mp->build_id.p : mp->path.p;
+	size_t kn = nbid ? nbid : mp->path.n;
+	uint64_t h = sym_strhash(kp, kn), k = (uint64_t)kn << 1 | !!nbid;
+	for (uint32_t *v; (v = sym_hmap_get(&s->modidx, h, k)); k += 1ull << 32) {
+		struct sym_module *m = s->mods[*v - 1];
+		if (nbid ? m->nbid == nbid && !memcmp(m->bid, kp, kn)
+			 : !m->nbid && strlen(m->path) == kn && !memcmp(m->path, kp, kn))
+			return m;
 	}
-	if (!key)
-		return NULL;
-	uint32_t *v = sym_hmap_get(&s->modidx, (uintptr_t)key, kind);
-	if (v)
-		return s->mods[*v - 1];
 	if (s->nmods == s->capmods) {
 		uint32_t cap = s->capmods ? s->capmods * 2 : 16;
 		struct sym_module **nm = realloc(s->mods, cap * sizeof(*nm));
@@ -447,7 +447,7 @@ static struct sym_module *module_for(struct ilog_symbolizer *s, const struct ilo
 	m->nbid = nbid;
 	memcpy(m->bid, mp->build_id.p, nbid);
 	m->path = sym_pool_intern(&s->pool, mp->path.p, mp->path.n);
-	if (!m->path || sym_hmap_put(&s->modidx, (uintptr_t)key, kind, s->nmods)) {
+	if (!m->path || sym_hmap_put(&s->modidx, h, k, s->nmods)) {
 		free(m);
 		return NULL;
 	}
@@ -457,21 +457,51 @@ static struct sym_module *module_for(struct ilog_symbolizer *s, const struct ilo
 
 /* ---- answering addresses ---- */
 
+/* Strings remembered per key in h; a miss is NULL. */
+static const char *memo_get(const struct ilog_symbolizer *s, const struct sym_hmap *h,
+			    uint64_t a, uint64_t b)
+{
+	uint32_t *v = sym_hmap_get(h, a, b);
+	return v ? s->names[*v - 1] : NULL;
+}
+
+/* Remember v (NULL: nothing, and nothing remembered); returns v. */
+static const char *memo_put(struct ilog_symbolizer *s, struct sym_hmap *h, uint64_t a,
+			    uint64_t b, const char *v)
+{
+	if (!v)
+		return NULL;
+	if (s->nnames == s->capnames) {
+		uint32_t cap = s->capnames ? s->capnames * 2 : 256;
+		const char **nn = realloc(s->names, cap * sizeof(*nn));
+		if (!nn)
+			return v;
+		s->names = nn;
+		s->capnames = cap;
+	}
+	s->names[s->nnames] = v;
+	if (!sym_hmap_put(h, a, b, s->nnames))
+		s->nnames++;
+	return v;
+}
+
+/* The demangled name (pool), once per distinct mangled name: a C++
+ * function's ELF symbol and its DWARF linkage name are the same string. */
 static const char *demangle(struct ilog_symbolizer *s, const char *name)
 {
 	if (!name)
 		return "";
-	if (name[0] == '_' && name[1] == 'Z') {
-		int status = -1;
-		char *d = __cxa_demangle(name, NULL, NULL, &status);
-		if (d && status == 0) {
-			const char *r = sym_pool_intern(&s->pool, d, strlen(d));
-			free(d);
-			return r;
-		}
-		free(d);
-	}
-	return sym_pool_intern(&s->pool, name, strlen(name));
+	const char *raw = sym_pool_intern(&s->pool, name, strlen(name));
+	if (!raw || raw[0] != '_' || raw[1] != 'Z')
+		return raw;
+	const char *r = memo_get(s, &s->demangled, (uintptr_t)raw, 0);
+	if (r)
+		return r;
+	int status = -1;
+	char *d = __cxa_demangle(raw, NULL, NULL, &status);
+	r = d && status == 0 ? sym_pool_intern(&s->pool, d, strlen(d)) : raw;
+	free(d);
+	return memo_put(s, &s->demangled, (uintptr_t)raw, 0, r);
 }
 
 /* The DIE a function's name lives on: the abstract origin of an inlined
@@ -542,31 +572,24 @@ static const char *die_name_uncached(struct ilog_symbolizer *s, Dwarf_Die *die, 
 }
 
 /* The name, once per function: inlined instances and the out-of-line
- * copy share their declaration DIE. */
+ * copy share their declaration DIE, and each DIE asked about remembers
+ * the answer. */
 static const char *die_name(struct ilog_symbolizer *s, struct sym_module *m, Dwarf_Die *die,
 			    Dwarf_Die *cu)
 {
+	Dwarf_Off off = dwarf_dieoffset(die);
+	const char *n = memo_get(s, &m->names, off, 1);
+	if (n)
+		return n;
 	Dwarf_Die decl;
 	die_origin(die, &decl);
 	Dwarf_Off key = dwarf_dieoffset(&decl);
-	uint32_t *v = sym_hmap_get(&m->names, key, 0);
-	if (v)
-		return s->names[*v - 1];
-	const char *n = die_name_uncached(s, die, &decl, cu);
-	if (s->nnames == s->capnames) {
-		uint32_t cap = s->capnames ? s->capnames * 2 : 256;
-		const char **nn = realloc(s->names, cap * sizeof(*nn));
-		if (!nn)
-			return n;
-		s->names = nn;
-		s->capnames = cap;
-	}
-	s->names[s->nnames] = n;
-	if (!sym_hmap_put(&m->names, key, 0, s->nnames))
-		s->nnames++;
-	return n;
+	if (!(n = memo_get(s, &m->names, key, 0)))
+		n = memo_put(s, &m->names, key, 0, die_name_uncached(s, die, &decl, cu));
+	return memo_put(s, &m->names, off, 1, n);
 }
 
+/* fn and file are the pool's (or NULL file: none). */
 static int push_frame(struct ilog_symbolizer *s, const char *fn, const char *file,
 		      uint32_t line, uint64_t sym_off)
 {
@@ -578,25 +601,36 @@ static int push_frame(struct ilog_symbolizer *s, const char *fn, const char *fil
 		s->frames = f;
 		s->capframes = cap;
 	}
-	const char *pf = file ? sym_pool_intern(&s->pool, file, strlen(file)) : "";
-	if (!pf || !fn)
+	if (!fn)
 		return -1;
-	s->frames[s->nframes++] = (struct sym_frame){ fn, pf, sym_off, line };
+	s->frames[s->nframes++] = (struct sym_frame){ fn, file ? file : "", sym_off, line };
 	return 0;
 }
 
 /* A source path as the compiler saw it: relative ones are relative to
  * the CU's compilation directory (DWARF 5 file 0 and older line tables
- * leave it implicit), as addr2line and debuggers show them. */
-static const char *full_path(Dwarf_Die *cu, const char *file, char *buf, size_t cap)
+ * leave it implicit), as addr2line and debuggers show them.  The pool's
+ * copy, remembered per line-table name; NULL for none or out of memory. */
+static const char *full_path(struct ilog_symbolizer *s, struct sym_module *m, Dwarf_Die *cu,
+			     const char *file)
 {
+	if (!file)
+		return NULL;
+	Dwarf_Off cuoff = dwarf_dieoffset(cu);
+	const char *r = memo_get(s, &m->paths, (uintptr_t)file, cuoff);
+	if (r)
+		return r;
 	Dwarf_Attribute a;
 	const char *dir;
-	if (!file || file[0] == '/' || !dwarf_attr(cu, DW_AT_comp_dir, &a) ||
-	    !(dir = dwarf_formstring(&a)) || !*dir)
-		return file;
-	snprintf(buf, cap, "%s/%s", dir, file);
-	return buf;
+	char buf[4096];
+	if (file[0] != '/' && dwarf_attr(cu, DW_AT_comp_dir, &a) && (dir = dwarf_formstring(&a)) &&
+	    *dir) {
+		snprintf(buf, sizeof(buf), "%s/%s", dir, file);
+		r = sym_pool_intern(&s->pool, buf, strlen(buf));
+	} else {
+		r = sym_pool_intern(&s->pool, file, strlen(file));
+	}
+	return memo_put(s, &m->paths, (uintptr_t)file, cuoff, r);
 }
 
 /* The DWARF frames at `look` (innermost first) into s->frames: each
@@ -730,11 +764,17 @@ static int inline_chain(Dwarf_Die *fn, Dwarf_Addr pc, Dwarf_Die *chain, int max)
 /* The DWARF frames at `look` (innermost first) into s->frames: each
  * inlined instance names the inlined function, and the frame outside it
  * sits at the instance's call site.  Returns the count, -1 out of memory. */
-static int has_linkage_name(Dwarf_Die *die)
+static int has_linkage_name(struct ilog_symbolizer *s, struct sym_module *m, Dwarf_Die *die)
 {
-	Dwarf_Attribute a;
-	return dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
-	       dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a);
+	Dwarf_Off off = dwarf_dieoffset(die);
+	const char *v = memo_get(s, &m->names, off, 2);
+	if (!v) {
+		Dwarf_Attribute a;
+		v = dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+		    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a) ? "1" : "";
+		memo_put(s, &m->names, off, 2, v);
+	}
+	return *v;
 }
 
 static int dwarf_frames(struct ilog_symbolizer *s, struct sym_module *m, Dwarf_Die *cu,
@@ -764,12 +804,10 @@ static int dwarf_frames(struct ilog_symbolizer *s, struct sym_module *m, Dwarf_D
 	if (have)
 		nc = inline_chain(&fn, pc, chain, MAX_INLINE);
 	const char *file = NULL;
-	char fbuf[4096];
 	int line = 0, rc = 0;
 	Dwfl_Line *ln = dwfl_module_getsrc(m->mod, look + m->bias);
 	if (ln)
-		file = full_path(cu, dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL), fbuf,
-				 sizeof(fbuf));
+		file = full_path(s, m, cu, dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL));
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
 	for (int i = nc - 1; i >= 0; i--) {
@@ -779,7 +817,7 @@ static int dwarf_frames(struct ilog_symbolizer *s, struct sym_module *m, Dwarf_D
 			/* the physical function: DWARF without a linkage name
 			 * (internal linkage) leaves C++ names without parameters
 			 * or closure types, which the mangled ELF symbol has */
-			if (!name || (!has_linkage_name(&chain[0]) && !strncmp(elfraw, "_Z", 2)))
+			if (!name || (!strncmp(elfraw, "_Z", 2) && !has_linkage_name(s, m, &chain[0])))
 				name = elfname;
 			rc = push_frame(s, name, file, l, sym_off);
 			break;
@@ -794,7 +832,7 @@ static int dwarf_frames(struct ilog_symbolizer *s, struct sym_module *m, Dwarf_D
 			line = (int)w;
 		if (dwarf_attr(&chain[i], DW_AT_call_file, &at) && !dwarf_formudata(&at, &w) &&
 		    (files || !dwarf_getsrcfiles(cu, &files, &nfiles)) && w < nfiles)
-			file = full_path(cu, dwarf_filesrc(files, w, NULL, NULL), fbuf, sizeof(fbuf));
+			file = full_path(s, m, cu, dwarf_filesrc(files, w, NULL, NULL));
 	}
 	/* a line but no function DIE around it (assembly): the ELF name */
 	if (!rc && s->nframes == first && file)

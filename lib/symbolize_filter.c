@@ -658,9 +658,12 @@ static int pass2_frames(const struct filt *f, const struct ilog_symbolize_opts *
 			struct ilog_symbolizer *sym, struct input *in, int out_fd, char *err,
 			size_t errlen)
 {
-	struct ilog_writer_opts wo = { .frame_ms = ILOG_FRAME_MS_OFF };
-	struct ilog_writer_opts so = { .frame_ms = ILOG_FRAME_MS_OFF, .frame_records = UINT32_MAX,
-				       .frame_bytes = SPLICE_MAX };
+	/* zstd level 1: symbol records are a small part of a log, written
+	 * on every run; level 1 compresses them about twice as fast as the
+	 * writer's default, for frames about a tenth larger */
+	struct ilog_writer_opts wo = { .level = 1, .frame_ms = ILOG_FRAME_MS_OFF };
+	struct ilog_writer_opts so = { .level = 1, .frame_ms = ILOG_FRAME_MS_OFF,
+				       .frame_records = UINT32_MAX, .frame_bytes = SPLICE_MAX };
 	char e[256];
 	struct out o = { .fd = out_fd };
 	int rc = -1;
