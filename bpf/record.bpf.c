@@ -633,26 +633,34 @@ static __always_inline __u32 read_stack_top(__u8 *dst, __u64 sp)
  * (record.h).  Sent ahead of the event, which the recorder then gives the
  * unwound stack's id.
  */
-static __always_inline void emit_ustack(struct pt_regs *ctx, __u32 tgid, __u32 tid,
-					__u64 entry_ip, __u64 stack_id, __u64 pystack_id)
+static __always_inline __u64 emit_ustack(struct pt_regs *ctx, __u32 tgid, __u32 tid,
+					 __u64 entry_ip, __u64 stack_id, __u64 pystack_id)
 {
 	if (targ_unwind == REC_UNWIND_FP || (targ_unwind == REC_UNWIND_AUTO && !pystack_id))
-		return;
-	__u64 k = (stack_id * 0x9e3779b97f4a7c15ull) ^ pystack_id ^ ((__u64)tgid << 17);
+		return 0;
+	__u32 zero = 0;
+	/* emit_stack() just walked this call's frames into stack_buf */
+	struct rec_stack *st = bpf_map_lookup_elem(&stack_buf, &zero);
+	if (!st)
+		return 0;
+	__u64 caller = st->st.nr > 1 ? st->st.ips[1] : 0;
+	__u64 k = (pystack_id ^ ((__u64)tgid << 17)) * 0x9e3779b97f4a7c15ull;
+	k = (k ^ entry_ip) * 0x9e3779b97f4a7c15ull;
+	k = (k ^ caller) * 0x9e3779b97f4a7c15ull;
 	k ^= k >> 31;
 	if (!k)
 		k = 1;
 	if (bpf_map_lookup_elem(&ustacks_seen, &k))
-		return;
+		return k;
 	__u8 one = 1;
 	if (bpf_map_update_elem(&ustacks_seen, &k, &one, BPF_NOEXIST) != 0)
-		return;
-	__u32 zero = 0;
+		return k;
 	struct rec_ustack *u = bpf_map_lookup_elem(&ustack_buf, &zero);
 	struct rec_stack_stat *ss = bpf_map_lookup_elem(&stack_stats, &zero);
 	if (!u || !ss)
-		return;
+		return k;
 	u->h.type = REC_MSG_USTACK;
+	u->key = k;
 	u->stack_id = stack_id;
 	u->pystack_id = pystack_id;
 	u->entry_ip = entry_ip;
@@ -666,7 +674,7 @@ static __always_inline void emit_ustack(struct pt_regs *ctx, __u32 tgid, __u32 t
 	u->regs[REC_UREG_R15] = ctx->r15;
 	u->pid = tgid;
 	u->tid = tid;
-	u->_pad = 0;
+	u->fp_nr = st->st.nr;
 	__u32 size = read_stack_top(u->data, u->regs[REC_UREG_SP]);
 	u->size = size;
 	if (size < REC_USTACK_MAX)
@@ -680,10 +688,11 @@ static __always_inline void emit_ustack(struct pt_regs *ctx, __u32 tgid, __u32 t
 		bpf_map_delete_elem(&ustacks_seen, &k);
 		ss->copies_lost++;
 		count_rb(REC_RB_CUDA, 0);
-		return;
+		return k;
 	}
 	ss->copies++;
 	count_rb(REC_RB_CUDA, 1);
+	return k;
 }
 
 static __always_inline void fill_event(struct ingero_cuda_event *e, struct rec_frame *f, __u64 now,
@@ -756,10 +765,10 @@ static __always_inline int on_return(struct pt_regs *ctx)
 	/* new stacks go into the ring ahead of the event naming them; at
 	 * return the frame-pointer walk starts in the caller: no frame skipped */
 	__u64 pystack_id = targ_pywalk ? py_walk(tgid) : 0;
-	__u64 stack_id = 0;
+	__u64 stack_id = 0, ukey = 0;
 	if (targ_stacks) {
 		stack_id = emit_stack(ctx, tgid, f->ip);
-		emit_ustack(ctx, tgid, tid, f->ip, stack_id, pystack_id);
+		ukey = emit_ustack(ctx, tgid, tid, f->ip, stack_id, pystack_id);
 	}
 	struct rec_cuda *m = bpf_ringbuf_reserve(&cuda_rb, sizeof(*m), 0);
 	if (!m) {
@@ -780,6 +789,7 @@ static __always_inline int on_return(struct pt_regs *ctx)
 		m->ev.handle = h;
 	}
 	m->ev.stack_id = stack_id;
+	m->ukey = ukey;
 	bpf_ringbuf_submit(m, BPF_RB_NO_WAKEUP);
 	count_rb(REC_RB_CUDA, 1);
 	return 0;

@@ -28,6 +28,7 @@ enum rec_msg {
 struct rec_cuda {
 	struct rec_hdr h;
 	struct ingero_cuda_event ev;
+	__u64 ukey;   /* --unwind: the call path's copy key (rec_ustack), 0 = none */
 };
 
 struct rec_stack {
@@ -57,15 +58,24 @@ enum rec_unwind {
 enum rec_ureg { REC_UREG_IP, REC_UREG_SP, REC_UREG_BP, REC_UREG_BX, REC_UREG_R12,
 		REC_UREG_R13, REC_UREG_R14, REC_UREG_R15, REC_UREG__COUNT };
 
+/*
+ * A copy is taken once per key: (pid, pystack, traced function, return
+ * address in its caller).  Not the frame-pointer stack's id: past the first
+ * function without frame pointers that walk reads whatever rbp held, which
+ * can differ on every call.  The Python stack (code object and instruction
+ * of every frame) and the immediate caller pin the path; two paths that
+ * differ only in native frames between them share the first one's copy.
+ */
 struct rec_ustack {
 	struct rec_hdr h;
+	__u64 key;
 	__u64 stack_id;    /* the frame-pointer stack of the same call */
 	__u64 pystack_id;
 	__u64 entry_ip;    /* the traced function (ips[0] of the stack) */
 	__u64 regs[REC_UREG__COUNT];
 	__u32 pid, tid;
 	__u32 size;        /* bytes of data, from regs[REC_UREG_SP] up */
-	__u32 _pad;
+	__u32 fp_nr;       /* frames the frame-pointer walk found */
 	__u8 data[REC_USTACK_MAX];
 };
 #define REC_USTACK_HDR_LEN __builtin_offsetof(struct rec_ustack, data)

@@ -157,13 +157,11 @@ int rec_lock(const char *path, char *err, size_t len);
 const char *rec_driver_version(char *buf, size_t len);
 
 /* unwind.c: DWARF unwinding of the stack copies (--unwind) */
-/* A frame-pointer stack the kernel sent: its depth, to compare with. */
-void rec_unwind_fp_stack(uint64_t id, uint32_t nr);
 /* A REC_MSG_USTACK message: unwind it; a deeper stack than the frame
  * pointers gave is written as a stack record and used for its pair. */
 void rec_unwind_copy(struct rec *r, const void *msg, size_t size);
 /* The stack id an event is written with: the unwound one of its pair. */
-uint64_t rec_unwind_stack_id(const struct ingero_cuda_event *e);
+uint64_t rec_unwind_stack_id(const struct rec_cuda *m);
 void rec_unwind_stats(uint64_t *unwound, uint64_t *better, uint64_t *failed);
 void rec_unwind_close(void);
 

@@ -58,7 +58,7 @@ static int on_msg(void *ctx, void *data, size_t size)
 		r->drain_bytes += size + 8; /* + the ring's own record header */
 		if (size < sizeof(*m))
 			break;
-		uint64_t sid = rec_unwind_stack_id(&m->ev);
+		uint64_t sid = rec_unwind_stack_id(m);
 		if (sid != m->ev.stack_id) {
 			struct ingero_cuda_event ev = m->ev;
 			ev.stack_id = sid;
@@ -89,8 +89,6 @@ static int on_msg(void *ctx, void *data, size_t size)
 		memcpy(rec.u.stack.ips, m->st.ips, nr * 8ull);
 		ilog_writer_put(r->w, &rec);
 		r->n_stack++;
-		if (r->o.unwind != REC_UNWIND_FP)
-			rec_unwind_fp_stack(m->st.id, nr);
 		return 0;
 	}
 	case REC_MSG_USTACK:

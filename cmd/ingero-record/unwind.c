@@ -6,14 +6,15 @@
  * without them -- libffi under ctypes, the CPython eval loop, most of
  * PyTorch and cuBLAS -- so a Python process's native stack usually ends
  * right above the CUDA call, and the eval-loop frames Python frames belong
- * to (SPEC §5.7 `entry`) are never seen.  For each new (stack, pystack)
- * pair the BPF side sends the registers and the top of the user stack at
- * the call's return (struct rec_ustack); here libdw unwinds that copy with
+ * to (SPEC §5.7 `entry`) are never seen.  For each new call path the BPF
+ * side sends the registers and the top of the user stack at
+ * the call's return (struct rec_ustack, whose comment says what "new"
+ * means); here libdw unwinds that copy with
  * the call-frame information (.eh_frame / .debug_frame) of the process's
  * mapped files, as `perf record --call-graph dwarf` does for every sample.
  * The result is written as an ordinary stack record (same content hash as
  * the kernel's, so an identical stack keeps its id), and the events of the
- * pair get its id instead of the frame-pointer stack's.  Nothing changes
+ * path get its id instead of the frame-pointer stack's.  Nothing changes
  * in the log format: a stack is a stack.
  *
  * Costs are paid per new call path, not per call: one map lookup per
@@ -45,8 +46,7 @@ static struct {
 	const struct rec_ustack *cur; /* the copy being unwound */
 	uint64_t ips[INGERO_MAX_STACK];
 	uint32_t nr;
-	struct ilog_u64map fp_depth;  /* frame-pointer stack id -> frames */
-	struct ilog_u64map pairs;     /* pair key -> unwound stack id */
+	struct ilog_u64map pairs;     /* copy key (record.h) -> unwound stack id */
 	struct ilog_u64map written;   /* unwound stack ids written */
 	uint64_t n_unwound, n_better, n_failed;
 } uw;
@@ -174,24 +174,12 @@ static uint64_t stack_hash(uint32_t pid, const uint64_t *ips, uint32_t nr)
 	return h ? h : 1;
 }
 
-static uint64_t pair_key(uint32_t pid, uint64_t stack_id, uint64_t pystack_id)
-{
-	uint64_t k = (stack_id * 0x9e3779b97f4a7c15ull) ^ pystack_id ^ ((uint64_t)pid << 17);
-	k ^= k >> 31;
-	return k ? k : 1;
-}
-
-void rec_unwind_fp_stack(uint64_t id, uint32_t nr)
-{
-	uint64_t *v = ilog_u64map_put(&uw.fp_depth, id);
-	if (v)
-		*v = nr;
-}
-
 void rec_unwind_copy(struct rec *r, const void *msg, size_t size)
 {
 	const struct rec_ustack *u = msg;
 	if (size < REC_USTACK_HDR_LEN || u->size > size - REC_USTACK_HDR_LEN)
+		return;
+	if (!u->size || u->size > REC_USTACK_MAX)
 		return;
 	Dwfl *d = session(r, u->pid);
 	uw.cur = u;
@@ -201,8 +189,7 @@ void rec_unwind_copy(struct rec *r, const void *msg, size_t size)
 	uw.cur = NULL;
 	(void)rc; /* the frames up to a failure are still good */
 	uw.n_unwound++;
-	uint64_t *fp = ilog_u64map_get(&uw.fp_depth, u->stack_id);
-	if (uw.nr <= 2 || (fp && uw.nr <= *fp)) {
+	if (uw.nr <= 2 || uw.nr <= u->fp_nr) {
 		uw.n_failed += uw.nr <= 2;
 		return; /* no better than the frame-pointer walk: keep that */
 	}
@@ -219,17 +206,17 @@ void rec_unwind_copy(struct rec *r, const void *msg, size_t size)
 		ilog_writer_put(r->w, &rec);
 		r->n_stack++;
 	}
-	uint64_t *pv = ilog_u64map_put(&uw.pairs, pair_key(u->pid, u->stack_id, u->pystack_id));
+	uint64_t *pv = u->key ? ilog_u64map_put(&uw.pairs, u->key) : NULL;
 	if (pv)
 		*pv = id;
 }
 
-uint64_t rec_unwind_stack_id(const struct ingero_cuda_event *e)
+uint64_t rec_unwind_stack_id(const struct rec_cuda *m)
 {
-	if (!uw.pairs.n || !e->stack_id)
-		return e->stack_id;
-	uint64_t *v = ilog_u64map_get(&uw.pairs, pair_key(e->pid, e->stack_id, e->pystack_id));
-	return v ? *v : e->stack_id;
+	if (!m->ukey || !uw.pairs.n)
+		return m->ev.stack_id;
+	uint64_t *v = ilog_u64map_get(&uw.pairs, m->ukey);
+	return v ? *v : m->ev.stack_id;
 }
 
 void rec_unwind_stats(uint64_t *unwound, uint64_t *better, uint64_t *failed)
@@ -243,7 +230,6 @@ void rec_unwind_close(void)
 {
 	for (unsigned i = 0; i < UW_MAX_PROCS; i++)
 		proc_drop(&uw.procs[i]);
-	ilog_u64map_free(&uw.fp_depth);
 	ilog_u64map_free(&uw.pairs);
 	ilog_u64map_free(&uw.written);
 }
