@@ -217,6 +217,14 @@ int ilog_explain_report(struct ilog_buf *b, struct ilog_stats *st,
 			bprintf(b, "  lost %s (%.1f%%)", dur(d1, (double)c->lost_ns), c->score * 100);
 		bprintf(b, "\n   %.*s\n", (int)c->title.n, c->title.p);
 		bprintf(b, "   Root cause: %.*s.\n", (int)c->root_cause.n, c->root_cause.p);
+		char site[512];
+		double share;
+		uint64_t calls;
+		if (o->sites && c->pid && c->op &&
+		    ilog_callsites_top(o->sites, cs->nodes[i], c->pid, c->op, site, sizeof(site),
+				       &share, &calls))
+			bprintf(b, "   Called from: %s (%.0f%% of its %s time, %llu calls)\n", site,
+				share * 100, ilog_op_name(c->op) ?: "?", (unsigned long long)calls);
 		bprintf(b, "   Fix: %.*s\n", (int)c->fix.n, c->fix.p);
 		bprintf(b, "   Timeline:\n");
 		timeline(b, c, o->max_timeline);
@@ -342,8 +350,22 @@ int ilog_explain_json(struct ilog_buf *b, struct ilog_stats *st,
 		free(rows);
 	}
 	for (uint32_t i = 0; cs && i < cs->n; i++) {
-		if (ilog_explain_chain_json(b, st, &cs->chains[i], cs->nodes[i], i + 1))
+		const struct ilog_chain *c = &cs->chains[i];
+		if (ilog_explain_chain_json(b, st, c, cs->nodes[i], i + 1))
 			return -1;
+		char site[512];
+		double share;
+		uint64_t calls;
+		if (o->sites && c->pid && c->op && b->len &&
+		    ilog_callsites_top(o->sites, cs->nodes[i], c->pid, c->op, site, sizeof(site),
+				       &share, &calls)) {
+			b->len--; /* reopen the chain object */
+			bprintf(b, ",\"call_site\":");
+			jstr(b, site, strlen(site));
+			jkv_f(b, "call_site_share", share);
+			jkv_u(b, "call_site_calls", calls);
+			bprintf(b, "}");
+		}
 		ilog_buf_put(b, "\n", 1);
 	}
 	return b->len && !b->p ? -1 : 0;

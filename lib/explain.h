@@ -9,6 +9,7 @@
 #ifndef ILOG_EXPLAIN_H
 #define ILOG_EXPLAIN_H
 
+#include "callsite.h"
 #include "causal.h"
 
 struct ilog_explain_opts {
@@ -16,6 +17,7 @@ struct ilog_explain_opts {
 	int windows;      /* also per time window */
 	int max_timeline; /* timeline entries shown per chain (0 = all) */
 	const char *name; /* input name for the report's header */
+	const struct ilog_callsites *sites; /* optional: each chain's call path */
 };
 
 /* The incident report: summary, ranked chains with timelines, statistics,

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "callsite.h"
 #include "explain.h"
 #include "export.h"
 #include "gate.h"
@@ -85,6 +86,7 @@ struct opts {
 struct run {
 	struct ilog_stats *st;
 	struct ilog_chain_set cs;
+	struct ilog_callsites *sites; /* where each process's calls come from */
 };
 
 static int parse_time(const char *s, uint64_t *abs, const char **rel, uint64_t *rel_ns)
@@ -109,7 +111,8 @@ static int read_inputs(struct opts *o, char **inputs, int n, struct run *ru,
 	ilog_progress_start(&pg);
 	uint64_t total = 0;
 	ru->st = ilog_stats_new(&o->so);
-	if (!ru->st) {
+	ru->sites = ilog_callsites_new();
+	if (!ru->st || !ru->sites) {
 		ilog_errorf("out of memory");
 		return ILOG_EXIT_USAGE;
 	}
@@ -147,10 +150,17 @@ static int read_inputs(struct opts *o, char **inputs, int n, struct run *ru,
 				}
 				*out_node = rec->node;
 			}
+			if (ilog_callsites_observe(ru->sites, rec)) {
+				ilog_errorf("out of memory");
+				ilog_reader_close(r);
+				return ILOG_EXIT_USAGE;
+			}
 			if (!ilog_filter_match(&f, rec, r))
 				continue;
-			if (ilog_stats_add(ru->st, rec, r)) {
-				ilog_errorf("%s: %s", name, ilog_stats_error(ru->st));
+			if (ilog_stats_add(ru->st, rec, r) || ilog_callsites_add(ru->sites, rec)) {
+				ilog_errorf("%s: %s", name,
+					    ilog_stats_error(ru->st) ? ilog_stats_error(ru->st)
+								     : "out of memory");
 				ilog_reader_close(r);
 				return ILOG_EXIT_USAGE;
 			}
@@ -176,6 +186,7 @@ static void run_free(struct run *ru)
 {
 	ilog_chain_set_free(&ru->cs);
 	ilog_stats_free(ru->st);
+	ilog_callsites_free(ru->sites);
 }
 
 static int write_all(int fd, const struct ilog_buf *b)
@@ -289,7 +300,7 @@ static int analyze(struct opts *o)
 	struct ilog_buf b = { 0 };
 	struct ilog_explain_opts eo = {
 		.per_process = o->per_process, .windows = o->windows, .max_timeline = 12,
-		.name = o->ninputs == 1 ? o->inputs[0] : NULL,
+		.name = o->ninputs == 1 ? o->inputs[0] : NULL, .sites = ru.sites,
 	};
 	int wrc = 0;
 	if (w) {

@@ -248,6 +248,18 @@ static int record(const struct opts *o, const struct demo_scenario *s, const cha
 	return 0;
 }
 
+/* ingero-symbolize LOG -o OUT, from the same directory; 0 when it worked
+ * (without it the report still stands, with Python call sites only). */
+static int symbolize(const char *bindir, const char *log, const char *out)
+{
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof(path), "%s/ingero-symbolize", bindir);
+	if (access(path, X_OK))
+		return -1;
+	char *argv[] = { path, "-q", (char *)log, "-o", (char *)out, NULL };
+	return run_wait(argv);
+}
+
 static int synthesize(const struct opts *o, const char *log)
 {
 	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -282,10 +294,12 @@ static int explain(const struct opts *o, const char *log, const char *expect, in
 		return ILOG_EXIT_USAGE;
 	}
 	struct ilog_stats *st = ilog_stats_new(NULL);
+	struct ilog_callsites *sites = ilog_callsites_new();
 	const struct ilog_record *rec;
 	int k = 0, rc = 0;
-	while (st && (k = ilog_reader_next(r, &rec)) > 0)
-		if (ilog_stats_add(st, rec, r))
+	while (st && sites && (k = ilog_reader_next(r, &rec)) > 0)
+		if (ilog_stats_add(st, rec, r) || ilog_callsites_observe(sites, rec) ||
+		    ilog_callsites_add(sites, rec))
 			break;
 	if (k < 0) {
 		ilog_errorf("%s: %s", log, ilog_reader_error(r));
@@ -294,13 +308,15 @@ static int explain(const struct opts *o, const char *log, const char *expect, in
 	ilog_reader_close(r);
 	close(fd);
 	struct ilog_chain_set cs = { 0 };
-	if (!st || ilog_stats_finish(st) || ilog_causal_run(st, &cs, err, sizeof(err))) {
+	if (!st || !sites || ilog_stats_finish(st) || ilog_causal_run(st, &cs, err, sizeof(err))) {
 		ilog_errorf("out of memory");
 		ilog_stats_free(st);
+		ilog_callsites_free(sites);
 		return ILOG_EXIT_USAGE;
 	}
 	struct ilog_buf b = { 0 };
-	struct ilog_explain_opts eo = { .max_timeline = 8, .name = o->out }; /* temp: no name */
+	struct ilog_explain_opts eo = { .max_timeline = 8, .name = o->out, /* temp: no name */
+					.sites = sites };
 	if (o->json) {
 		ilog_explain_json(&b, st, &cs, &eo);
 	} else {
@@ -338,6 +354,7 @@ static int explain(const struct opts *o, const char *log, const char *expect, in
 	ilog_buf_free(&b);
 	ilog_chain_set_free(&cs);
 	ilog_stats_free(st);
+	ilog_callsites_free(sites);
 	if (!rc && o->check && !as_staged)
 		rc = ILOG_EXIT_FINDING;
 	return rc;
@@ -451,8 +468,17 @@ int main(int argc, char **argv)
 	if (!o.out)
 		snprintf(log, sizeof(log), "%s/run.ilog", work);
 	int rc = why ? synthesize(&o, log) : record(&o, s, bindir, exe, fake, work, log);
+	/* a recorded log gets its native frames named, for the call sites */
+	char sym[PATH_MAX + 64];
+	const char *explained = log;
+	if (!rc && !why) {
+		snprintf(sym, sizeof(sym), "%s/run.sym.ilog", work);
+		if (!symbolize(bindir, log, sym))
+			explained = sym;
+	}
 	if (!rc)
-		rc = explain(&o, log, s ? s->expect : (!strcmp(o.scen, "oom") ? "oom" : ""), !!why);
+		rc = explain(&o, explained, s ? s->expect : (!strcmp(o.scen, "oom") ? "oom" : ""),
+			     !!why);
 	else
 		rc = ILOG_EXIT_USAGE;
 	if (o.keep)
