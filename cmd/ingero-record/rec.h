@@ -162,7 +162,8 @@ const char *rec_driver_version(char *buf, size_t len);
 void rec_unwind_copy(struct rec *r, const void *msg, size_t size);
 /* The stack id an event is written with: the unwound one of its pair. */
 uint64_t rec_unwind_stack_id(const struct rec_cuda *m);
-void rec_unwind_stats(uint64_t *unwound, uint64_t *better, uint64_t *failed);
+/* Copies unwound, how many gave a deeper stack, time spent (ns). */
+void rec_unwind_stats(uint64_t *unwound, uint64_t *better, uint64_t *ns);
 void rec_unwind_close(void);
 
 #endif

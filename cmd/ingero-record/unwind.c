@@ -48,7 +48,7 @@ static struct {
 	uint32_t nr;
 	struct ilog_u64map pairs;     /* copy key (record.h) -> unwound stack id */
 	struct ilog_u64map written;   /* unwound stack ids written */
-	uint64_t n_unwound, n_better, n_failed;
+	uint64_t n_unwound, n_better, n_failed, ns;
 } uw;
 
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -181,6 +181,7 @@ void rec_unwind_copy(struct rec *r, const void *msg, size_t size)
 		return;
 	if (!u->size || u->size > REC_USTACK_MAX)
 		return;
+	uint64_t t0 = rec_now(CLOCK_MONOTONIC);
 	Dwfl *d = session(r, u->pid);
 	uw.cur = u;
 	uw.ips[0] = u->entry_ip;
@@ -189,6 +190,7 @@ void rec_unwind_copy(struct rec *r, const void *msg, size_t size)
 	uw.cur = NULL;
 	(void)rc; /* the frames up to a failure are still good */
 	uw.n_unwound++;
+	uw.ns += rec_now(CLOCK_MONOTONIC) - t0;
 	if (uw.nr <= 2 || uw.nr <= u->fp_nr) {
 		uw.n_failed += uw.nr <= 2;
 		return; /* no better than the frame-pointer walk: keep that */
@@ -219,11 +221,11 @@ uint64_t rec_unwind_stack_id(const struct rec_cuda *m)
 	return v ? *v : m->ev.stack_id;
 }
 
-void rec_unwind_stats(uint64_t *unwound, uint64_t *better, uint64_t *failed)
+void rec_unwind_stats(uint64_t *unwound, uint64_t *better, uint64_t *ns)
 {
 	*unwound = uw.n_unwound;
 	*better = uw.n_better;
-	*failed = uw.n_failed;
+	*ns = uw.ns;
 }
 
 void rec_unwind_close(void)
