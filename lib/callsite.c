@@ -20,7 +20,6 @@ struct ilog_callsites {
 	struct ilog_u64map idx;  /* path key -> paths[] + 1 */
 	struct path *paths;
 	size_t npaths, cap;
-	struct ilog_u64map optime; /* (node, pid, op) key -> ns of all its calls */
 };
 
 struct ilog_callsites *ilog_callsites_new(void)
@@ -41,7 +40,6 @@ void ilog_callsites_free(struct ilog_callsites *c)
 		return;
 	ilog_symmap_free(c->sym);
 	ilog_u64map_free(&c->idx);
-	ilog_u64map_free(&c->optime);
 	free(c->paths);
 	free(c);
 }
@@ -68,10 +66,6 @@ int ilog_callsites_add(struct ilog_callsites *c, const struct ilog_record *rec)
 	if (rec->kind != ILOG_K_CUDA)
 		return 0;
 	const struct ingero_cuda_event *e = &rec->u.cuda;
-	uint64_t *t = ilog_u64map_put(&c->optime, op_key(rec->node, e->pid, e->op));
-	if (!t)
-		return -1;
-	*t += e->dur_ns;
 	if (!e->stack_id && !e->pystack_id)
 		return 0;
 	uint64_t k = mix(mix(op_key(rec->node, e->pid, e->op), e->stack_id), e->pystack_id);
@@ -184,7 +178,7 @@ static int by_text(const void *a, const void *b)
  * walk reads stale rbp values, different on each call) are one call site.
  */
 int ilog_callsites_top(const struct ilog_callsites *c, uint32_t node, uint32_t pid, uint16_t op,
-		       char *out, size_t n, double *share, uint64_t *calls)
+		       char *out, size_t n, uint64_t *ns_out, uint64_t *calls)
 {
 	struct told *t = NULL;
 	size_t nt = 0, cap = 0;
@@ -233,8 +227,7 @@ int ilog_callsites_top(const struct ilog_callsites *c, uint32_t node, uint32_t p
 		i = j;
 	}
 	snprintf(out, n, "%s", t[best].text);
-	uint64_t *tot = ilog_u64map_get(&c->optime, op_key(node, pid, op));
-	*share = tot && *tot ? (double)best_ns / (double)*tot : 0;
+	*ns_out = best_ns;
 	*calls = best_calls;
 	found = 1;
 out:

@@ -31,12 +31,11 @@ int ilog_callsites_add(struct ilog_callsites *c, const struct ilog_record *rec);
 
 /*
  * The call path with the most time among the (node, pid, op) calls: its
- * description into out (NUL-terminated, cut to n), *share its part of
- * all the time of those calls (those without a stack included) and
- * *calls how many calls took it.  1 when there is one, 0 when no call of
- * them had a stack.
+ * description into out (NUL-terminated, cut to n), *ns the time of its
+ * calls and *calls how many there were.  1 when there is one, 0 when no
+ * call of them had a stack that could be named.
  */
 int ilog_callsites_top(const struct ilog_callsites *c, uint32_t node, uint32_t pid, uint16_t op,
-		       char *out, size_t n, double *share, uint64_t *calls);
+		       char *out, size_t n, uint64_t *ns, uint64_t *calls);
 
 #endif

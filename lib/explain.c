@@ -183,6 +183,27 @@ static void host_summary(struct ilog_buf *b, struct ilog_stats *st, uint32_t i)
 		ilog_fmt_bytes(m5, sizeof(m5), (double)s.swap_used_growth));
 }
 
+/* Where a chain's calls came from, with the share of the process's time
+ * in that op they carried (o->sites; 0 when none is known). */
+static int call_site(struct ilog_stats *st, const struct ilog_explain_opts *o,
+		     const struct ilog_chain *c, uint32_t node, char *site, size_t n, double *share,
+		     uint64_t *calls)
+{
+	uint64_t ns, total = 0;
+	if (!o->sites || !c->pid || !c->op ||
+	    !ilog_callsites_top(o->sites, node, c->pid, c->op, site, n, &ns, calls))
+		return 0;
+	struct ilog_stat_row *rows;
+	int nr = ilog_stats_rows(st, 1, &rows);
+	for (int i = 0; i < nr; i++)
+		if (rows[i].node == node && rows[i].pid == c->pid && rows[i].op == c->op)
+			total += rows[i].total_ns;
+	if (nr >= 0)
+		free(rows);
+	*share = total ? (double)ns / (double)total : 0;
+	return 1;
+}
+
 int ilog_explain_report(struct ilog_buf *b, struct ilog_stats *st,
 			const struct ilog_chain_set *cs, const struct ilog_explain_opts *o)
 {
@@ -220,9 +241,7 @@ int ilog_explain_report(struct ilog_buf *b, struct ilog_stats *st,
 		char site[512];
 		double share;
 		uint64_t calls;
-		if (o->sites && c->pid && c->op &&
-		    ilog_callsites_top(o->sites, cs->nodes[i], c->pid, c->op, site, sizeof(site),
-				       &share, &calls))
+		if (call_site(st, o, c, cs->nodes[i], site, sizeof(site), &share, &calls))
 			bprintf(b, "   Called from: %s (%.0f%% of its %s time, %llu calls)\n", site,
 				share * 100, ilog_op_name(c->op) ?: "?", (unsigned long long)calls);
 		bprintf(b, "   Fix: %.*s\n", (int)c->fix.n, c->fix.p);
@@ -356,9 +375,7 @@ int ilog_explain_json(struct ilog_buf *b, struct ilog_stats *st,
 		char site[512];
 		double share;
 		uint64_t calls;
-		if (o->sites && c->pid && c->op && b->len &&
-		    ilog_callsites_top(o->sites, cs->nodes[i], c->pid, c->op, site, sizeof(site),
-				       &share, &calls)) {
+		if (b->len && call_site(st, o, c, cs->nodes[i], site, sizeof(site), &share, &calls)) {
 			b->len--; /* reopen the chain object */
 			bprintf(b, ",\"call_site\":");
 			jstr(b, site, strlen(site));
