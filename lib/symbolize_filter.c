@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -68,6 +69,21 @@ struct iframe {
 	uint8_t splice;               /* must be rewritten (plan()) */
 };
 
+/* A new ip for the resolver thread, with its mapping. */
+struct job {
+	struct fmap map;
+	uint64_t ip;
+	uint32_t use, pid;
+	uint8_t ret;
+};
+
+/* A report the resolver thread made, for plan() to pass on. */
+struct held {
+	uint32_t use;
+	enum ilog_sym_level level;
+	char *msg;
+};
+
 /* A symbol record --redo leaves out. */
 struct drop { uint32_t frame, at, len; };
 
@@ -86,6 +102,24 @@ struct filt {
 	struct drop *drops;
 	uint32_t ndrops, capdrops;
 	uint64_t nkept;               /* distinct ips with symbols in the input */
+	/* The resolver thread (warm()): resolves each new ip whose mapping is
+	 * known (one recorded before its stack) while pass 1 reads on, so the
+	 * symbolizer's cache holds the answers when plan() asks.  Its reports
+	 * are held, tagged with the use, and passed on by plan() at that use,
+	 * so stderr reads as if resolved one by one in stream order. */
+	struct ilog_symbolizer *sym;
+	const struct ilog_symbolize_opts *o;
+	pthread_t thr;
+	int thr_state;                /* 0 not started, 1 running, -1 none */
+	int warming;                  /* reports are held */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct job *jobs;             /* under mu */
+	uint32_t njobs, capjobs;
+	int jobs_end, waiting;        /* under mu */
+	uint32_t cur_use;             /* the thread's; read after the join */
+	struct held *held;
+	uint32_t nheld, capheld, nreplayed;
 };
 
 static void filt_free(struct filt *f)
@@ -98,6 +132,10 @@ static void filt_free(struct filt *f)
 	free(f->uses);
 	free(f->frames);
 	free(f->drops);
+	free(f->jobs);
+	for (uint32_t i = 0; i < f->nheld; i++)
+		free(f->held[i].msg);
+	free(f->held);
 	sym_pool_free(&f->pool);
 }
 
@@ -135,7 +173,23 @@ static int add_mapping(struct filt *f, uint32_t node, const struct ilog_mapping 
 		p->maps = nm;
 		p->cap = cap;
 	}
-	struct fmap *fm = &p->maps[p->n];
+	const char *path = sym_pool_intern(&f->pool, m->path.p, m->path.n);
+	if (!path)
+		return -1;
+	/* kept sorted by start, then stream order, as they come (recorders
+	 * write them in address order, so this is nearly always an append):
+	 * find_map works during pass 1 too */
+	uint32_t lo = 0, hi = p->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (p->maps[mid].start <= m->start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(&p->maps[lo + 1], &p->maps[lo], (p->n - lo) * sizeof(*p->maps));
+	p->n++;
+	struct fmap *fm = &p->maps[lo];
 	memset(fm, 0, sizeof(*fm));
 	fm->start = m->start;
 	fm->end = m->end;
@@ -144,32 +198,13 @@ static int add_mapping(struct filt *f, uint32_t node, const struct ilog_mapping 
 	fm->prot = m->prot;
 	fm->nbid = m->build_id.n <= MAX_BID ? m->build_id.n : 0;
 	memcpy(fm->bid, m->build_id.p, fm->nbid);
-	if (!(fm->path = sym_pool_intern(&f->pool, m->path.p, m->path.n)))
-		return -1;
-	p->n++;
-	return 0;
-}
-
-static int cmp_map(const void *a, const void *b)
-{
-	const struct fmap *x = a, *y = b;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static void index_maps(struct filt *f)
-{
-	for (uint32_t i = 0; i < f->nprocs; i++) {
-		struct fproc *p = &f->procs[i];
-		qsort(p->maps, p->n, sizeof(*p->maps), cmp_map);
-		uint64_t mx = 0;
-		for (uint32_t k = 0; k < p->n; k++) {
-			if (p->maps[k].end > mx)
-				mx = p->maps[k].end;
-			p->maps[k].maxend = mx;
-		}
+	fm->path = path;
+	for (uint64_t mx = lo ? p->maps[lo - 1].maxend : 0; lo < p->n; lo++) {
+		if (p->maps[lo].end > mx)
+			mx = p->maps[lo].end;
+		p->maps[lo].maxend = mx;
 	}
+	return 0;
 }
 
 /* The mapping for ip in (node, pid) as seen from stream position seq:
@@ -286,6 +321,100 @@ static int grow(void **v, uint32_t *cap, uint32_t n, size_t size, uint32_t first
 	return 0;
 }
 
+/* ---- the resolver thread ---- */
+
+static void *warm(void *arg)
+{
+	struct filt *f = arg;
+	struct ilog_symbol out[MAX_FRAMES];
+	for (uint32_t next = 0;;) {
+		pthread_mutex_lock(&f->mu);
+		while (next == f->njobs && !f->jobs_end) {
+			f->waiting = 1;
+			pthread_cond_wait(&f->cv, &f->mu);
+			f->waiting = 0;
+		}
+		if (next == f->njobs) {
+			pthread_mutex_unlock(&f->mu);
+			return NULL;
+		}
+		struct job j = f->jobs[next++];
+		pthread_mutex_unlock(&f->mu);
+		f->cur_use = j.use;
+		struct ilog_mapping m = {
+			.pid = j.pid, .start = j.map.start, .end = j.map.end, .offset = j.map.offset,
+			.prot = j.map.prot, .path = ilog_str_c(j.map.path),
+			.build_id = { j.map.bid, j.map.nbid },
+		};
+		if (ilog_symbolizer_lookup(f->sym, &m, j.ip, j.ret, out, MAX_FRAMES) < 0)
+			return NULL; /* out of memory: plan() finds it again */
+	}
+}
+
+/* The symbolizer's reports: held while the thread runs. */
+static void on_report(void *arg, enum ilog_sym_level level, const char *msg)
+{
+	struct filt *f = arg;
+	if (f->warming && !grow((void **)&f->held, &f->capheld, f->nheld, sizeof(*f->held), 16)) {
+		char *m = strdup(msg);
+		if (m) {
+			f->held[f->nheld++] = (struct held){ f->cur_use, level, m };
+			return;
+		}
+	}
+	if (f->o->report)
+		f->o->report(f->o->report_arg, level, msg);
+}
+
+/* Pass on the held reports made for uses up to `use` (all: UINT32_MAX). */
+static void replay(struct filt *f, uint32_t use)
+{
+	for (; f->nreplayed < f->nheld && f->held[f->nreplayed].use <= use; f->nreplayed++)
+		if (f->o->report)
+			f->o->report(f->o->report_arg, f->held[f->nreplayed].level,
+				     f->held[f->nreplayed].msg);
+}
+
+/* Hand a new ip to the thread, when its mapping is already known. */
+static void warm_push(struct filt *f, const struct use *u, uint32_t idx)
+{
+	if (f->thr_state < 0)
+		return;
+	const struct fmap *fm = find_map(f, u->node, u->pid, u->ip, u->seq);
+	if (!fm)
+		return; /* a mapping after its stack, if any: plan() decides */
+	pthread_mutex_lock(&f->mu);
+	if (!grow((void **)&f->jobs, &f->capjobs, f->njobs, sizeof(*f->jobs), 1024)) {
+		f->jobs[f->njobs++] = (struct job){ *fm, u->ip, idx, u->pid, u->ret };
+		if (f->waiting)
+			pthread_cond_signal(&f->cv);
+	}
+	pthread_mutex_unlock(&f->mu);
+	if (!f->thr_state) {
+		f->warming = 1;
+		if (pthread_create(&f->thr, NULL, warm, f)) {
+			f->warming = 0;
+			f->thr_state = -1;
+		} else {
+			f->thr_state = 1;
+		}
+	}
+}
+
+/* After pass 1: let the thread finish what it was given. */
+static void warm_join(struct filt *f)
+{
+	if (f->thr_state <= 0)
+		return;
+	pthread_mutex_lock(&f->mu);
+	f->jobs_end = 1;
+	pthread_cond_signal(&f->cv);
+	pthread_mutex_unlock(&f->mu);
+	pthread_join(f->thr, NULL);
+	f->thr_state = -1;
+	f->warming = 0;
+}
+
 /* A symbol record in the input: its ip needs none of ours. */
 static int note_have(struct filt *f, uint64_t key, uint64_t ip)
 {
@@ -315,10 +444,12 @@ static int note_stack(struct filt *f, const struct ilog_record *rec, uint64_t se
 					     sizeof(*f->uses), 1024) ||
 		    sym_hmap_put(&f->ips, key, ip, f->nuses))
 			return -1;
-		f->uses[f->nuses++] = (struct use){
+		f->uses[f->nuses] = (struct use){
 			.ip = ip, .seq = seq, .node = rec->node, .pid = sk->pid, .frame = frame,
 			.at = at, .ret = i > 0, .barrier = (uint8_t)barrier,
 		};
+		warm_push(f, &f->uses[f->nuses], f->nuses);
+		f->nuses++;
 	}
 	return 0;
 }
@@ -401,7 +532,6 @@ oom:
 	}
 	if (o->progress)
 		o->progress(o->progress_arg, 1, seq);
-	index_maps(f);
 	return 0;
 }
 
@@ -435,20 +565,19 @@ static int lookup_use(const struct filt *f, struct ilog_symbolizer *sym, const s
  */
 static int plan(struct filt *f, struct ilog_symbolizer *sym, struct ilog_symbolize_stats *st)
 {
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < f->nuses; i++)
-		if (!f->uses[i].kept)
-			f->uses[n++] = f->uses[i];
-	f->nuses = n;
-	int big = 0;
 	for (uint32_t i = 0; i < f->nframes; i++) {
 		struct iframe *fr = &f->frames[i];
 		fr->bytes = fr->end;
 		if (fr->end != fr->content)
 			fr->splice = 1;
 	}
+	uint32_t n = 0;
 	for (uint32_t i = 0; i < f->nuses; i++) {
-		struct use *u = &f->uses[i];
+		replay(f, i);
+		if (f->uses[i].kept)
+			continue;
+		struct use *u = &f->uses[n++];
+		*u = f->uses[i];
 		struct iframe *fr = &f->frames[u->frame];
 		struct ilog_symbol out[MAX_FRAMES];
 		int k = lookup_use(f, sym, u, out);
@@ -466,6 +595,9 @@ static int plan(struct filt *f, struct ilog_symbolizer *sym, struct ilog_symboli
 			fr->bytes += 72 + (uint64_t)out[j].build_id.n + out[j].module.n +
 				     out[j].function.n + out[j].file.n;
 	}
+	f->nuses = n;
+	replay(f, UINT32_MAX);
+	int big = 0;
 	for (uint32_t i = 0; i < f->nframes; i++)
 		if (f->frames[i].splice && f->frames[i].bytes >= SPLICE_MAX)
 			big = 1;
@@ -787,10 +919,15 @@ int ilog_symbolize_filter(const struct ilog_symbolize_opts *o,
 			  const struct ilog_symbolize_input *inputs, unsigned nin, int out_fd,
 			  struct ilog_symbolize_stats *st, char *err, size_t errlen)
 {
-	struct filt f = { 0 };
+	struct filt f = { .o = o };
 	struct ilog_symbolize_stats dummy;
 	struct input *in = calloc(nin ? nin : 1, sizeof(*in));
-	struct ilog_symbolizer *sym = ilog_symbolizer_new(o);
+	struct ilog_symbolize_opts so = *o;
+	so.report = on_report;
+	so.report_arg = &f;
+	struct ilog_symbolizer *sym = f.sym = ilog_symbolizer_new(&so);
+	pthread_mutex_init(&f.mu, NULL);
+	pthread_cond_init(&f.cv, NULL);
 	int rc = -1, damaged = 0;
 	if (!st)
 		st = &dummy;
@@ -804,7 +941,9 @@ int ilog_symbolize_filter(const struct ilog_symbolize_opts *o,
 		if (make_seekable(&in[i], err, errlen))
 			goto out;
 	}
-	if (pass1(&f, o, in, nin, st, err, errlen, &damaged))
+	int p1 = pass1(&f, o, in, nin, st, err, errlen, &damaged);
+	warm_join(&f);
+	if (p1)
 		goto out;
 	if (!o->redo)
 		st->kept = f.nkept;
@@ -826,7 +965,11 @@ out:
 		if (in[i].own)
 			close(in[i].fd);
 	free(in);
+	warm_join(&f);
+	replay(&f, UINT32_MAX);
 	ilog_symbolizer_free(sym);
 	filt_free(&f);
+	pthread_mutex_destroy(&f.mu);
+	pthread_cond_destroy(&f.cv);
 	return rc;
 }

@@ -13,8 +13,14 @@ LDLIBS_ingero-symbolize := -ldw -lelf -lstdc++
 # library keeps source order, so its local function follows the exported one.
 SYMTEST_DIR := $(OUT)/tests/symbolize
 SYMTEST_CFLAGS = -g -O1 -fno-omit-frame-pointer $(WARN) $(SANFLAGS)
-SYMTEST := $(SYMTEST_DIR)/symtest $(SYMTEST_DIR)/symtest-v2 $(SYMTEST_DIR)/libsymtest.so
+SYMTEST := $(SYMTEST_DIR)/symtest $(SYMTEST_DIR)/symtest-v2 $(SYMTEST_DIR)/libsymtest.so \
+	$(SYMTEST_DIR)/ilogframes
 all: $(SYMTEST)
+
+# ilogframes: lists, splits and grows a log's frames (tests/symbolize/ilogframes.c)
+$(SYMTEST_DIR)/ilogframes: tests/symbolize/ilogframes.c $(LIB) | $(SYMTEST_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS_BASE)
 
 $(SYMTEST_DIR)/libsymtest.so: tests/symbolize/symlib.c | $(SYMTEST_DIR)
 	$(call msg,CC,$@)

@@ -9,6 +9,8 @@
 #                              "function file:line [inlined]", a line marked
 #                              "@name" in tests/symbolize/ shown as @name,
 #                              "module+OFF" for a frame without a name
+#   render_stacks              the same for stack records as ingero-export
+#                              prints them, on stdin
 set -uo pipefail
 symdir=$INGERO_OUT/tests/symbolize
 src=$INGERO_TESTS/symbolize
@@ -33,9 +35,12 @@ markers() {
 }
 
 render() {
+	ingero-export -t stack "$1" | render_stacks
+}
+
+render_stacks() {
 	markers >markers.txt
-	ingero-export -t stack "$1" |
-		jq -r --rawfile paths paths.txt '
+	jq -r --rawfile paths paths.txt '
 		($paths | split("\n") | map(select(length > 0) | split(" ") | {key: .[1], value: .[0]})
 		 | from_entries) as $lab
 		| select($lab[.id]) | "== \($lab[.id])",

@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: MIT
+# The log goes out frame by frame: an input frame is copied byte for byte,
+# the symbols of a frame's new ips come in a frame of their own right
+# before it (symbol records only), and a frame that must change inside (a
+# header before its new ips: the log's first frame) is written anew with
+# the symbols before the stacks.  A frame too big to take its symbols (32
+# MiB, the writer's largest) makes every record be written anew instead:
+# the same records, the same frames rendered.
+. "$INGERO_TESTS/symbolize/common.sh"
+frames=$symdir/ilogframes
+exact=$INGERO_TESTS/cli/ingero-symbolize/frames.stdout.exact
+record node-a
+"$frames" split 4 node-a/run.ilog split.ilog || exit 1
+ingero-symbolize split.ilog -o sym.ilog || exit 1
+"$frames" list split.ilog >in.txt
+"$frames" list sym.ilog >out.txt
+(($(wc -l <in.txt) > 10)) && echo "input: more than 10 frames of 4 records"
+awk 'NR == FNR { h[$1] = 1; next } $1 in h' in.txt out.txt | cmp - in.txt &&
+	echo "output: every input frame, byte for byte, in order"
+awk 'NR == FNR { h[$1] = 1; next } !($1 in h) { print $2 }' in.txt out.txt | sed 's/\*.*//' |
+	sort | uniq -c | sed 's/^ *[0-9]* /frames added: /'
+awk 'NR == FNR { h[$1] = 1; next } { print (($1 in h) ? "in" : "added"), $0 }' in.txt out.txt |
+	awk '$1 == "added" { want = 1; next } want && !/ stack/ { bad++ } { want = 0 }
+		END { print "each added frame before a frame with stacks: " (bad ? "no" : "yes") }'
+render sym.ilog | cmp - "$exact" && echo "frames rendered: as from the whole log"
+ingero-symbolize sym.ilog -o again.ilog && cmp sym.ilog again.ilog &&
+	echo "second run: the same bytes"
+ingero-symbolize --redo sym.ilog -o redo.ilog && cmp sym.ilog redo.ilog &&
+	echo "--redo: the same bytes"
+
+ingero-symbolize node-a/run.ilog -o whole.ilog || exit 1
+"$frames" list node-a/run.ilog | cut -d' ' -f2- | sed 's/\*[0-9]*/*N/g; s/^/one-frame input: /'
+"$frames" list whole.ilog | cut -d' ' -f2- |
+	sed -E 's/symbol(\*[0-9]+)?/symbols/g; s/\*[0-9]+/*N/g; s/^/written anew: /'
+
+"$frames" grow 33 node-a/run.ilog big.ilog || exit 1
+ingero-symbolize big.ilog -o bigsym.ilog || exit 1
+"$frames" list big.ilog | cut -d' ' -f2- | sed 's/[0-9][0-9]*/N/g; s/^/big input: /'
+n=$("$frames" list bigsym.ilog | wc -l)
+((n > 30)) && echo "big output: every record written anew, in frames of 1 MiB"
+# the first stacks are the recorded ones (head stops the export early)
+{ ingero-export -t stack bigsym.ilog 2>/dev/null || true; } | head -n "$(wc -l <paths.txt)" |
+	render_stacks | cmp - "$exact" && echo "big output: frames rendered as from the small log"
+ingero-export bigsym.ilog | jq -c 'select(.type != "symbol") | del(.frames)' >out.jsonl
+ingero-export big.ilog | cmp - out.jsonl && echo "big output: input records all there, unchanged, in order"
