@@ -115,7 +115,7 @@ struct filt {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct job *jobs;             /* under mu */
-	uint32_t njobs, capjobs;
+	uint32_t njobs, capjobs, taken;
 	int jobs_end, waiting;        /* under mu */
 	uint32_t cur_use;             /* the thread's; read after the join */
 	struct held *held;
@@ -323,32 +323,43 @@ static int grow(void **v, uint32_t *cap, uint32_t n, size_t size, uint32_t first
 
 /* ---- the resolver thread ---- */
 
+#define WARM_BATCH 256
+
 static void *warm(void *arg)
 {
 	struct filt *f = arg;
 	struct ilog_symbol out[MAX_FRAMES];
-	for (uint32_t next = 0;;) {
+	struct job *batch = malloc(WARM_BATCH * sizeof(*batch));
+	if (!batch)
+		return NULL;
+	for (;;) {
 		pthread_mutex_lock(&f->mu);
-		while (next == f->njobs && !f->jobs_end) {
+		while (f->taken == f->njobs && !f->jobs_end) {
 			f->waiting = 1;
 			pthread_cond_wait(&f->cv, &f->mu);
 			f->waiting = 0;
 		}
-		if (next == f->njobs) {
-			pthread_mutex_unlock(&f->mu);
-			return NULL;
-		}
-		struct job j = f->jobs[next++];
+		uint32_t n = f->njobs - f->taken < WARM_BATCH ? f->njobs - f->taken : WARM_BATCH;
+		memcpy(batch, f->jobs + f->taken, n * sizeof(*batch));
+		f->taken += n;
 		pthread_mutex_unlock(&f->mu);
-		f->cur_use = j.use;
-		struct ilog_mapping m = {
-			.pid = j.pid, .start = j.map.start, .end = j.map.end, .offset = j.map.offset,
-			.prot = j.map.prot, .path = ilog_str_c(j.map.path),
-			.build_id = { j.map.bid, j.map.nbid },
-		};
-		if (ilog_symbolizer_lookup(f->sym, &m, j.ip, j.ret, out, MAX_FRAMES) < 0)
-			return NULL; /* out of memory: plan() finds it again */
+		if (!n)
+			break;
+		for (uint32_t i = 0; i < n; i++) {
+			const struct job *j = &batch[i];
+			struct ilog_mapping m = {
+				.pid = j->pid, .start = j->map.start, .end = j->map.end,
+				.offset = j->map.offset, .prot = j->map.prot,
+				.path = ilog_str_c(j->map.path), .build_id = { j->map.bid, j->map.nbid },
+			};
+			f->cur_use = j->use;
+			if (ilog_symbolizer_lookup(f->sym, &m, j->ip, j->ret, out, MAX_FRAMES) < 0)
+				goto out; /* out of memory: plan() finds it again */
+		}
 	}
+out:
+	free(batch);
+	return NULL;
 }
 
 /* The symbolizer's reports: held while the thread runs. */
@@ -386,7 +397,8 @@ static void warm_push(struct filt *f, const struct use *u, uint32_t idx)
 	pthread_mutex_lock(&f->mu);
 	if (!grow((void **)&f->jobs, &f->capjobs, f->njobs, sizeof(*f->jobs), 1024)) {
 		f->jobs[f->njobs++] = (struct job){ *fm, u->ip, idx, u->pid, u->ret };
-		if (f->waiting)
+		/* a batch at a time: a wakeup per ip would cost more than it saves */
+		if (f->waiting && f->njobs - f->taken >= WARM_BATCH)
 			pthread_cond_signal(&f->cv);
 	}
 	pthread_mutex_unlock(&f->mu);
