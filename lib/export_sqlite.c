@@ -38,7 +38,7 @@
 #include "export.h"
 #include "export_int.h"
 
-#define SCHEMA_VERSION 1
+#define SCHEMA_VERSION 2 /* 2: pystacks.entry */
 #define APP_ID 0x494e4752 /* "INGR": PRAGMA application_id of an ingero database */
 
 /* Tables (docs/schema.md).  u64 values (ids, handles, addresses) are
@@ -82,7 +82,8 @@ static const char ddl[] =
 	" PRIMARY KEY(session_id, node, stack_id, frame)) WITHOUT ROWID;\n"
 	"CREATE TABLE IF NOT EXISTS pystacks("
 	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, pystack_id INTEGER NOT NULL,"
-	" pid INTEGER, depth INTEGER, PRIMARY KEY(session_id, node, pystack_id)) WITHOUT ROWID;\n"
+	" pid INTEGER, depth INTEGER, entry INTEGER,"
+	" PRIMARY KEY(session_id, node, pystack_id)) WITHOUT ROWID;\n"
 	"CREATE TABLE IF NOT EXISTS pyframes("
 	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, pystack_id INTEGER NOT NULL,"
 	" frame INTEGER NOT NULL, code INTEGER, lasti INTEGER,"
@@ -201,7 +202,7 @@ static const char *const inserts[S__COUNT] = {
 	[S_HOST] = "INSERT INTO host_events VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[S_STACK] = "INSERT OR IGNORE INTO stacks VALUES(?,?,?,?,?)",
 	[S_FRAME] = "INSERT OR IGNORE INTO frames VALUES(?,?,?,?,?)",
-	[S_PYSTACK] = "INSERT OR IGNORE INTO pystacks VALUES(?,?,?,?,?)",
+	[S_PYSTACK] = "INSERT OR IGNORE INTO pystacks VALUES(?,?,?,?,?,?)",
 	[S_PYFRAME] = "INSERT OR IGNORE INTO pyframes VALUES(?,?,?,?,?,?)",
 	[S_PYCODE] = "INSERT INTO pycode VALUES(?,?,?,?,?,?,?,?,?)",
 	[S_SYMBOL] = "INSERT INTO symbols VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -372,7 +373,8 @@ static int sq_open_db(struct ilog_sink_ctx *c, struct sq *s)
 		return -1;
 	}
 	int64_t ver = query_int(s, "PRAGMA user_version");
-	if (ntab > 0 && ver != SCHEMA_VERSION) {
+	int upgrade = ntab > 0 && ver == 1; /* version 1 lacks pystacks.entry only */
+	if (ntab > 0 && ver != SCHEMA_VERSION && !upgrade) {
 		snprintf(c->err, sizeof(c->err), "ingero database schema version %lld, this export "
 			 "writes version %d; choose a new file", (long long)ver, SCHEMA_VERSION);
 		return -1;
@@ -390,7 +392,8 @@ static int sq_open_db(struct ilog_sink_ctx *c, struct sq *s)
 	char pragma[96];
 	snprintf(pragma, sizeof(pragma), "PRAGMA application_id=%d; PRAGMA user_version=%d", APP_ID,
 		 SCHEMA_VERSION);
-	if (exec(c, s, ddl) || exec(c, s, pragma) || lookups(c, s))
+	if ((upgrade && exec(c, s, "ALTER TABLE pystacks ADD COLUMN entry INTEGER")) ||
+	    exec(c, s, ddl) || exec(c, s, pragma) || lookups(c, s))
 		return -1;
 	if (!s->fresh && exec(c, s, indexes))
 		return -1;
@@ -661,6 +664,7 @@ static int sq_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 		BI(st, 3, k->id);
 		BI(st, 4, k->pid);
 		BI(st, 5, k->nr);
+		BI(st, 6, k->entry);
 		if (step(c, s, st))
 			return -1;
 		if (!sqlite3_changes(s->db))

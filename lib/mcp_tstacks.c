@@ -6,13 +6,16 @@
  * from the process's mappings when a frame has no symbol.  Python frames
  * come from pyframes + pycode: the source line is decoded from the code
  * object's line table with lib/pyline.c, as the interpreter would.
- * Frames are listed innermost first, as a traceback reads bottom-up.
+ * Frames are listed innermost first, as a traceback reads bottom-up;
+ * "callstack" merges both, the Python frames in place of the eval-loop
+ * calls that ran them (SPEC §5.7 entry).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mcp_trace.h"
 #include "pyline.h"
+#include "symbolize_map.h"
 
 static const char *base_name(const char *path)
 {
@@ -22,19 +25,23 @@ static const char *base_name(const char *path)
 
 /* One native frame as "function (file:line) [module]" or "module+0xoff". */
 static json_t *native_frames(struct ilog_mcp *m, const struct trace_ctx *c, int64_t sid,
-			     int64_t pid, int64_t max, int *err_oom, char *err, size_t errlen)
+			     int64_t pid, int64_t max, uint8_t *is_eval, int *err_oom, char *err,
+			     size_t errlen)
 {
-	char sql[1024];
+	char sql[1536];
 	snprintf(sql, sizeof(sql),
 		 "SELECT f.ip, y.function, y.file, y.line, y.sym_off,"
 		 " (SELECT path || '+0x' || printf('%%x', f.ip - start + file_offset) FROM mappings mp"
 		 "  WHERE mp.session_id = f.session_id AND mp.node = f.node AND mp.pid = %lld"
-		 "  AND f.ip >= mp.start AND f.ip < mp.end ORDER BY mp.ts DESC LIMIT 1)"
+		 "  AND f.ip >= mp.start AND f.ip < mp.end ORDER BY mp.ts DESC LIMIT 1),"
+		 " EXISTS(SELECT 1 FROM symbols z WHERE z.session_id = f.session_id"
+		 "  AND z.node = f.node AND z.pid = %lld AND z.ip = f.ip"
+		 "  AND z.function = '_PyEval_EvalFrameDefault')"
 		 " FROM frames f LEFT JOIN symbols y ON y.session_id = f.session_id"
 		 "  AND y.node = f.node AND y.pid = %lld AND y.ip = f.ip AND y.inline_depth = 0"
 		 " WHERE f.session_id = %lld AND f.stack_id = %lld ORDER BY f.frame LIMIT %lld",
-		 (long long)pid, (long long)pid, (long long)c->session, (long long)sid,
-		 (long long)max);
+		 (long long)pid, (long long)pid, (long long)pid, (long long)c->session,
+		 (long long)sid, (long long)max);
 	sqlite3_stmt *st;
 	json_t *out = json_array();
 	if (!out || mcp_prepare(m, sql, 0, &st, err, errlen)) {
@@ -46,6 +53,8 @@ static json_t *native_frames(struct ilog_mcp *m, const struct trace_ctx *c, int6
 	while ((s = mcp_step(m, st, err, errlen)) == SQLITE_ROW) {
 		char buf[640];
 		const char *fn = (const char *)sqlite3_column_text(st, 1);
+		if (fn && !*fn)
+			fn = NULL; /* a symbol record that found no function */
 		const char *file = (const char *)sqlite3_column_text(st, 2);
 		const char *where = (const char *)sqlite3_column_text(st, 5);
 		if (fn && file && sqlite3_column_int(st, 3) > 0)
@@ -59,6 +68,9 @@ static json_t *native_frames(struct ilog_mcp *m, const struct trace_ctx *c, int6
 		else
 			snprintf(buf, sizeof(buf), "0x%llx",
 				 (unsigned long long)sqlite3_column_int64(st, 0));
+		size_t at = json_array_size(out);
+		if (at < INGERO_MAX_STACK)
+			is_eval[at] = sqlite3_column_int(st, 6) != 0; /* any of its inlined frames */
 		json_t *v = json_string(buf);
 		if (!v) /* bytes from an ELF file that are not UTF-8 */
 			v = json_sprintf("0x%llx", (unsigned long long)sqlite3_column_int64(st, 0));
@@ -129,6 +141,53 @@ static json_t *py_frames(struct ilog_mcp *m, const struct trace_ctx *c, int64_t 
 	return out;
 }
 
+/* pystacks.entry (SPEC §5.7); 0 when unknown, also in a database of
+ * schema version 1, which has no such column. */
+static uint64_t py_entry(struct ilog_mcp *m, const struct trace_ctx *c, int64_t pyid)
+{
+	char sql[256], e[128];
+	snprintf(sql, sizeof(sql),
+		 "SELECT entry FROM pystacks WHERE session_id = %lld AND pystack_id = %lld LIMIT 1",
+		 (long long)c->session, (long long)pyid);
+	sqlite3_stmt *st;
+	if (mcp_prepare(m, sql, 0, &st, e, sizeof(e)))
+		return 0;
+	uint64_t v = mcp_step(m, st, e, sizeof(e)) == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(st, 0)
+								: 0;
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* The native and Python frames merged, innermost first: each group of
+ * Python frames ("[py] ...") in place of the eval-loop call that ran it
+ * (lib/symbolize_map.h ilog_py_place).  NULL when memory ran out. */
+static json_t *merged(json_t *nat, const uint8_t *is_eval, json_t *py, uint64_t entry)
+{
+	unsigned nn = (unsigned)json_array_size(nat), np = (unsigned)json_array_size(py);
+	unsigned at[INGERO_MAX_PYFRAMES];
+	if (nn > INGERO_MAX_STACK)
+		nn = INGERO_MAX_STACK;
+	if (np > INGERO_MAX_PYFRAMES)
+		np = INGERO_MAX_PYFRAMES;
+	ilog_py_place(is_eval, nn, np, entry, at);
+	json_t *out = json_array();
+	unsigned k = 0;
+	int bad = !out;
+	for (unsigned i = 0; i <= nn && !bad; i++) {
+		int replaced = 0;
+		for (; k < np && at[k] == i; k++, replaced = 1)
+			bad |= json_array_append_new(out, json_sprintf("[py] %s", json_string_value(
+									       json_array_get(py, k))));
+		if (i < nn && !replaced)
+			bad |= json_array_append(out, json_array_get(nat, i));
+	}
+	if (bad) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
+}
+
 int tool_stacks(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *text, char *err,
 		size_t errlen)
 {
@@ -170,7 +229,8 @@ int tool_stacks(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *
 			more++;
 			continue;
 		}
-		json_t *nat = sid ? native_frames(m, &c, sid, pid, frames, &oom, err, errlen)
+		uint8_t is_eval[INGERO_MAX_STACK] = { 0 };
+		json_t *nat = sid ? native_frames(m, &c, sid, pid, frames, is_eval, &oom, err, errlen)
 				  : json_array();
 		json_t *py = pyid ? py_frames(m, &c, pyid, pid, frames, &oom, err, errlen)
 				  : json_array();
@@ -181,11 +241,18 @@ int tool_stacks(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *
 				failed = 1; /* a query failed: err says why */
 			break;
 		}
-		/* "o" steals nat and py, also when packing fails */
-		json_t *o = json_pack("{s:I, s:f, s:f, s:I, s:o, s:o}", "calls", (json_int_t)n,
+		json_t *all = merged(nat, is_eval, py, pyid ? py_entry(m, &c, pyid) : 0);
+		if (!all) {
+			json_decref(nat);
+			json_decref(py);
+			oom = 1;
+			break;
+		}
+		/* "o" steals the arrays, also when packing fails */
+		json_t *o = json_pack("{s:I, s:f, s:f, s:I, s:o, s:o, s:o}", "calls", (json_int_t)n,
 				      "total_ms", (double)(t / 1000) / 1000.0, "max_us",
 				      trace_us((uint64_t)sqlite3_column_int64(st, 5)), "pid",
-				      (json_int_t)pid, "python", py, "native", nat);
+				      (json_int_t)pid, "python", py, "native", nat, "callstack", all);
 		if (!o)
 			oom = 1;
 		if (o && json_array_append_new(list, o))
@@ -219,10 +286,12 @@ int tool_stacks(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *
 						(long long)json_integer_value(json_object_get(o, "pid")));
 			size_t k;
 			json_t *fv;
-			json_array_foreach(json_object_get(o, "python"), k, fv)
-				e = e || mcp_buf_printf(text, "  py  %s\n", json_string_value(fv));
-			json_array_foreach(json_object_get(o, "native"), k, fv)
-				e = e || mcp_buf_printf(text, "  at  %s\n", json_string_value(fv));
+			json_array_foreach(json_object_get(o, "callstack"), k, fv) {
+				const char *fs = json_string_value(fv);
+				int py = fs && !strncmp(fs, "[py] ", 5);
+				e = e || mcp_buf_printf(text, "  %s  %s\n", py ? "py" : "at",
+							py ? fs + 5 : fs);
+			}
 		}
 		rc = e ? MCP_NOMEM : MCP_OK;
 		goto out;

@@ -250,6 +250,29 @@ static int eval_loop(const struct ilog_frame *f, unsigned n)
 	return 0;
 }
 
+void ilog_py_place(const uint8_t *is_eval, unsigned nnat, unsigned npy, uint64_t entry,
+		   unsigned *at)
+{
+	unsigned nevals = 0;
+	for (unsigned i = 0; i < nnat; i++)
+		nevals += is_eval[i] != 0;
+	/* without entry bits: one each if the counts agree, else all to the innermost */
+	if (!entry && npy)
+		entry = nevals == npy ? ~0ull : 1ull << ((npy - 1) & 63);
+	unsigned k = 0;
+	for (unsigned i = 0; i < nnat && k < npy; i++) {
+		if (!is_eval[i])
+			continue;
+		/* this eval-loop call runs frames k.. up to the one entered from C */
+		do
+			at[k] = i;
+		while (!(entry >> (k++ & 63) & 1) && k < npy);
+	}
+	/* Python frames the native stack did not reach: outermost */
+	for (; k < npy; k++)
+		at[k] = nnat;
+}
+
 static int put_py(struct ilog_callframe *out, unsigned cap, unsigned *n,
 		  const struct ilog_symmap *m, uint32_t node, uint32_t pid,
 		  const struct ingero_pyframe *f)
@@ -276,32 +299,23 @@ unsigned ilog_symmap_callstack(const struct ilog_symmap *m, uint32_t node, uint6
 	const uint64_t *ips = st ? m->ips + st->first : NULL;
 	const struct ingero_pyframe *pf = py ? m->pyfr + py->first : NULL;
 	uint32_t nip = st ? st->nr : 0, npy = py ? py->nr : 0, pid = st ? st->pid : py ? py->pid : 0;
-	unsigned n = 0, nf;
-
-	/* how many eval-loop calls the native stack shows */
-	unsigned nevals = 0;
+	unsigned n = 0, nf, at[INGERO_MAX_PYFRAMES];
+	uint8_t is_eval[INGERO_MAX_STACK] = { 0 };
 	for (uint32_t i = 0; i < nip; i++) {
 		const struct ilog_frame *f = ilog_symmap_frames(m, node, pid, ips[i], &nf);
-		nevals += f && eval_loop(f, nf);
+		is_eval[i] = f && eval_loop(f, nf);
 	}
-	/* which Python frames each eval-loop call runs (SPEC §5.7 entry):
-	 * without entry bits, one each if the counts agree, else all to the
-	 * innermost */
-	uint64_t entry = py ? py->entry : 0;
-	if (!entry && npy)
-		entry = nevals == npy ? (npy >= 64 ? ~0ull : (1ull << npy) - 1)
-				      : 1ull << ((npy - 1) & 63);
-	uint32_t next_py = 0;
+	ilog_py_place(is_eval, nip, npy, py ? py->entry : 0, at);
+	uint32_t k = 0;
 	for (uint32_t i = 0; i < nip; i++) {
-		const struct ilog_frame *f = ilog_symmap_frames(m, node, pid, ips[i], &nf);
-		if (f && eval_loop(f, nf) && next_py < npy) {
+		if (k < npy && at[k] == i) {
 			/* this call's Python frames replace it */
-			do {
-				if (put_py(out, cap, &n, m, node, pid, &pf[next_py]))
+			for (; k < npy && at[k] == i; k++)
+				if (put_py(out, cap, &n, m, node, pid, &pf[k]))
 					return n;
-			} while (!(entry >> (next_py++ & 63) & 1) && next_py < npy);
 			continue;
 		}
+		const struct ilog_frame *f = ilog_symmap_frames(m, node, pid, ips[i], &nf);
 		if (!nf) {
 			if (n >= cap)
 				return n;
@@ -311,19 +325,17 @@ unsigned ilog_symmap_callstack(const struct ilog_symmap *m, uint32_t node, uint6
 			n++;
 			continue;
 		}
-		for (unsigned k = 0; k < nf; k++) {
+		for (unsigned j = 0; j < nf; j++) {
 			if (n >= cap)
 				return n;
 			memset(&out[n], 0, sizeof(out[n]));
-			out[n].frame = f[k];
-			out[n].inlined = k + 1 < nf;
+			out[n].frame = f[j];
+			out[n].inlined = j + 1 < nf;
 			n++;
 		}
 	}
-	/* Python frames the native stack did not reach (a frame-pointer walk
-	 * that stopped early, no symbols for the interpreter): outermost */
-	while (next_py < npy)
-		if (put_py(out, cap, &n, m, node, pid, &pf[next_py++]))
+	for (; k < npy; k++)
+		if (put_py(out, cap, &n, m, node, pid, &pf[k]))
 			return n;
 	return n;
 }

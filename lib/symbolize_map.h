@@ -88,6 +88,17 @@ struct ilog_callframe {
 	uint32_t lasti;
 };
 
+/*
+ * Where each of npy Python frames (innermost first) goes in a native stack
+ * of nnat frames (innermost first) whose frame i is a C call of the eval
+ * loop when is_eval[i]: at[k] = the native frame Python frame k replaces,
+ * or nnat when it goes after all of them.  entry as SPEC §5.7 (0: not
+ * known -- one frame per eval-loop call if the counts agree, else all to
+ * the innermost).
+ */
+void ilog_py_place(const uint8_t *is_eval, unsigned nnat, unsigned npy, uint64_t entry,
+		   unsigned *at);
+
 /* Keep stack and pystack records too (memory: every distinct stack). */
 void ilog_symmap_keep_stacks(struct ilog_symmap *m);
 

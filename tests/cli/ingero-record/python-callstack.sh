@@ -15,7 +15,8 @@
 #     eval-loop call runs all four (no native frame between them), in 3.10
 #     each has its own call (native frames between each pair);
 #   - no _PyEval_EvalFrameDefault is left over, the stack reaches libc's
-#     start, and no stack copy was lost.
+#     start, and no stack copy was lost;
+#   - ingero-mcp's get_stacks (from the SQLite export) merges them alike.
 # With --unwind=fp the same workload's native stack stops in libffi, and
 # the Python frames can only be put after it: the unwinder is what makes
 # the difference.
@@ -82,6 +83,17 @@ check_one() {
 	if jq -r '.callstack[] | .symbol // empty' calls.jsonl | grep -qx _PyEval_EvalFrameDefault; then
 		fail "$py: an eval-loop frame without its Python frames"
 	fi
+	# ingero-mcp's get_stacks merges them the same way, from SQLite
+	ingero-export -f sqlite -o run.db sym.ilog || fail "$py: sqlite export failed"
+	printf '%s\n' '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
+		'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_stacks","arguments":{"op":"cudaMemset","frames":64}}}' |
+		ingero-mcp --db run.db >mcp.out || fail "$py: ingero-mcp failed"
+	m=$(jq -r 'select(.id == 1) | .result.content[0].text | fromjson | .stacks[0].callstack
+		| map(if startswith("[py] ") then "[py]" + (split(" in ") | last) else "n" end)
+		| join(" ")' mcp.out)
+	echo "$py get_stacks: $m" >&2
+	[[ $m =~ ^(n\ )+\[py\]via_c(\ n)+\ \[py\]main(\ n)*\ \[py\]\<module\>(\ n)+$ ]] ||
+		fail "$py: get_stacks callstack not merged at the eval-loop calls"
 	assert_eq "$py: stack copies lost" \
 		"$(jq -s '[.[] | select(.type=="loss" and .source=="stack-copies")] | last | .lost' log.jsonl)" 0
 
