@@ -22,6 +22,8 @@
  * one libdw session per process, rebuilt when the process maps new code.
  */
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "u64map.h"
@@ -104,8 +106,29 @@ static const Dwfl_Thread_Callbacks thread_cbs = {
 };
 
 static char *debuginfo_path;
+static uint32_t elf_pid; /* the process whose session is built or used */
+
+/* A mapped file as the process sees it: through /proc/PID/root, so a
+ * process in a container (another mount namespace) gets its own files;
+ * anything else (the vDSO, deleted files) as libdw finds it. */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+		    char **file_name, Elf **elfp)
+{
+	if (name && name[0] == '/' && elf_pid) {
+		char path[PATH_MAX];
+		int n = snprintf(path, sizeof(path), "/proc/%u/root%s", elf_pid, name);
+		int fd = n > 0 && (size_t)n < sizeof(path) ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+		if (fd >= 0) {
+			*file_name = strdup(name);
+			*elfp = NULL;
+			return fd;
+		}
+	}
+	return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+}
+
 static const Dwfl_Callbacks proc_cbs = {
-	.find_elf = dwfl_linux_proc_find_elf,
+	.find_elf = find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 	.debuginfo_path = &debuginfo_path,
 };
@@ -182,6 +205,7 @@ void rec_unwind_copy(struct rec *r, const void *msg, size_t size)
 	if (!u->size || u->size > REC_USTACK_MAX)
 		return;
 	uint64_t t0 = rec_now(CLOCK_MONOTONIC);
+	elf_pid = u->pid;
 	Dwfl *d = session(r, u->pid);
 	uw.cur = u;
 	uw.ips[0] = u->entry_ip;
