@@ -91,7 +91,8 @@ struct cu_fn {
 
 struct cu_fns {
 	struct cu_fn *v;
-	uint32_t n;
+	uint32_t n, cap;
+	int deep;                     /* nested functions indexed too */
 };
 
 struct ilog_symbolizer {
@@ -657,8 +658,8 @@ static int add_fn(struct cu_fns *f, uint32_t *cap, uint64_t lo, uint64_t hi, Dwa
 }
 
 /* Concrete functions under parent: CU level, inside namespaces and
- * classes, and nested in functions (local classes, lambdas). */
-static int index_fns(Dwarf_Die *parent, struct cu_fns *f, uint32_t *cap, int depth)
+ * classes, and (deep) nested in functions (local classes, lambdas). */
+static int index_fns(Dwarf_Die *parent, struct cu_fns *f, uint32_t *cap, int depth, int deep)
 {
 	Dwarf_Die c;
 	if (depth > 16 || dwarf_child(parent, &c) != 0)
@@ -672,12 +673,49 @@ static int index_fns(Dwarf_Die *parent, struct cu_fns *f, uint32_t *cap, int dep
 				if (hi > lo && add_fn(f, cap, lo, hi, dwarf_dieoffset(&c)))
 					return -1;
 		}
-		if ((tag == DW_TAG_subprogram || tag == DW_TAG_namespace ||
-		     tag == DW_TAG_class_type || tag == DW_TAG_structure_type ||
-		     tag == DW_TAG_union_type || tag == DW_TAG_lexical_block) &&
-		    index_fns(&c, f, cap, depth + 1))
+		if ((tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+		     tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+		     (deep && (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block))) &&
+		    index_fns(&c, f, cap, depth + 1, deep))
 			return -1;
 	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+/* The innermost function of f containing pc: its DIE offset, or 0. */
+static Dwarf_Off fn_find(const struct cu_fns *f, Dwarf_Addr pc)
+{
+	uint32_t lo = 0, hi = f->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (f->v[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* nested functions lie inside their parent's range: the one that
+	 * starts last before pc and still covers it is the innermost */
+	for (uint32_t k = lo; k-- > 0;) {
+		if (pc < f->v[k].hi)
+			return f->v[k].die;
+		if (lo - k > 64)
+			break;
+	}
+	return 0;
+}
+
+/* (Re)build f: the functions outside other functions first, which is
+ * most of a CU's code for a fraction of its DIEs; with deep, also those
+ * nested in functions, whose code lies outside their parent's. */
+static int fn_index(Dwarf_Die *cu, struct cu_fns *f, int deep)
+{
+	uint32_t cap = f->cap;
+	f->n = 0;
+	f->deep = deep;
+	if (index_fns(cu, f, &cap, 0, deep))
+		return -1;
+	f->cap = cap;
+	qsort(f->v, f->n, sizeof(*f->v), cmp_fn);
 	return 0;
 }
 
@@ -701,35 +739,19 @@ static int fn_at(struct sym_module *m, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *
 		}
 		f = &m->cus[m->ncus];
 		*f = (struct cu_fns){ 0 };
-		uint32_t cap = 0;
-		if (index_fns(cu, f, &cap, 0)) {
-			free(f->v);
-			return -1;
-		}
-		qsort(f->v, f->n, sizeof(*f->v), cmp_fn);
-		if (sym_hmap_put(&m->cuidx, cuoff, 0, m->ncus)) {
+		if (fn_index(cu, f, 0) || sym_hmap_put(&m->cuidx, cuoff, 0, m->ncus)) {
 			free(f->v);
 			return -1;
 		}
 		m->ncus++;
 	}
-	uint32_t lo = 0, hi = f->n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (f->v[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
+	Dwarf_Off die = fn_find(f, pc);
+	if (!die && !f->deep) {
+		if (fn_index(cu, f, 1))
+			return -1;
+		die = fn_find(f, pc);
 	}
-	/* nested functions lie inside their parent's range: the one that
-	 * starts last before pc and still covers it is the innermost */
-	for (uint32_t k = lo; k-- > 0;) {
-		if (pc < f->v[k].hi)
-			return dwarf_offdie(m->dw, f->v[k].die, fn) ? 0 : -1;
-		if (lo - k > 64)
-			break;
-	}
-	return -1;
+	return die && dwarf_offdie(m->dw, die, fn) ? 0 : -1;
 }
 
 /* fn and the inlined instances inside it that contain pc, outermost

@@ -23,18 +23,21 @@ static inline uint64_t sym_mix(uint64_t a, uint64_t b)
 }
 
 /* Open addressing, linear probing; val 0 marks an empty slot, so values
- * are stored plus one. */
+ * are stored plus one.  A slot holds its whole key and value, so a probe
+ * touches one cache line. */
+struct sym_hslot {
+	uint64_t a, b;
+	uint32_t val;
+};
+
 struct sym_hmap {
-	uint64_t *ka, *kb;
-	uint32_t *val;
+	struct sym_hslot *s;
 	uint32_t cap, n;
 };
 
 static inline void sym_hmap_free(struct sym_hmap *h)
 {
-	free(h->ka);
-	free(h->kb);
-	free(h->val);
+	free(h->s);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -44,23 +47,22 @@ static inline uint32_t *sym_hmap_get(const struct sym_hmap *h, uint64_t a, uint6
 	if (!h->cap)
 		return NULL;
 	for (uint32_t i = (uint32_t)sym_mix(a, b) & (h->cap - 1);; i = (i + 1) & (h->cap - 1)) {
-		if (!h->val[i])
+		struct sym_hslot *e = &h->s[i];
+		if (!e->val)
 			return NULL;
-		if (h->ka[i] == a && h->kb[i] == b)
-			return &h->val[i];
+		if (e->a == a && e->b == b)
+			return &e->val;
 	}
 }
 
 static inline void sym_hmap_slot(struct sym_hmap *h, uint64_t a, uint64_t b, uint32_t v1)
 {
 	uint32_t i = (uint32_t)sym_mix(a, b) & (h->cap - 1);
-	while (h->val[i] && !(h->ka[i] == a && h->kb[i] == b))
+	while (h->s[i].val && !(h->s[i].a == a && h->s[i].b == b))
 		i = (i + 1) & (h->cap - 1);
-	if (!h->val[i])
+	if (!h->s[i].val)
 		h->n++;
-	h->ka[i] = a;
-	h->kb[i] = b;
-	h->val[i] = v1;
+	h->s[i] = (struct sym_hslot){ a, b, v1 };
 }
 
 /* Set (a, b) to v (v < UINT32_MAX).  0, or -1 out of memory. */
@@ -74,16 +76,12 @@ static inline int sym_hmap_put(struct sym_hmap *h, uint64_t a, uint64_t b, uint3
 	if ((uint64_t)(h->n + 1) * 10 > (uint64_t)h->cap * 7) {
 		struct sym_hmap g = { 0 };
 		g.cap = h->cap ? h->cap * 2 : 256;
-		g.ka = malloc(g.cap * sizeof(*g.ka));
-		g.kb = malloc(g.cap * sizeof(*g.kb));
-		g.val = calloc(g.cap, sizeof(*g.val));
-		if (!g.ka || !g.kb || !g.val) {
-			sym_hmap_free(&g);
+		g.s = calloc(g.cap, sizeof(*g.s));
+		if (!g.s)
 			return -1;
-		}
 		for (uint32_t i = 0; i < h->cap; i++)
-			if (h->val[i])
-				sym_hmap_slot(&g, h->ka[i], h->kb[i], h->val[i]);
+			if (h->s[i].val)
+				sym_hmap_slot(&g, h->s[i].a, h->s[i].b, h->s[i].val);
 		sym_hmap_free(h);
 		*h = g;
 	}
