@@ -274,6 +274,26 @@ static uint64_t tick_ts(struct ctx *x, uint32_t k)
 	return x->nd->t0 + (uint64_t)k * x->nd->width;
 }
 
+/* The op's anomalous intervals (inany, T entries) as [[start, end), ...]. */
+static void met_anomalies(struct ctx *x, struct cand *c, const uint8_t *inany)
+{
+	met_key(c, "anomalies");
+	ilog_buf_put(&c->met, "[", 1);
+	for (uint32_t k = 0, first = 1; k < x->T; k++) {
+		if (!inany[k] || (k > 0 && inany[k - 1]))
+			continue;
+		uint32_t e = k;
+		while (e < x->T && inany[e])
+			e++;
+		char t[64];
+		int n = snprintf(t, sizeof(t), "%s[%llu,%llu]", first ? "" : ",",
+				 (unsigned long long)tick_ts(x, k), (unsigned long long)tick_ts(x, e));
+		ilog_buf_put(&c->met, t, (size_t)n);
+		first = 0;
+	}
+	ilog_buf_put(&c->met, "]", 1);
+}
+
 static int has_tid(const struct sproc *p, uint32_t tid)
 {
 	if (p->tids_over)
@@ -917,21 +937,7 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 	met_u(c, "p99_base_ns", q_out);
 	met_u(c, "total_in_ns", in.total);
 	/* the baseline is every call outside all of the op's anomalies: name them */
-	met_key(c, "anomalies");
-	ilog_buf_put(&c->met, "[", 1);
-	for (uint32_t k = 0, first = 1; k < x->T; k++) {
-		if (!inany[k] || (k > 0 && inany[k - 1]))
-			continue;
-		uint32_t e = k;
-		while (e < x->T && inany[e])
-			e++;
-		char t[64];
-		int n = snprintf(t, sizeof(t), "%s[%llu,%llu]", first ? "" : ",",
-				 (unsigned long long)tick_ts(x, k), (unsigned long long)tick_ts(x, e));
-		ilog_buf_put(&c->met, t, (size_t)n);
-		first = 0;
-	}
-	ilog_buf_put(&c->met, "]", 1);
+	met_anomalies(x, c, inany);
 	met_f(c, "mean_base_ns", mean_out);
 	met_u(c, "outlier_threshold_ns", bs->thr);
 	met_u(c, "preemptions_in", pn);
@@ -1115,8 +1121,21 @@ static void periodic(struct ctx *x, const struct sproc *p, const struct sseries 
 	for (uint32_t k = 0; k < s->nt; k++)
 		if (k >= x->T || !inany[k])
 			nout += ilog_tick_above(&s->t[k], bs->thr);
-	if (nout > NTOP || nout < 4 + ncold)
-		return; /* a shift, not spikes; or too few to see a period */
+	if (nout < 4 + ncold)
+		return; /* too few to see a period */
+	/*
+	 * The candidates are the outliers among the NTOP slowest calls the
+	 * series keeps.  On a loaded machine many calls are delayed a little
+	 * and there can be more outliers than that: the slowest are all kept,
+	 * so a group above a break is complete, but "all outliers" is not.
+	 */
+	int partial = 0;
+	if (s->ntop == NTOP && s->n > NTOP) {
+		partial = 1;
+		for (uint32_t i = 0; i < s->ntop && partial; i++)
+			if (s->top[i].dur <= bs->thr)
+				partial = 0; /* every outlier is in the list */
+	}
 	struct scall sp[NTOP];
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < s->ntop; i++)
@@ -1132,46 +1151,51 @@ static void periodic(struct ctx *x, const struct sproc *p, const struct sseries 
 	if (m < 4)
 		return;
 	/*
-	 * Spikes of one kind are alike and far above the rest of the outliers:
-	 * try the group above the widest (log) gap in the sorted durations
-	 * first, then all outliers; the rhythm test decides.
+	 * Spikes of one kind are alike and far above the other outliers
+	 * (calls a loaded machine delayed a little): the groups tried are the
+	 * outliers above each break in their sorted durations, widest break
+	 * first, then all outliers; the first group of >= 4 whose times keep a
+	 * rhythm are the spikes.  A break is a ratio between neighbouring
+	 * durations of at least ILOG_SPIKE_BREAK that is also wider than the
+	 * spread of the bulk of the durations above it (upper quartile over the
+	 * smallest): a continuum is not split, and one or two spikes stretched
+	 * by preemption do not hide the break.
 	 */
 	uint64_t durs[NTOP], cut = 0;
 	double gmed = 0;
 	for (uint32_t i = 0; i < m; i++)
 		durs[i] = v[i].dur;
 	qsort(durs, m, sizeof(*durs), cmp_u64);
-	double best = 0;
-	for (uint32_t i = 0; i + 4 <= m - 1; i++) { /* keep >= 4 above the gap */
-		double r = (double)durs[i + 1] / (double)(durs[i] ? durs[i] : 1);
-		if (r > best)
-			best = r, cut = durs[i];
+	struct brk { double r; uint32_t i; } br[NTOP];
+	uint32_t nbr = 0;
+	for (uint32_t i = 0; i + 4 < m; i++) { /* keep >= 4 above the break */
+		uint32_t na = m - 1 - i;
+		double r = (double)durs[i + 1] / (double)durs[i];
+		double spread = (double)durs[i + ilog_rank(0.75, na)] / (double)durs[i + 1];
+		if (r >= ILOG_SPIKE_BREAK && r > spread)
+			br[nbr++] = (struct brk){ r, i };
 	}
-	/* a break separates two kinds only if it is wider than the spread of
-	 * the durations above it (on a log scale) */
-	if (cut) {
-		uint32_t lo_i = 0;
-		while (lo_i < m && durs[lo_i] <= cut)
-			lo_i++;
-		if (best <= (double)durs[m - 1] / (double)durs[lo_i])
-			cut = 0;
-	}
+	for (uint32_t i = 1; i < nbr; i++) /* widest first; stable */
+		for (uint32_t j = i; j > 0 && br[j].r > br[j - 1].r; j--) {
+			struct brk t = br[j];
+			br[j] = br[j - 1];
+			br[j - 1] = t;
+		}
 	struct scall grp[NTOP];
 	uint32_t ng = 0;
-	if (cut) {
-		for (uint32_t i = 0; i < m; i++)
-			if (v[i].dur > cut)
-				grp[ng++] = v[i];
-		if (ng < 4 || !rhythm(grp, ng, &gmed))
+	/* then all outliers, when all of them are known */
+	for (uint32_t b = 0; b <= nbr && !ng; b++) {
+		if (b == nbr && partial)
+			break;
+		cut = b < nbr ? durs[br[b].i] : 0;
+		for (uint32_t k = 0; k < m; k++)
+			if (v[k].dur > cut)
+				grp[ng++] = v[k];
+		if (!rhythm(grp, ng, &gmed))
 			ng = 0;
 	}
-	if (!ng) {
-		if (!rhythm(v, m, &gmed))
-			return;
-		memcpy(grp, v, m * sizeof(*v));
-		ng = m;
-		cut = 0;
-	}
+	if (!ng)
+		return;
 	v = grp;
 	m = ng;
 	for (uint32_t i = 0; i < m; i++)
@@ -1217,6 +1241,9 @@ static void periodic(struct ctx *x, const struct sproc *p, const struct sseries 
 	met_u(c, "outlier_threshold_ns", bs->thr);
 	met_u(c, "spike_threshold_ns", cut > bs->thr ? cut : bs->thr);
 	met_u(c, "lost_ns", lost);
+	/* the spikes are the calls above the threshold in [ts_start, ts_end)
+	 * outside these intervals */
+	met_anomalies(x, c, inany);
 	for (uint32_t i = 0; i < m && i < 6; i++)
 		ev_add(x, c, v[i].ts, "%s took %s (tid %u)", opn(s->op), D(x, (double)v[i].dur),
 		       v[i].tid);

@@ -28,6 +28,11 @@
  *     within 100 s); or used memory is an outlier and available memory is
  *     below 10% of the total (where userspace OOM daemons such as earlyoom
  *     start to act).  A swing of used memory alone is not pressure;
+ *   - periodic spikes: the op's outliers outside its anomalies, the group
+ *     above a break in their sorted durations (>= 2x, wider than the spread
+ *     of the bulk above it; widest first, then all outliers) whose gaps keep
+ *     a rhythm (robust CV < ILOG_PERIODIC_RCV, so one or two irregular gaps
+ *     do not count); at least 4 spikes;
  *   - severity: HIGH when a process was killed or a GPU operation failed,
  *     or the lost time is >= 25% of the process's CUDA wall time; MEDIUM
  *     >= 5%; LOW >= 1%; below 1% no chain.
@@ -46,6 +51,7 @@
 #define ILOG_MIN_SERIES 20      /* calls needed to judge a series' windows */
 #define ILOG_WINDOW_CALLS 20    /* calls per analysis window, on average */
 #define ILOG_PERIODIC_RCV 0.5   /* robust CV of spike intervals; Poisson ~1.0 */
+#define ILOG_SPIKE_BREAK 2.0    /* spikes are >= 2x slower than the other outliers */
 #define ILOG_MEM_CHURN 0.01     /* page allocations per second, share of available */
 #define ILOG_MEM_SCARCE 0.10    /* available memory below this share of the total */
 #define ILOG_PAGE_BYTES 4096.0  /* base page of a page_alloc count (SPEC: 2^order) */

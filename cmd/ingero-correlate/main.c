@@ -56,6 +56,10 @@ static void usage(FILE *f)
 		"  swap use grew, or page allocations (an outlier) ran at >= 1%% of the\n"
 		"  available memory per second, or used memory (an outlier) left less than\n"
 		"  10%% of the total available; a swing of used memory alone is not pressure.\n"
+		"  Periodic spikes: an op's outliers outside its anomalies, the group above a\n"
+		"  break in their durations (>= 2x and wider than the spread above it; widest\n"
+		"  first, then all outliers) whose intervals keep a rhythm (robust CV < 0.5;\n"
+		"  a missed or an extra spike is tolerated); >= 4 spikes.\n"
 		"  Severity: HIGH when a process was killed or a GPU operation failed, or the\n"
 		"  lost time is >= 25%% of the process's CUDA time; MEDIUM >= 5%%; LOW >= 1%%.\n"
 		"  The gate flags an op when its p99 (or p50) grew beyond --threshold,\n"
@@ -111,7 +115,7 @@ static int read_inputs(struct opts *o, char **inputs, int n, struct run *ru,
 	ilog_progress_start(&pg);
 	uint64_t total = 0;
 	ru->st = ilog_stats_new(&o->so);
-	ru->sites = ilog_callsites_new();
+	ru->sites = ilog_callsites_new(0);
 	if (!ru->st || !ru->sites) {
 		ilog_errorf("out of memory");
 		return ILOG_EXIT_USAGE;

@@ -150,7 +150,7 @@ $ch.root_cause as $s |
   elif $pattern == "periodic-spike" then
     ($s | capture("^(?<op>\\w+) in PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) stalls every (?<g>[0-9.]+ \\w+): (?<n>\\d+) calls took (?<d>[0-9.]+ \\w+) \\(median\\) against a median of (?<md>[0-9.]+ \\w+) for all (?<k>\\d+) calls, costing (?<l>[0-9.]+ \\w+) \\((?<x>[0-9.]+)% of its (?<w>[0-9.]+ \\w+)\\)")) as $p |
     [$mine[] | select(.op == $p.op)] as $calls |
-    [$calls[] | select(.dur_ns > $m.spike_threshold_ns)] as $sp |
+    [$calls[] | select(.dur_ns > $m.spike_threshold_ns and inwin and outside)] as $sp |
     ($sp | sort_by(.ts_ns)) as $sps |
     check("op"; $p.op == $ch.op; $ch.op; $p.op),
     count("spikes above \($m.spike_threshold_ns) ns"; ($sp | length); $p.n),

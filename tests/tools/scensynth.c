@@ -5,7 +5,7 @@
  *
  *   scensynth SCENARIO [-o FILE] [--seed N] [--seconds S] [--sync-factor F]
  *             [--node NAME] [--mono-ns NS] [--real-ns NS]
- *             [--mem-dip FRAC [--mem-dip-at FROM,TO]]
+ *             [--mem-dip FRAC [--mem-dip-at FROM,TO]] [--jitter FRAC]
  *   scensynth --list
  *
  * --mem-dip rewrites the scenario's system snapshots the way an idle but
@@ -16,8 +16,14 @@
  * total - another process holding memory for a while, no page allocations
  * by the traced processes, no swap.  Not memory pressure: correlate must
  * not blame the host for it.
+ *
+ * --jitter delays FRAC of all CUDA calls (chosen at random, deterministic
+ * for the seed) by a log-uniform 1 us - 10 ms, as a loaded machine does
+ * when it preempts a thread inside a call (up to a few scheduler slices);
+ * the calls keep their start times.
  */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +31,14 @@
 #include "cli.h"
 #include "scenario.h"
 
-struct dip { double frac, from, to; uint64_t seed; };
+struct dip { double frac, from, to, jitter; uint64_t seed; };
+
+/* xorshift64: uniform in [0, 1) */
+static double uni01(uint64_t *x)
+{
+	*x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+	return (double)(*x >> 11) / 9007199254740992.0;
+}
 
 /* The CUDA calls' time span in the log on fd (read from the start). */
 static int cuda_span(int fd, uint64_t *a, uint64_t *b, char *err, size_t errlen)
@@ -50,7 +63,7 @@ static int cuda_span(int fd, uint64_t *a, uint64_t *b, char *err, size_t errlen)
 	return k < 0 || *b < *a ? -1 : 0;
 }
 
-/* Copy the log on in to w with the snapshots' available memory changed. */
+/* Copy the log on in to w with snapshots and CUDA call durations changed. */
 static int rewrite(int in, struct ilog_writer *w, const struct dip *d, char *err, size_t errlen)
 {
 	uint64_t a, b;
@@ -62,17 +75,23 @@ static int rewrite(int in, struct ilog_writer *w, const struct dip *d, char *err
 	if (!r)
 		return -1;
 	const struct ilog_record *rec;
-	uint64_t x = d->seed * 0x9e3779b97f4a7c15ull + 1;
+	uint64_t x = d->seed * 0x9e3779b97f4a7c15ull + 1, y = x ^ 0x5bd1e995ull;
 	int k, rc = 0;
 	while (!rc && (k = ilog_reader_next(r, &rec)) > 0) {
-		if (rec->kind != ILOG_K_SNAPSHOT) {
+		if (rec->kind == ILOG_K_CUDA && d->jitter > 0) {
+			struct ilog_record c = *rec;
+			if (uni01(&y) < d->jitter)
+				c.u.cuda.dur_ns += (uint64_t)exp(log(1e3) + uni01(&y) * (log(1e7) - log(1e3)));
+			rc = ilog_writer_put(w, &c);
+			continue;
+		}
+		if (rec->kind != ILOG_K_SNAPSHOT || d->frac <= 0) {
 			rc = ilog_writer_put(w, rec);
 			continue;
 		}
 		struct ilog_record c = *rec;
 		struct ilog_snapshot *s = &c.u.snapshot;
-		x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
-		double wig = ((double)(x >> 11) / 9007199254740992.0 * 2 - 1) * 0.002;
+		double wig = (uni01(&x) * 2 - 1) * 0.002;
 		double av = (double)s->mem_avail + wig * (double)s->mem_total;
 		if (s->ts_ns >= da && s->ts_ns < db)
 			av -= d->frac * (double)s->mem_total;
@@ -94,10 +113,11 @@ int main(int argc, char **argv)
 		{ "sync-factor", required_argument, 0, 'f' }, { "node", required_argument, 0, 'N' },
 		{ "mono-ns", required_argument, 0, 'M' }, { "real-ns", required_argument, 0, 'R' },
 		{ "list", no_argument, 0, 'l' }, { "mem-dip", required_argument, 0, 'm' },
-		{ "mem-dip-at", required_argument, 0, 'a' }, { 0 },
+		{ "mem-dip-at", required_argument, 0, 'a' }, { "jitter", required_argument, 0, 'j' },
+		{ 0 },
 	};
 	struct ilog_scenario_opts so = { 0 };
-	struct dip dip = { 0, 0.4, 0.75, 0 };
+	struct dip dip = { 0, 0.4, 0.75, 0, 0 };
 	const char *out = NULL;
 	int c;
 	ilog_cli_init(argv[0]);
@@ -111,6 +131,7 @@ int main(int argc, char **argv)
 		case 'M': so.mono_ns = strtoull(optarg, NULL, 0); break;
 		case 'R': so.real_ns = strtoull(optarg, NULL, 0); break;
 		case 'm': dip.frac = strtod(optarg, NULL); break;
+		case 'j': dip.jitter = strtod(optarg, NULL); break;
 		case 'a':
 			if (sscanf(optarg, "%lf,%lf", &dip.from, &dip.to) != 2 || dip.from >= dip.to) {
 				ilog_errorf("--mem-dip-at: want FROM,TO (fractions of the run)");
@@ -139,10 +160,10 @@ int main(int argc, char **argv)
 		ilog_errorf("%s", err);
 		return ILOG_EXIT_USAGE;
 	}
-	/* with --mem-dip the scenario goes to a temporary file first */
-	FILE *tmp = dip.frac > 0 ? tmpfile() : NULL;
+	/* with --mem-dip or --jitter the scenario goes to a temporary file first */
+	FILE *tmp = dip.frac > 0 || dip.jitter > 0 ? tmpfile() : NULL;
 	struct ilog_writer *sw = w;
-	if (dip.frac > 0) {
+	if (dip.frac > 0 || dip.jitter > 0) {
 		sw = tmp ? ilog_writer_open(fileno(tmp), &wo, err, sizeof(err)) : NULL;
 		if (!sw) {
 			ilog_errorf("temporary log: %s", tmp ? err : "cannot create");
