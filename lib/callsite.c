@@ -16,21 +16,24 @@ struct path {
 };
 
 struct ilog_callsites {
+	int all_calls;
 	struct ilog_symmap *sym;
 	struct ilog_u64map idx;  /* path key -> paths[] + 1 */
 	struct path *paths;
 	size_t npaths, cap;
 };
 
-struct ilog_callsites *ilog_callsites_new(void)
+struct ilog_callsites *ilog_callsites_new(int all_calls)
 {
 	struct ilog_callsites *c = calloc(1, sizeof(*c));
 	if (c && !(c->sym = ilog_symmap_new())) {
 		free(c);
 		return NULL;
 	}
-	if (c)
+	if (c) {
 		ilog_symmap_keep_stacks(c->sym);
+		c->all_calls = all_calls;
+	}
 	return c;
 }
 
@@ -66,7 +69,7 @@ int ilog_callsites_add(struct ilog_callsites *c, const struct ilog_record *rec)
 	if (rec->kind != ILOG_K_CUDA)
 		return 0;
 	const struct ingero_cuda_event *e = &rec->u.cuda;
-	if (!e->stack_id && !e->pystack_id)
+	if (!e->stack_id && !e->pystack_id && !c->all_calls)
 		return 0;
 	uint64_t k = mix(mix(op_key(rec->node, e->pid, e->op), e->stack_id), e->pystack_id);
 	uint64_t *v = ilog_u64map_put(&c->idx, k ? k : 1);
@@ -235,4 +238,22 @@ out:
 		free(t[i].text);
 	free(t);
 	return found;
+}
+
+int ilog_callsites_each(const struct ilog_callsites *c,
+			int (*fn)(void *arg, const struct ilog_callpath *p), void *arg)
+{
+	static struct ilog_callframe f[CAP];
+	for (size_t i = 0; i < c->npaths; i++) {
+		const struct path *p = &c->paths[i];
+		struct ilog_callpath cp = {
+			.node = p->node, .pid = p->pid, .op = p->op, .stack_id = p->stack,
+			.pystack_id = p->pystack, .calls = p->calls, .ns = p->ns, .frames = f,
+		};
+		cp.nframes = ilog_symmap_callstack(c->sym, p->node, p->stack, p->pystack, f, CAP);
+		int rc = fn(arg, &cp);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }

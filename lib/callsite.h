@@ -14,11 +14,13 @@
 
 #include <stddef.h>
 #include "ilog.h"
+#include "symbolize_map.h"
 
 struct ilog_callsites;
 
-/* NULL when out of memory. */
-struct ilog_callsites *ilog_callsites_new(void);
+/* NULL when out of memory.  With all_calls, calls without a stack are
+ * kept too (as a path of stack and pystack 0), for ilog_callsites_each. */
+struct ilog_callsites *ilog_callsites_new(int all_calls);
 void ilog_callsites_free(struct ilog_callsites *c);
 
 /* Every record read, filtered out or not: the stacks, symbols and code
@@ -37,5 +39,21 @@ int ilog_callsites_add(struct ilog_callsites *c, const struct ilog_record *rec);
  */
 int ilog_callsites_top(const struct ilog_callsites *c, uint32_t node, uint32_t pid, uint16_t op,
 		       char *out, size_t n, uint64_t *ns, uint64_t *calls);
+
+/* One call path with its merged frames (ilog_symmap_callstack), innermost
+ * first, for ilog_callsites_each. */
+struct ilog_callpath {
+	uint32_t node, pid;
+	uint16_t op;
+	uint64_t stack_id, pystack_id;
+	uint64_t calls, ns;
+	const struct ilog_callframe *frames;
+	unsigned nframes;
+};
+
+/* Every call path in the order first seen; fn returning nonzero stops and
+ * is returned. */
+int ilog_callsites_each(const struct ilog_callsites *c,
+			int (*fn)(void *arg, const struct ilog_callpath *p), void *arg);
 
 #endif

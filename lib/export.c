@@ -139,7 +139,7 @@ static const struct ilog_sink jsonl_sink = {
 
 extern const struct ilog_sink ilog_sink_sqlite, ilog_sink_csv, ilog_sink_perfetto,
 	ilog_sink_perfetto_proto, ilog_sink_prometheus, ilog_sink_otlp;
-extern const struct ilog_sink ilog_sink_clickhouse, ilog_sink_clickhouse_sql;
+extern const struct ilog_sink ilog_sink_clickhouse, ilog_sink_clickhouse_sql, ilog_sink_folded;
 
 const struct ilog_sink *const ilog_sinks[] = {
 	&jsonl_sink,
@@ -149,6 +149,7 @@ const struct ilog_sink *const ilog_sinks[] = {
 	&ilog_sink_perfetto_proto,
 	&ilog_sink_prometheus,
 	&ilog_sink_otlp,
+	&ilog_sink_folded,
 	&ilog_sink_clickhouse,
 	&ilog_sink_clickhouse_sql,
 	NULL,

@@ -294,7 +294,7 @@ static int explain(const struct opts *o, const char *log, const char *expect, in
 		return ILOG_EXIT_USAGE;
 	}
 	struct ilog_stats *st = ilog_stats_new(NULL);
-	struct ilog_callsites *sites = ilog_callsites_new();
+	struct ilog_callsites *sites = ilog_callsites_new(0);
 	const struct ilog_record *rec;
 	int k = 0, rc = 0;
 	while (st && sites && (k = ilog_reader_next(r, &rec)) > 0)

@@ -156,7 +156,7 @@ int main(void)
 	ilog_symmap_free(m);
 
 	/* call sites */
-	struct ilog_callsites *cs = ilog_callsites_new();
+	struct ilog_callsites *cs = ilog_callsites_new(0);
 	symbols(NULL, cs);
 	note(NULL, cs, stack(1, ips, 6));
 	note(NULL, cs, pystack(11, py3, 3, 0x5));

@@ -16,7 +16,8 @@
 #     each has its own call (native frames between each pair);
 #   - no _PyEval_EvalFrameDefault is left over, the stack reaches libc's
 #     start, and no stack copy was lost;
-#   - ingero-mcp's get_stacks (from the SQLite export) merges them alike.
+#   - ingero-mcp's get_stacks (from the SQLite export) and the folded
+#     stacks of ingero-export -f folded merge them alike.
 # With --unwind=fp the same workload's native stack stops in libffi, and
 # the Python frames can only be put after it: the unwinder is what makes
 # the difference.
@@ -83,6 +84,14 @@ check_one() {
 	if jq -r '.callstack[] | .symbol // empty' calls.jsonl | grep -qx _PyEval_EvalFrameDefault; then
 		fail "$py: an eval-loop frame without its Python frames"
 	fi
+	# folded stacks (flamegraph.pl input): root first, the same merge; the
+	# values add up to the process's CUDA time
+	ingero-export -f folded -p "$ppid" sym.ilog >folded.txt || fail "$py: folded export failed"
+	assert_eq "$py: folded lines end in a number" "$(grep -cvE ' [0-9]+$' folded.txt)" 0
+	assert_eq "$py: folded total = CUDA time" "$(awk '{ s += $NF } END { print s }' folded.txt)" \
+		"$(jq -s '[.[] | select(.type == "cuda") | .dur_ns] | add' calls.jsonl)"
+	grep -E "^[^;]+ \[$ppid\];.*;<module> \(pytrain.py:[0-9]+\);(.+;)?main \(pytrain.py:[0-9]+\);.+;via_c \(pytrain.py:[0-9]+\);.+;cudaMemset [0-9]+\$" \
+		folded.txt >/dev/null || fail "$py: no folded cudaMemset stack through main, C, via_c"
 	# ingero-mcp's get_stacks merges them the same way, from SQLite
 	ingero-export -f sqlite -o run.db sym.ilog || fail "$py: sqlite export failed"
 	printf '%s\n' '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
