@@ -109,7 +109,13 @@ struct ilog_symbolize_input {
  * for a second run with more debug directories).
  *
  * Inputs are read twice; one that cannot seek (a pipe) is first copied
- * to an unlinked temporary file in $TMPDIR.  Returns 0; -1 with err set
+ * to an unlinked temporary file in $TMPDIR.  The second time, the input's
+ * zstd frames are copied byte for byte, the symbol records of a frame's
+ * new ips in a frame of their own before it; a frame in which they must
+ * follow a header or node record is written again with them inside (SPEC
+ * §5.13).  New ips whose mapping is known when their stack is read are
+ * resolved on a second thread while the first read goes on; problems are
+ * still reported in stream order.  Returns 0; -1 with err set
  * ("NAME: offset N: problem") when an input is damaged (every record
  * before the damage is still written) or output fails.
  */
