@@ -675,6 +675,21 @@ static __always_inline __u64 emit_ustack(struct pt_regs *ctx, __u32 tgid, __u32 
 	u->pid = tgid;
 	u->tid = tid;
 	u->fp_nr = st->st.nr;
+	/* the pending uretprobes of this thread, innermost first (this call's
+	 * own instance is off the list while its handlers run) */
+	struct task_struct *task = (void *)bpf_get_current_task();
+	struct return_instance *ri = BPF_CORE_READ(task, utask, return_instances);
+	__u32 np = 0;
+	for (int i = 0; i < REC_USTACK_PENDING; i++) {
+		if (!ri)
+			break;
+		u->pend_slot[i] = BPF_CORE_READ(ri, stack);
+		u->pend_ret[i] = BPF_CORE_READ(ri, orig_ret_vaddr);
+		ri = BPF_CORE_READ(ri, next);
+		np = i + 1;
+	}
+	u->npend = np;
+	u->_pad = 0;
 	__u32 size = read_stack_top(u->data, u->regs[REC_UREG_SP]);
 	u->size = size;
 	if (size < REC_USTACK_MAX)

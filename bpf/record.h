@@ -53,6 +53,7 @@ enum rec_unwind {
 };
 
 #define REC_USTACK_MAX 16384 /* bytes of stack copied from the stack pointer up */
+#define REC_USTACK_PENDING 8 /* outer traced calls whose return addresses travel along */
 
 /* Registers at the return of the traced call, in the caller. */
 enum rec_ureg { REC_UREG_IP, REC_UREG_SP, REC_UREG_BP, REC_UREG_BX, REC_UREG_R12,
@@ -76,6 +77,12 @@ struct rec_ustack {
 	__u32 pid, tid;
 	__u32 size;        /* bytes of data, from regs[REC_UREG_SP] up */
 	__u32 fp_nr;       /* frames the frame-pointer walk found */
+	/* Outer traced calls still running (a runtime call inside which the
+	 * driver call returned): their return addresses on the stack are the
+	 * uretprobe trampoline's now; the kernel keeps the real ones.  slot:
+	 * the stack address, ret: what it held. */
+	__u32 npend, _pad;
+	__u64 pend_slot[REC_USTACK_PENDING], pend_ret[REC_USTACK_PENDING];
 	__u8 data[REC_USTACK_MAX];
 };
 #define REC_USTACK_HDR_LEN __builtin_offsetof(struct rec_ustack, data)

@@ -81,6 +81,10 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	if (addr < sp || addr - sp > (uint64_t)u->size - 8 || u->size < 8)
 		return false;
 	memcpy(result, u->data + (addr - sp), 8);
+	/* a return address an outer traced call's uretprobe replaced */
+	for (uint32_t i = 0; i < u->npend && i < REC_USTACK_PENDING; i++)
+		if (u->pend_slot[i] == addr)
+			*result = u->pend_ret[i];
 	return true;
 }
 
