@@ -52,6 +52,20 @@ int ilog_callsites_observe(struct ilog_callsites *c, const struct ilog_record *r
 	return ilog_symmap_note(c->sym, rec);
 }
 
+/* Room for one more element in an array that grows by doubling. */
+static int room(void **p, size_t n, size_t *cap, size_t esize)
+{
+	if (n < *cap)
+		return 0;
+	size_t ncap = *cap ? *cap * 2 : 16;
+	void *q = realloc(*p, ncap * esize);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = ncap;
+	return 0;
+}
+
 static uint64_t mix(uint64_t h, uint64_t v)
 {
 	h = (h ^ v) * 0x9e3779b97f4a7c15ull;
@@ -76,14 +90,8 @@ int ilog_callsites_add(struct ilog_callsites *c, const struct ilog_record *rec)
 	if (!v)
 		return -1;
 	if (!*v) {
-		if (c->npaths == c->cap) {
-			size_t ncap = c->cap ? c->cap * 2 : 64;
-			struct path *p = realloc(c->paths, ncap * sizeof(*p));
-			if (!p)
-				return -1;
-			c->paths = p;
-			c->cap = ncap;
-		}
+		if (room((void **)&c->paths, c->npaths, &c->cap, sizeof(*c->paths)))
+			return -1;
 		c->paths[c->npaths] = (struct path){ rec->node, e->pid, e->op, e->stack_id,
 						     e->pystack_id, 0, 0 };
 		*v = ++c->npaths;
@@ -196,14 +204,8 @@ int ilog_callsites_top(const struct ilog_callsites *c, uint32_t node, uint32_t p
 		describe(c, p, &o);
 		if (!o.len)
 			continue; /* nothing could be named */
-		if (nt == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
-			struct told *q = realloc(t, ncap * sizeof(*q));
-			if (!q)
-				goto out;
-			t = q;
-			cap = ncap;
-		}
+		if (room((void **)&t, nt, &cap, sizeof(*t)))
+			goto out;
 		if (!(t[nt].text = strdup(line)))
 			goto out;
 		t[nt].calls = p->calls;

@@ -94,7 +94,7 @@ static int jsonl_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 		snprintf(c->err, sizeof(c->err), "cannot render a %u record", rec->kind);
 		return -1;
 	}
-	if (ilog_symmap_json(j->sym, &j->b, rec) || ilog_symmap_callstack_json(j->sym, &j->b, rec)) {
+	if (ilog_symmap_json(j->sym, &j->b, rec)) {
 		snprintf(c->err, sizeof(c->err), "out of memory");
 		return -1;
 	}

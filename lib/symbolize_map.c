@@ -460,36 +460,24 @@ static void pyframe_json(struct jw *w, const struct ilog_pyloc *loc)
 
 #define CALLSTACK_CAP 1024
 
-int ilog_symmap_callstack_json(const struct ilog_symmap *m, struct ilog_buf *b,
-			       const struct ilog_record *rec)
+/* A cuda record's merged stack: ,"callstack":[...] */
+static void callstack_json(const struct ilog_symmap *m, struct jw *w, uint32_t node,
+			   const struct ingero_cuda_event *e)
 {
-	if (rec->kind != ILOG_K_CUDA || !m->keep_stacks || !b->len || b->p[b->len - 1] != '}')
-		return 0;
 	static struct ilog_callframe cf[CALLSTACK_CAP];
-	const struct ingero_cuda_event *e = &rec->u.cuda;
-	unsigned n = ilog_symmap_callstack(m, rec->node, e->stack_id, e->pystack_id, cf,
-					   CALLSTACK_CAP);
+	unsigned n = ilog_symmap_callstack(m, node, e->stack_id, e->pystack_id, cf, CALLSTACK_CAP);
 	if (!n)
-		return 0;
-	size_t start = b->len;
-	struct jw w = { b, 0 };
-	b->len--; /* reopen the object */
-	JS(&w, ",\"callstack\":[");
+		return;
+	JS(w, ",\"callstack\":[");
 	for (unsigned i = 0; i < n; i++) {
 		if (i)
-			JS(&w, ",");
+			JS(w, ",");
 		if (cf[i].py)
-			pyframe_json(&w, &cf[i].pyloc);
+			pyframe_json(w, &cf[i].pyloc);
 		else
-			put_frame(&w, &cf[i].frame, cf[i].inlined);
+			put_frame(w, &cf[i].frame, cf[i].inlined);
 	}
-	JS(&w, "]}");
-	if (w.err) {
-		b->len = start;
-		b->p[start - 1] = '}';
-		return -1;
-	}
-	return 0;
+	JS(w, "]");
 }
 
 static void pystack_json(const struct ilog_symmap *m, struct jw *w, uint32_t node,
@@ -518,7 +506,8 @@ static void pystack_json(const struct ilog_symmap *m, struct jw *w, uint32_t nod
 int ilog_symmap_json(const struct ilog_symmap *m, struct ilog_buf *b,
 		     const struct ilog_record *rec)
 {
-	if ((rec->kind != ILOG_K_STACK && rec->kind != ILOG_K_PYSTACK) || !b->len ||
+	int cuda = rec->kind == ILOG_K_CUDA && m->keep_stacks;
+	if ((rec->kind != ILOG_K_STACK && rec->kind != ILOG_K_PYSTACK && !cuda) || !b->len ||
 	    b->p[b->len - 1] != '}')
 		return 0;
 	size_t start = b->len;
@@ -526,8 +515,10 @@ int ilog_symmap_json(const struct ilog_symmap *m, struct ilog_buf *b,
 	b->len--; /* reopen the object */
 	if (rec->kind == ILOG_K_STACK)
 		stack_json(m, &w, rec->node, &rec->u.stack);
-	else
+	else if (rec->kind == ILOG_K_PYSTACK)
 		pystack_json(m, &w, rec->node, &rec->u.pystack);
+	else
+		callstack_json(m, &w, rec->node, &rec->u.cuda);
 	JS(&w, "}");
 	if (w.err) {
 		b->len = start;

@@ -64,7 +64,10 @@ int ilog_symmap_pyframe(const struct ilog_symmap *m, uint32_t node, uint32_t pid
  *            "file","line","inlined"}...], one object per frame of each
  *            ip, inlined ones first, unknown values null;
  *   pystack: "py_frames":[{"py_file","py_func","py_line"}...], one per
- *            entry of its "frames", unknown values null.
+ *            entry of its "frames", unknown values null;
+ *   cuda (only with ilog_symmap_keep_stacks): "callstack":[...], its
+ *            stack and pystack merged (ilog_symmap_callstack), frames as
+ *            in the two above.
  * Nothing is added when the map knows none of the record's ips or code
  * objects, so logs that were never symbolized render as before.
  * 0, or -1 out of memory (b is left as it was).
@@ -106,12 +109,5 @@ void ilog_symmap_keep_stacks(struct ilog_symmap *m);
  * at most cap; returns how many (0: neither stack known). */
 unsigned ilog_symmap_callstack(const struct ilog_symmap *m, uint32_t node, uint64_t stack_id,
 			       uint64_t pystack_id, struct ilog_callframe *out, unsigned cap);
-
-/* For a cuda record, when stacks are kept and its stack is known: append
- * ,"callstack":[...] inside the JSON object in b (native frames as in
- * stack records, Python frames as in pystack records).  0, or -1 out of
- * memory. */
-int ilog_symmap_callstack_json(const struct ilog_symmap *m, struct ilog_buf *b,
-			       const struct ilog_record *rec);
 
 #endif
