@@ -45,6 +45,13 @@ struct {
 	__uint(max_entries, 256 << 10);
 } crit_rb SEC(".maps");
 
+/* --unwind stack copies: a ring of their own, so a burst of new call paths
+ * (a job's first steps) can lose copies but never CUDA events */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);
+} ustack_rb SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 8192);
@@ -699,14 +706,14 @@ static __always_inline __u64 emit_ustack(struct pt_regs *ctx, __u32 tgid, __u32 
 	if (len > sizeof(*u))
 		len = sizeof(*u);
 	u->h.len = (__u32)len;
-	if (bpf_ringbuf_output(&cuda_rb, u, len, BPF_RB_NO_WAKEUP)) {
-		bpf_map_delete_elem(&ustacks_seen, &k);
+	if (bpf_ringbuf_output(&ustack_rb, u, len, BPF_RB_NO_WAKEUP)) {
+		bpf_map_delete_elem(&ustacks_seen, &k); /* a later call tries again */
 		ss->copies_lost++;
-		count_rb(REC_RB_CUDA, 0);
+		count_rb(REC_RB_USTACK, 0);
 		return k;
 	}
 	ss->copies++;
-	count_rb(REC_RB_CUDA, 1);
+	count_rb(REC_RB_USTACK, 1);
 	return k;
 }
 

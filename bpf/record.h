@@ -106,7 +106,8 @@ struct rec_note {
 };
 
 /* Ring buffers, also the index of struct rec_rb_stat. */
-enum rec_ring { REC_RB_CUDA = 0, REC_RB_HOST = 1, REC_RB_CRIT = 2, REC_RB__COUNT };
+enum rec_ring { REC_RB_CUDA = 0, REC_RB_HOST = 1, REC_RB_CRIT = 2, REC_RB_USTACK = 3,
+		REC_RB__COUNT };
 
 /*
  * A probe's attach cookie says how to decode its call:

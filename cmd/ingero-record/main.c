@@ -49,7 +49,8 @@ static void usage(FILE *f)
 		"      --cuda-lib PATH    attach to this library only, no discovery (repeatable)\n"
 		"  -d, --duration DUR     stop after DUR (5s, 2m, 1h); a COMMAND still\n"
 		"                         running then gets SIGTERM\n"
-		"      --ringbuf-size SIZE  CUDA ring buffer (default 8m; host gets a quarter)\n"
+		"      --ringbuf-size SIZE  CUDA ring buffer (default 8m; host gets a quarter,\n"
+		"                         --unwind stack copies half)\n"
 		"      --sampling-rate N  record one in N launches/copies/syncs (default 1 =\n"
 		"                         all; 0 = adaptive); allocations, graphs and NCCL\n"
 		"                         are always all recorded; skips are counted\n"
@@ -325,8 +326,11 @@ again:
 	r->skel->data->sample_every = r->sample_every;
 	uint32_t cuda = round_ring(o->ringbuf_size);
 	uint32_t host = round_ring(cuda / 4);
+	/* copies: half the CUDA ring (256 of them at the default), a page without --unwind */
+	uint32_t ustack = o->unwind == REC_UNWIND_FP || !o->stacks ? 4096 : round_ring(cuda / 2);
 	if (bpf_map__set_max_entries(r->skel->maps.cuda_rb, cuda) ||
-	    bpf_map__set_max_entries(r->skel->maps.host_rb, host)) {
+	    bpf_map__set_max_entries(r->skel->maps.host_rb, host) ||
+	    bpf_map__set_max_entries(r->skel->maps.ustack_rb, ustack)) {
 		snprintf(r->err, sizeof(r->err), "ring buffer size: %s", strerror(errno));
 		return -1;
 	}

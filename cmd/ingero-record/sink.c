@@ -148,7 +148,9 @@ int rec_sink_open(struct rec *r)
 		snprintf(r->err, sizeof(r->err), "ring buffer: %s", strerror(errno));
 		return -1;
 	}
-	if (ring_buffer__add(r->rb, bpf_map__fd(r->skel->maps.cuda_rb), on_msg, r) ||
+	/* stack copies before the events that use them */
+	if (ring_buffer__add(r->rb, bpf_map__fd(r->skel->maps.ustack_rb), on_msg, r) ||
+	    ring_buffer__add(r->rb, bpf_map__fd(r->skel->maps.cuda_rb), on_msg, r) ||
 	    ring_buffer__add(r->rb, bpf_map__fd(r->skel->maps.host_rb), on_msg, r)) {
 		snprintf(r->err, sizeof(r->err), "ring buffer: %s", strerror(errno));
 		return -1;
@@ -203,7 +205,7 @@ static void put_loss(struct rec *r, uint64_t ts, const char *source, uint64_t lo
 }
 
 static const char *const ring_name[REC_RB__COUNT] = { "ringbuf:cuda", "ringbuf:host",
-						      "ringbuf:critical" };
+						      "ringbuf:critical", "ringbuf:ustack" };
 
 /*
  * Loss records (SPEC "loss"): cumulative counters since the start, written
@@ -238,7 +240,8 @@ static void write_losses(struct rec *r, uint64_t ts, int final)
 		return;
 	r->last_loss_sum = sum;
 	for (uint32_t i = 0; i < REC_RB__COUNT; i++)
-		put_loss(r, ts, ring_name[i], rbs[i].lost, rbs[i].sent + rbs[i].lost);
+		if (i != REC_RB_USTACK || rbs[i].sent || rbs[i].lost)
+			put_loss(r, ts, ring_name[i], rbs[i].lost, rbs[i].sent + rbs[i].lost);
 	char src[96];
 	for (uint32_t i = 1; i < ILOG_OP__COUNT; i++) {
 		if (!ops[i].calls)
