@@ -433,14 +433,8 @@ static struct sym_module *module_for(struct ilog_symbolizer *s, const struct ilo
 			 : !m->nbid && strlen(m->path) == kn && !memcmp(m->path, kp, kn))
 			return m;
 	}
-	if (s->nmods == s->capmods) {
-		uint32_t cap = s->capmods ? s->capmods * 2 : 16;
-		struct sym_module **nm = realloc(s->mods, cap * sizeof(*nm));
-		if (!nm)
-			return NULL;
-		s->mods = nm;
-		s->capmods = cap;
-	}
+	if (sym_grow((void **)&s->mods, &s->capmods, s->nmods, sizeof(*s->mods), 16))
+		return NULL;
 	struct sym_module *m = calloc(1, sizeof(*m));
 	if (!m)
 		return NULL;
@@ -472,14 +466,8 @@ static const char *memo_put(struct ilog_symbolizer *s, struct sym_hmap *h, uint6
 {
 	if (!v)
 		return NULL;
-	if (s->nnames == s->capnames) {
-		uint32_t cap = s->capnames ? s->capnames * 2 : 256;
-		const char **nn = realloc(s->names, cap * sizeof(*nn));
-		if (!nn)
-			return v;
-		s->names = nn;
-		s->capnames = cap;
-	}
+	if (sym_grow((void **)&s->names, &s->capnames, s->nnames, sizeof(*s->names), 256))
+		return v;
 	s->names[s->nnames] = v;
 	if (!sym_hmap_put(h, a, b, s->nnames))
 		s->nnames++;
@@ -594,14 +582,8 @@ static const char *die_name(struct ilog_symbolizer *s, struct sym_module *m, Dwa
 static int push_frame(struct ilog_symbolizer *s, const char *fn, const char *file,
 		      uint32_t line, uint64_t sym_off)
 {
-	if (s->nframes == s->capframes) {
-		uint32_t cap = s->capframes ? s->capframes * 2 : 1024;
-		struct sym_frame *f = realloc(s->frames, cap * sizeof(*f));
-		if (!f)
-			return -1;
-		s->frames = f;
-		s->capframes = cap;
-	}
+	if (sym_grow((void **)&s->frames, &s->capframes, s->nframes, sizeof(*s->frames), 1024))
+		return -1;
 	if (!fn)
 		return -1;
 	s->frames[s->nframes++] = (struct sym_frame){ fn, file ? file : "", sym_off, line };
@@ -645,14 +627,8 @@ static int cmp_fn(const void *a, const void *b)
 
 static int add_fn(struct cu_fns *f, uint32_t *cap, uint64_t lo, uint64_t hi, Dwarf_Off die)
 {
-	if (f->n == *cap) {
-		uint32_t nc = *cap ? *cap * 2 : 64;
-		struct cu_fn *v = realloc(f->v, nc * sizeof(*v));
-		if (!v)
-			return -1;
-		f->v = v;
-		*cap = nc;
-	}
+	if (sym_grow((void **)&f->v, cap, f->n, sizeof(*f->v), 64))
+		return -1;
 	f->v[f->n++] = (struct cu_fn){ lo, hi, die };
 	return 0;
 }
@@ -729,14 +705,8 @@ static int fn_at(struct sym_module *m, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *
 	if (v) {
 		f = &m->cus[*v - 1];
 	} else {
-		if (m->ncus == m->capcus) {
-			uint32_t cap = m->capcus ? m->capcus * 2 : 16;
-			struct cu_fns *nc = realloc(m->cus, cap * sizeof(*nc));
-			if (!nc)
-				return -1;
-			m->cus = nc;
-			m->capcus = cap;
-		}
+		if (sym_grow((void **)&m->cus, &m->capcus, m->ncus, sizeof(*m->cus), 16))
+			return -1;
 		f = &m->cus[m->ncus];
 		*f = (struct cu_fns){ 0 };
 		if (fn_index(cu, f, 0) || sym_hmap_put(&m->cuidx, cuoff, 0, m->ncus)) {
@@ -1096,14 +1066,8 @@ int ilog_symbolizer_lookup(struct ilog_symbolizer *s, const struct ilog_mapping 
 		int n = resolve(s, m, a, ret);
 		if (n < 0)
 			return -1;
-		if (s->nentries == s->capentries) {
-			uint32_t cap = s->capentries ? s->capentries * 2 : 1024;
-			struct sym_entry *ne = realloc(s->entries, cap * sizeof(*ne));
-			if (!ne)
-				return -1;
-			s->entries = ne;
-			s->capentries = cap;
-		}
+		if (sym_grow((void **)&s->entries, &s->capentries, s->nentries, sizeof(*s->entries), 1024))
+			return -1;
 		e = (struct sym_entry){ first, (uint32_t)n };
 		s->entries[s->nentries] = e;
 		if (sym_hmap_put(&m->cache, a, (uint64_t)!!ret, s->nentries++))

@@ -167,28 +167,16 @@ static int add_mapping(struct filt *f, uint32_t node, const struct ilog_mapping 
 	if (v) {
 		pi = *v - 1;
 	} else {
-		if (f->nprocs == f->capprocs) {
-			uint32_t cap = f->capprocs ? f->capprocs * 2 : 64;
-			struct fproc *np = realloc(f->procs, cap * sizeof(*np));
-			if (!np)
-				return -1;
-			f->procs = np;
-			f->capprocs = cap;
-		}
+		if (sym_grow((void **)&f->procs, &f->capprocs, f->nprocs, sizeof(*f->procs), 64))
+			return -1;
 		pi = f->nprocs;
 		f->procs[f->nprocs++] = (struct fproc){ 0 };
 		if (sym_hmap_put(&f->procidx, pkey(node, m->pid), 0, pi))
 			return -1;
 	}
 	struct fproc *p = &f->procs[pi];
-	if (p->n == p->cap) {
-		uint32_t cap = p->cap ? p->cap * 2 : 32;
-		struct fmap *nm = realloc(p->maps, cap * sizeof(*nm));
-		if (!nm)
-			return -1;
-		p->maps = nm;
-		p->cap = cap;
-	}
+	if (sym_grow((void **)&p->maps, &p->cap, p->n, sizeof(*p->maps), 32))
+		return -1;
 	const char *path = sym_pool_intern(&f->pool, m->path.p, m->path.n);
 	if (!path)
 		return -1;
@@ -324,19 +312,6 @@ static void damage(char *err, size_t errlen, int *damaged, const char *name, con
 	*damaged = 1;
 }
 
-static int grow(void **v, uint32_t *cap, uint32_t n, size_t size, uint32_t first)
-{
-	if (n < *cap)
-		return 0;
-	uint32_t nc = *cap ? *cap * 2 : first;
-	void *p = realloc(*v, (size_t)nc * size);
-	if (!p)
-		return -1;
-	*v = p;
-	*cap = nc;
-	return 0;
-}
-
 /* ---- the resolver thread ---- */
 
 #define WARM_BATCH 256
@@ -382,7 +357,7 @@ out:
 static void on_report(void *arg, enum ilog_sym_level level, const char *msg)
 {
 	struct filt *f = arg;
-	if (f->warming && !grow((void **)&f->held, &f->capheld, f->nheld, sizeof(*f->held), 16)) {
+	if (f->warming && !sym_grow((void **)&f->held, &f->capheld, f->nheld, sizeof(*f->held), 16)) {
 		char *m = strdup(msg);
 		if (m) {
 			f->held[f->nheld++] = (struct held){ f->cur_use, level, m };
@@ -411,7 +386,7 @@ static void warm_push(struct filt *f, const struct use *u, uint32_t idx)
 	if (!fm)
 		return; /* a mapping after its stack, if any: plan() decides */
 	pthread_mutex_lock(&f->mu);
-	if (!grow((void **)&f->jobs, &f->capjobs, f->njobs, sizeof(*f->jobs), 1024)) {
+	if (!sym_grow((void **)&f->jobs, &f->capjobs, f->njobs, sizeof(*f->jobs), 1024)) {
 		f->jobs[f->njobs++] = (struct job){ *fm, u->ip, idx, u->pid, u->ret };
 		/* a batch at a time: a wakeup per ip would cost more than it saves */
 		if (f->waiting && f->njobs - f->taken >= WARM_BATCH)
@@ -501,7 +476,7 @@ static struct ipset *ipset_of(struct filt *f, uint64_t key)
 	uint32_t *v = sym_hmap_get(&f->ipidx, key, 0);
 	if (v)
 		return &f->ipsets[*v - 1];
-	if (grow((void **)&f->ipsets, &f->capipsets, f->nipsets, sizeof(*f->ipsets), 16) ||
+	if (sym_grow((void **)&f->ipsets, &f->capipsets, f->nipsets, sizeof(*f->ipsets), 16) ||
 	    sym_hmap_put(&f->ipidx, key, 0, f->nipsets))
 		return NULL;
 	f->ipsets[f->nipsets] = (struct ipset){ 0 };
@@ -538,7 +513,7 @@ static int note_stack(struct filt *f, const struct ilog_record *rec, uint64_t se
 		uint64_t ip = sk->ips[i];
 		if (ipset_get(t, ip))
 			continue;
-		if (f->nuses >= HAVE || grow((void **)&f->uses, &f->capuses, f->nuses,
+		if (f->nuses >= HAVE || sym_grow((void **)&f->uses, &f->capuses, f->nuses,
 					     sizeof(*f->uses), 1024) ||
 		    ipset_add(t, ip, f->nuses))
 			return -1;
@@ -580,7 +555,7 @@ static int pass1(struct filt *f, const struct ilog_symbolize_opts *o, struct inp
 				o->progress(o->progress_arg, 1, seq);
 			ilog_reader_where(r, &wh);
 			if (!fr || fr->off != wh.frame_off) {
-				if (grow((void **)&f->frames, &f->capframes, f->nframes,
+				if (sym_grow((void **)&f->frames, &f->capframes, f->nframes,
 					 sizeof(*f->frames), 64))
 					goto oom;
 				fr = &f->frames[f->nframes++];
@@ -602,7 +577,7 @@ static int pass1(struct filt *f, const struct ilog_symbolize_opts *o, struct inp
 				break;
 			case ILOG_K_SYMBOL:
 				if (o->redo) {
-					if (grow((void **)&f->drops, &f->capdrops, f->ndrops,
+					if (sym_grow((void **)&f->drops, &f->capdrops, f->ndrops,
 						 sizeof(*f->drops), 64))
 						goto oom;
 					f->drops[f->ndrops++] = (struct drop){ f->nframes - 1, at, rec->raw.n };

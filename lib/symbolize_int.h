@@ -22,6 +22,21 @@ static inline uint64_t sym_mix(uint64_t a, uint64_t b)
 	return x ^ (x >> 32);
 }
 
+/* Room for element n of *v (capacity *cap, doubling from `first`).
+ * 0, or -1 out of memory (*v unchanged). */
+static inline int sym_grow(void **v, uint32_t *cap, uint32_t n, size_t size, uint32_t first)
+{
+	if (n < *cap)
+		return 0;
+	uint32_t nc = *cap ? *cap * 2 : first;
+	void *p = realloc(*v, (size_t)nc * size);
+	if (!p)
+		return -1;
+	*v = p;
+	*cap = nc;
+	return 0;
+}
+
 /* Open addressing, linear probing; val 0 marks an empty slot, so values
  * are stored plus one.  A slot holds its whole key and value, so a probe
  * touches one cache line. */
