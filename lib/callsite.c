@@ -197,7 +197,7 @@ int ilog_callsites_top(const struct ilog_callsites *c, uint32_t node, uint32_t p
 	char line[512];
 	for (size_t i = 0; i < c->npaths; i++) {
 		const struct path *p = &c->paths[i];
-		if (p->node != node || p->pid != pid || p->op != op)
+		if (p->node != node || p->pid != pid || (op && p->op != op))
 			continue;
 		struct out o = { line, sizeof(line), 0 };
 		line[0] = 0;

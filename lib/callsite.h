@@ -32,7 +32,8 @@ int ilog_callsites_observe(struct ilog_callsites *c, const struct ilog_record *r
 int ilog_callsites_add(struct ilog_callsites *c, const struct ilog_record *rec);
 
 /*
- * The call path with the most time among the (node, pid, op) calls: its
+ * The call path with the most time among the (node, pid, op) calls (op 0:
+ * of any op): its
  * description into out (NUL-terminated, cut to n), *ns the time of its
  * calls and *calls how many there were.  1 when there is one, 0 when no
  * call of them had a stack that could be named.

@@ -190,13 +190,14 @@ static int call_site(struct ilog_stats *st, const struct ilog_explain_opts *o,
 		     uint64_t *calls)
 {
 	uint64_t ns, total = 0;
-	if (!o->sites || !c->pid || !c->op ||
+	/* a chain over the whole run names no op: the process's heaviest path */
+	if (!o->sites || !c->pid ||
 	    !ilog_callsites_top(o->sites, node, c->pid, c->op, site, n, &ns, calls))
 		return 0;
 	struct ilog_stat_row *rows;
 	int nr = ilog_stats_rows(st, 1, &rows);
 	for (int i = 0; i < nr; i++)
-		if (rows[i].node == node && rows[i].pid == c->pid && rows[i].op == c->op)
+		if (rows[i].node == node && rows[i].pid == c->pid && (!c->op || rows[i].op == c->op))
 			total += rows[i].total_ns;
 	if (nr >= 0)
 		free(rows);
@@ -243,7 +244,8 @@ int ilog_explain_report(struct ilog_buf *b, struct ilog_stats *st,
 		uint64_t calls;
 		if (call_site(st, o, c, cs->nodes[i], site, sizeof(site), &share, &calls))
 			bprintf(b, "   Called from: %s (%.0f%% of its %s time, %llu calls)\n", site,
-				share * 100, ilog_op_name(c->op) ?: "?", (unsigned long long)calls);
+				share * 100, c->op ? ilog_op_name(c->op) ?: "?" : "CUDA",
+				(unsigned long long)calls);
 		bprintf(b, "   Fix: %.*s\n", (int)c->fix.n, c->fix.p);
 		bprintf(b, "   Timeline:\n");
 		timeline(b, c, o->max_timeline);

@@ -186,6 +186,9 @@ int main(void)
 	       "no Python frames: the first native frame outside the CUDA libraries");
 	ok(!ilog_callsites_top(cs, 0, PID + 1, ILOG_OP_cudaMemset, site, sizeof(site), &ns, &n),
 	   "another process: none");
+	ok(ilog_callsites_top(cs, 0, PID, 0, site, sizeof(site), &ns, &n), "any op");
+	is_str(site, "job.py:11 in via_c() < job.py:11 in main() < job.py:11 in <module>()",
+	       "any op: the heaviest path over all ops (30 us against 12 + 0.1)");
 	/* the two native paths differ only in a frame nobody can name: one site */
 	struct ilog_record more[] = { call(ILOG_OP_cudaMemset, 3, 0, 10000),
 				      call(ILOG_OP_cudaMemset, 4, 0, 10000) };
