@@ -89,10 +89,22 @@ struct cu_fn {
 	Dwarf_Off die;
 };
 
+/* A namespace, class or function of a CU: its DIE and its children's
+ * offsets, the C++ scope its children are in ("ns::Class::", pool; NULL:
+ * not known, a function whose children were not walked), and the scope
+ * it is in (an index, -1 none). */
+struct cu_scope {
+	Dwarf_Off lo, hi;
+	const char *prefix;
+	int32_t up;
+};
+
 struct cu_fns {
 	struct cu_fn *v;
 	uint32_t n, cap;
 	int deep;                     /* nested functions indexed too */
+	struct cu_scope *sc;          /* in DIE order, found on the same walk */
+	uint32_t nsc, capsc;
 };
 
 struct ilog_symbolizer {
@@ -167,8 +179,10 @@ void ilog_symbolizer_free(struct ilog_symbolizer *s)
 		sym_hmap_free(&m->cuidx);
 		sym_hmap_free(&m->names);
 		sym_hmap_free(&m->paths);
-		for (uint32_t k = 0; k < m->ncus; k++)
+		for (uint32_t k = 0; k < m->ncus; k++) {
 			free(m->cus[k].v);
+			free(m->cus[k].sc);
+		}
 		free(m->cus);
 		free(m);
 	}
@@ -508,9 +522,35 @@ static void die_origin(Dwarf_Die *die, Dwarf_Die *out)
 	}
 }
 
-/* Namespaces and classes around a C++ DIE, as "ns::Class::" into buf. */
-static size_t cxx_scope(Dwarf_Die *decl, char *buf, size_t cap)
+/* Namespaces and classes around a C++ DIE, as "ns::Class::" into buf:
+ * from the scopes its CU's function index met, else (a DIE of another
+ * unit) libdw's walk from the unit's root. */
+static size_t cxx_scope(struct sym_module *m, Dwarf_Die *cu, Dwarf_Die *decl, char *buf,
+			size_t cap)
 {
+	Dwarf_Die dcu;
+	uint32_t *v = sym_hmap_get(&m->cuidx, dwarf_dieoffset(cu), 0);
+	if (v && dwarf_diecu(decl, &dcu, NULL, NULL) &&
+	    dwarf_dieoffset(&dcu) == dwarf_dieoffset(cu)) {
+		const struct cu_fns *f = &m->cus[*v - 1];
+		Dwarf_Off off = dwarf_dieoffset(decl);
+		uint32_t lo = 0, hi = f->nsc; /* the first scope starting after off */
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (f->sc[mid].lo < off)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		/* scopes come in DIE order: the last one starting before off,
+		 * or the nearest scope around it that holds off, is innermost */
+		int32_t k = (int32_t)lo - 1;
+		while (k >= 0 && off >= f->sc[k].hi)
+			k = f->sc[k].up;
+		const char *p = k >= 0 ? f->sc[k].prefix : "";
+		if (p)
+			return (size_t)snprintf(buf, cap, "%s", p) < cap ? strlen(buf) : 0;
+	}
 	Dwarf_Die *scopes = NULL;
 	int n = dwarf_getscopes_die(decl, &scopes);
 	size_t len = 0;
@@ -538,8 +578,8 @@ static size_t cxx_scope(Dwarf_Die *decl, char *buf, size_t cap)
  * scope, template arguments and parameters), else DW_AT_name, which C++
  * compilers leave unqualified for functions with internal linkage, so
  * the enclosing namespaces and classes are added. */
-static const char *die_name_uncached(struct ilog_symbolizer *s, Dwarf_Die *die, Dwarf_Die *decl,
-				     Dwarf_Die *cu)
+static const char *die_name_uncached(struct ilog_symbolizer *s, struct sym_module *m,
+				     Dwarf_Die *die, Dwarf_Die *decl, Dwarf_Die *cu)
 {
 	Dwarf_Attribute a;
 	const char *n = NULL;
@@ -555,7 +595,7 @@ static const char *die_name_uncached(struct ilog_symbolizer *s, Dwarf_Die *die, 
 	    lang != DW_LANG_C_plus_plus_11 && lang != DW_LANG_C_plus_plus_14)
 		return demangle(s, n);
 	char q[1024];
-	size_t len = cxx_scope(decl, q, sizeof(q));
+	size_t len = cxx_scope(m, cu, decl, q, sizeof(q));
 	snprintf(q + len, sizeof(q) - len, "%s", n);
 	return sym_pool_intern(&s->pool, q, strlen(q));
 }
@@ -574,7 +614,7 @@ static const char *die_name(struct ilog_symbolizer *s, struct sym_module *m, Dwa
 	die_origin(die, &decl);
 	Dwarf_Off key = dwarf_dieoffset(&decl);
 	if (!(n = memo_get(s, &m->names, key, 0)))
-		n = memo_put(s, &m->names, key, 0, die_name_uncached(s, die, &decl, cu));
+		n = memo_put(s, &m->names, key, 0, die_name_uncached(s, m, die, &decl, cu));
 	return memo_put(s, &m->names, off, 1, n);
 }
 
@@ -633,28 +673,100 @@ static int add_fn(struct cu_fns *f, uint32_t *cap, uint64_t lo, uint64_t hi, Dwa
 	return 0;
 }
 
-/* Concrete functions under parent: CU level, inside namespaces and
- * classes, and (deep) nested in functions (local classes, lambdas). */
-static int index_fns(Dwarf_Die *parent, struct cu_fns *f, uint32_t *cap, int depth, int deep)
+/* A subprogram's code ranges, from one pass over its attributes (the
+ * usual low_pc/high_pc pair; DW_AT_ranges through dwarf_ranges). */
+struct pc_attrs {
+	Dwarf_Addr lo, hi;
+	int has_lo, has_hi, hi_is_off, ranges;
+};
+
+static int pc_attr(Dwarf_Attribute *a, void *arg)
 {
-	Dwarf_Die c;
+	struct pc_attrs *p = arg;
+	Dwarf_Word w;
+	switch (dwarf_whatattr(a)) {
+	case DW_AT_low_pc:
+		p->has_lo = !dwarf_formaddr(a, &p->lo);
+		break;
+	case DW_AT_high_pc: /* an address, or (DWARF 4+) a length from low_pc */
+		if (!dwarf_formaddr(a, &p->hi)) {
+			p->has_hi = 1;
+		} else if (!dwarf_formudata(a, &w)) {
+			p->hi = w;
+			p->has_hi = p->hi_is_off = 1;
+		}
+		break;
+	case DW_AT_ranges:
+		p->ranges = 1;
+		break;
+	}
+	return DWARF_CB_OK;
+}
+
+static int add_ranges(Dwarf_Die *c, struct cu_fns *f, uint32_t *cap)
+{
+	struct pc_attrs p = { 0 };
+	Dwarf_Addr base, lo, hi;
+	if (dwarf_getattrs(c, pc_attr, &p, 0) < 0)
+		return 0;
+	if (!p.ranges) {
+		if (!p.has_lo || !p.has_hi)
+			return 0;
+		hi = p.hi_is_off ? p.lo + p.hi : p.hi;
+		return hi > p.lo ? add_fn(f, cap, p.lo, hi, dwarf_dieoffset(c)) : 0;
+	}
+	for (ptrdiff_t off = 0; (off = dwarf_ranges(c, off, &base, &lo, &hi)) > 0;)
+		if (hi > lo && add_fn(f, cap, lo, hi, dwarf_dieoffset(c)))
+			return -1;
+	return 0;
+}
+
+/* The scope a namespace or class gives its children (an unnamed class,
+ * a lambda's closure, has no name to give). */
+static const char *child_prefix(struct ilog_symbolizer *s, Dwarf_Die *c, int tag,
+				const char *prefix)
+{
+	const char *nm = dwarf_diename(c);
+	if (!nm && tag != DW_TAG_namespace)
+		return prefix;
+	char buf[1024];
+	int k = snprintf(buf, sizeof(buf), "%s%s::", prefix, nm ? nm : "(anonymous namespace)");
+	if (k < 0 || (size_t)k >= sizeof(buf))
+		return prefix;
+	return sym_pool_intern(&s->pool, buf, (size_t)k);
+}
+
+/* Concrete functions under parent: CU level, inside namespaces and
+ * classes, and (deep) nested in functions (local classes, lambdas); the
+ * namespaces and classes met on the way go in f->sc.  end: the offset
+ * after parent's last child. */
+static int index_fns(struct ilog_symbolizer *s, Dwarf_Die *parent, struct cu_fns *f,
+		     uint32_t *cap, int depth, int deep, const char *prefix, Dwarf_Off end,
+		     int32_t up)
+{
+	Dwarf_Die c, next;
 	if (depth > 16 || dwarf_child(parent, &c) != 0)
 		return 0;
-	do {
+	for (int more = 1; more; c = next) {
+		more = dwarf_siblingof(&c, &next) == 0;
+		Dwarf_Off cend = more ? dwarf_dieoffset(&next) : end;
 		int tag = dwarf_tag(&c);
-		if (tag == DW_TAG_subprogram) {
-			Dwarf_Addr base, lo, hi;
-			ptrdiff_t off = 0;
-			while ((off = dwarf_ranges(&c, off, &base, &lo, &hi)) > 0)
-				if (hi > lo && add_fn(f, cap, lo, hi, dwarf_dieoffset(&c)))
-					return -1;
-		}
-		if ((tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
-		     tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
-		     (deep && (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block))) &&
-		    index_fns(&c, f, cap, depth + 1, deep))
+		int scope = tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+			    tag == DW_TAG_structure_type || tag == DW_TAG_union_type;
+		int inner = tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block;
+		if (tag == DW_TAG_subprogram && add_ranges(&c, f, cap))
 			return -1;
-	} while (dwarf_siblingof(&c, &c) == 0);
+		if (!scope && !inner)
+			continue;
+		const char *p2 = scope ? child_prefix(s, &c, tag, prefix) : deep ? prefix : NULL;
+		if ((scope && !p2) ||
+		    sym_grow((void **)&f->sc, &f->capsc, f->nsc, sizeof(*f->sc), 16))
+			return -1;
+		int32_t me = (int32_t)f->nsc;
+		f->sc[f->nsc++] = (struct cu_scope){ dwarf_dieoffset(&c), cend, p2, up };
+		if ((scope || deep) && index_fns(s, &c, f, cap, depth + 1, deep, p2, cend, me))
+			return -1;
+	}
 	return 0;
 }
 
@@ -683,12 +795,13 @@ static Dwarf_Off fn_find(const struct cu_fns *f, Dwarf_Addr pc)
 /* (Re)build f: the functions outside other functions first, which is
  * most of a CU's code for a fraction of its DIEs; with deep, also those
  * nested in functions, whose code lies outside their parent's. */
-static int fn_index(Dwarf_Die *cu, struct cu_fns *f, int deep)
+static int fn_index(struct ilog_symbolizer *s, Dwarf_Die *cu, struct cu_fns *f, int deep)
 {
 	uint32_t cap = f->cap;
 	f->n = 0;
+	f->nsc = 0;
 	f->deep = deep;
-	if (index_fns(cu, f, &cap, 0, deep))
+	if (index_fns(s, cu, f, &cap, 0, deep, "", (Dwarf_Off)-1, -1))
 		return -1;
 	f->cap = cap;
 	qsort(f->v, f->n, sizeof(*f->v), cmp_fn);
@@ -709,15 +822,16 @@ static int fn_at(struct sym_module *m, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *
 			return -1;
 		f = &m->cus[m->ncus];
 		*f = (struct cu_fns){ 0 };
-		if (fn_index(cu, f, 0) || sym_hmap_put(&m->cuidx, cuoff, 0, m->ncus)) {
+		if (fn_index(m->s, cu, f, 0) || sym_hmap_put(&m->cuidx, cuoff, 0, m->ncus)) {
 			free(f->v);
+			free(f->sc);
 			return -1;
 		}
 		m->ncus++;
 	}
 	Dwarf_Off die = fn_find(f, pc);
 	if (!die && !f->deep) {
-		if (fn_index(cu, f, 1))
+		if (fn_index(m->s, cu, f, 1))
 			return -1;
 		die = fn_find(f, pc);
 	}
