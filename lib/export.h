@@ -30,6 +30,7 @@ struct ilog_sink_ctx {
 	const char *url, *database; /* network sinks */
 	int create;
 	int callstacks;           /* jsonl: each cuda event gets its merged "callstack" */
+	int uncompressed;         /* perfetto-proto: packets not deflated */
 	const char *source;       /* the inputs, space-separated, for provenance */
 	const char *label;        /* set by open, optional: the output as messages name
 				   * it (a URL without its password); NULL: out_path */

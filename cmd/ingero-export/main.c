@@ -32,6 +32,8 @@ static void usage(FILE *f)
 		"                       Python frames merged, innermost first: the Python\n"
 		"                       frames stand where the eval loop ran them (run\n"
 		"                       ingero-symbolize first for native names)\n"
+		"      --no-compress    perfetto-proto: plain packets (for protoc --decode_raw)\n"
+		"                       instead of deflated groups of them\n"
 		"      --url URL        ClickHouse HTTP interface (clickhouse), http://HOST:8123\n"
 		"      --database D     ClickHouse database (clickhouse, clickhouse-sql; ingero)\n"
 		"      --create         create the database and tables if absent (clickhouse)\n"
@@ -75,6 +77,7 @@ int main(int argc, char **argv)
 		{ "since", required_argument, 0, 'S' }, { "until", required_argument, 0, 'U' },
 		{ "url", required_argument, 0, 'u' }, { "database", required_argument, 0, 'd' },
 		{ "create", no_argument, 0, 'C' }, { "callstacks", no_argument, 0, 'K' },
+		{ "no-compress", no_argument, 0, 'Z' },
 		{ "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' }, { 0 },
 	};
 	const char *fmt = "jsonl", *out = NULL;
@@ -120,6 +123,7 @@ int main(int argc, char **argv)
 		case 'd': ctx.database = optarg; break;
 		case 'C': ctx.create = 1; break;
 		case 'K': ctx.callstacks = 1; break;
+		case 'Z': ctx.uncompressed = 1; break;
 		case 'q': ilog_verbosity = -1; break;
 		case 'h': usage(stdout); return ilog_finish_stdout(ILOG_EXIT_OK);
 		default:

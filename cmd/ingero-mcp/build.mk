@@ -6,4 +6,4 @@ LDLIBS_ingero-mcp := -ljansson -lsqlite3
 # lib/mcp*.c among them, so each needs these libraries too.
 .output/fuzz/%: LDLIBS_BASE += -ljansson -lsqlite3
 # lib/mcp_load.c uses the export sink table, which links the ClickHouse sink (libcurl).
-LDLIBS_ingero-mcp += -lcurl
+LDLIBS_ingero-mcp += -lcurl -ldeflate
