@@ -21,6 +21,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -710,6 +711,7 @@ struct out {
 	struct ilog_writer *splice;  /* spliced frames: never cut by size or count */
 	uint32_t cin;                /* pending byte copy: input, offset, length */
 	uint64_t coff, clen;
+	int nosendfile;              /* sendfile(2) refused this output */
 	uint8_t *buf;                /* a compressed frame, then its content */
 	size_t bufcap;
 	uint8_t *content;
@@ -761,26 +763,44 @@ static int reserve(uint8_t **p, size_t *cap, size_t n)
 	return 0;
 }
 
-/* Write the pending run of input frames, byte for byte. */
+/* Write the pending run of input frames, byte for byte: sendfile(2)
+ * copies in the kernel (to a file or a pipe); read and write where it
+ * cannot. */
 static int copy_out(struct out *o, const struct input *in, char *err, size_t errlen)
 {
 	const struct input *ip = &in[o->cin];
 	while (o->clen) {
-		size_t n = o->clen < (1u << 20) ? (size_t)o->clen : (1u << 20);
-		if (reserve(&o->buf, &o->bufcap, n)) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		if (read_at(ip->fd, o->buf, n, ip->start + (off_t)o->coff)) {
-			snprintf(err, errlen, "%s: cannot read again: %s", ip->name, strerror(errno));
-			return -1;
-		}
-		if (write_all(o->fd, o->buf, n)) {
+		off_t off = ip->start + (off_t)o->coff;
+		size_t n = o->clen < (1u << 30) ? (size_t)o->clen : (1u << 30);
+		ssize_t k = o->nosendfile ? -1 : sendfile(o->fd, ip->fd, &off, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 && !o->nosendfile && errno != EINVAL && errno != ENOSYS) {
 			snprintf(err, errlen, "output: write: %s", strerror(errno));
 			return -1;
 		}
-		o->coff += n;
-		o->clen -= n;
+		if (k < 0) {
+			o->nosendfile = 1;
+			k = (ssize_t)(n < (1u << 20) ? n : (1u << 20));
+			if (reserve(&o->buf, &o->bufcap, (size_t)k)) {
+				snprintf(err, errlen, "out of memory");
+				return -1;
+			}
+			if (read_at(ip->fd, o->buf, (size_t)k, off)) {
+				snprintf(err, errlen, "%s: cannot read again: %s", ip->name,
+					 strerror(errno));
+				return -1;
+			}
+			if (write_all(o->fd, o->buf, (size_t)k)) {
+				snprintf(err, errlen, "output: write: %s", strerror(errno));
+				return -1;
+			}
+		} else if (!k) {
+			snprintf(err, errlen, "%s: cannot read again: input is shorter", ip->name);
+			return -1;
+		}
+		o->coff += (uint64_t)k;
+		o->clen -= (uint64_t)k;
 	}
 	return 0;
 }
