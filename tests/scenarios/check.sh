@@ -30,18 +30,25 @@ check_chain() {
 }
 
 no_chain_above() {
-	local log=$1 sev=$2 bad
+	local log=$1 sev=$2 bad rc
 	case $sev in
 	LOW) bad='"LOW","MEDIUM","HIGH"' ;;
 	MEDIUM) bad='"MEDIUM","HIGH"' ;;
 	*) bad='"HIGH"' ;;
 	esac
 	ingero-correlate --json "$log" >corr.jsonl || return 1
-	if jq -se "any(.[]; .type==\"chain\" and ([$bad] | index(.severity)))" corr.jsonl >/dev/null; then
+	# jq -e: 0 found, 1 none; anything else is an error, not "none"
+	jq -se "any(.[]; .type==\"chain\" and (.severity as \$s | [$bad] | index(\$s) != null))" \
+		corr.jsonl >/dev/null
+	rc=$?
+	[ $rc = 1 ] && return 0
+	if [ $rc = 0 ]; then
 		echo "unexpected $sev-or-worse chains:" >&2
 		jq -r 'select(.type=="chain") | "  #\(.rank) \(.severity) \(.pattern): \(.root_cause)"' corr.jsonl >&2
-		return 1
+	else
+		echo "no_chain_above: jq failed ($rc)" >&2
 	fi
+	return 1
 }
 
 no_pattern() {
