@@ -5,7 +5,8 @@
 # header before its new ips: the log's first frame) is written anew with
 # the symbols before the stacks.  A frame too big to take its symbols (32
 # MiB, the writer's largest) makes every record be written anew instead:
-# the same records, the same frames rendered.
+# the same records, the same frames rendered.  A merged log (node records)
+# and a frame cut by a bad record come out right too.
 . "$INGERO_TESTS/symbolize/common.sh"
 frames=$symdir/ilogframes
 exact=$INGERO_TESTS/cli/ingero-symbolize/frames.stdout.exact
@@ -43,3 +44,26 @@ n=$("$frames" list bigsym.ilog | wc -l)
 	render_stacks | cmp - "$exact" && echo "big output: frames rendered as from the small log"
 ingero-export bigsym.ilog | jq -c 'select(.type != "symbol") | del(.frames)' >out.jsonl
 ingero-export big.ilog | cmp - out.jsonl && echo "big output: input records all there, unchanged, in order"
+
+# two nodes merged: node records in every frame, so every frame with new
+# ips is written anew; each stack still finds all its ips' frames
+synth=$INGERO_OUT/tests/tools/synth
+"$synth" -o n1.ilog --events 2000 --stacks 50 --node n1 --seed 1 --frame-records 300 || exit 1
+"$synth" -o n2.ilog --events 2000 --stacks 50 --node n2 --seed 2 --frame-records 300 || exit 1
+ingero-merge n1.ilog n2.ilog -o merged.ilog 2>/dev/null || exit 1
+ingero-symbolize --no-system-debug merged.ilog -o msym.ilog 2>/dev/null || exit 1
+kinds=$(ingero-export merged.ilog | jq -r .type | sort -u | grep -v '^stack$' | paste -sd,)
+ingero-export -t "$kinds" merged.ilog | cmp - <(ingero-export -t "$kinds" msym.ilog) &&
+	ingero-export -t stack merged.ilog | cmp - <(ingero-export -t stack msym.ilog | jq -c 'del(.frames)') &&
+	echo "merged: input records all there, unchanged, in order"
+ingero-export -t stack msym.ilog | jq -r '.node_index // 0' | sort -u | paste -sd' ' |
+	sed 's/^/merged: stacks of nodes /'
+ingero-export -t stack msym.ilog |
+	jq -r 'select(((.frames // []) | map(.ip) | unique) != (.ips | unique)) | .id' | wc -l |
+	sed 's/^/merged: stacks with an ip and no frames for it: /'
+
+# a record that does not decode, inside a frame: the frame is cut there
+ingero-symbolize "$INGERO_TESTS/vectors/bad-record.ilog" -o bad.ilog 2>/dev/null
+echo "damaged record: exit $?"
+ingero-export bad.ilog | cmp - <(ingero-export "$INGERO_TESTS/vectors/bad-record.ilog" 2>/dev/null) &&
+	echo "damaged record: the records before it, as the input reads"
