@@ -641,16 +641,11 @@ static __always_inline __u32 read_stack_top(__u8 *dst, __u64 sp)
  * unwound stack's id.
  */
 static __always_inline __u64 emit_ustack(struct pt_regs *ctx, __u32 tgid, __u32 tid,
-					 __u64 entry_ip, __u64 stack_id, __u64 pystack_id)
+					 __u64 entry_ip, __u64 pystack_id)
 {
-	if (targ_unwind == REC_UNWIND_FP || (targ_unwind == REC_UNWIND_AUTO && !pystack_id))
-		return 0;
 	__u32 zero = 0;
-	/* emit_stack() just walked this call's frames into stack_buf */
-	struct rec_stack *st = bpf_map_lookup_elem(&stack_buf, &zero);
-	if (!st)
-		return 0;
-	__u64 caller = st->st.nr > 1 ? st->st.ips[1] : 0;
+	/* at the return, the instruction pointer is the return address in the caller */
+	__u64 caller = PT_REGS_IP(ctx);
 	__u64 k = (pystack_id ^ ((__u64)tgid << 17)) * 0x9e3779b97f4a7c15ull;
 	k = (k ^ entry_ip) * 0x9e3779b97f4a7c15ull;
 	k = (k ^ caller) * 0x9e3779b97f4a7c15ull;
@@ -668,7 +663,7 @@ static __always_inline __u64 emit_ustack(struct pt_regs *ctx, __u32 tgid, __u32 
 		return k;
 	u->h.type = REC_MSG_USTACK;
 	u->key = k;
-	u->stack_id = stack_id;
+	u->stack_id = 0;
 	u->pystack_id = pystack_id;
 	u->entry_ip = entry_ip;
 	u->regs[REC_UREG_IP] = PT_REGS_IP(ctx);
@@ -681,7 +676,7 @@ static __always_inline __u64 emit_ustack(struct pt_regs *ctx, __u32 tgid, __u32 
 	u->regs[REC_UREG_R15] = ctx->r15;
 	u->pid = tgid;
 	u->tid = tid;
-	u->fp_nr = st->st.nr;
+	u->fp_nr = 0;
 	/* the pending uretprobes of this thread, innermost first (this call's
 	 * own instance is off the list while its handlers run) */
 	struct task_struct *task = (void *)bpf_get_current_task();
@@ -787,10 +782,16 @@ static __always_inline int on_return(struct pt_regs *ctx)
 	/* new stacks go into the ring ahead of the event naming them; at
 	 * return the frame-pointer walk starts in the caller: no frame skipped */
 	__u64 pystack_id = targ_pywalk ? py_walk(tgid) : 0;
+	/* --unwind: the call's stack comes from DWARF (a copy per new call
+	 * path), so the frame-pointer walk, which such code ends early, is
+	 * not made at all; the event gets the unwound stack's id from the
+	 * recorder */
 	__u64 stack_id = 0, ukey = 0;
 	if (targ_stacks) {
-		stack_id = emit_stack(ctx, tgid, f->ip);
-		ukey = emit_ustack(ctx, tgid, tid, f->ip, stack_id, pystack_id);
+		if (targ_unwind == REC_UNWIND_DWARF || (targ_unwind == REC_UNWIND_AUTO && pystack_id))
+			ukey = emit_ustack(ctx, tgid, tid, f->ip, pystack_id);
+		else
+			stack_id = emit_stack(ctx, tgid, f->ip);
 	}
 	struct rec_cuda *m = bpf_ringbuf_reserve(&cuda_rb, sizeof(*m), 0);
 	if (!m) {

@@ -70,13 +70,13 @@ enum rec_ureg { REC_UREG_IP, REC_UREG_SP, REC_UREG_BP, REC_UREG_BX, REC_UREG_R12
 struct rec_ustack {
 	struct rec_hdr h;
 	__u64 key;
-	__u64 stack_id;    /* the frame-pointer stack of the same call */
+	__u64 stack_id;    /* 0: the frame-pointer walk is not made for such calls */
 	__u64 pystack_id;
 	__u64 entry_ip;    /* the traced function (ips[0] of the stack) */
 	__u64 regs[REC_UREG__COUNT];
 	__u32 pid, tid;
 	__u32 size;        /* bytes of data, from regs[REC_UREG_SP] up */
-	__u32 fp_nr;       /* frames the frame-pointer walk found */
+	__u32 fp_nr;       /* 0 (as stack_id; kept for the message layout) */
 	/* Outer traced calls still running (a runtime call inside which the
 	 * driver call returned): their return addresses on the stack are the
 	 * uretprobe trampoline's now; the kernel keeps the real ones.  slot:

@@ -157,12 +157,12 @@ int rec_lock(const char *path, char *err, size_t len);
 const char *rec_driver_version(char *buf, size_t len);
 
 /* unwind.c: DWARF unwinding of the stack copies (--unwind) */
-/* A REC_MSG_USTACK message: unwind it; a deeper stack than the frame
- * pointers gave is written as a stack record and used for its pair. */
+/* A REC_MSG_USTACK message: unwind it, write the stack record (once per
+ * content) and remember it for the events of the path. */
 void rec_unwind_copy(struct rec *r, const void *msg, size_t size);
 /* The stack id an event is written with: the unwound one of its pair. */
 uint64_t rec_unwind_stack_id(const struct rec_cuda *m);
-/* Copies unwound, how many gave a deeper stack, time spent (ns). */
+/* Copies unwound, how many got past the caller, time spent (ns). */
 void rec_unwind_stats(uint64_t *unwound, uint64_t *better, uint64_t *ns);
 void rec_unwind_close(void);
 

@@ -443,8 +443,8 @@ void rec_summary(struct rec *r, int final)
 		uint64_t nu, nb, ns;
 		rec_unwind_stats(&nu, &nb, &ns);
 		if (final && nu && ilog_verbosity > 0)
-			fprintf(stderr, "%s: %llu stack copies unwound with DWARF (%llu deeper than "
-				"the frame pointers), %.0f us each\n", ilog_prog,
+			fprintf(stderr, "%s: %llu stack copies unwound with DWARF (%llu past the "
+				"caller), %.0f us each\n", ilog_prog,
 				(unsigned long long)nu, (unsigned long long)nb, (double)ns / 1e3 / (double)nu);
 		return;
 	}

@@ -14,8 +14,9 @@
  * mapped files, as `perf record --call-graph dwarf` does for every sample.
  * The result is written as an ordinary stack record (same content hash as
  * the kernel's, so an identical stack keeps its id), and the events of the
- * path get its id instead of the frame-pointer stack's.  Nothing changes
- * in the log format: a stack is a stack.
+ * path get its id: for calls unwound this way the kernel makes no
+ * frame-pointer walk at all (it would end early and cost ~1 us a call).
+ * Nothing changes in the log format: a stack is a stack.
  *
  * Costs are paid per new call path, not per call: one map lookup per
  * event in BPF, and here one unwind (tens of microseconds) per path plus
@@ -219,11 +220,14 @@ void rec_unwind_copy(struct rec *r, const void *msg, size_t size)
 	(void)rc; /* the frames up to a failure are still good */
 	uw.n_unwound++;
 	uw.ns += rec_now(CLOCK_MONOTONIC) - t0;
-	if (uw.nr <= 2 || uw.nr <= u->fp_nr) {
-		uw.n_failed += uw.nr <= 2;
-		return; /* no better than the frame-pointer walk: keep that */
+	if (uw.nr < 2) {
+		/* nothing unwound (the process is gone, no CFI for the caller):
+		 * the caller at least, as the registers say */
+		uw.ips[uw.nr++] = u->regs[REC_UREG_IP];
+		uw.n_failed++;
+	} else {
+		uw.n_better++;
 	}
-	uw.n_better++;
 	uint64_t id = stack_hash(u->pid, uw.ips, uw.nr);
 	uint64_t *w = ilog_u64map_put(&uw.written, id);
 	if (w && !*w) {
