@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/sendfile.h>
@@ -403,6 +404,18 @@ static void warm_push(struct filt *f, const struct use *u, uint32_t idx)
 			f->thr_state = 1;
 		}
 	}
+}
+
+/* opts.threads, with 0 decided from this machine's load (lib/symbolize.h). */
+static int want_threads(const struct ilog_symbolize_opts *o)
+{
+	if (o->threads)
+		return o->threads;
+	cpu_set_t set;
+	double load;
+	if (sched_getaffinity(0, sizeof(set), &set) || getloadavg(&load, 1) != 1)
+		return 1;
+	return load < CPU_COUNT(&set) - 1 ? 2 : 1;
 }
 
 /* After pass 1: let the thread finish what it was given. */
@@ -1012,7 +1025,7 @@ int ilog_symbolize_filter(const struct ilog_symbolize_opts *o,
 			  const struct ilog_symbolize_input *inputs, unsigned nin, int out_fd,
 			  struct ilog_symbolize_stats *st, char *err, size_t errlen)
 {
-	struct filt f = { .o = o };
+	struct filt f = { .o = o, .thr_state = want_threads(o) > 1 ? 0 : -1 };
 	struct ilog_symbolize_stats dummy;
 	struct input *in = calloc(nin ? nin : 1, sizeof(*in));
 	struct ilog_symbolize_opts so = *o;

@@ -36,6 +36,9 @@ static void usage(FILE *f)
 		"                       there), for symbolizing elsewhere with --debug-dir DIR\n"
 		"      --redo           drop the input's symbol records and resolve every ip\n"
 		"                       again (after adding a --debug-dir)\n"
+		"      --threads N      1, or 2: a second thread resolves while the log is\n"
+		"                       read (default: 2 when the load average leaves a CPU\n"
+		"                       idle)\n"
 		"  -q, --quiet          no warnings\n"
 		"  -v, --verbose        also say which files have no debug info, and a summary\n"
 		"  -h, --help           this text\n\n"
@@ -81,6 +84,7 @@ static int run(int argc, char **argv, const char **dirs, struct ilog_symbolize_i
 		{ "output", required_argument, 0, 'o' }, { "debug-dir", required_argument, 0, 'd' },
 		{ "sysroot", required_argument, 0, 'S' }, { "collect", required_argument, 0, 'C' },
 		{ "no-system-debug", no_argument, 0, 'N' }, { "redo", no_argument, 0, 'R' },
+		{ "threads", required_argument, 0, 'T' },
 		{ "quiet", no_argument, 0, 'q' }, { "verbose", no_argument, 0, 'v' },
 		{ "help", no_argument, 0, 'h' }, { 0 },
 	};
@@ -96,6 +100,13 @@ static int run(int argc, char **argv, const char **dirs, struct ilog_symbolize_i
 		case 'C': collect = optarg; break;
 		case 'N': o.no_system_debug = 1; break;
 		case 'R': o.redo = 1; break;
+		case 'T':
+			if (strcmp(optarg, "1") && strcmp(optarg, "2")) {
+				ilog_errorf("--threads takes 1 or 2, not '%s'", optarg);
+				return ILOG_EXIT_USAGE;
+			}
+			o.threads = optarg[0] - '0';
+			break;
 		case 'q': ilog_verbosity = -1; break;
 		case 'v': ilog_verbosity++; break;
 		case 'h': usage(stdout); return ilog_finish_stdout(ILOG_EXIT_OK);

@@ -13,6 +13,7 @@ try --nope ok.ilog
 try --collect dir -o out.ilog ok.ilog
 try missing.ilog -o out.ilog
 try --debug-dir
+try --threads 3 ok.ilog
 echo "not a log" >text.txt
 try text.txt -o out.ilog
 try --collect bundle text.txt

@@ -28,6 +28,8 @@ ingero-symbolize sym.ilog -o again.ilog && cmp sym.ilog again.ilog &&
 	echo "second run: the same bytes"
 ingero-symbolize --redo sym.ilog -o redo.ilog && cmp sym.ilog redo.ilog &&
 	echo "--redo: the same bytes"
+ingero-symbolize --threads 1 split.ilog -o t1.ilog && ingero-symbolize --threads 2 split.ilog -o t2.ilog &&
+	cmp sym.ilog t1.ilog && cmp sym.ilog t2.ilog && echo "--threads 1, --threads 2: the same bytes"
 
 ingero-symbolize node-a/run.ilog -o whole.ilog || exit 1
 "$frames" list node-a/run.ilog | cut -d' ' -f2- | sed 's/\*[0-9]*/*N/g; s/^/one-frame input: /'
