@@ -583,14 +583,18 @@ static const char *die_name_uncached(struct ilog_symbolizer *s, struct sym_modul
 {
 	Dwarf_Attribute a;
 	const char *n = NULL;
-	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
-	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+	int lang = dwarf_srclang(cu);
+	/* C has no linkage names to look for (each look follows the
+	 * abstract origin and specification chain to its end) */
+	int c = lang == DW_LANG_C89 || lang == DW_LANG_C || lang == DW_LANG_C99 ||
+		lang == DW_LANG_C11;
+	if (!c && (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+		   dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a)))
 		n = dwarf_formstring(&a);
 	if (n)
 		return demangle(s, n);
 	if (!dwarf_attr_integrate(die, DW_AT_name, &a) || !(n = dwarf_formstring(&a)))
 		return NULL;
-	int lang = dwarf_srclang(cu);
 	if (lang != DW_LANG_C_plus_plus && lang != DW_LANG_C_plus_plus_03 &&
 	    lang != DW_LANG_C_plus_plus_11 && lang != DW_LANG_C_plus_plus_14)
 		return demangle(s, n);
