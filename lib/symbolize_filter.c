@@ -591,11 +591,16 @@ static int pass1(struct filt *f, const struct ilog_symbolize_opts *o, struct inp
 				break;
 			case ILOG_K_SYMBOL:
 				if (o->redo) {
+					struct drop *d = f->ndrops ? &f->drops[f->ndrops - 1] : NULL;
+					fr->splice = 1;
+					if (d && d->frame == f->nframes - 1 && d->at + d->len == at) {
+						d->len += rec->raw.n; /* a run of them: one drop */
+						break;
+					}
 					if (sym_grow((void **)&f->drops, &f->capdrops, f->ndrops,
 						 sizeof(*f->drops), 64))
 						goto oom;
 					f->drops[f->ndrops++] = (struct drop){ f->nframes - 1, at, rec->raw.n };
-					fr->splice = 1;
 				} else if (note_have(f, pkey(rec->node, rec->u.symbol.pid),
 						     rec->u.symbol.ip)) {
 					goto oom;
