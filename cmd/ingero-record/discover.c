@@ -201,23 +201,33 @@ static size_t build_id_cached(const char *open_path, uint64_t dev, uint64_t ino,
 
 /* ---- records ---- */
 
-static void write_process(struct rec *r, uint32_t pid)
+/*
+ * The process record of pid, from /proc/<from>: its own entry, or (from !=
+ * pid) its parent's, for a child that was forked and exited before the
+ * recorder got to it -- a fork copies comm, executable and arguments, and
+ * its start time is then unknown (0).  0, or -1 when /proc/<from> is gone.
+ */
+static int write_process_from(struct rec *r, uint32_t pid, uint32_t from)
 {
 	char path[64], comm[64] = "", exe[4096] = "";
 	static char cmdline[32768];
 	uint32_t ppid = 0, uid = 0;
 	uint64_t start = 0;
-	if (proc_stat(pid, &ppid, &start, NULL))
-		return;
-	rec_proc_uid(pid, &uid);
-	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	if (proc_stat(from, &ppid, &start, NULL))
+		return -1;
+	if (from != pid) {
+		ppid = from;
+		start = 0;
+	}
+	rec_proc_uid(from, &uid);
+	snprintf(path, sizeof(path), "/proc/%u/comm", from);
 	ssize_t n = read_file(path, comm, sizeof(comm));
 	if (n > 0 && comm[n - 1] == '\n')
 		comm[n - 1] = 0;
-	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
+	snprintf(path, sizeof(path), "/proc/%u/exe", from);
 	n = readlink(path, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = 0;
-	snprintf(path, sizeof(path), "/proc/%u/cmdline", pid);
+	snprintf(path, sizeof(path), "/proc/%u/cmdline", from);
 	ssize_t cl = read_file(path, cmdline, sizeof(cmdline));
 	long hz = sysconf(_SC_CLK_TCK);
 	struct ilog_record rec = { .kind = ILOG_K_PROCESS };
@@ -234,6 +244,12 @@ static void write_process(struct rec *r, uint32_t pid)
 		p->written_gen = p->exec_gen + 1;
 		p->nmaps = 0; /* a new image: its mappings are all new */
 	}
+	return 0;
+}
+
+static void write_process(struct rec *r, uint32_t pid)
+{
+	write_process_from(r, pid, pid);
 }
 
 static int map_seen(struct rec_proc *p, uint64_t start)
@@ -272,8 +288,13 @@ void rec_scan_pid(struct rec *r, uint32_t pid)
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
 	FILE *f = fopen(path, "re");
-	if (!f)
+	if (!f) {
+		/* a child that exited before its scan: described by its parent */
+		struct rec_proc *c = rec_proc_get(r, pid, 0);
+		if (c && c->fork_parent && !c->exec_gen && c->written_gen != c->exec_gen + 1)
+			write_process_from(r, pid, c->fork_parent);
 		return;
+	}
 	int target = is_target(r, pid), cuda = 0;
 	if (!target && r->o.mode == REC_MODE_UID) {
 		uint32_t uid;

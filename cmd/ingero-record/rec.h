@@ -64,6 +64,7 @@ struct rec_proc {
 	uint64_t start_ticks;      /* /proc/PID/stat starttime: pid reuse key */
 	uint32_t exec_gen;         /* exec events seen; a new exec rewrites records */
 	uint32_t written_gen;      /* +1 of exec_gen when records were written */
+	uint32_t fork_parent;      /* the parent, when a fork event named it */
 	uint64_t cpu_ticks;        /* utime+stime at the last snapshot */
 	int exited;
 	/* executable mappings already written: start addresses */

@@ -106,9 +106,13 @@ static int on_msg(void *ctx, void *data, size_t size)
 		ilog_writer_put(r->w, &rec);
 		r->n_host++;
 		switch (m->ev.type) {
-		case ILOG_HOST_FORK:
+		case ILOG_HOST_FORK: {
+			struct rec_proc *c = rec_proc_get(r, m->ev.other_pid, 1);
+			if (c)
+				c->fork_parent = m->ev.pid;
 			rec_queue_scan(r, m->ev.other_pid);
 			break;
+		}
 		case ILOG_HOST_EXEC: {
 			struct rec_proc *p = rec_proc_get(r, m->ev.pid, 1);
 			if (p)
