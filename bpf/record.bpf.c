@@ -663,8 +663,6 @@ static __always_inline __u64 emit_ustack(struct pt_regs *ctx, __u32 tgid, __u32 
 		return k;
 	u->h.type = REC_MSG_USTACK;
 	u->key = k;
-	u->stack_id = 0;
-	u->pystack_id = pystack_id;
 	u->entry_ip = entry_ip;
 	u->regs[REC_UREG_IP] = PT_REGS_IP(ctx);
 	u->regs[REC_UREG_SP] = PT_REGS_SP(ctx);
@@ -676,7 +674,6 @@ static __always_inline __u64 emit_ustack(struct pt_regs *ctx, __u32 tgid, __u32 
 	u->regs[REC_UREG_R15] = ctx->r15;
 	u->pid = tgid;
 	u->tid = tid;
-	u->fp_nr = 0;
 	/* the pending uretprobes of this thread, innermost first (this call's
 	 * own instance is off the list while its handlers run) */
 	struct task_struct *task = (void *)bpf_get_current_task();
@@ -691,11 +688,8 @@ static __always_inline __u64 emit_ustack(struct pt_regs *ctx, __u32 tgid, __u32 
 		np = i + 1;
 	}
 	u->npend = np;
-	u->_pad = 0;
 	__u32 size = read_stack_top(u->data, u->regs[REC_UREG_SP]);
 	u->size = size;
-	if (size < REC_USTACK_MAX)
-		ss->copies_short++;
 	__u64 len = REC_USTACK_HDR_LEN + (__u64)size;
 	barrier_var(len);
 	if (len > sizeof(*u))

@@ -70,18 +70,15 @@ enum rec_ureg { REC_UREG_IP, REC_UREG_SP, REC_UREG_BP, REC_UREG_BX, REC_UREG_R12
 struct rec_ustack {
 	struct rec_hdr h;
 	__u64 key;
-	__u64 stack_id;    /* 0: the frame-pointer walk is not made for such calls */
-	__u64 pystack_id;
 	__u64 entry_ip;    /* the traced function (ips[0] of the stack) */
 	__u64 regs[REC_UREG__COUNT];
 	__u32 pid, tid;
 	__u32 size;        /* bytes of data, from regs[REC_UREG_SP] up */
-	__u32 fp_nr;       /* 0 (as stack_id; kept for the message layout) */
 	/* Outer traced calls still running (a runtime call inside which the
 	 * driver call returned): their return addresses on the stack are the
 	 * uretprobe trampoline's now; the kernel keeps the real ones.  slot:
 	 * the stack address, ret: what it held. */
-	__u32 npend, _pad;
+	__u32 npend;
 	__u64 pend_slot[REC_USTACK_PENDING], pend_ret[REC_USTACK_PENDING];
 	__u8 data[REC_USTACK_MAX];
 };
@@ -172,7 +169,7 @@ struct rec_host_stat {
 /* Per CPU: stack records. */
 struct rec_stack_stat {
 	__u64 sent, lost, failed; /* failed: bpf_get_stack returned nothing */
-	__u64 copies, copies_lost, copies_short; /* --unwind stack copies; short: under REC_USTACK_MAX */
+	__u64 copies, copies_lost; /* --unwind stack copies */
 };
 
 /* Per process window aggregates, drained by the recorder each window. */

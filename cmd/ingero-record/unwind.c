@@ -51,7 +51,7 @@ static struct {
 	uint32_t nr;
 	struct ilog_u64map pairs;     /* copy key (record.h) -> unwound stack id */
 	struct ilog_u64map written;   /* unwound stack ids written */
-	uint64_t n_unwound, n_better, n_failed, ns;
+	uint64_t n_unwound, n_better, ns;
 } uw;
 
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -224,7 +224,6 @@ void rec_unwind_copy(struct rec *r, const void *msg, size_t size)
 		/* nothing unwound (the process is gone, no CFI for the caller):
 		 * the caller at least, as the registers say */
 		uw.ips[uw.nr++] = u->regs[REC_UREG_IP];
-		uw.n_failed++;
 	} else {
 		uw.n_better++;
 	}
