@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "callsite.h"
+#include "symbolize_int.h"
 #include "symbolize_map.h"
 #include "u64map.h"
 
@@ -20,7 +21,7 @@ struct ilog_callsites {
 	struct ilog_symmap *sym;
 	struct ilog_u64map idx;  /* path key -> paths[] + 1 */
 	struct path *paths;
-	size_t npaths, cap;
+	uint32_t npaths, cap;
 };
 
 struct ilog_callsites *ilog_callsites_new(int all_calls)
@@ -52,20 +53,6 @@ int ilog_callsites_observe(struct ilog_callsites *c, const struct ilog_record *r
 	return ilog_symmap_note(c->sym, rec);
 }
 
-/* Room for one more element in an array that grows by doubling. */
-static int room(void **p, size_t n, size_t *cap, size_t esize)
-{
-	if (n < *cap)
-		return 0;
-	size_t ncap = *cap ? *cap * 2 : 16;
-	void *q = realloc(*p, ncap * esize);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = ncap;
-	return 0;
-}
-
 static uint64_t mix(uint64_t h, uint64_t v)
 {
 	h = (h ^ v) * 0x9e3779b97f4a7c15ull;
@@ -90,7 +77,7 @@ int ilog_callsites_add(struct ilog_callsites *c, const struct ilog_record *rec)
 	if (!v)
 		return -1;
 	if (!*v) {
-		if (room((void **)&c->paths, c->npaths, &c->cap, sizeof(*c->paths)))
+		if (sym_grow((void **)&c->paths, &c->cap, c->npaths, sizeof(*c->paths), 64))
 			return -1;
 		c->paths[c->npaths] = (struct path){ rec->node, e->pid, e->op, e->stack_id,
 						     e->pystack_id, 0, 0 };
@@ -192,7 +179,7 @@ int ilog_callsites_top(const struct ilog_callsites *c, uint32_t node, uint32_t p
 		       char *out, size_t n, uint64_t *ns_out, uint64_t *calls)
 {
 	struct told *t = NULL;
-	size_t nt = 0, cap = 0;
+	uint32_t nt = 0, cap = 0;
 	int found = 0;
 	char line[512];
 	for (size_t i = 0; i < c->npaths; i++) {
@@ -204,7 +191,7 @@ int ilog_callsites_top(const struct ilog_callsites *c, uint32_t node, uint32_t p
 		describe(c, p, &o);
 		if (!o.len)
 			continue; /* nothing could be named */
-		if (room((void **)&t, nt, &cap, sizeof(*t)))
+		if (sym_grow((void **)&t, &cap, nt, sizeof(*t), 16))
 			goto out;
 		if (!(t[nt].text = strdup(line)))
 			goto out;

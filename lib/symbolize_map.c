@@ -69,16 +69,8 @@ void ilog_symmap_free(struct ilog_symmap *m)
 	free(m);
 }
 
-static int grow(void **p, uint32_t *cap, size_t esize)
-{
-	uint32_t ncap = *cap ? *cap * 2 : 256;
-	void *q = realloc(*p, ncap * esize);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = ncap;
-	return 0;
-}
+/* sym_grow (symbolize_int.h), starting at 256 elements */
+#define GROW(arr, n, cap) sym_grow((void **)&(arr), &(cap), (n), sizeof(*(arr)), 256)
 
 static const char *keep(struct ilog_symmap *m, struct ilog_str s)
 {
@@ -92,7 +84,7 @@ static int note_symbol(struct ilog_symmap *m, uint32_t node, const struct ilog_s
 	uint32_t e;
 	if (s->inline_depth == 0 || !v) {
 		/* a frame list starts (again, if this ip had one) */
-		if (m->nents == m->capents && grow((void **)&m->ents, &m->capents, sizeof(*m->ents)))
+		if (GROW(m->ents, m->nents, m->capents))
 			return -1;
 		e = m->nents++;
 		m->ents[e].first = m->nframes;
@@ -105,16 +97,14 @@ static int note_symbol(struct ilog_symmap *m, uint32_t node, const struct ilog_s
 			/* its frames are not last (records of ips interleaved):
 			 * move them to the end so they stay contiguous */
 			for (uint32_t i = 0; i < m->ents[e].n; i++) {
-				if (m->nframes == m->capframes &&
-				    grow((void **)&m->frames, &m->capframes, sizeof(*m->frames)))
+				if (GROW(m->frames, m->nframes, m->capframes))
 					return -1;
 				m->frames[m->nframes++] = m->frames[m->ents[e].first + i];
 			}
 			m->ents[e].first = m->nframes - m->ents[e].n;
 		}
 	}
-	if (m->nframes == m->capframes &&
-	    grow((void **)&m->frames, &m->capframes, sizeof(*m->frames)))
+	if (GROW(m->frames, m->nframes, m->capframes))
 		return -1;
 	struct ilog_frame f = {
 		.ip = s->ip, .module = keep(m, s->module), .module_off = s->module_off,
@@ -137,8 +127,7 @@ static int note_pycode(struct ilog_symmap *m, uint32_t node, const struct ilog_p
 		i = *v - 1;
 		free(m->codes[i].table);
 	} else {
-		if (m->ncodes == m->capcodes &&
-		    grow((void **)&m->codes, &m->capcodes, sizeof(*m->codes)))
+		if (GROW(m->codes, m->ncodes, m->capcodes))
 			return -1;
 		i = m->ncodes++;
 		if (sym_hmap_put(&m->codeidx, key, p->code, i))
@@ -162,7 +151,7 @@ static int note_pycode(struct ilog_symmap *m, uint32_t node, const struct ilog_p
 static int reserve(void **p, uint32_t used, uint32_t *cap, uint32_t n, size_t esize)
 {
 	while (*cap - used < n)
-		if (grow(p, cap, esize))
+		if (sym_grow(p, cap, *cap, esize, 256))
 			return -1;
 	return 0;
 }
