@@ -183,9 +183,16 @@ static void host_summary(struct ilog_buf *b, struct ilog_stats *st, uint32_t i)
 		ilog_fmt_bytes(m5, sizeof(m5), (double)s.swap_used_growth));
 }
 
+/* The per-process statistics rows, computed once per report when a chain
+ * first needs them (they hold the op totals call-site shares are of). */
+struct rows {
+	struct ilog_stat_row *r;
+	int n, done;
+};
+
 /* Where a chain's calls came from, with the share of the process's time
  * in that op they carried (o->sites; 0 when none is known). */
-static int call_site(struct ilog_stats *st, const struct ilog_explain_opts *o,
+static int call_site(struct ilog_stats *st, const struct ilog_explain_opts *o, struct rows *rw,
 		     const struct ilog_chain *c, uint32_t node, char *site, size_t n, double *share,
 		     uint64_t *calls)
 {
@@ -194,15 +201,22 @@ static int call_site(struct ilog_stats *st, const struct ilog_explain_opts *o,
 	if (!o->sites || !c->pid ||
 	    !ilog_callsites_top(o->sites, node, c->pid, c->op, site, n, &ns, calls))
 		return 0;
-	struct ilog_stat_row *rows;
-	int nr = ilog_stats_rows(st, 1, &rows);
-	for (int i = 0; i < nr; i++)
-		if (rows[i].node == node && rows[i].pid == c->pid && (!c->op || rows[i].op == c->op))
-			total += rows[i].total_ns;
-	if (nr >= 0)
-		free(rows);
+	if (!rw->done) {
+		rw->n = ilog_stats_rows(st, 1, &rw->r);
+		rw->done = 1;
+	}
+	for (int i = 0; i < rw->n; i++)
+		if (rw->r[i].node == node && rw->r[i].pid == c->pid &&
+		    (!c->op || rw->r[i].op == c->op))
+			total += rw->r[i].total_ns;
 	*share = total ? (double)ns / (double)total : 0;
 	return 1;
+}
+
+static void rows_free(struct rows *rw)
+{
+	if (rw->n >= 0)
+		free(rw->r);
 }
 
 int ilog_explain_report(struct ilog_buf *b, struct ilog_stats *st,
@@ -223,6 +237,7 @@ int ilog_explain_report(struct ilog_buf *b, struct ilog_stats *st,
 		bprintf(b, "\nCAUSAL CHAINS: %u (%u HIGH, %u MEDIUM, %u LOW), most severe first\n",
 			cs->n, nh, nm, cs->n - nh - nm);
 	}
+	struct rows rw = { 0 };
 	for (uint32_t i = 0; i < cs->n; i++) {
 		const struct ilog_chain *c = &cs->chains[i];
 		char d1[32];
@@ -242,7 +257,7 @@ int ilog_explain_report(struct ilog_buf *b, struct ilog_stats *st,
 		char site[512];
 		double share;
 		uint64_t calls;
-		if (call_site(st, o, c, cs->nodes[i], site, sizeof(site), &share, &calls))
+		if (call_site(st, o, &rw, c, cs->nodes[i], site, sizeof(site), &share, &calls))
 			bprintf(b, "   Called from: %s (%.0f%% of its %s time, %llu calls)\n", site,
 				share * 100, c->op ? ilog_op_name(c->op) ?: "?" : "CUDA",
 				(unsigned long long)calls);
@@ -250,6 +265,7 @@ int ilog_explain_report(struct ilog_buf *b, struct ilog_stats *st,
 		bprintf(b, "   Timeline:\n");
 		timeline(b, c, o->max_timeline);
 	}
+	rows_free(&rw);
 	if (ilog_explain_stats(b, st, o))
 		return -1;
 	for (uint32_t i = 0; i < ilog_stats_nnodes(st); i++)
@@ -370,14 +386,18 @@ int ilog_explain_json(struct ilog_buf *b, struct ilog_stats *st,
 			row_json(b, w ? "window" : "stat", &rows[i], o->per_process, w);
 		free(rows);
 	}
+	struct rows rw = { 0 };
 	for (uint32_t i = 0; cs && i < cs->n; i++) {
 		const struct ilog_chain *c = &cs->chains[i];
-		if (ilog_explain_chain_json(b, st, c, cs->nodes[i], i + 1))
+		if (ilog_explain_chain_json(b, st, c, cs->nodes[i], i + 1)) {
+			rows_free(&rw);
 			return -1;
+		}
 		char site[512];
 		double share;
 		uint64_t calls;
-		if (b->len && call_site(st, o, c, cs->nodes[i], site, sizeof(site), &share, &calls)) {
+		if (b->len &&
+		    call_site(st, o, &rw, c, cs->nodes[i], site, sizeof(site), &share, &calls)) {
 			b->len--; /* reopen the chain object */
 			bprintf(b, ",\"call_site\":");
 			jstr(b, site, strlen(site));
@@ -387,5 +407,6 @@ int ilog_explain_json(struct ilog_buf *b, struct ilog_stats *st,
 		}
 		ilog_buf_put(b, "\n", 1);
 	}
+	rows_free(&rw);
 	return b->len && !b->p ? -1 : 0;
 }
