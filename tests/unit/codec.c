@@ -500,14 +500,6 @@ static void test_round_trip(void)
 
 /* ---- timestamps ---- */
 
-static uint64_t rng = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 /* Random jumps both ways, wrap-around, three delta-coded kinds interleaved. */
 static void test_ts_deltas(void)
@@ -518,19 +510,19 @@ static void test_ts_deltas(void)
 	for (int i = 0; i < N; i++) {
 		struct ilog_record *r = &recs[i];
 		memset(r, 0, sizeof(*r));
-		switch (rnd() % 8) {
-		case 0: ts = rnd(); break;                 /* anywhere */
-		case 1: ts -= rnd() % 100000; break;       /* backwards */
-		case 2: ts = UINT64_MAX - rnd() % 3; break; /* at the top */
-		case 3: ts = rnd() % 3; break;             /* at the bottom */
-		default: ts += rnd() % 5000; break;        /* a tight loop */
+		switch (t_rnd() % 8) {
+		case 0: ts = t_rnd(); break;                 /* anywhere */
+		case 1: ts -= t_rnd() % 100000; break;       /* backwards */
+		case 2: ts = UINT64_MAX - t_rnd() % 3; break; /* at the top */
+		case 3: ts = t_rnd() % 3; break;             /* at the bottom */
+		default: ts += t_rnd() % 5000; break;        /* a tight loop */
 		}
-		uint32_t pick = (uint32_t)(rnd() % 4);
+		uint32_t pick = (uint32_t)(t_rnd() % 4);
 		r->kind = pick < 2 ? ILOG_K_CUDA : pick == 2 ? ILOG_K_HOST : ILOG_K_PROCESS;
 		if (r->kind == ILOG_K_CUDA) {
 			r->u.cuda.ts_ns = ts;
 			/* the next cuda delta is against ts + dur, which may wrap */
-			r->u.cuda.dur_ns = rnd() % 3 ? rnd() % 100000 : rnd();
+			r->u.cuda.dur_ns = t_rnd() % 3 ? t_rnd() % 100000 : t_rnd();
 			r->u.cuda.op = ILOG_OP_cudaLaunchKernel;
 		} else if (r->kind == ILOG_K_HOST) {
 			r->u.host.ts_ns = ts;
@@ -615,11 +607,11 @@ static struct bytes decompress_all(const struct bytes *log)
  * (2^7, 2^8, 2^16, 2^32, and the negative ones) come up. */
 static uint64_t rnd_width(void)
 {
-	uint64_t v = rnd() >> (rnd() % 64);
-	switch (rnd() % 4) {
+	uint64_t v = t_rnd() >> (t_rnd() % 64);
+	switch (t_rnd() % 4) {
 	case 0: return v;
-	case 1: return (uint64_t)1 << (rnd() % 64);          /* a power of two */
-	case 2: return ((uint64_t)1 << (rnd() % 64)) - 1;    /* just below one */
+	case 1: return (uint64_t)1 << (t_rnd() % 64);          /* a power of two */
+	case 2: return ((uint64_t)1 << (t_rnd() % 64)) - 1;    /* just below one */
 	default: return (uint64_t)-(int64_t)(v >> 1);        /* negative as signed */
 	}
 }

@@ -5,14 +5,6 @@
 #include "export_int.h"
 #include "u64map.h"
 
-static uint64_t rng = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 static void test_u64map(void)
 {
@@ -22,7 +14,7 @@ static void test_u64map(void)
 	uint64_t *keys = malloc(N * sizeof(*keys));
 	check_begin(&c);
 	for (int i = 0; i < N; i++) {
-		keys[i] = rnd() | 1;
+		keys[i] = t_rnd() | 1;
 		uint64_t *v = ilog_u64map_put(&m, keys[i]);
 		if (!v)
 			check_fail(&c, "put %d failed", i);
@@ -35,7 +27,7 @@ static void test_u64map(void)
 			check_fail(&c, "key %d: %s", i, v ? "wrong value" : "missing");
 	}
 	for (int i = 0; i < 1000; i++)
-		if (ilog_u64map_get(&m, (rnd() & ~1ull) | 2))
+		if (ilog_u64map_get(&m, (t_rnd() & ~1ull) | 2))
 			check_fail(&c, "an absent (even) key found");
 	check_end(&c, "u64map: 100000 keys put and found, absent keys absent");
 	is_u64(m.n, N, "u64map counts its keys");
@@ -105,11 +97,11 @@ static void test_nesting(void)
 	int clipped = 0;
 	uint64_t now = 1000;
 	for (int k = 0; k < 2000; k++) {
-		uint64_t ps = now, cs = ps + 10 + rnd() % 50, ce = cs + 1 + rnd() % 100;
-		uint64_t pe = ce + 1 + rnd() % 30;
+		uint64_t ps = now, cs = ps + 10 + t_rnd() % 50, ce = cs + 1 + t_rnd() % 100;
+		uint64_t pe = ce + 1 + t_rnd() % 30;
 		clipped += ilog_tracks_fit(&t, tr, cs, ce) != ce;
 		clipped += ilog_tracks_fit(&t, tr, ps, pe) != pe;
-		now = pe + rnd() % 20;
+		now = pe + t_rnd() % 20;
 	}
 	is_u64(clipped, 0, "nesting: calls that nest (child written first) are never clipped");
 	/* a long preemption, then 200 short calls inside it, the last one
@@ -130,10 +122,10 @@ static void test_nesting(void)
 	check_begin(&c);
 	for (int round = 0; round < 300; round++) {
 		tr = ilog_tracks_thread(&t, 1, 1, (uint32_t)round + 10, &isnew);
-		int n = 10 + (int)(rnd() % 50);
+		int n = 10 + (int)(t_rnd() % 50);
 		for (int i = 0; i < n; i++) {
-			s[i] = rnd() % 1000;
-			uint64_t want = s[i] + rnd() % 300;
+			s[i] = t_rnd() % 1000;
+			uint64_t want = s[i] + t_rnd() % 300;
 			e[i] = ilog_tracks_fit(&t, tr, s[i], want);
 			if (e[i] < s[i] || e[i] > want)
 				check_fail(&c, "round %d: slice %d fitted outside [start, end]", round, i);

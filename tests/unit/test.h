@@ -130,4 +130,14 @@ static inline int done_testing(void)
 	return t_failures ? 1 : 0;
 }
 
+/* xorshift64: the same reproducible sequence in every test that draws from it */
+static inline uint64_t t_rnd(void)
+{
+	static uint64_t s = 88172645463325252ull;
+	s ^= s << 13;
+	s ^= s >> 7;
+	s ^= s << 17;
+	return s;
+}
+
 #endif
