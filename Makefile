@@ -92,12 +92,13 @@ FUZZ_LIB_SRCS := $(LIB_SRCS)
 .output/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(wildcard lib/*.h) $(wildcard tests/fuzz/*.h)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_LIB_SRCS) $(LDLIBS_BASE)
+	$(Q)$(CLANG) $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -o $@ $< $(FUZZ_LIB_SRCS) $(LDLIBS_BASE)
 
 # `make fuzz`: each target for FUZZ_TIME seconds, seeded from tests/vectors,
-# tests/data and synth logs (tests/fuzz/run.sh).
+# tests/data and synth logs (tests/fuzz/run.sh); FUZZ_SEED=N fixes
+# libFuzzer's random seed (CI: the same inputs on every run, in order).
 fuzz: $(FUZZERS) $(OUT)/tests/tools/synth
-	$(Q)INGERO_OUT=$(abspath $(OUT)) tests/fuzz/run.sh $(FUZZ_TIME) $(FUZZERS)
+	$(Q)INGERO_OUT=$(abspath $(OUT)) FUZZ_SEED=$(FUZZ_SEED) tests/fuzz/run.sh $(FUZZ_TIME) $(FUZZERS)
 
 bench: all
 	$(Q)for b in bench/*/run; do echo "== $$b"; INGERO_BIN=$(abspath $(BIN)) INGERO_OUT=$(abspath $(OUT)) $$b || exit 1; done

@@ -396,9 +396,18 @@ static int put_any(struct ilog_buf *b, struct mp_cur *c, int depth)
 		for (uint64_t i = 0; i < cnt; i++) {
 			if (i)
 				PUTS(b, ",");
-			if (c->p < c->end && mp_type_name(*c->p)[0] == 's') {
+			char kt = c->p < c->end ? mp_type_name(*c->p)[0] : 0;
+			if (kt == 's') {
 				if (put_any(b, c, depth + 1))
 					return -1;
+			} else if (kt == 'a' || kt == 'm') {
+				/* a container key: the hex of its encoding, since
+				 * quoting JSON text inside quoted JSON text doubles
+				 * its escapes at each level */
+				const uint8_t *start = c->p;
+				if (mp_skip(c))
+					return -1;
+				put_hexbytes(b, start, (uint32_t)(c->p - start));
 			} else {
 				struct ilog_buf k = { 0 };
 				if (put_any(&k, c, depth + 1)) {

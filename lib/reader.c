@@ -663,7 +663,7 @@ int ilog_reader_next(struct ilog_reader *r, const struct ilog_record **out)
 {
 	if (r->state)
 		return r->state < 0 ? -1 : 0;
-	while (r->fp >= r->fr + r->fr_len) {
+	while (!r->fr_len || r->fp >= r->fr + r->fr_len) { /* fr is NULL before the first frame */
 		int k = next_frame(r);
 		if (k < 0)
 			return -1;

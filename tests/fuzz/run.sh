@@ -14,6 +14,8 @@
 # The corpus grows in .output/fuzz/corpus/<name> across runs; a crash,
 # leak, timeout or OOM leaves its input in .output/fuzz/artifacts/<name>/
 # and fails the run (exit 1).  Reproduce one with: .output/fuzz/NAME FILE
+# FUZZ_SEED=N: libFuzzer's -seed (a fresh corpus and the same seed give the
+# same inputs in the same order; a longer run goes on past a shorter one's).
 set -euo pipefail
 (($# >= 2)) || { echo "usage: $0 SECONDS FUZZER..." >&2; exit 2; }
 secs=$1
@@ -73,6 +75,7 @@ fuzz_one() { # fuzzer -> its report on stdout, its exit status in $work/NAME.rc
 	seeds=$(seed_dir "$name")
 	log=$work/$name.log
 	"$fz" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
 		-artifact_prefix="$arts/" "$corpus" "$seeds" >"$log" 2>&1 || rc=$?
 	runs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+)/\1/p' "$log")
 	eps=$(sed -nE 's/^stat::average_exec_per_sec: *([0-9]+)/\1/p' "$log")

@@ -140,6 +140,13 @@ int main(void)
 	static const uint8_t fut2[] = { 0x92, 0xcd, 0x01, 0x2c, 0xd4, 0x01, 0x07 }; /* [300, ext] */
 	raw = (struct ilog_raw){ fut2, sizeof(fut2) };
 	ilog_writer_put_raw(w, &raw);
+	/* [301, {{"\"":0}:1, 2:{{{3:4}:5}:6}}]: container keys as the hex of
+	 * their encoding; quoted JSON text would double escapes per level
+	 * (30 levels took the records fuzzer past its timeout) */
+	static const uint8_t fut3[] = { 0x92, 0xcd, 0x01, 0x2d, 0x82, 0x81, 0xa1, 0x22, 0x00, 0x01,
+					0x02, 0x81, 0x81, 0x81, 0x03, 0x04, 0x05, 0x06 };
+	raw = (struct ilog_raw){ fut3, sizeof(fut3) };
+	ilog_writer_put_raw(w, &raw);
 
 	/* a second node: records carry node_index */
 	memset(&rec, 0, sizeof(rec));
@@ -196,6 +203,8 @@ int main(void)
 		"{\"type\":\"future\",\"kind\":99,\"alpha\":42,\"f2\":{\"k\":true,\"1\":null},"
 		"\"f3\":[2.5,-128,\"beef\"]}",
 		"{\"type\":\"kind_300\",\"kind\":300,\"f1\":\"d40107\"}",
+		"{\"type\":\"kind_301\",\"kind\":301,\"f1\":{\"81a12200\":1,"
+		"\"2\":{\"8181030405\":6}}}",
 		"{\"type\":\"node\",\"node_index\":2}",
 		"{\"type\":\"loss\",\"node_index\":2,\"ts_ns\":5,\"source\":\"ringbuf:cuda\","
 		"\"lost\":3,\"seen\":10}",
