@@ -91,6 +91,10 @@ struct ilog_symbolize_stats {
 	uint64_t resolved;               /* ips given a function name */
 	uint64_t kept;                   /* ips that already had symbols */
 	uint64_t modules, modules_found; /* distinct files wanted / found */
+	uint64_t read_ns;                /* wall time: reading the input (pass 1), */
+	uint64_t resolve_ns;             /* resolving after it (with --threads 2, */
+	uint64_t write_ns;               /* what was left), writing the output */
+	uint32_t threads;                /* threads it used */
 };
 
 struct ilog_symbolize_input {

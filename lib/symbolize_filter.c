@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zstd.h>
 #include "symbolize.h"
@@ -58,6 +59,8 @@ struct use {
 	uint8_t ret;                  /* a return address (not a stack's first ip) */
 	uint8_t barrier;              /* after a header or node record in its frame */
 	uint8_t kept;                 /* the input has symbols for it after all */
+	uint8_t nans;                 /* plan(): its frames, filt.ans[ans..ans+nans) */
+	uint32_t ans;
 };
 
 /* An input frame, as pass 1 read it. */
@@ -86,15 +89,14 @@ struct held {
 	char *msg;
 };
 
-/* The ips seen in one process (ipset_get()). */
-struct ipslot {
-	uint64_t ip;
-	uint32_t v;                   /* uses[] index + 1, HAVE + 1; 0 empty */
-};
-
+/* The ips seen in one process (ipset_get()): keys apart from values, so
+ * the probes of a lookup that finds its ip (nearly all) stay in a table
+ * of 8-byte keys; key 0 marks an empty slot and ip 0 has a slot of its own. */
 struct ipset {
-	struct ipslot *s;
+	uint64_t *k;
+	uint32_t *v;                  /* uses[] index + 1, HAVE + 1 */
 	uint32_t cap, n;
+	uint32_t v0;                  /* ip 0's value, 0 absent */
 };
 
 /* A symbol record --redo leaves out. */
@@ -116,6 +118,8 @@ struct filt {
 	uint32_t nframes, capframes;
 	struct drop *drops;
 	uint32_t ndrops, capdrops;
+	struct ilog_symbol *ans;      /* plan()'s answers, for pass 2 to write */
+	uint32_t nans, capans;
 	uint64_t nkept;               /* distinct ips with symbols in the input */
 	/* The resolver thread (warm()): resolves each new ip whose mapping is
 	 * known (one recorded before its stack) while pass 1 reads on, so the
@@ -131,6 +135,8 @@ struct filt {
 	pthread_cond_t cv;
 	struct job *jobs;             /* under mu */
 	uint32_t njobs, capjobs, taken;
+	struct job pend[64];          /* the reader's, handed over together */
+	uint32_t npend;
 	int jobs_end, waiting;        /* under mu */
 	uint32_t cur_use;             /* the thread's; read after the join */
 	struct held *held;
@@ -145,11 +151,12 @@ static void filt_free(struct filt *f)
 	sym_hmap_free(&f->procidx);
 	sym_hmap_free(&f->ipidx);
 	for (uint32_t i = 0; i < f->nipsets; i++)
-		free(f->ipsets[i].s);
+		free(f->ipsets[i].k);
 	free(f->ipsets);
 	free(f->uses);
 	free(f->frames);
 	free(f->drops);
+	free(f->ans);
 	free(f->jobs);
 	for (uint32_t i = 0; i < f->nheld; i++)
 		free(f->held[i].msg);
@@ -306,6 +313,13 @@ static int make_seekable(struct input *in, char *err, size_t errlen)
 	return 0;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 /* The first damage is the one reported. */
 static void damage(char *err, size_t errlen, int *damaged, const char *name, const char *msg)
 {
@@ -379,21 +393,28 @@ static void replay(struct filt *f, uint32_t use)
 				     f->held[f->nreplayed].msg);
 }
 
-/* Hand a new ip to the thread, when its mapping is already known. */
-static void warm_push(struct filt *f, const struct use *u, uint32_t idx)
+/* Hand the pending jobs to the thread, starting it the first time. */
+static void warm_hand(struct filt *f)
 {
-	if (f->thr_state < 0)
+	if (!f->npend)
 		return;
-	const struct fmap *fm = find_map(f, u->node, u->pid, u->ip, u->seq);
-	if (!fm)
-		return; /* a mapping after its stack, if any: plan() decides */
 	pthread_mutex_lock(&f->mu);
-	if (!sym_grow((void **)&f->jobs, &f->capjobs, f->njobs, sizeof(*f->jobs), 1024)) {
-		f->jobs[f->njobs++] = (struct job){ *fm, u->ip, idx, u->pid, u->ret };
-		/* a batch at a time: a wakeup per ip would cost more than it saves */
-		if (f->waiting && f->njobs - f->taken >= WARM_BATCH)
-			pthread_cond_signal(&f->cv);
+	if (f->njobs + f->npend > f->capjobs) {
+		uint32_t cap = f->capjobs ? f->capjobs * 2 : 1024;
+		struct job *j = realloc(f->jobs, (size_t)cap * sizeof(*j));
+		if (j) {
+			f->jobs = j;
+			f->capjobs = cap;
+		}
 	}
+	if (f->njobs + f->npend <= f->capjobs) { /* else plan() resolves them */
+		memcpy(f->jobs + f->njobs, f->pend, f->npend * sizeof(*f->pend));
+		f->njobs += f->npend;
+	}
+	f->npend = 0;
+	/* a batch at a time: a wakeup per ip would cost more than it saves */
+	if (f->waiting && f->njobs - f->taken >= WARM_BATCH)
+		pthread_cond_signal(&f->cv);
 	pthread_mutex_unlock(&f->mu);
 	if (!f->thr_state) {
 		f->warming = 1;
@@ -404,6 +425,19 @@ static void warm_push(struct filt *f, const struct use *u, uint32_t idx)
 			f->thr_state = 1;
 		}
 	}
+}
+
+/* A new ip for the thread, when its mapping is already known. */
+static void warm_push(struct filt *f, const struct use *u, uint32_t idx)
+{
+	if (f->thr_state < 0)
+		return;
+	const struct fmap *fm = find_map(f, u->node, u->pid, u->ip, u->seq);
+	if (!fm)
+		return; /* a mapping after its stack, if any: plan() decides */
+	f->pend[f->npend++] = (struct job){ *fm, u->ip, idx, u->pid, u->ret };
+	if (f->npend == sizeof(f->pend) / sizeof(f->pend[0]))
+		warm_hand(f);
 }
 
 /* opts.threads, with 0 decided from this machine's load (lib/symbolize.h). */
@@ -421,6 +455,8 @@ static int want_threads(const struct ilog_symbolize_opts *o)
 /* After pass 1: let the thread finish what it was given. */
 static void warm_join(struct filt *f)
 {
+	if (f->thr_state >= 0)
+		warm_hand(f);
 	if (f->thr_state <= 0)
 		return;
 	pthread_mutex_lock(&f->mu);
@@ -443,43 +479,54 @@ static inline uint32_t ip_hash(uint64_t ip, uint32_t cap)
 	return (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
 }
 
-/* The value slot of ip, 0 if absent. */
-static inline uint32_t *ipset_get(const struct ipset *t, uint64_t ip)
+/* The value slot of ip, NULL if absent. */
+static inline uint32_t *ipset_get(struct ipset *t, uint64_t ip)
 {
+	if (!ip)
+		return t->v0 ? &t->v0 : NULL;
 	if (!t->cap)
 		return NULL;
 	for (uint32_t i = ip_hash(ip, t->cap);; i = (i + 1) & (t->cap - 1)) {
-		if (!t->s[i].v)
+		if (t->k[i] == ip)
+			return &t->v[i];
+		if (!t->k[i])
 			return NULL;
-		if (t->s[i].ip == ip)
-			return &t->s[i].v;
 	}
 }
 
 /* Add ip (absent) with value v.  0, or -1 out of memory. */
 static int ipset_add(struct ipset *t, uint64_t ip, uint32_t v)
 {
+	if (!ip) {
+		t->v0 = v + 1;
+		return 0;
+	}
 	if ((uint64_t)(t->n + 1) * 4 > (uint64_t)t->cap * 3) {
 		uint32_t cap = t->cap ? t->cap * 2 : 1024;
-		struct ipslot *ns = calloc(cap, sizeof(*ns));
-		if (!ns)
+		/* one block: the keys, then the values */
+		uint64_t *nk = calloc(cap, sizeof(*nk) + sizeof(uint32_t));
+		if (!nk)
 			return -1;
+		uint32_t *nv = (uint32_t *)(nk + cap);
 		for (uint32_t k = 0; k < t->cap; k++) {
-			if (!t->s[k].v)
+			if (!t->k[k])
 				continue;
-			uint32_t i = ip_hash(t->s[k].ip, cap);
-			while (ns[i].v)
+			uint32_t i = ip_hash(t->k[k], cap);
+			while (nk[i])
 				i = (i + 1) & (cap - 1);
-			ns[i] = t->s[k];
+			nk[i] = t->k[k];
+			nv[i] = t->v[k];
 		}
-		free(t->s);
-		t->s = ns;
+		free(t->k);
+		t->k = nk;
+		t->v = nv;
 		t->cap = cap;
 	}
 	uint32_t i = ip_hash(ip, t->cap);
-	while (t->s[i].v)
+	while (t->k[i])
 		i = (i + 1) & (t->cap - 1);
-	t->s[i] = (struct ipslot){ ip, v + 1 };
+	t->k[i] = ip;
+	t->v[i] = v + 1;
 	t->n++;
 	return 0;
 }
@@ -671,10 +718,25 @@ static int plan(struct filt *f, struct ilog_symbolizer *sym, struct ilog_symboli
 		struct use *u = &f->uses[n++];
 		*u = f->uses[i];
 		struct iframe *fr = &f->frames[u->frame];
-		struct ilog_symbol out[MAX_FRAMES];
+		/* the answer is kept for pass 2: its strings are the pool's,
+		 * the symbolizer's and the mappings', all fixed from now on */
+		if (f->nans + MAX_FRAMES > f->capans) {
+			uint32_t cap = f->capans ? f->capans : 4096;
+			while (f->nans + MAX_FRAMES > cap)
+				cap *= 2;
+			struct ilog_symbol *a = realloc(f->ans, (size_t)cap * sizeof(*a));
+			if (!a)
+				return -1;
+			f->ans = a;
+			f->capans = cap;
+		}
+		struct ilog_symbol *out = &f->ans[f->nans];
 		int k = lookup_use(f, sym, u, out);
 		if (k < 0)
 			return -1;
+		u->ans = f->nans;
+		u->nans = (uint8_t)k;
+		f->nans += (uint32_t)k;
 		st->ips++;
 		st->symbols += (uint64_t)k;
 		if (out[0].function.n)
@@ -704,19 +766,13 @@ static int put(struct ilog_writer *w, const struct ilog_record *rec, char *err, 
 	return -1;
 }
 
-/* The symbol records of one new ip. */
-static int put_use(const struct filt *f, struct ilog_symbolizer *sym, struct ilog_writer *w,
-		   const struct use *u, char *err, size_t errlen)
+/* The symbol records of one new ip, as plan() found them. */
+static int put_use(const struct filt *f, struct ilog_writer *w, const struct use *u, char *err,
+		   size_t errlen)
 {
-	struct ilog_symbol fr[MAX_FRAMES];
 	struct ilog_record out = { .kind = ILOG_K_SYMBOL };
-	int n = lookup_use(f, sym, u, fr);
-	if (n < 0) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	for (int k = 0; k < n; k++) {
-		out.u.symbol = fr[k];
+	for (uint32_t k = 0; k < u->nans; k++) {
+		out.u.symbol = f->ans[u->ans + k];
 		if (put(w, &out, err, errlen))
 			return -1;
 	}
@@ -847,7 +903,7 @@ static int raw(struct ilog_writer *w, const uint8_t *p, size_t n, char *err, siz
  * no delta-coded time (SPEC §4.3), come or go, and the frame's records
  * stay together in one frame, so every other record decodes as before.
  */
-static int splice_frame(const struct filt *f, struct ilog_symbolizer *sym, struct out *o,
+static int splice_frame(const struct filt *f, struct out *o,
 		  const struct input *in, uint32_t fi, uint32_t *ucur, uint32_t *dcur, char *err,
 		  size_t errlen)
 {
@@ -883,7 +939,7 @@ static int splice_frame(const struct filt *f, struct ilog_symbolizer *sym, struc
 			return -1;
 		pos = next;
 		if (u && u->at == pos) {
-			if (put_use(f, sym, o->splice, u, err, errlen))
+			if (put_use(f, o->splice, u, err, errlen))
 				return -1;
 			++*ucur;
 		} else if (d && d->at == pos) {
@@ -898,7 +954,7 @@ static int splice_frame(const struct filt *f, struct ilog_symbolizer *sym, struc
 
 /* Pass 2, frame by frame (plan() says how). */
 static int pass2_frames(const struct filt *f, const struct ilog_symbolize_opts *opt,
-			struct ilog_symbolizer *sym, struct input *in, int out_fd, char *err,
+			struct input *in, int out_fd, char *err,
 			size_t errlen)
 {
 	/* zstd level 1: symbol records are a small part of a log, written
@@ -906,7 +962,7 @@ static int pass2_frames(const struct filt *f, const struct ilog_symbolize_opts *
 	 * writer's default, for frames about a tenth larger */
 	struct ilog_writer_opts wo = { .level = 1, .frame_ms = ILOG_FRAME_MS_OFF };
 	struct ilog_writer_opts so = { .level = 1, .frame_ms = ILOG_FRAME_MS_OFF,
-				       .frame_records = UINT32_MAX, .frame_bytes = SPLICE_MAX };
+				       .frame_records = UINT32_MAX, .frame_bytes = SPLICE_MAX};
 	char e[256];
 	struct out o = { .fd = out_fd };
 	int rc = -1;
@@ -931,11 +987,11 @@ static int pass2_frames(const struct filt *f, const struct ilog_symbolize_opts *
 			if (copy_out(&o, in, err, errlen))
 				goto out;
 			if (fr->splice) {
-				if (splice_frame(f, sym, &o, in, i, &ucur, &dcur, err, errlen))
+				if (splice_frame(f, &o, in, i, &ucur, &dcur, err, errlen))
 					goto out;
 			} else {
 				for (; ucur < f->nuses && f->uses[ucur].frame == i; ucur++)
-					if (put_use(f, sym, o.sym, &f->uses[ucur], err, errlen))
+					if (put_use(f, o.sym, &f->uses[ucur], err, errlen))
 						goto out;
 				if (flush(o.sym, err, errlen))
 					goto out;
@@ -971,7 +1027,7 @@ out:
 /* Pass 2 for the rare input plan() cannot splice: every record decoded
  * and written anew, each new ip's symbols right before its first stack. */
 static int pass2_records(const struct filt *f, const struct ilog_symbolize_opts *o,
-			 struct ilog_symbolizer *sym, struct input *in, unsigned nin, int out_fd,
+			 struct input *in, unsigned nin, int out_fd,
 			 char *err, size_t errlen)
 {
 	struct ilog_writer_opts wo = { .frame_ms = ILOG_FRAME_MS_OFF };
@@ -1011,7 +1067,7 @@ static int pass2_records(const struct filt *f, const struct ilog_symbolize_opts 
 			}
 			for (; !rc && ucur < f->nuses && f->uses[ucur].frame == fi &&
 			       f->uses[ucur].at == wh.rec_off; ucur++)
-				rc = put_use(f, sym, w, &f->uses[ucur], err, errlen);
+				rc = put_use(f, w, &f->uses[ucur], err, errlen);
 			if (!rc && !(rec->kind == ILOG_K_SYMBOL && o->redo))
 				rc = put(w, rec, err, errlen);
 		}
@@ -1030,7 +1086,8 @@ int ilog_symbolize_filter(const struct ilog_symbolize_opts *o,
 			  const struct ilog_symbolize_input *inputs, unsigned nin, int out_fd,
 			  struct ilog_symbolize_stats *st, char *err, size_t errlen)
 {
-	struct filt f = { .o = o, .thr_state = want_threads(o) > 1 ? 0 : -1 };
+	int threads = want_threads(o);
+	struct filt f = { .o = o, .thr_state = threads > 1 ? 0 : -1 };
 	struct ilog_symbolize_stats dummy;
 	struct input *in = calloc(nin ? nin : 1, sizeof(*in));
 	struct ilog_symbolize_opts so = *o;
@@ -1052,7 +1109,9 @@ int ilog_symbolize_filter(const struct ilog_symbolize_opts *o,
 		if (make_seekable(&in[i], err, errlen))
 			goto out;
 	}
+	uint64_t t0 = now_ns();
 	int p1 = pass1(&f, o, in, nin, st, err, errlen, &damaged);
+	uint64_t t1 = now_ns();
 	warm_join(&f);
 	if (p1)
 		goto out;
@@ -1063,12 +1122,17 @@ int ilog_symbolize_filter(const struct ilog_symbolize_opts *o,
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
+	uint64_t t2 = now_ns();
 	char e2[512];
-	if (big ? pass2_records(&f, o, sym, in, nin, out_fd, e2, sizeof(e2))
-		: pass2_frames(&f, o, sym, in, out_fd, e2, sizeof(e2))) {
+	if (big ? pass2_records(&f, o, in, nin, out_fd, e2, sizeof(e2))
+		: pass2_frames(&f, o, in, out_fd, e2, sizeof(e2))) {
 		snprintf(err, errlen, "%s", e2); /* output failed: that matters more */
 		goto out;
 	}
+	st->read_ns = t1 - t0;
+	st->resolve_ns = t2 - t1;
+	st->write_ns = now_ns() - t2;
+	st->threads = f.thr_state ? (uint32_t)threads : 1; /* 0: never needed to start */
 	st->modules = ilog_symbolizer_modules(sym, &st->modules_found);
 	rc = damaged ? -1 : 0;
 out:

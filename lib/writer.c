@@ -430,7 +430,11 @@ int ilog_writer_begin(struct ilog_writer *w, const struct ilog_header *h)
 		if (ilog_writer_put(w, &s))
 			return -1;
 	}
-	return 0;
+	/* SPEC §3.1: the header and schemas end their frame, so a filter can
+	 * put records after them (symbols for the first stacks) by adding
+	 * frames, without rewriting one; and the log is readable from the
+	 * start, however the writer ends */
+	return ilog_writer_flush(w);
 }
 
 const char *ilog_writer_error(const struct ilog_writer *w)

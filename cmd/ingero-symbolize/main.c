@@ -162,6 +162,10 @@ static int run(int argc, char **argv, const char **dirs, struct ilog_symbolize_i
 			(unsigned long long)st.resolved, (unsigned long long)st.symbols,
 			(unsigned long long)st.kept, (unsigned long long)st.modules_found,
 			(unsigned long long)st.modules);
+	if (ILOG_VERBOSE(1) && !rc)
+		fprintf(stderr, "%s: %u thread%s; read %.1f ms, then resolved %.1f ms, wrote %.1f ms\n",
+			ilog_prog, st.threads, st.threads == 1 ? "" : "s", st.read_ns / 1e6,
+			st.resolve_ns / 1e6, st.write_ns / 1e6);
 	if (fd != STDOUT_FILENO && close(fd)) {
 		ilog_errorf("%s: close failed", out);
 		rc = -1;

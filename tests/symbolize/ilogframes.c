@@ -7,6 +7,9 @@
  *                                  FNV-1a hash, then the kinds of its records
  *                                  in order, runs counted ("header schema*16")
  *   ilogframes split N IN OUT      IN written again, N records per frame
+ *   ilogframes join IN OUT         IN written again in one frame, header and
+ *                                  events together (as writers before format
+ *                                  1.1 ended their first frame)
  *   ilogframes grow MIB IN OUT     IN written again in frames of 32 MiB (the
  *                                  writer's largest), then IN's stack records
  *                                  again and again, ids changed, until about
@@ -129,6 +132,8 @@ int main(int argc, char **argv)
 		rc = list(argv[2]);
 	else if (argc == 5 && !strcmp(argv[1], "split"))
 		rc = rewrite(argv[3], argv[4], (uint32_t)atoi(argv[2]), 0);
+	else if (argc == 4 && !strcmp(argv[1], "join"))
+		rc = rewrite(argv[2], argv[3], UINT32_MAX, 0);
 	else if (argc == 5 && !strcmp(argv[1], "grow"))
 		rc = rewrite(argv[3], argv[4], UINT32_MAX, (uint64_t)atoi(argv[2]) << 20);
 	else

@@ -21,6 +21,6 @@ jq -r 'select(.type == "symbol") | "\(.pid) \(.ip) \(.inline_depth)"' once.jsonl
 	wc -l | sed 's/^/(pid, ip, depth) written twice: /'
 
 ingero-symbolize -v once.ilog -o twice.ilog 2>v.txt || exit 1
-sed 's/[0-9][0-9]* ips kept/N ips kept/; s/[0-9][0-9]* of [0-9][0-9]* files/0 of 0 files/; s/[0-9][0-9]* stacks/N stacks/' v.txt
+sed -E 's/[0-9]+ ips kept/N ips kept/; s/[0-9]+ of [0-9]+ files/0 of 0 files/; s/[0-9]+ stacks/N stacks/; s/[0-9]+\.[0-9] ms/T ms/g; s/[0-9]+ threads?;/N threads;/' v.txt
 ingero-export twice.ilog | cmp - once.jsonl && echo "second run: identical"
 ingero-symbolize --redo once.ilog | ingero-export | cmp - once.jsonl && echo "--redo: identical"
