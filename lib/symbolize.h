@@ -43,10 +43,10 @@ struct ilog_symbolize_opts {
 	int redo;                          /* filter: drop the input's symbol
 					    * records and resolve every ip again */
 	/* filter: threads to use: 1, or 2 (a second one resolves new ips
-	 * while the first reads on); 0 picks 2 when a CPU is idle (the
-	 * 1-minute load average is below the CPUs this process may use, less
-	 * one), else 1: a second thread that has to wait for a CPU only adds
-	 * work (bench/RESULTS.md) */
+	 * while the first reads on); 0 picks 2 when a CPU is idle (fewer
+	 * tasks runnable right now, this one included, than the CPUs this
+	 * process may use; /proc/loadavg), else 1: a second thread that has
+	 * to wait for a CPU only adds work (bench/RESULTS.md) */
 	int threads;
 	/* Problems, each once per module: a missing or mismatched file
 	 * (ILOG_SYM_WARN), or a module without debug info (ILOG_SYM_INFO).

@@ -440,16 +440,34 @@ static void warm_push(struct filt *f, const struct use *u, uint32_t idx)
 		warm_hand(f);
 }
 
-/* opts.threads, with 0 decided from this machine's load (lib/symbolize.h). */
+/* opts.threads, with 0 decided from how busy the CPUs are now
+ * (lib/symbolize.h): the tasks runnable at this moment, this one
+ * included (/proc/loadavg's fourth field), else the 1-minute load. */
 static int want_threads(const struct ilog_symbolize_opts *o)
 {
 	if (o->threads)
 		return o->threads;
 	cpu_set_t set;
-	double load;
-	if (sched_getaffinity(0, sizeof(set), &set) || getloadavg(&load, 1) != 1)
+	if (sched_getaffinity(0, sizeof(set), &set))
 		return 1;
-	return load < CPU_COUNT(&set) - 1 ? 2 : 1;
+	int ncpu = CPU_COUNT(&set);
+	double load;
+	unsigned running = 0;
+	for (int i = 0; i < 3; i++) { /* the fewest of three looks: a task
+					* that runs for a moment is not load */
+		unsigned r;
+		FILE *fp = fopen("/proc/loadavg", "re");
+		if (!fp)
+			break;
+		if (fscanf(fp, "%*f %*f %*f %u/", &r) == 1 && r && (!running || r < running))
+			running = r;
+		fclose(fp);
+	}
+	if (running)
+		return running < (unsigned)ncpu ? 2 : 1;
+	if (getloadavg(&load, 1) != 1)
+		return 1;
+	return load < ncpu - 1 ? 2 : 1;
 }
 
 /* After pass 1: let the thread finish what it was given. */
@@ -570,7 +588,8 @@ static int note_stack(struct filt *f, const struct ilog_record *rec, uint64_t se
 	struct ipset *t = ipset_of(f, pkey(rec->node, sk->pid));
 	if (!t)
 		return -1;
-	for (uint32_t i = 0; i < sk->nr && i < INGERO_MAX_STACK; i++) {
+	uint32_t nr = sk->nr < INGERO_MAX_STACK ? sk->nr : INGERO_MAX_STACK;
+	for (uint32_t i = 0; i < nr; i++) {
 		uint64_t ip = sk->ips[i];
 		if (ipset_get(t, ip))
 			continue;
