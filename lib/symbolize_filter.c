@@ -84,9 +84,19 @@ struct job {
 
 /* A report the resolver thread made, for plan() to pass on. */
 struct held {
-	uint32_t use;
+	uint32_t use, seq;            /* seq: the order they came in */
 	enum ilog_sym_level level;
 	char *msg;
+};
+
+/* A module the resolvers share out (see "the resolvers" below). */
+struct wmod {
+	const char *path;             /* pool */
+	uint8_t bid[MAX_BID];
+	uint32_t nbid;
+	int owner;                    /* 0 none yet, 1 the main thread, 2 the second */
+	struct job *q;                /* its jobs; q[next..n) not taken yet */
+	uint32_t n, cap, next;
 };
 
 /* The ips seen in one process (ipset_get()): keys apart from values, so
@@ -121,24 +131,23 @@ struct filt {
 	struct ilog_symbol *ans;      /* plan()'s answers, for pass 2 to write */
 	uint32_t nans, capans;
 	uint64_t nkept;               /* distinct ips with symbols in the input */
-	/* The resolver thread (warm()): resolves each new ip whose mapping is
-	 * known (one recorded before its stack) while pass 1 reads on, so the
-	 * symbolizer's cache holds the answers when plan() asks.  Its reports
-	 * are held, tagged with the use, and passed on by plan() at that use,
-	 * so stderr reads as if resolved one by one in stream order. */
-	struct ilog_symbolizer *sym;
+	/* The resolvers (warm(), help()): the new ips whose mapping is
+	 * known (one recorded before its stack) are resolved while pass 1
+	 * reads on, so the symbolizers' caches hold the answers when plan()
+	 * asks. */
+	struct ilog_symbolizer *sym[2]; /* the main thread's, the second's */
 	const struct ilog_symbolize_opts *o;
 	pthread_t thr;
 	int thr_state;                /* 0 not started, 1 running, -1 none */
 	int warming;                  /* reports are held */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	struct job *jobs;             /* under mu */
-	uint32_t njobs, capjobs, taken;
+	struct wmod *wm;              /* under mu while the thread runs */
+	uint32_t nwm, capwm;
+	struct sym_hmap wmidx;        /* (module hash, n) -> wm[] */
 	struct job pend[64];          /* the reader's, handed over together */
 	uint32_t npend;
 	int jobs_end, waiting;        /* under mu */
-	uint32_t cur_use;             /* the thread's; read after the join */
 	struct held *held;
 	uint32_t nheld, capheld, nreplayed;
 };
@@ -157,7 +166,10 @@ static void filt_free(struct filt *f)
 	free(f->frames);
 	free(f->drops);
 	free(f->ans);
-	free(f->jobs);
+	for (uint32_t i = 0; i < f->nwm; i++)
+		free(f->wm[i].q);
+	free(f->wm);
+	sym_hmap_free(&f->wmidx);
 	for (uint32_t i = 0; i < f->nheld; i++)
 		free(f->held[i].msg);
 	free(f->held);
@@ -328,27 +340,107 @@ static void damage(char *err, size_t errlen, int *damaged, const char *name, con
 	*damaged = 1;
 }
 
-/* ---- the resolver thread ---- */
+/* ---- the resolvers ---- */
 
-#define WARM_BATCH 256
+/*
+ * With two threads, new ips are resolved by module: a module (one file:
+ * its build-id, else its path, as the symbolizer tells modules apart)
+ * belongs to the first resolver that takes its jobs, and is resolved by
+ * that resolver's symbolizer only, so each symbolizer is used by one
+ * thread at a time and each module's reports are made once.  The second
+ * thread starts with the first jobs and takes modules while pass 1 reads;
+ * when pass 1 ends the main thread takes the modules left (help()), then
+ * waits for the second.  A resolver keeps to the modules it owns and
+ * claims an unclaimed one, the one with the most jobs waiting, when its
+ * own have none.
+ */
 
-static void *warm(void *arg)
+#define WARM_BATCH 64           /* jobs taken at a time */
+
+/* The module key of a mapping: its build-id's hash, else its path's. */
+static uint64_t wmod_hash(const struct fmap *fm)
 {
-	struct filt *f = arg;
+	return fm->nbid ? sym_strhash((const char *)fm->bid, fm->nbid) : sym_strhash(fm->path, strlen(fm->path));
+}
+
+static int wmod_same(const struct wmod *w, const struct fmap *fm)
+{
+	return fm->nbid ? w->nbid == fm->nbid && !memcmp(w->bid, fm->bid, fm->nbid)
+			: !w->nbid && w->path == fm->path; /* pool strings: one copy each */
+}
+
+/* The module of fm, made if new (mu held by the caller when a thread runs);
+ * NULL out of memory. */
+static struct wmod *wmod_of(struct filt *f, const struct fmap *fm, int make)
+{
+	uint64_t h = wmod_hash(fm), k = 0;
+	for (uint32_t *v; (v = sym_hmap_get(&f->wmidx, h, k)); k++)
+		if (wmod_same(&f->wm[*v - 1], fm))
+			return &f->wm[*v - 1];
+	if (!make || sym_grow((void **)&f->wm, &f->capwm, f->nwm, sizeof(*f->wm), 16) ||
+	    sym_hmap_put(&f->wmidx, h, k, f->nwm))
+		return NULL;
+	struct wmod *w = &f->wm[f->nwm++];
+	*w = (struct wmod){ .path = fm->path, .nbid = fm->nbid };
+	memcpy(w->bid, fm->bid, fm->nbid);
+	return w;
+}
+
+/* The symbolizer that resolves fm's module: its owner's, else the main one. */
+static struct ilog_symbolizer *sym_for(struct filt *f, const struct fmap *fm)
+{
+	const struct wmod *w = f->nwm ? wmod_of(f, fm, 0) : NULL;
+	return f->sym[w && w->owner ? w->owner - 1 : 0];
+}
+
+/* The use a resolver is resolving, for its reports: the thread's own, so
+ * that setting it per ip writes no line the other thread reads. */
+static _Thread_local uint32_t cur_use;
+
+/* Up to WARM_BATCH jobs for resolver `me` (1 main, 2 thread) into batch,
+ * under mu: from a module it owns, else from the unclaimed module with the
+ * most jobs waiting, which it then owns. */
+static uint32_t take(struct filt *f, int me, struct job *batch)
+{
+	struct wmod *best = NULL;
+	for (uint32_t i = 0; i < f->nwm; i++) {
+		struct wmod *w = &f->wm[i];
+		uint32_t left = w->n - w->next;
+		if (!left || (w->owner && w->owner != me))
+			continue;
+		if (w->owner == me) {
+			best = w;
+			break;
+		}
+		if (!best || left > best->n - best->next)
+			best = w;
+	}
+	if (!best)
+		return 0;
+	best->owner = me;
+	uint32_t n = best->n - best->next < WARM_BATCH ? best->n - best->next : WARM_BATCH;
+	memcpy(batch, best->q + best->next, n * sizeof(*batch));
+	best->next += n;
+	return n;
+}
+
+/* Resolve jobs as resolver `me` until none is left for it; the thread
+ * waits for more while pass 1 reads.  The answers stay in the
+ * symbolizer's cache for plan(). */
+static void resolve_jobs(struct filt *f, int me)
+{
 	struct ilog_symbol out[MAX_FRAMES];
 	struct job *batch = malloc(WARM_BATCH * sizeof(*batch));
 	if (!batch)
-		return NULL;
+		return;
 	for (;;) {
 		pthread_mutex_lock(&f->mu);
-		while (f->taken == f->njobs && !f->jobs_end) {
+		uint32_t n;
+		while (!(n = take(f, me, batch)) && me == 2 && !f->jobs_end) {
 			f->waiting = 1;
 			pthread_cond_wait(&f->cv, &f->mu);
 			f->waiting = 0;
 		}
-		uint32_t n = f->njobs - f->taken < WARM_BATCH ? f->njobs - f->taken : WARM_BATCH;
-		memcpy(batch, f->jobs + f->taken, n * sizeof(*batch));
-		f->taken += n;
 		pthread_mutex_unlock(&f->mu);
 		if (!n)
 			break;
@@ -359,29 +451,50 @@ static void *warm(void *arg)
 				.offset = j->map.offset, .prot = j->map.prot,
 				.path = ilog_str_c(j->map.path), .build_id = { j->map.bid, j->map.nbid },
 			};
-			f->cur_use = j->use;
-			if (ilog_symbolizer_lookup(f->sym, &m, j->ip, j->ret, out, MAX_FRAMES) < 0)
+			cur_use = j->use;
+			if (ilog_symbolizer_lookup(f->sym[me - 1], &m, j->ip, j->ret, out, MAX_FRAMES) < 0)
 				goto out; /* out of memory: plan() finds it again */
 		}
 	}
 out:
 	free(batch);
+}
+
+static void *warm(void *arg)
+{
+	resolve_jobs(arg, 2);
 	return NULL;
 }
 
-/* The symbolizer's reports: held while the thread runs. */
+/* The symbolizers' reports: held while two resolvers run, tagged with the
+ * use being resolved, and passed on by plan() at that use, so stderr reads
+ * as if every ip were resolved one by one in stream order. */
 static void on_report(void *arg, enum ilog_sym_level level, const char *msg)
 {
 	struct filt *f = arg;
-	if (f->warming && !sym_grow((void **)&f->held, &f->capheld, f->nheld, sizeof(*f->held), 16)) {
+	if (f->warming) {
+		pthread_mutex_lock(&f->mu);
 		char *m = strdup(msg);
-		if (m) {
-			f->held[f->nheld++] = (struct held){ f->cur_use, level, m };
+		int held = m && !sym_grow((void **)&f->held, &f->capheld, f->nheld,
+					  sizeof(*f->held), 16);
+		if (held)
+			f->held[f->nheld++] = (struct held){ cur_use, f->nheld, level, m };
+		else
+			free(m);
+		pthread_mutex_unlock(&f->mu);
+		if (held)
 			return;
-		}
 	}
 	if (f->o->report)
 		f->o->report(f->o->report_arg, level, msg);
+}
+
+static int cmp_held(const void *a, const void *b)
+{
+	const struct held *x = a, *y = b;
+	if (x->use != y->use)
+		return x->use < y->use ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 /* Pass on the held reports made for uses up to `use` (all: UINT32_MAX). */
@@ -393,27 +506,21 @@ static void replay(struct filt *f, uint32_t use)
 				     f->held[f->nreplayed].msg);
 }
 
-/* Hand the pending jobs to the thread, starting it the first time. */
+/* Hand the pending jobs to the resolvers, starting the thread the first
+ * time. */
 static void warm_hand(struct filt *f)
 {
 	if (!f->npend)
 		return;
 	pthread_mutex_lock(&f->mu);
-	if (f->njobs + f->npend > f->capjobs) {
-		uint32_t cap = f->capjobs ? f->capjobs * 2 : 1024;
-		struct job *j = realloc(f->jobs, (size_t)cap * sizeof(*j));
-		if (j) {
-			f->jobs = j;
-			f->capjobs = cap;
-		}
-	}
-	if (f->njobs + f->npend <= f->capjobs) { /* else plan() resolves them */
-		memcpy(f->jobs + f->njobs, f->pend, f->npend * sizeof(*f->pend));
-		f->njobs += f->npend;
+	for (uint32_t i = 0; i < f->npend; i++) {
+		struct wmod *w = wmod_of(f, &f->pend[i].map, 1);
+		/* out of memory: plan() resolves it */
+		if (w && !sym_grow((void **)&w->q, &w->cap, w->n, sizeof(*w->q), 64))
+			w->q[w->n++] = f->pend[i];
 	}
 	f->npend = 0;
-	/* a batch at a time: a wakeup per ip would cost more than it saves */
-	if (f->waiting && f->njobs - f->taken >= WARM_BATCH)
+	if (f->waiting)
 		pthread_cond_signal(&f->cv);
 	pthread_mutex_unlock(&f->mu);
 	if (!f->thr_state) {
@@ -427,7 +534,7 @@ static void warm_hand(struct filt *f)
 	}
 }
 
-/* A new ip for the thread, when its mapping is already known. */
+/* A new ip for the resolvers, when its mapping is already known. */
 static void warm_push(struct filt *f, const struct use *u, uint32_t idx)
 {
 	if (f->thr_state < 0)
@@ -470,8 +577,9 @@ static int want_threads(const struct ilog_symbolize_opts *o)
 	return load < ncpu - 1 ? 2 : 1;
 }
 
-/* After pass 1: let the thread finish what it was given. */
-static void warm_join(struct filt *f)
+/* After pass 1: the main thread resolves what the second has not taken,
+ * then waits for it; the held reports are put in stream order. */
+static void warm_join(struct filt *f, int help)
 {
 	if (f->thr_state >= 0)
 		warm_hand(f);
@@ -481,11 +589,13 @@ static void warm_join(struct filt *f)
 	f->jobs_end = 1;
 	pthread_cond_signal(&f->cv);
 	pthread_mutex_unlock(&f->mu);
+	if (help)
+		resolve_jobs(f, 1);
 	pthread_join(f->thr, NULL);
 	f->thr_state = -1;
 	f->warming = 0;
+	qsort(f->held, f->nheld, sizeof(*f->held), cmp_held);
 }
-
 /*
  * The ips seen, per process: pass 1 asks about every ip of every stack
  * (1.6M on bench/symbolize for 20000 distinct ones), so a process's ips
@@ -694,8 +804,7 @@ oom:
 }
 
 /* The frames of one new ip; -1 out of memory. */
-static int lookup_use(const struct filt *f, struct ilog_symbolizer *sym, const struct use *u,
-		      struct ilog_symbol *fr)
+static int lookup_use(struct filt *f, const struct use *u, struct ilog_symbol *fr)
 {
 	const struct fmap *fm = find_map(f, u->node, u->pid, u->ip, u->seq);
 	if (!fm) {
@@ -707,7 +816,7 @@ static int lookup_use(const struct filt *f, struct ilog_symbolizer *sym, const s
 		.prot = fm->prot, .path = ilog_str_c(fm->path), .build_id = { fm->bid, fm->nbid },
 	};
 	/* ips after a stack's first are return addresses (bpf_get_stack) */
-	return ilog_symbolizer_lookup(sym, &m, u->ip, u->ret, fr, MAX_FRAMES);
+	return ilog_symbolizer_lookup(sym_for(f, fm), &m, u->ip, u->ret, fr, MAX_FRAMES);
 }
 
 /*
@@ -721,7 +830,7 @@ static int lookup_use(const struct filt *f, struct ilog_symbolizer *sym, const s
  * frame would outgrow what one frame may hold (pass 2 then writes every
  * record anew), 0, or -1 out of memory.
  */
-static int plan(struct filt *f, struct ilog_symbolizer *sym, struct ilog_symbolize_stats *st)
+static int plan(struct filt *f, struct ilog_symbolize_stats *st)
 {
 	for (uint32_t i = 0; i < f->nframes; i++) {
 		struct iframe *fr = &f->frames[i];
@@ -750,7 +859,7 @@ static int plan(struct filt *f, struct ilog_symbolizer *sym, struct ilog_symboli
 			f->capans = cap;
 		}
 		struct ilog_symbol *out = &f->ans[f->nans];
-		int k = lookup_use(f, sym, u, out);
+		int k = lookup_use(f, u, out);
 		if (k < 0)
 			return -1;
 		u->ans = f->nans;
@@ -1112,14 +1221,15 @@ int ilog_symbolize_filter(const struct ilog_symbolize_opts *o,
 	struct ilog_symbolize_opts so = *o;
 	so.report = on_report;
 	so.report_arg = &f;
-	struct ilog_symbolizer *sym = f.sym = ilog_symbolizer_new(&so);
+	for (int i = 0; i < (threads > 1 ? 2 : 1); i++)
+		f.sym[i] = ilog_symbolizer_new(&so);
 	pthread_mutex_init(&f.mu, NULL);
 	pthread_cond_init(&f.cv, NULL);
 	int rc = -1, damaged = 0;
 	if (!st)
 		st = &dummy;
 	memset(st, 0, sizeof(*st));
-	if (!in || !sym) {
+	if (!in || !f.sym[0] || (threads > 1 && !f.sym[1])) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
@@ -1131,12 +1241,12 @@ int ilog_symbolize_filter(const struct ilog_symbolize_opts *o,
 	uint64_t t0 = now_ns();
 	int p1 = pass1(&f, o, in, nin, st, err, errlen, &damaged);
 	uint64_t t1 = now_ns();
-	warm_join(&f);
+	warm_join(&f, 1);
 	if (p1)
 		goto out;
 	if (!o->redo)
 		st->kept = f.nkept;
-	int big = plan(&f, sym, st);
+	int big = plan(&f, st);
 	if (big < 0) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
@@ -1152,16 +1262,21 @@ int ilog_symbolize_filter(const struct ilog_symbolize_opts *o,
 	st->resolve_ns = t2 - t1;
 	st->write_ns = now_ns() - t2;
 	st->threads = f.thr_state ? (uint32_t)threads : 1; /* 0: never needed to start */
-	st->modules = ilog_symbolizer_modules(sym, &st->modules_found);
+	for (int i = 0; i < 2 && f.sym[i]; i++) {
+		uint64_t found;
+		st->modules += ilog_symbolizer_modules(f.sym[i], &found);
+		st->modules_found += found;
+	}
 	rc = damaged ? -1 : 0;
 out:
 	for (unsigned i = 0; in && i < nin; i++)
 		if (in[i].own)
 			close(in[i].fd);
 	free(in);
-	warm_join(&f);
+	warm_join(&f, 0);
 	replay(&f, UINT32_MAX);
-	ilog_symbolizer_free(sym);
+	for (int i = 0; i < 2; i++)
+		ilog_symbolizer_free(f.sym[i]);
 	filt_free(&f);
 	pthread_mutex_destroy(&f.mu);
 	pthread_cond_destroy(&f.cv);

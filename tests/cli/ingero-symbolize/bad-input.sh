@@ -3,15 +3,20 @@
 # ELF, DWARF that does not parse: one warning per module however many
 # stacks use it, its frames left as module+offset (or named from the
 # symbol table), everything else still symbolized.  A damaged log: exit 2,
-# the records before the damage still written.
+# the records before the damage still written.  Two threads say and write
+# the same as one.
 . "$INGERO_TESTS/symbolize/common.sh"
 clean() { sed "s|$PWD/||; s/[0-9a-f]\{40\}/<build-id>/g"; }
 case_() {
 	echo "-- $1"
-	ingero-symbolize --no-system-debug node-a/run.ilog -o sym.ilog 2>err.txt
+	ingero-symbolize --no-system-debug --threads 1 node-a/run.ilog -o sym.ilog 2>err.txt
 	echo "exit $?"
 	clean <err.txt
 	render sym.ilog | sed -n '/^== c_inline/,/^== c_static/p; /^== lib_hidden/,$p' | grep -v '^== c_static'
+	# two resolvers share the modules out: the same bytes, the same
+	# warnings in the same order
+	ingero-symbolize --no-system-debug --threads 2 node-a/run.ilog -o sym2.ilog 2>err2.txt
+	cmp -s sym.ilog sym2.ilog && cmp -s err.txt err2.txt && echo "--threads 2: the same"
 }
 record node-a
 cp node-a/symtest node-a/libsymtest.so .
