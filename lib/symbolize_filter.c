@@ -355,7 +355,7 @@ static void damage(char *err, size_t errlen, int *damaged, const char *name, con
  * own have none.
  */
 
-#define WARM_BATCH 64           /* jobs taken at a time */
+#define WARM_BATCH 1024         /* jobs taken at a time, at most */
 
 /* The module key of a mapping: its build-id's hash, else its path's. */
 static uint64_t wmod_hash(const struct fmap *fm)
@@ -396,6 +396,12 @@ static struct ilog_symbolizer *sym_for(struct filt *f, const struct fmap *fm)
 /* The use a resolver is resolving, for its reports: the thread's own, so
  * that setting it per ip writes no line the other thread reads. */
 static _Thread_local uint32_t cur_use;
+
+static int cmp_job(const void *a, const void *b)
+{
+	const struct job *x = a, *y = b;
+	return x->ip < y->ip ? -1 : x->ip > y->ip;
+}
 
 /* Up to WARM_BATCH jobs for resolver `me` (1 main, 2 thread) into batch,
  * under mu: from a module it owns, else from the unclaimed module with the
@@ -444,6 +450,9 @@ static void resolve_jobs(struct filt *f, int me)
 		pthread_mutex_unlock(&f->mu);
 		if (!n)
 			break;
+		/* in address order: neighbours share line tables, DIEs and
+		 * symbols, which then stay in the cache */
+		qsort(batch, n, sizeof(*batch), cmp_job);
 		for (uint32_t i = 0; i < n; i++) {
 			const struct job *j = &batch[i];
 			struct ilog_mapping m = {
@@ -849,7 +858,8 @@ static int plan(struct filt *f, struct ilog_symbolize_stats *st)
 		/* the answer is kept for pass 2: its strings are the pool's,
 		 * the symbolizer's and the mappings', all fixed from now on */
 		if (f->nans + MAX_FRAMES > f->capans) {
-			uint32_t cap = f->capans ? f->capans : 4096;
+			/* about one frame an ip, a few with inlined callers */
+			uint32_t cap = f->capans ? f->capans : f->nuses + f->nuses / 4 + MAX_FRAMES;
 			while (f->nans + MAX_FRAMES > cap)
 				cap *= 2;
 			struct ilog_symbol *a = realloc(f->ans, (size_t)cap * sizeof(*a));

@@ -112,12 +112,20 @@ struct sym_pool {
 	uint32_t nstrs, capstrs;
 };
 
+/* A hash of s[0..n): eight bytes a step (C++ names run to hundreds of
+ * bytes, and every name is hashed when interned), mixed at the end. */
 static inline uint64_t sym_strhash(const char *s, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ull;
-	return h;
+	uint64_t h = 0xcbf29ce484222325ull ^ n;
+	for (; n >= 8; s += 8, n -= 8) {
+		uint64_t w;
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 32;
+	}
+	uint64_t t = 0;
+	memcpy(&t, s, n);
+	return sym_mix(h, t);
 }
 
 static inline void sym_pool_free(struct sym_pool *p)

@@ -3,6 +3,7 @@
  * frames) for the stacks of a log, or --collect the ELF files a log
  * needs.  Thin: options, inputs, lib/symbolize.c, exit code. */
 #include <getopt.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -176,6 +177,14 @@ static int run(int argc, char **argv, const char **dirs, struct ilog_symbolize_i
 int main(int argc, char **argv)
 {
 	ilog_cli_init(argv[0]);
+	/* Memory for a short-lived filter with two threads: one malloc arena
+	 * (a second one grows its heap by mprotect a few pages at a time, ~280
+	 * calls on bench/symbolize) and no mmap'ed blocks or trimming (each
+	 * munmap of a grown array stops the other thread for the TLB flush);
+	 * 5-8% less wall time there. */
+	mallopt(M_ARENA_MAX, 1);
+	mallopt(M_MMAP_THRESHOLD, 256 << 20);
+	mallopt(M_TRIM_THRESHOLD, 1 << 30);
 	/* at most one debug directory or input per argument */
 	const char **dirs = calloc((size_t)argc + 1, sizeof(*dirs));
 	struct ilog_symbolize_input *in = calloc((size_t)argc + 1, sizeof(*in));
