@@ -138,7 +138,9 @@ struct filt {
 	struct ilog_symbolizer *sym[2]; /* the main thread's, the second's */
 	const struct ilog_symbolize_opts *o;
 	pthread_t thr;
-	int thr_state;                /* 0 not started, 1 running, -1 none */
+	int nthreads;                 /* 1, or 2: start the second thread */
+	int thr_state;                /* 0 not started, 1 running, -1 not any more */
+	int started, joined;
 	int warming;                  /* reports are held */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -532,13 +534,13 @@ static void warm_hand(struct filt *f)
 	if (f->waiting)
 		pthread_cond_signal(&f->cv);
 	pthread_mutex_unlock(&f->mu);
-	if (!f->thr_state) {
+	if (!f->thr_state && f->nthreads > 1) {
 		f->warming = 1;
 		if (pthread_create(&f->thr, NULL, warm, f)) {
 			f->warming = 0;
-			f->thr_state = -1;
+			f->thr_state = -1; /* the main thread resolves them all */
 		} else {
-			f->thr_state = 1;
+			f->thr_state = f->started = 1;
 		}
 	}
 }
@@ -546,8 +548,6 @@ static void warm_hand(struct filt *f)
 /* A new ip for the resolvers, when its mapping is already known. */
 static void warm_push(struct filt *f, const struct use *u, uint32_t idx)
 {
-	if (f->thr_state < 0)
-		return;
 	const struct fmap *fm = find_map(f, u->node, u->pid, u->ip, u->seq);
 	if (!fm)
 		return; /* a mapping after its stack, if any: plan() decides */
@@ -586,21 +586,28 @@ static int want_threads(const struct ilog_symbolize_opts *o)
 	return load < ncpu - 1 ? 2 : 1;
 }
 
-/* After pass 1: the main thread resolves what the second has not taken,
- * then waits for it; the held reports are put in stream order. */
+/* After pass 1: the main thread resolves what the second has not taken
+ * (with one thread: everything, module by module, in address order),
+ * then waits for it; the held reports are put in stream order.  help 0:
+ * an error, nothing more to resolve. */
 static void warm_join(struct filt *f, int help)
 {
-	if (f->thr_state >= 0)
-		warm_hand(f);
-	if (f->thr_state <= 0)
+	if (f->joined)
 		return;
-	pthread_mutex_lock(&f->mu);
-	f->jobs_end = 1;
-	pthread_cond_signal(&f->cv);
-	pthread_mutex_unlock(&f->mu);
-	if (help)
+	f->joined = 1;
+	warm_hand(f);
+	if (f->thr_state == 1) {
+		pthread_mutex_lock(&f->mu);
+		f->jobs_end = 1;
+		pthread_cond_signal(&f->cv);
+		pthread_mutex_unlock(&f->mu);
+	}
+	if (help) {
+		f->warming = 1;
 		resolve_jobs(f, 1);
-	pthread_join(f->thr, NULL);
+	}
+	if (f->thr_state == 1)
+		pthread_join(f->thr, NULL);
 	f->thr_state = -1;
 	f->warming = 0;
 	qsort(f->held, f->nheld, sizeof(*f->held), cmp_held);
@@ -1225,7 +1232,7 @@ int ilog_symbolize_filter(const struct ilog_symbolize_opts *o,
 			  struct ilog_symbolize_stats *st, char *err, size_t errlen)
 {
 	int threads = want_threads(o);
-	struct filt f = { .o = o, .thr_state = threads > 1 ? 0 : -1 };
+	struct filt f = { .o = o, .nthreads = threads };
 	struct ilog_symbolize_stats dummy;
 	struct input *in = calloc(nin ? nin : 1, sizeof(*in));
 	struct ilog_symbolize_opts so = *o;
@@ -1271,7 +1278,7 @@ int ilog_symbolize_filter(const struct ilog_symbolize_opts *o,
 	st->read_ns = t1 - t0;
 	st->resolve_ns = t2 - t1;
 	st->write_ns = now_ns() - t2;
-	st->threads = f.thr_state ? (uint32_t)threads : 1; /* 0: never needed to start */
+	st->threads = f.started ? 2 : 1;
 	for (int i = 0; i < 2 && f.sym[i]; i++) {
 		uint64_t found;
 		st->modules += ilog_symbolizer_modules(f.sym[i], &found);
