@@ -99,6 +99,19 @@ struct wmod {
 	uint32_t n, cap, next;
 };
 
+/* What a resolver found (resolve_jobs()), for plan() to take instead of
+ * asking again: use's frames are a[first..first+k), of module wm[w]. */
+struct rdone {
+	uint32_t use, first, w, k;
+};
+
+struct rout {
+	struct ilog_symbol *a;        /* build_id left to plan() (the job's copy is gone) */
+	uint32_t n, cap;
+	struct rdone *d;
+	uint32_t nd, capd;
+};
+
 /* The ips seen in one process (ipset_get()): keys apart from values, so
  * the probes of a lookup that finds its ip (nearly all) stay in a table
  * of 8-byte keys; key 0 marks an empty slot and ip 0 has a slot of its own. */
@@ -147,6 +160,8 @@ struct filt {
 	struct wmod *wm;              /* under mu while the thread runs */
 	uint32_t nwm, capwm;
 	struct sym_hmap wmidx;        /* (module hash, n) -> wm[] */
+	struct rout rout[2];          /* each resolver's own */
+	struct rdone *byuse;          /* after the join: uses[] -> its answer (k 0: none) */
 	struct job pend[64];          /* the reader's, handed over together */
 	uint32_t npend;
 	int jobs_end, waiting;        /* under mu */
@@ -168,6 +183,11 @@ static void filt_free(struct filt *f)
 	free(f->frames);
 	free(f->drops);
 	free(f->ans);
+	for (int i = 0; i < 2; i++) {
+		free(f->rout[i].a);
+		free(f->rout[i].d);
+	}
+	free(f->byuse);
 	for (uint32_t i = 0; i < f->nwm; i++)
 		free(f->wm[i].q);
 	free(f->wm);
@@ -408,7 +428,7 @@ static int cmp_job(const void *a, const void *b)
 /* Up to WARM_BATCH jobs for resolver `me` (1 main, 2 thread) into batch,
  * under mu: from a module it owns, else from the unclaimed module with the
  * most jobs waiting, which it then owns. */
-static uint32_t take(struct filt *f, int me, struct job *batch)
+static uint32_t take(struct filt *f, int me, struct job *batch, uint32_t *widx)
 {
 	struct wmod *best = NULL;
 	for (uint32_t i = 0; i < f->nwm; i++) {
@@ -426,10 +446,32 @@ static uint32_t take(struct filt *f, int me, struct job *batch)
 	if (!best)
 		return 0;
 	best->owner = me;
+	*widx = (uint32_t)(best - f->wm);
 	uint32_t n = best->n - best->next < WARM_BATCH ? best->n - best->next : WARM_BATCH;
 	memcpy(batch, best->q + best->next, n * sizeof(*batch));
 	best->next += n;
 	return n;
+}
+
+/* Keep an answer for plan() (out of memory: it asks again). */
+static void keep(struct rout *r, uint32_t use, uint32_t w, const struct ilog_symbol *out,
+		 uint32_t k)
+{
+	if (r->n + k > r->cap) {
+		uint32_t cap = r->cap ? r->cap : 1024;
+		while (r->n + k > cap)
+			cap *= 2;
+		struct ilog_symbol *a = realloc(r->a, (size_t)cap * sizeof(*a));
+		if (!a)
+			return;
+		r->a = a;
+		r->cap = cap;
+	}
+	if (sym_grow((void **)&r->d, &r->capd, r->nd, sizeof(*r->d), 1024))
+		return;
+	memcpy(r->a + r->n, out, k * sizeof(*out));
+	r->d[r->nd++] = (struct rdone){ use, r->n, w, k };
+	r->n += k;
 }
 
 /* Resolve jobs as resolver `me` until none is left for it; the thread
@@ -443,8 +485,8 @@ static void resolve_jobs(struct filt *f, int me)
 		return;
 	for (;;) {
 		pthread_mutex_lock(&f->mu);
-		uint32_t n;
-		while (!(n = take(f, me, batch)) && me == 2 && !f->jobs_end) {
+		uint32_t n, w = 0;
+		while (!(n = take(f, me, batch, &w)) && me == 2 && !f->jobs_end) {
 			f->waiting = 1;
 			pthread_cond_wait(&f->cv, &f->mu);
 			f->waiting = 0;
@@ -463,8 +505,11 @@ static void resolve_jobs(struct filt *f, int me)
 				.path = ilog_str_c(j->map.path), .build_id = { j->map.bid, j->map.nbid },
 			};
 			cur_use = j->use;
-			if (ilog_symbolizer_lookup(f->sym[me - 1], &m, j->ip, j->ret, out, MAX_FRAMES) < 0)
+			int k = ilog_symbolizer_lookup(f->sym[me - 1], &m, j->ip, j->ret, out,
+						       MAX_FRAMES);
+			if (k < 0)
 				goto out; /* out of memory: plan() finds it again */
+			keep(&f->rout[me - 1], j->use, w, out, (uint32_t)k);
 		}
 	}
 out:
@@ -611,6 +656,13 @@ static void warm_join(struct filt *f, int help)
 	f->thr_state = -1;
 	f->warming = 0;
 	qsort(f->held, f->nheld, sizeof(*f->held), cmp_held);
+	if (help && f->nuses && (f->byuse = calloc(f->nuses, sizeof(*f->byuse))))
+		for (int r = 0; r < 2; r++)
+			for (uint32_t i = 0; i < f->rout[r].nd; i++) {
+				struct rdone d = f->rout[r].d[i];
+				d.w |= (uint32_t)r << 31; /* which resolver's a[] */
+				f->byuse[d.use] = d;
+			}
 }
 /*
  * The ips seen, per process: pass 1 asks about every ip of every stack
@@ -876,9 +928,18 @@ static int plan(struct filt *f, struct ilog_symbolize_stats *st)
 			f->capans = cap;
 		}
 		struct ilog_symbol *out = &f->ans[f->nans];
-		int k = lookup_use(f, u, out);
-		if (k < 0)
+		const struct rdone *d = f->byuse && f->byuse[i].k ? &f->byuse[i] : NULL;
+		int k;
+		if (d) { /* a resolver's answer: the same lookup_use() would give */
+			const struct rout *r = &f->rout[d->w >> 31];
+			const struct wmod *w = &f->wm[d->w & 0x7fffffff];
+			k = (int)d->k;
+			memcpy(out, r->a + d->first, d->k * sizeof(*out));
+			for (int j = 0; j < k; j++)
+				out[j].build_id = (struct ilog_bin){ w->bid, w->nbid };
+		} else if ((k = lookup_use(f, u, out)) < 0) {
 			return -1;
+		}
 		u->ans = f->nans;
 		u->nans = (uint8_t)k;
 		f->nans += (uint32_t)k;
