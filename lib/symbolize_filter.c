@@ -76,7 +76,15 @@ struct iframe {
 
 /* A new ip for the resolver thread, with its mapping. */
 struct job {
-	struct fmap map;
+	uint64_t start, end, offset, ip; /* its mapping (the module's is wmod's), the ip */
+	uint32_t prot, use, pid;
+	uint8_t ret;
+};
+
+/* A new ip waiting in the reader's hands; fm stays put until the next
+ * mapping record (add_mapping() hands them over first). */
+struct pjob {
+	const struct fmap *fm;
 	uint64_t ip;
 	uint32_t use, pid;
 	uint8_t ret;
@@ -162,7 +170,7 @@ struct filt {
 	struct sym_hmap wmidx;        /* (module hash, n) -> wm[] */
 	struct rout rout[2];          /* each resolver's own */
 	struct rdone *byuse;          /* after the join: uses[] -> its answer (k 0: none) */
-	struct job pend[64];          /* the reader's, handed over together */
+	struct pjob pend[64];         /* the reader's, handed over together */
 	uint32_t npend;
 	int jobs_end, waiting;        /* under mu */
 	struct held *held;
@@ -203,8 +211,11 @@ static inline uint64_t pkey(uint32_t node, uint32_t pid)
 	return (uint64_t)node << 32 | pid;
 }
 
+static void warm_hand(struct filt *f);
+
 static int add_mapping(struct filt *f, uint32_t node, const struct ilog_mapping *m, uint64_t seq)
 {
+	warm_hand(f); /* the fmaps the pending jobs point at may move */
 	uint32_t *v = sym_hmap_get(&f->procidx, pkey(node, m->pid), 0);
 	uint32_t pi;
 	if (v) {
@@ -428,7 +439,8 @@ static int cmp_job(const void *a, const void *b)
 /* Up to WARM_BATCH jobs for resolver `me` (1 main, 2 thread) into batch,
  * under mu: from a module it owns, else from the unclaimed module with the
  * most jobs waiting, which it then owns. */
-static uint32_t take(struct filt *f, int me, struct job *batch, uint32_t *widx)
+static uint32_t take(struct filt *f, int me, struct job *batch, uint32_t *widx,
+		     struct wmod *mod)
 {
 	struct wmod *best = NULL;
 	for (uint32_t i = 0; i < f->nwm; i++) {
@@ -447,6 +459,7 @@ static uint32_t take(struct filt *f, int me, struct job *batch, uint32_t *widx)
 		return 0;
 	best->owner = me;
 	*widx = (uint32_t)(best - f->wm);
+	*mod = *best; /* its path and build-id, as wm[] may move */
 	uint32_t n = best->n - best->next < WARM_BATCH ? best->n - best->next : WARM_BATCH;
 	memcpy(batch, best->q + best->next, n * sizeof(*batch));
 	best->next += n;
@@ -486,7 +499,8 @@ static void resolve_jobs(struct filt *f, int me)
 	for (;;) {
 		pthread_mutex_lock(&f->mu);
 		uint32_t n, w = 0;
-		while (!(n = take(f, me, batch, &w)) && me == 2 && !f->jobs_end) {
+		struct wmod mod;
+		while (!(n = take(f, me, batch, &w, &mod)) && me == 2 && !f->jobs_end) {
 			f->waiting = 1;
 			pthread_cond_wait(&f->cv, &f->mu);
 			f->waiting = 0;
@@ -500,9 +514,9 @@ static void resolve_jobs(struct filt *f, int me)
 		for (uint32_t i = 0; i < n; i++) {
 			const struct job *j = &batch[i];
 			struct ilog_mapping m = {
-				.pid = j->pid, .start = j->map.start, .end = j->map.end,
-				.offset = j->map.offset, .prot = j->map.prot,
-				.path = ilog_str_c(j->map.path), .build_id = { j->map.bid, j->map.nbid },
+				.pid = j->pid, .start = j->start, .end = j->end, .offset = j->offset,
+				.prot = j->prot, .path = ilog_str_c(mod.path),
+				.build_id = { mod.bid, mod.nbid },
 			};
 			cur_use = j->use;
 			int k = ilog_symbolizer_lookup(f->sym[me - 1], &m, j->ip, j->ret, out,
@@ -570,10 +584,12 @@ static void warm_hand(struct filt *f)
 		return;
 	pthread_mutex_lock(&f->mu);
 	for (uint32_t i = 0; i < f->npend; i++) {
-		struct wmod *w = wmod_of(f, &f->pend[i].map, 1);
+		const struct pjob *p = &f->pend[i];
+		struct wmod *w = wmod_of(f, p->fm, 1);
 		/* out of memory: plan() resolves it */
 		if (w && !sym_grow((void **)&w->q, &w->cap, w->n, sizeof(*w->q), 64))
-			w->q[w->n++] = f->pend[i];
+			w->q[w->n++] = (struct job){ p->fm->start, p->fm->end, p->fm->offset, p->ip,
+						     p->fm->prot, p->use, p->pid, p->ret };
 	}
 	f->npend = 0;
 	if (f->waiting)
@@ -596,7 +612,7 @@ static void warm_push(struct filt *f, const struct use *u, uint32_t idx)
 	const struct fmap *fm = find_map(f, u->node, u->pid, u->ip, u->seq);
 	if (!fm)
 		return; /* a mapping after its stack, if any: plan() decides */
-	f->pend[f->npend++] = (struct job){ *fm, u->ip, idx, u->pid, u->ret };
+	f->pend[f->npend++] = (struct pjob){ fm, u->ip, idx, u->pid, u->ret };
 	if (f->npend == sizeof(f->pend) / sizeof(f->pend[0]))
 		warm_hand(f);
 }
