@@ -59,7 +59,8 @@ struct use {
 	uint8_t ret;                  /* a return address (not a stack's first ip) */
 	uint8_t barrier;              /* after a header or node record in its frame */
 	uint8_t kept;                 /* the input has symbols for it after all */
-	uint8_t nans;                 /* plan(): its frames, filt.ans[ans..ans+nans) */
+	uint8_t nans;                 /* plan(): its frames, ans[ans..ans+nans) of */
+	uint8_t src;                  /* filt.ans (0) or filt.rout[src - 1].a */
 	uint32_t ans;
 };
 
@@ -471,7 +472,7 @@ static void keep(struct rout *r, uint32_t use, uint32_t w, const struct ilog_sym
 		 uint32_t k)
 {
 	if (r->n + k > r->cap) {
-		uint32_t cap = r->cap ? r->cap : 1024;
+		uint32_t cap = r->cap ? r->cap : 16384; /* pages untouched cost nothing */
 		while (r->n + k > cap)
 			cap *= 2;
 		struct ilog_symbol *a = realloc(r->a, (size_t)cap * sizeof(*a));
@@ -932,33 +933,36 @@ static int plan(struct filt *f, struct ilog_symbolize_stats *st)
 		struct iframe *fr = &f->frames[u->frame];
 		/* the answer is kept for pass 2: its strings are the pool's,
 		 * the symbolizer's and the mappings', all fixed from now on */
-		if (f->nans + MAX_FRAMES > f->capans) {
-			/* about one frame an ip, a few with inlined callers */
-			uint32_t cap = f->capans ? f->capans : f->nuses + f->nuses / 4 + MAX_FRAMES;
-			while (f->nans + MAX_FRAMES > cap)
-				cap *= 2;
-			struct ilog_symbol *a = realloc(f->ans, (size_t)cap * sizeof(*a));
-			if (!a)
-				return -1;
-			f->ans = a;
-			f->capans = cap;
-		}
-		struct ilog_symbol *out = &f->ans[f->nans];
 		const struct rdone *d = f->byuse && f->byuse[i].k ? &f->byuse[i] : NULL;
+		struct ilog_symbol *out;
 		int k;
 		if (d) { /* a resolver's answer: the same lookup_use() would give */
-			const struct rout *r = &f->rout[d->w >> 31];
 			const struct wmod *w = &f->wm[d->w & 0x7fffffff];
+			u->src = (uint8_t)(1 + (d->w >> 31));
+			u->ans = d->first;
+			out = f->rout[u->src - 1].a + d->first;
 			k = (int)d->k;
-			memcpy(out, r->a + d->first, d->k * sizeof(*out));
-			for (int j = 0; j < k; j++)
+			for (int j = 0; j < k; j++) /* the job's copy of it is gone */
 				out[j].build_id = (struct ilog_bin){ w->bid, w->nbid };
-		} else if ((k = lookup_use(f, u, out)) < 0) {
-			return -1;
+		} else {
+			if (f->nans + MAX_FRAMES > f->capans) {
+				uint32_t cap = f->capans ? f->capans * 2 : 1024;
+				while (f->nans + MAX_FRAMES > cap)
+					cap *= 2;
+				struct ilog_symbol *a = realloc(f->ans, (size_t)cap * sizeof(*a));
+				if (!a)
+					return -1;
+				f->ans = a;
+				f->capans = cap;
+			}
+			out = &f->ans[f->nans];
+			if ((k = lookup_use(f, u, out)) < 0)
+				return -1;
+			u->src = 0;
+			u->ans = f->nans;
+			f->nans += (uint32_t)k;
 		}
-		u->ans = f->nans;
 		u->nans = (uint8_t)k;
-		f->nans += (uint32_t)k;
 		st->ips++;
 		st->symbols += (uint64_t)k;
 		if (out[0].function.n)
@@ -993,8 +997,9 @@ static int put_use(const struct filt *f, struct ilog_writer *w, const struct use
 		   size_t errlen)
 {
 	struct ilog_record out = { .kind = ILOG_K_SYMBOL };
+	const struct ilog_symbol *a = u->src ? f->rout[u->src - 1].a : f->ans;
 	for (uint32_t k = 0; k < u->nans; k++) {
-		out.u.symbol = f->ans[u->ans + k];
+		out.u.symbol = a[u->ans + k];
 		if (put(w, &out, err, errlen))
 			return -1;
 	}
