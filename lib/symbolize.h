@@ -123,10 +123,12 @@ struct ilog_symbolize_input {
  * zstd frames are copied byte for byte, the symbol records of a frame's
  * new ips in a frame of their own before it; a frame in which they must
  * follow a header or node record is written again with them inside (SPEC
- * §5.13).  With two threads (opts.threads), new ips whose mapping is
- * known when their stack is read are resolved on the second while the
- * first read goes on; problems are still reported in stream order and
- * the output is the same bytes.  Returns 0; -1 with err set
+ * §5.13).  New ips are resolved module by module, in address order;
+ * with two threads (opts.threads), those whose mapping is known when
+ * their stack is read are resolved on the second while the first reads
+ * on, and the two share out the modules left when the reading ends.
+ * Problems are still reported in stream order and the output is the same
+ * bytes either way.  Returns 0; -1 with err set
  * ("NAME: offset N: problem") when an input is damaged (every record
  * before the damage is still written) or output fails.
  */
