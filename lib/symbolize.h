@@ -43,10 +43,10 @@ struct ilog_symbolize_opts {
 	int redo;                          /* filter: drop the input's symbol
 					    * records and resolve every ip again */
 	/* filter: threads to use: 1, or 2 (a second one resolves new ips
-	 * while the first reads on); 0 picks 2 when a CPU is idle (fewer
-	 * tasks runnable right now, this one included, than the CPUs this
-	 * process may use; /proc/loadavg), else 1: a second thread that has
-	 * to wait for a CPU only adds work (bench/RESULTS.md) */
+	 * while the first reads on, and they share out the rest); 0 picks
+	 * 2 where this process may use two CPUs or more.  Two take about
+	 * 10% more CPU time; on a busy machine their wall time is about
+	 * one thread's, on an idle one 30% less (bench/RESULTS.md). */
 	int threads;
 	/* Problems, each once per module: a missing or mismatched file
 	 * (ILOG_SYM_WARN), or a module without debug info (ILOG_SYM_INFO).

@@ -618,34 +618,14 @@ static void warm_push(struct filt *f, const struct use *u, uint32_t idx)
 		warm_hand(f);
 }
 
-/* opts.threads, with 0 decided from how busy the CPUs are now
- * (lib/symbolize.h): the tasks runnable at this moment, this one
- * included (/proc/loadavg's fourth field), else the 1-minute load. */
+/* opts.threads, with 0: 2 where this process may run on two CPUs or
+ * more (lib/symbolize.h). */
 static int want_threads(const struct ilog_symbolize_opts *o)
 {
 	if (o->threads)
 		return o->threads;
 	cpu_set_t set;
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return 1;
-	int ncpu = CPU_COUNT(&set);
-	double load;
-	unsigned running = 0;
-	for (int i = 0; i < 3; i++) { /* the fewest of three looks: a task
-					* that runs for a moment is not load */
-		unsigned r;
-		FILE *fp = fopen("/proc/loadavg", "re");
-		if (!fp)
-			break;
-		if (fscanf(fp, "%*f %*f %*f %u/", &r) == 1 && r && (!running || r < running))
-			running = r;
-		fclose(fp);
-	}
-	if (running)
-		return running < (unsigned)ncpu ? 2 : 1;
-	if (getloadavg(&load, 1) != 1)
-		return 1;
-	return load < ncpu - 1 ? 2 : 1;
+	return !sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 1 ? 2 : 1;
 }
 
 /* After pass 1: the main thread resolves what the second has not taken
