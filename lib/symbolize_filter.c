@@ -652,7 +652,8 @@ static void warm_join(struct filt *f, int help)
 		pthread_join(f->thr, NULL);
 	f->thr_state = -1;
 	f->warming = 0;
-	qsort(f->held, f->nheld, sizeof(*f->held), cmp_held);
+	if (f->nheld > 1)
+		qsort(f->held, f->nheld, sizeof(*f->held), cmp_held);
 	if (help && f->nuses && (f->byuse = calloc(f->nuses, sizeof(*f->byuse))))
 		for (int r = 0; r < 2; r++)
 			for (uint32_t i = 0; i < f->rout[r].nd; i++) {
