@@ -256,7 +256,7 @@ static int base_of(const struct sseries *s, struct base *b)
 		sigma = (double)b->med / 256;
 	if (sigma < 1)
 		sigma = 1;
-	b->thr = b->med + (uint64_t)(ILOG_Z_OUTLIER * sigma);
+	b->thr = ilog_sat_add(b->med, ilog_sat_u64(ILOG_Z_OUTLIER * sigma));
 	return 0;
 }
 

@@ -115,13 +115,13 @@ int ilog_gate_compare(struct ilog_stats *old, const struct ilog_chain_set *cold,
 		r->d_p50 = r->old.p50_ns ? (double)r->cur.p50_ns / (double)r->old.p50_ns - 1 : 0;
 		r->d_p99 = r->old.p99_ns ? (double)r->cur.p99_ns / (double)r->old.p99_ns - 1 : 0;
 		double alpha = ILOG_FAMILY_ALPHA / (2.0 * nboth);
-		uint64_t lim = (uint64_t)((double)r->old.p99_ns * (1 + threshold));
+		uint64_t lim = ilog_sat_u64((double)r->old.p99_ns * (1 + threshold));
 		r->above = calls_above(cur, &r->cur, pp, lim);
 		r->noise = window_noise(old, &r->old, pp, 0);
 		if (r->d_p99 > threshold && r->d_p99 > r->noise &&
 		    ilog_chernoff(r->cur.count, r->above, 0.01) < alpha)
 			r->regressed |= 1;
-		lim = (uint64_t)((double)r->old.p50_ns * (1 + threshold));
+		lim = ilog_sat_u64((double)r->old.p50_ns * (1 + threshold));
 		r->above50 = calls_above(cur, &r->cur, pp, lim);
 		r->noise50 = window_noise(old, &r->old, pp, 1);
 		if (r->d_p50 > threshold && r->d_p50 > r->noise50 &&

@@ -21,6 +21,18 @@
  * or above 2^(HB_MAX_EXP+1) ns (about 18 minutes) share the top bucket;
  * the exact min and max are kept beside the histogram and clamp estimates.
  */
+/* x as a u64, clamped (a cast of a double out of range is undefined);
+ * NaN and negatives give 0. */
+static inline uint64_t ilog_sat_u64(double x)
+{
+	return !(x > 0) ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x;
+}
+
+static inline uint64_t ilog_sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
 #define HB_SUB_BITS 7
 #define HB_SUB (1u << HB_SUB_BITS)
 #define HB_MAX_EXP 39
