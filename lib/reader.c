@@ -603,7 +603,8 @@ static char *own_strs(struct ilog_str **s, unsigned n)
 	if (!blk)
 		return NULL;
 	for (unsigned i = 0; i < n; i++) {
-		memcpy(q, s[i]->p, s[i]->n);
+		if (s[i]->n) /* an absent field's view is NULL */
+			memcpy(q, s[i]->p, s[i]->n);
 		q[s[i]->n] = 0;
 		s[i]->p = q;
 		q += s[i]->n + 1;
