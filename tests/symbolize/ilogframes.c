@@ -8,8 +8,8 @@
  *                                  in order, runs counted ("header schema*16")
  *   ilogframes split N IN OUT      IN written again, N records per frame
  *   ilogframes join IN OUT         IN written again in one frame, header and
- *                                  events together (as writers before format
- *                                  1.1 ended their first frame)
+ *                                  events together (as writers did before
+ *                                  they ended the first frame after the header)
  *   ilogframes grow MIB IN OUT     IN written again in frames of 32 MiB (the
  *                                  writer's largest), then IN's stack records
  *                                  again and again, ids changed, until about

@@ -3,7 +3,8 @@
 # the symbols of a frame's new ips come in a frame of their own right
 # before it (symbol records only), and a frame that must change inside (a
 # header before its new ips, in the first frame of a log from a writer
-# before format 1.1) is written anew with the symbols before the stacks.
+# that did not end it after the header) is written anew with the symbols
+# before the stacks.
 # A frame too big to take its symbols (32 MiB, the writer's largest) makes
 # every record be written anew instead: the same records, the same frames
 # rendered.  A merged log (node records)
@@ -32,7 +33,7 @@ ingero-symbolize --redo sym.ilog -o redo.ilog && cmp sym.ilog redo.ilog &&
 ingero-symbolize --threads 1 split.ilog -o t1.ilog && ingero-symbolize --threads 2 split.ilog -o t2.ilog &&
 	cmp sym.ilog t1.ilog && cmp sym.ilog t2.ilog && echo "--threads 1, --threads 2: the same bytes"
 
-# header and events in one frame (as writers before format 1.1 wrote)
+# header and events in one frame (as earlier writers wrote)
 "$frames" join node-a/run.ilog one.ilog || exit 1
 ingero-symbolize one.ilog -o whole.ilog || exit 1
 "$frames" list one.ilog | cut -d' ' -f2- | sed 's/\*[0-9]*/*N/g; s/^/one-frame input: /'
