@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <curl/curl.h>
+#include "cli.h"
 #include "export_clickhouse.h"
 #include "symbolize_map.h"
 
@@ -108,7 +109,7 @@ static uint64_t random_id(void)
 {
 	uint64_t v = 0;
 	if (getrandom(&v, sizeof(v), 0) != (ssize_t)sizeof(v))
-		v = ilog_ch_now_ns() ^ ((uint64_t)getpid() << 40);
+		v = ilog_mono_ns() ^ ((uint64_t)getpid() << 40);
 	v &= INT64_MAX; /* the SQLite export's session ids are 63 bits too */
 	return v ? v : 1;
 }
@@ -158,7 +159,7 @@ static int answer_u64(const struct ilog_buf *b, uint64_t *v)
 static int ask_count(struct ch *s, const char *q, uint64_t deadline, uint64_t *v, char *why,
 		     size_t whylen)
 {
-	uint64_t now = ilog_ch_now_ns();
+	uint64_t now = ilog_mono_ns();
 	if (ilog_ch_http_post_retry(s->http, q, NULL, 0, NULL, 1,
 				    deadline > now ? (deadline - now) / 1000000 : 0, NULL, &s->resp,
 				    why, whylen) != ILOG_CH_OK)
@@ -200,7 +201,7 @@ static int settle(struct ch *s, enum ilog_ch_table t, const char *qid, uint64_t 
 				return 0;
 			}
 			last = v;
-			uint64_t now = ilog_ch_now_ns();
+			uint64_t now = ilog_mono_ns();
 			if (now + SETTLE_GRACE_NS > deadline)
 				break;
 			struct timespec ts = { 0, (long)SETTLE_GRACE_NS };
@@ -220,7 +221,7 @@ static int settle(struct ch *s, enum ilog_ch_table t, const char *qid, uint64_t 
 static int send_batch(struct ch *s, struct batch *b)
 {
 	const struct ilog_ch_table_def *d = &ilog_ch_tables[b->t];
-	uint64_t t0 = ilog_ch_now_ns(), deadline = t0 + s->retry_ms * 1000000ull;
+	uint64_t t0 = ilog_mono_ns(), deadline = t0 + s->retry_ms * 1000000ull;
 	uint64_t done = 0;             /* rows of b the table is known to hold */
 	unsigned tries = 0;
 	char err[512];
@@ -251,7 +252,7 @@ static int send_batch(struct ch *s, struct batch *b)
 			char why[256];
 			/* finding out gets a window of its own: the server answered
 			 * the connection a moment ago, the retries may have used theirs */
-			if (settle(s, b->t, s->qid, ilog_ch_now_ns() + s->retry_ms * 1000000ull, &have,
+			if (settle(s, b->t, s->qid, ilog_mono_ns() + s->retry_ms * 1000000ull, &have,
 				   why, sizeof(why))) {
 				pthread_mutex_lock(&s->mu);
 				fail_locked(s, "%s: %s, and what the server kept of the batch is "
@@ -289,7 +290,7 @@ static int send_batch(struct ch *s, struct batch *b)
 					 (unsigned long long)b->nrows, (unsigned long long)s->session);
 			pthread_mutex_lock(&s->mu);
 			fail_locked(s, "%s: %.300s (%u tries in %.1f s)%s", d->name, err, tries,
-				    (double)(ilog_ch_now_ns() - t0) / 1e9, kept);
+				    (double)(ilog_mono_ns() - t0) / 1e9, kept);
 			pthread_mutex_unlock(&s->mu);
 			return -1;
 		}
@@ -355,7 +356,7 @@ static void *sender(void *arg)
 			finish_all_locked(s);
 			continue;
 		}
-		if (oldest && ilog_ch_now_ns() >= oldest + FLUSH_NS) {
+		if (oldest && ilog_mono_ns() >= oldest + FLUSH_NS) {
 			finish_all_locked(s);
 			continue;
 		}
@@ -384,7 +385,7 @@ static struct batch *new_batch_locked(struct ch *s, enum ilog_ch_table t)
 	b->next = NULL;
 	b->nrows = 0;
 	b->rows.len = 0;
-	b->born_ns = ilog_ch_now_ns();
+	b->born_ns = ilog_mono_ns();
 	return b;
 }
 
@@ -658,7 +659,7 @@ static int run(struct ilog_sink_ctx *c, struct ch *s, const char *sql, const cha
 {
 	char err[512];
 	unsigned tries = 0;
-	uint64_t t0 = ilog_ch_now_ns();
+	uint64_t t0 = ilog_mono_ns();
 	enum ilog_ch_result r = ilog_ch_http_post_retry(s->http, sql, NULL, 0, NULL, 1, s->retry_ms,
 							&tries, &s->resp, err, sizeof(err));
 	if (r == ILOG_CH_OK)
@@ -667,7 +668,7 @@ static int run(struct ilog_sink_ctx *c, struct ch *s, const char *sql, const cha
 		snprintf(c->err, sizeof(c->err), "%s: %.400s%s", what, err, hint(err));
 	else
 		snprintf(c->err, sizeof(c->err), "%s: %.400s (%u tries in %.1f s)", what, err, tries,
-			 (double)(ilog_ch_now_ns() - t0) / 1e9);
+			 (double)(ilog_mono_ns() - t0) / 1e9);
 	return -1;
 }
 
@@ -749,7 +750,7 @@ static int session_row(struct ilog_sink_ctx *c, struct ch *s)
 	struct ilog_buf b = { 0 };
 	char err[512];
 	unsigned tries = 0;
-	uint64_t t0 = ilog_ch_now_ns();
+	uint64_t t0 = ilog_mono_ns();
 	if (ilog_ch_encode(&b, ILOG_CH_SESSIONS, &s->sess))
 		return oom(c);
 	/* idempotent: the row replaces its twin by (session_id, complete) */
@@ -764,7 +765,7 @@ static int session_row(struct ilog_sink_ctx *c, struct ch *s)
 	else
 		snprintf(c->err, sizeof(c->err), "%s%.420s (%u tries in %.1f s)",
 			 strncmp(err, "cannot connect", 14) ? "sessions: " : "", err, tries,
-			 (double)(ilog_ch_now_ns() - t0) / 1e9);
+			 (double)(ilog_mono_ns() - t0) / 1e9);
 	return -1;
 }
 
@@ -936,7 +937,7 @@ static int verify(struct ilog_sink_ctx *c, struct ch *s)
 		}
 		uint64_t n;
 		char why[256];
-		if (ask_count(s, q.p, ilog_ch_now_ns() + s->retry_ms * 1000000ull, &n, why,
+		if (ask_count(s, q.p, ilog_mono_ns() + s->retry_ms * 1000000ull, &n, why,
 			      sizeof(why))) {
 			snprintf(c->err, sizeof(c->err), "%s: cannot count the rows sent: %s",
 				 ilog_ch_tables[t].name, why);

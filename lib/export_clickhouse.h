@@ -220,7 +220,6 @@ enum ilog_ch_result ilog_ch_http_post_retry(struct ilog_ch_http *h, const char *
  * (CLOCK_MONOTONIC): 0 after sleeping, -1 (no sleep) when the deadline
  * has passed.  So the last try falls on the deadline. */
 int ilog_ch_backoff(unsigned n, uint64_t deadline_ns);
-uint64_t ilog_ch_now_ns(void);
 
 /* ---- fleet stack ids (export_clickhouse_stack.c) ---- */
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <curl/curl.h>
+#include "cli.h"
 #include "export_clickhouse.h"
 
 struct ilog_ch_http {
@@ -24,13 +25,6 @@ struct ilog_ch_http {
 	char cerr[CURL_ERROR_SIZE];
 };
 
-uint64_t ilog_ch_now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
 int ilog_ch_backoff(unsigned n, uint64_t deadline_ns)
 {
 	uint64_t ms = ILOG_CH_BACKOFF0_MS;
@@ -38,7 +32,7 @@ int ilog_ch_backoff(unsigned n, uint64_t deadline_ns)
 		ms *= 2;
 	if (ms > ILOG_CH_BACKOFF_MAX_MS)
 		ms = ILOG_CH_BACKOFF_MAX_MS;
-	uint64_t now = ilog_ch_now_ns();
+	uint64_t now = ilog_mono_ns();
 	if (now >= deadline_ns)
 		return -1;
 	uint64_t ns = ms * 1000000ull;
@@ -274,7 +268,7 @@ enum ilog_ch_result ilog_ch_http_post_retry(struct ilog_ch_http *h, const char *
 					    int idempotent, uint64_t retry_ms, unsigned *tries,
 					    struct ilog_buf *resp, char *err, size_t errlen)
 {
-	uint64_t deadline = ilog_ch_now_ns() + retry_ms * 1000000ull;
+	uint64_t deadline = ilog_mono_ns() + retry_ms * 1000000ull;
 	enum ilog_ch_result r;
 	for (unsigned n = 0;; n++) {
 		r = ilog_ch_http_post(h, query, body, len, query_id, resp, err, errlen);

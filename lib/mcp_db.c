@@ -22,20 +22,14 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include "cli.h"
 #include "mcp_int.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
 
 /* Called every few hundred VM instructions: a clock read is ~20 ns. */
 static int progress(void *arg)
 {
 	struct ilog_mcp *m = arg;
-	if (m->deadline_ns && now_ns() > m->deadline_ns) {
+	if (m->deadline_ns && ilog_mono_ns() > m->deadline_ns) {
 		m->timed_out = 1;
 		return 1;
 	}
@@ -45,7 +39,7 @@ static int progress(void *arg)
 void mcp_deadline(struct ilog_mcp *m, int arm)
 {
 	m->timed_out = 0;
-	m->deadline_ns = arm && m->o.timeout_ms ? now_ns() + m->o.timeout_ms * 1000000ull : 0;
+	m->deadline_ns = arm && m->o.timeout_ms ? ilog_mono_ns() + m->o.timeout_ms * 1000000ull : 0;
 }
 
 /* Pragmas that only report.  Anything else (writable_schema, journal_mode
