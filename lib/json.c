@@ -325,6 +325,16 @@ static void put_fields(struct ilog_buf *b, const struct ilog_field *f, unsigned 
 	}
 }
 
+/* The next msgpack value's whole encoding, as a hex string. */
+static int put_encoding(struct ilog_buf *b, struct mp_cur *c)
+{
+	const uint8_t *start = c->p;
+	if (mp_skip(c))
+		return -1;
+	put_hexbytes(b, start, (uint32_t)(c->p - start));
+	return 0;
+}
+
 /* Generic msgpack value -> JSON, for kinds this build does not know. */
 static int put_any(struct ilog_buf *b, struct mp_cur *c, int depth)
 {
@@ -404,10 +414,8 @@ static int put_any(struct ilog_buf *b, struct mp_cur *c, int depth)
 				/* a container key: the hex of its encoding, since
 				 * quoting JSON text inside quoted JSON text doubles
 				 * its escapes at each level */
-				const uint8_t *start = c->p;
-				if (mp_skip(c))
+				if (put_encoding(b, c))
 					return -1;
-				put_hexbytes(b, start, (uint32_t)(c->p - start));
 			} else {
 				struct ilog_buf k = { 0 };
 				if (put_any(&k, c, depth + 1)) {
@@ -424,14 +432,8 @@ static int put_any(struct ilog_buf *b, struct mp_cur *c, int depth)
 		PUTS(b, "}");
 		return 0;
 	}
-	default: {
-		/* extension or reserved byte: show the raw bytes */
-		const uint8_t *start = c->p;
-		if (mp_skip(c))
-			return -1;
-		put_hexbytes(b, start, (uint32_t)(c->p - start));
-		return 0;
-	}
+	default: /* extension or reserved byte: show the raw bytes */
+		return put_encoding(b, c);
 	}
 }
 

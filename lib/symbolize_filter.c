@@ -24,9 +24,9 @@
 #include <stdlib.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #include <zstd.h>
+#include "cli.h"
 #include "symbolize.h"
 #include "symbolize_int.h"
 
@@ -153,10 +153,10 @@ struct filt {
 	struct ilog_symbol *ans;      /* plan()'s answers, for pass 2 to write */
 	uint32_t nans, capans;
 	uint64_t nkept;               /* distinct ips with symbols in the input */
-	/* The resolvers (warm(), help()): the new ips whose mapping is
-	 * known (one recorded before its stack) are resolved while pass 1
-	 * reads on, so the symbolizers' caches hold the answers when plan()
-	 * asks. */
+	/* The resolvers (resolve_jobs(): the second thread's while pass 1
+	 * reads, the main thread's after it): the new ips whose mapping is
+	 * known (one recorded before its stack), module by module; their
+	 * answers (rout) are what plan() and pass 2 use. */
 	struct ilog_symbolizer *sym[2]; /* the main thread's, the second's */
 	const struct ilog_symbolize_opts *o;
 	pthread_t thr;
@@ -359,13 +359,6 @@ static int make_seekable(struct input *in, char *err, size_t errlen)
 	return 0;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /* The first damage is the one reported. */
 static void damage(char *err, size_t errlen, int *damaged, const char *name, const char *msg)
 {
@@ -377,13 +370,14 @@ static void damage(char *err, size_t errlen, int *damaged, const char *name, con
 /* ---- the resolvers ---- */
 
 /*
- * With two threads, new ips are resolved by module: a module (one file:
- * its build-id, else its path, as the symbolizer tells modules apart)
- * belongs to the first resolver that takes its jobs, and is resolved by
- * that resolver's symbolizer only, so each symbolizer is used by one
- * thread at a time and each module's reports are made once.  The second
- * thread starts with the first jobs and takes modules while pass 1 reads;
- * when pass 1 ends the main thread takes the modules left (help()), then
+ * New ips are queued by module while pass 1 reads and resolved a module's
+ * batch at a time, in address order.  A module (one file: its build-id,
+ * else its path, as the symbolizer tells modules apart) belongs to the
+ * first resolver that takes its jobs and is resolved by that resolver's
+ * symbolizer only, so each symbolizer is used by one thread at a time and
+ * each module's reports are made once.  With two threads the second
+ * starts with the first jobs and takes modules while pass 1 reads; when
+ * pass 1 ends the main thread takes the modules left (warm_join()), then
  * waits for the second.  A resolver keeps to the modules it owns and
  * claims an unclaimed one, the one with the most jobs waiting, when its
  * own have none.
@@ -394,7 +388,8 @@ static void damage(char *err, size_t errlen, int *damaged, const char *name, con
 /* The module key of a mapping: its build-id's hash, else its path's. */
 static uint64_t wmod_hash(const struct fmap *fm)
 {
-	return fm->nbid ? sym_strhash((const char *)fm->bid, fm->nbid) : sym_strhash(fm->path, strlen(fm->path));
+	return fm->nbid ? sym_strhash((const char *)fm->bid, fm->nbid)
+			: sym_strhash(fm->path, strlen(fm->path));
 }
 
 static int wmod_same(const struct wmod *w, const struct fmap *fm)
@@ -471,17 +466,9 @@ static uint32_t take(struct filt *f, int me, struct job *batch, uint32_t *widx,
 static void keep(struct rout *r, uint32_t use, uint32_t w, const struct ilog_symbol *out,
 		 uint32_t k)
 {
-	if (r->n + k > r->cap) {
-		uint32_t cap = r->cap ? r->cap : 16384; /* pages untouched cost nothing */
-		while (r->n + k > cap)
-			cap *= 2;
-		struct ilog_symbol *a = realloc(r->a, (size_t)cap * sizeof(*a));
-		if (!a)
-			return;
-		r->a = a;
-		r->cap = cap;
-	}
-	if (sym_grow((void **)&r->d, &r->capd, r->nd, sizeof(*r->d), 1024))
+	/* a large first block: pages untouched cost nothing */
+	if (sym_reserve((void **)&r->a, &r->cap, r->n + k, sizeof(*r->a), 16384) ||
+	    sym_grow((void **)&r->d, &r->capd, r->nd, sizeof(*r->d), 1024))
 		return;
 	memcpy(r->a + r->n, out, k * sizeof(*out));
 	r->d[r->nd++] = (struct rdone){ use, r->n, w, k };
@@ -489,8 +476,8 @@ static void keep(struct rout *r, uint32_t use, uint32_t w, const struct ilog_sym
 }
 
 /* Resolve jobs as resolver `me` until none is left for it; the thread
- * waits for more while pass 1 reads.  The answers stay in the
- * symbolizer's cache for plan(). */
+ * waits for more while pass 1 reads.  The answers are kept (keep()) for
+ * plan(). */
 static void resolve_jobs(struct filt *f, int me)
 {
 	struct ilog_symbol out[MAX_FRAMES];
@@ -926,16 +913,9 @@ static int plan(struct filt *f, struct ilog_symbolize_stats *st)
 			for (int j = 0; j < k; j++) /* the job's copy of it is gone */
 				out[j].build_id = (struct ilog_bin){ w->bid, w->nbid };
 		} else {
-			if (f->nans + MAX_FRAMES > f->capans) {
-				uint32_t cap = f->capans ? f->capans * 2 : 1024;
-				while (f->nans + MAX_FRAMES > cap)
-					cap *= 2;
-				struct ilog_symbol *a = realloc(f->ans, (size_t)cap * sizeof(*a));
-				if (!a)
-					return -1;
-				f->ans = a;
-				f->capans = cap;
-			}
+			if (sym_reserve((void **)&f->ans, &f->capans, f->nans + MAX_FRAMES,
+					sizeof(*f->ans), 1024))
+				return -1;
 			out = &f->ans[f->nans];
 			if ((k = lookup_use(f, u, out)) < 0)
 				return -1;
@@ -1170,7 +1150,7 @@ static int pass2_frames(const struct filt *f, const struct ilog_symbolize_opts *
 	 * writer's default, for frames about a tenth larger */
 	struct ilog_writer_opts wo = { .level = 1, .frame_ms = ILOG_FRAME_MS_OFF };
 	struct ilog_writer_opts so = { .level = 1, .frame_ms = ILOG_FRAME_MS_OFF,
-				       .frame_records = UINT32_MAX, .frame_bytes = SPLICE_MAX};
+				       .frame_records = UINT32_MAX, .frame_bytes = SPLICE_MAX };
 	char e[256];
 	struct out o = { .fd = out_fd };
 	int rc = -1;
@@ -1318,9 +1298,9 @@ int ilog_symbolize_filter(const struct ilog_symbolize_opts *o,
 		if (make_seekable(&in[i], err, errlen))
 			goto out;
 	}
-	uint64_t t0 = now_ns();
+	uint64_t t0 = ilog_mono_ns();
 	int p1 = pass1(&f, o, in, nin, st, err, errlen, &damaged);
-	uint64_t t1 = now_ns();
+	uint64_t t1 = ilog_mono_ns();
 	warm_join(&f, 1);
 	if (p1)
 		goto out;
@@ -1331,7 +1311,7 @@ int ilog_symbolize_filter(const struct ilog_symbolize_opts *o,
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	uint64_t t2 = now_ns();
+	uint64_t t2 = ilog_mono_ns();
 	char e2[512];
 	if (big ? pass2_records(&f, o, in, nin, out_fd, e2, sizeof(e2))
 		: pass2_frames(&f, o, in, out_fd, e2, sizeof(e2))) {
@@ -1340,7 +1320,7 @@ int ilog_symbolize_filter(const struct ilog_symbolize_opts *o,
 	}
 	st->read_ns = t1 - t0;
 	st->resolve_ns = t2 - t1;
-	st->write_ns = now_ns() - t2;
+	st->write_ns = ilog_mono_ns() - t2;
 	st->threads = f.started ? 2 : 1;
 	for (int i = 0; i < 2 && f.sym[i]; i++) {
 		uint64_t found;

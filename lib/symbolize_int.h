@@ -22,19 +22,27 @@ static inline uint64_t sym_mix(uint64_t a, uint64_t b)
 	return x ^ (x >> 32);
 }
 
-/* Room for element n of *v (capacity *cap, doubling from `first`).
+/* Room for `need` elements of *v (capacity *cap, doubling from `first`).
  * 0, or -1 out of memory (*v unchanged). */
-static inline int sym_grow(void **v, uint32_t *cap, uint32_t n, size_t size, uint32_t first)
+static inline int sym_reserve(void **v, uint32_t *cap, uint32_t need, size_t size, uint32_t first)
 {
-	if (n < *cap)
+	if (need <= *cap)
 		return 0;
 	uint32_t nc = *cap ? *cap * 2 : first;
+	while (nc < need)
+		nc *= 2;
 	void *p = realloc(*v, (size_t)nc * size);
 	if (!p)
 		return -1;
 	*v = p;
 	*cap = nc;
 	return 0;
+}
+
+/* Room for element n of *v: sym_reserve() of n + 1. */
+static inline int sym_grow(void **v, uint32_t *cap, uint32_t n, size_t size, uint32_t first)
+{
+	return sym_reserve(v, cap, n + 1, size, first);
 }
 
 /* Open addressing, linear probing; val 0 marks an empty slot, so values
