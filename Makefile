@@ -9,7 +9,13 @@ BIN     ?= bin
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 WARN    := -Wall -Wextra -Werror -Wno-missing-field-initializers -Wshadow -Wformat=2 -Wvla
-CPPFLAGS += -D_GNU_SOURCE -Ilib -Ibpf -I$(OUT)
+# Public headers are "ingero/NAME.h" (lib/include/); a folder's own headers
+# are found next to the file that includes them (lib/README.md).
+CPPFLAGS += -D_GNU_SOURCE -Ilib/include -Ibpf -I$(OUT)
+DEPFLAGS = -MMD -MP
+GROUP_START := -Wl,--start-group
+GROUP_END := -Wl,--end-group
+TRANSITION_I := $(addprefix -I,$(wildcard lib/*/ lib/export/*/) cmd/ingero-mcp cmd/ingero-demo)
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS)
 LDLIBS_BASE := -lzstd -lmsgpackc -lm
 
@@ -21,9 +27,16 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-LIB_SRCS := $(wildcard lib/*.c)
+# lib/ is built per layer folder, each its own archive (lib/README.md says
+# which may use which); a subfolder (export/sqlite) goes into its folder's
+# archive.  LAYERS is in link order: a layer only uses those after it.
+LAYERS   := export symbolize merge analyze codec cli base
+layer_a   = $(OUT)/lib/libingero_$(1).a
+layer_srcs = $(wildcard lib/$(1)/*.c lib/$(1)/*/*.c)
+LIB_SRCS := $(foreach l,$(LAYERS),$(call layer_srcs,$(l)))
 LIB_OBJS := $(patsubst lib/%.c,$(OUT)/lib/%.o,$(LIB_SRCS))
-LIB      := $(OUT)/libingero.a
+# every archive, for the tests and test tools (white-box: they may use any layer)
+LIB      := $(foreach l,$(LAYERS),$(call layer_a,$(l)))
 CMDS     := $(notdir $(wildcard cmd/ingero*))
 BINS     := $(addprefix $(BIN)/,$(CMDS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
@@ -42,30 +55,41 @@ all: $(BINS) $(UNITS) $(TEST_TOOLS)
 # and DEPS_<name>.  tests/build.mk adds test-only artefacts.
 -include $(wildcard cmd/*/build.mk) $(wildcard tests/build.mk)
 
-$(OUT)/lib/%.o: lib/%.c $(wildcard lib/*.h) bpf/ingero_events.h | $(OUT)/lib
+$(OUT)/lib/%.o: lib/%.c
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) $(TRANSITION_I) $(DEPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
-$(LIB): $(LIB_OBJS)
-	$(call msg,AR,$@)
-	$(Q)rm -f $@ && ar rcs $@ $^
+define layer_rule
+$(call layer_a,$(1)): $(patsubst lib/%.c,$(OUT)/lib/%.o,$(call layer_srcs,$(1)))
+	$$(call msg,AR,$$@)
+	$$(Q)rm -f $$@ && ar rcs $$@ $$^
+endef
+$(foreach l,$(LAYERS),$(eval $(call layer_rule,$(l))))
+-include $(LIB_OBJS:.o=.d)
 
-# A program is every .c in its cmd/ directory, linked against libingero.a.
+# A program is every .c in its cmd/ directory, linked against the layers
+# its build.mk names in LAYERS_<name> (default: all), in LAYERS order.
+prog_layers = $(filter $(or $(LAYERS_$(1)),$(LAYERS)),$(LAYERS))
+prog_libs   = $(foreach l,$(call prog_layers,$(1)),$(call layer_a,$(l)))
 .SECONDEXPANSION:
-$(BIN)/%: $$(wildcard cmd/%/*.c) $$(wildcard cmd/%/*.h) $$(DEPS_%) $(LIB) | $(BIN)
+$(BIN)/%: $$(wildcard cmd/%/*.c) $$(wildcard cmd/%/*.h) $$(DEPS_%) $$(call prog_libs,$$*) | $(BIN)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CPPFLAGS) -Icmd/$* $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(EXTRA_OBJS_$*) \
-		$(LIB) $(LDLIBS_$*) $(LDLIBS_BASE)
+	$(Q)$(CC) $(CPPFLAGS) -Icmd/$* $(TRANSITION_I) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(EXTRA_OBJS_$*) \
+		$(GROUP_START) $(call prog_libs,$*) $(GROUP_END) $(LDLIBS_$*) $(LDLIBS_BASE)
 
 $(OUT)/tests/unit/%: tests/unit/%.c tests/unit/test.h $(LIB) | $(OUT)/tests/unit
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS_BASE)
+	$(Q)$(CC) $(CPPFLAGS) $(TRANSITION_I) -Itests/unit $(ALL_CFLAGS) -o $@ $< $(GROUP_START) $(LIB) $(GROUP_END) $(LDLIBS_BASE)
 
-$(OUT)/tests/tools/%: tests/tools/%.c $(wildcard tests/tools/*.h) $(LIB) | $(OUT)/tests/tools
+# A test tool is tests/tools/NAME.c plus the sources tests/build.mk names in
+# TOOL_SRCS_NAME.
+$(OUT)/tests/tools/%: tests/tools/%.c $$(TOOL_SRCS_$$*) $(wildcard tests/tools/*.h) $(LIB) | $(OUT)/tests/tools
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS_BASE)
+	$(Q)$(CC) $(CPPFLAGS) $(TRANSITION_I) $(addprefix -I,$(sort $(dir $(TOOL_SRCS_$*)))) $(ALL_CFLAGS) \
+		-o $@ $(filter %.c,$^) $(GROUP_START) $(LIB) $(GROUP_END) $(LDLIBS_BASE)
 
-$(OUT)/lib $(OUT)/tests/unit $(OUT)/tests/tools $(BIN):
+$(OUT)/tests/unit $(OUT)/tests/tools $(BIN):
 	$(Q)mkdir -p $@
 
 # `make test`: unit tests, CLI tests, scenario tests; ends "N passed, N failed, N skipped".
@@ -88,11 +112,11 @@ asan:
 FUZZ_SRCS := $(wildcard tests/fuzz/*.c)
 FUZZERS   := $(patsubst tests/fuzz/%.c,.output/fuzz/%,$(FUZZ_SRCS))
 FUZZ_TIME ?= 60
-FUZZ_LIB_SRCS := $(LIB_SRCS)
-.output/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(wildcard lib/*.h) $(wildcard tests/fuzz/*.h)
+FUZZ_LIB_SRCS := $(LIB_SRCS) $(filter-out %/main.c,$(wildcard cmd/ingero-mcp/*.c))
+.output/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRCS) $(shell find lib -name '*.h') $(wildcard tests/fuzz/*.h)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -o $@ $< $(FUZZ_LIB_SRCS) $(LDLIBS_BASE)
+	$(Q)$(CLANG) $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(TRANSITION_I) -o $@ $< $(FUZZ_LIB_SRCS) $(LDLIBS_BASE)
 
 # `make fuzz`: each target for FUZZ_TIME seconds, seeded from tests/vectors,
 # tests/data and synth logs (tests/fuzz/run.sh); FUZZ_SEED=N fixes

@@ -3,7 +3,7 @@
  * The one definition of every fixed-size event that crosses the BPF ring
  * buffers, and of the record kinds, layers, ops and host-event types that
  * the log format (format/SPEC.md) numbers.  Included by the bpf/ programs (after
- * vmlinux.h) and by user space (lib/ilog.h).  Numbers are a wire contract:
+ * vmlinux.h) and by user space (lib/include/ingero/ilog.h).  Numbers are a wire contract:
  * append only, never renumber, never reuse a retired value.
  */
 #ifndef INGERO_EVENTS_H

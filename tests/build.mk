@@ -37,3 +37,6 @@ $(FAKECUDA_DIR)/workload: tests/fakecuda/workload.c $(FAKECUDA_HDRS) | $(FAKECUD
 
 $(FAKECUDA_DIR):
 	$(Q)mkdir -p $@
+
+# scensynth writes the synthesized scenarios of ingero-demo (cmd/ingero-demo/scenario.c).
+TOOL_SRCS_scensynth := cmd/ingero-demo/scenario.c

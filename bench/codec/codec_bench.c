@@ -26,7 +26,7 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
-#include "ilog.h"
+#include "ingero/ilog.h"
 #include "mix.h"
 
 #define TARGET_ENC 5e6   /* CUDA events/s */

@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
-#include "symbolize.h"
+#include "ingero/cli.h"
+#include "ingero/symbolize.h"
 
 struct fn { unsigned mod; uint64_t vaddr, size; };
 

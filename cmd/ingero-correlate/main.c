@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
  * ingero-correlate: statistics, causal chains, the incident report and the
- * regression gate.  Thin: options, inputs, lib/stats.c + lib/causal.c,
- * a renderer from lib/explain.c or lib/gate.c, the exit code.
+ * regression gate.  Thin: options, inputs, lib/analyze/stats.c + lib/analyze/causal.c,
+ * a renderer from lib/analyze/explain.c or lib/analyze/gate.c, the exit code.
  */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "cli.h"
-#include "callsite.h"
-#include "explain.h"
-#include "export.h"
-#include "gate.h"
+#include "ingero/cli.h"
+#include "ingero/callsite.h"
+#include "ingero/explain.h"
+#include "ingero/export.h"
+#include "ingero/gate.h"
 
 static void usage(FILE *f)
 {

@@ -3,5 +3,6 @@
 # through a path compiled in; INGERO_FAKECUDA_DIR overrides it at run time.
 DEPS_ingero-demo := $(OUT)/demo_config.h
 
-$(OUT)/demo_config.h: cmd/ingero-demo/build.mk | $(OUT)/lib
+$(OUT)/demo_config.h: cmd/ingero-demo/build.mk
+	$(Q)mkdir -p $(@D)
 	$(Q)printf '#define INGERO_FAKECUDA_DIR "%s"\n' "$(abspath $(OUT))/tests/fakecuda" > $@

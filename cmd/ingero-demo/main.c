@@ -2,8 +2,8 @@
 /*
  * ingero-demo (`ingero demo`): run a scenario workload on the fake CUDA
  * libraries under ingero-record, then explain the log.  --no-bpf writes the
- * equivalent log with the scenario synthesizer (lib/scenario.c) instead.
- * The explanation is lib/causal.c's, the same as ingero-correlate --report.
+ * equivalent log with the scenario synthesizer (cmd/ingero-demo/scenario.c) instead.
+ * The explanation is lib/analyze/causal.c's, the same as ingero-correlate --report.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,9 +17,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "cli.h"
+#include "ingero/cli.h"
 #include "demo.h"
-#include "explain.h"
+#include "ingero/explain.h"
 #include "scenario.h"
 #if __has_include("demo_config.h")
 #include "demo_config.h" /* INGERO_FAKECUDA_DIR, written by cmd/ingero-demo/build.mk */

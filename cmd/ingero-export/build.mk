@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# ingero-export's sqlite sink (lib/export_sqlite.c) writes with libsqlite3.
+# ingero-export's sqlite sink (lib/export/sqlite/sqlite.c) writes with libsqlite3.
 LDLIBS_ingero-export := -lsqlite3 -ldeflate
 
 # lib/export_clickhouse*.c: libcurl for the ClickHouse HTTP interface (pthreads are in libc);

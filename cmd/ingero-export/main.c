@@ -6,8 +6,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "cli.h"
-#include "export.h"
+#include "ingero/cli.h"
+#include "ingero/export.h"
 
 static void usage(FILE *f)
 {

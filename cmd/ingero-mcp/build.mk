@@ -5,5 +5,5 @@ LDLIBS_ingero-mcp := -ljansson -lsqlite3
 # Fuzz targets are linked from every lib/*.c (the Makefile's fuzz rule),
 # lib/mcp*.c among them, so each needs these libraries too.
 .output/fuzz/%: LDLIBS_BASE += -ljansson -lsqlite3
-# lib/mcp_load.c uses the export sink table, which links the ClickHouse sink (libcurl).
+# cmd/ingero-mcp/load.c uses the export sink table, which links the ClickHouse sink (libcurl).
 LDLIBS_ingero-mcp += -lcurl -ldeflate

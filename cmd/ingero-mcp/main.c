@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cli.h"
+#include "ingero/cli.h"
 #include "mcp.h"
 
 static void usage(FILE *f)

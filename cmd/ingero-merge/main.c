@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* ingero-merge: merge per-node logs into one multi-node log by wall time,
- * estimating clock skew.  Thin: options, inputs, lib/merge.c, report. */
+ * estimating clock skew.  Thin: options, inputs, lib/merge/merge.c, report. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "cli.h"
-#include "merge.h"
+#include "ingero/cli.h"
+#include "ingero/merge.h"
 
 static void usage(FILE *f)
 {

@@ -16,7 +16,7 @@
  * before, read filename, qualified name, first line and line table with
  * process_vm_readv and write a pycode record, then the pystack record, so
  * a reader meets the pycode first (SPEC §7.3) and resolves lines offline
- * (lib/pyline.c).  CPython reuses a freed code object's memory at once,
+ * (lib/codec/pyline.c).  CPython reuses a freed code object's memory at once,
  * so an address alone does not name a code object: a uprobe on the
  * interpreter's code-object deallocator counts frees per address
  * (`py_code_gen`), the walker folds that count into the stack id, and
@@ -37,7 +37,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "cli.h"
+#include "ingero/cli.h"
 #include "rec.h"
 #include "python.h"
 #include "pyoffsets.h"

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
-#include "ilog.h"
+#include "ingero/ilog.h"
 #include "record.h"
 #include "python.h"
 

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "cli.h"
+#include "ingero/cli.h"
 #include "rec.h"
 #include "bpf/record.skel.h"
 

@@ -27,7 +27,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include "u64map.h"
+#include "ingero/u64map.h"
 #include "rec.h"
 
 /* x86-64 DWARF register numbers */

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 /* ingero-symbolize: add symbol records (function, file:line, inlined
  * frames) for the stacks of a log, or --collect the ELF files a log
- * needs.  Thin: options, inputs, lib/symbolize.c, exit code. */
+ * needs.  Thin: options, inputs, lib/symbolize/symbolize.c, exit code. */
 #include <getopt.h>
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "cli.h"
-#include "symbolize.h"
+#include "ingero/cli.h"
+#include "ingero/symbolize.h"
 
 static void usage(FILE *f)
 {

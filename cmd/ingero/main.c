@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "cli.h"
+#include "ingero/cli.h"
 
 static const struct cmd {
 	const char *name, *help;

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "ilog.h"
+#include "ingero/ilog.h"
 
 static int fuzz_fd(void)
 {

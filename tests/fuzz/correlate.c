@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target: the analysis (lib/stats.c, lib/causal.c, lib/explain.c,
- * lib/gate.c) on adversarial record streams.  The bytes are not a log: they
+ * libFuzzer target: the analysis (lib/analyze/stats.c, lib/analyze/causal.c, lib/analyze/explain.c,
+ * lib/analyze/gate.c) on adversarial record streams.  The bytes are not a log: they
  * drive a sequence of decoded records directly (kind, then field values),
  * so every value the reader could hand over - timestamps out of order or
  * before the start, 2^64-1 durations, any op, host type, pid and state,
@@ -13,8 +13,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "explain.h"
-#include "gate.h"
+#include "ingero/explain.h"
+#include "ingero/gate.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

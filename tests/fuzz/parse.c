@@ -7,7 +7,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "ilog.h"
+#include "ingero/ilog.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

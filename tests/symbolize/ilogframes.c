@@ -23,8 +23,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
-#include "cli.h"
-#include "mpread.h"
+#include "ingero/cli.h"
+#include "ingero/mpread.h"
 
 static int list(const char *path)
 {

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cli.h"
+#include "ingero/cli.h"
 
 void cpp_paths(void);
 void symlib_entry(void (*probe)(const char *));

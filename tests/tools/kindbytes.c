@@ -10,7 +10,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
-#include "cli.h"
+#include "ingero/cli.h"
 
 #define MAX_KIND 256
 

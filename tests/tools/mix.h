@@ -15,7 +15,7 @@
 #define INGERO_TESTS_MIX_H
 
 #include <string.h>
-#include "ilog.h"
+#include "ingero/ilog.h"
 
 struct mix {
 	uint64_t rng, ts, made;           /* made: CUDA events so far */

@@ -5,7 +5,7 @@
  *
  *   mkvectors [-o DIR]     (default DIR: .)
  *
- * For every vector NAME it writes DIR/NAME.ilog with lib/writer.c (some
+ * For every vector NAME it writes DIR/NAME.ilog with lib/codec/writer.c (some
  * are then cut or damaged on purpose, or concatenated) and DIR/NAME.hex:
  * the decompressed record stream of each zstd frame of NAME.ilog, as hex
  * annotated record by record from the kind tables.  The expected export
@@ -27,9 +27,9 @@
 #include <unistd.h>
 #include <msgpack.h>
 #include <zstd.h>
-#include "cli.h"
-#include "mpread.h"
-#include "schema.h"
+#include "ingero/cli.h"
+#include "ingero/mpread.h"
+#include "ingero/schema.h"
 
 static const char *outdir = ".";
 

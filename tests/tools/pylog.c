@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
+#include "ingero/cli.h"
 
 static void put(struct ilog_writer *w, const struct ilog_record *rec)
 {

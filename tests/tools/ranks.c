@@ -23,7 +23,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
+#include "ingero/cli.h"
 
 #define MAX_RANKS 64
 

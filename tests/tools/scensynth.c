@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * scensynth: writes a synthetic scenario log (lib/scenario.c) for tests and
+ * scensynth: writes a synthetic scenario log (cmd/ingero-demo/scenario.c) for tests and
  * benchmarks.  Not a user command (users run `ingero demo --no-bpf`).
  *
  *   scensynth SCENARIO [-o FILE] [--seed N] [--seconds S] [--sync-factor F]
@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cli.h"
+#include "ingero/cli.h"
 #include "scenario.h"
 
 struct dip { double frac, from, to, jitter; uint64_t seed; };

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cli.h"
+#include "ingero/cli.h"
 #include "mix.h"
 
 /* "92 04 a1 78" -> bytes; -1 on a bad digit or odd count. */

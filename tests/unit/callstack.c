@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * lib/symbolize_map.c ilog_symmap_callstack: Python frames put in place of
+ * lib/codec/symbolize_map.c ilog_symmap_callstack: Python frames put in place of
  * the eval-loop calls that ran them (SPEC §5.7 entry, and the rule for
- * logs without it); lib/callsite.c: the heaviest call path of a process's
+ * logs without it); lib/analyze/callsite.c: the heaviest call path of a process's
  * op, told in one line and summed over paths that read the same.
  */
 #include "test.h"
-#include "callsite.h"
-#include "symbolize_map.h"
+#include "ingero/callsite.h"
+#include "ingero/symbolize_map.h"
 
 #define PID 4242
 #define LIBCUDART "/usr/local/cuda/lib64/libcudart.so.13"

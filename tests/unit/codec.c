@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The record codec (lib/writer.c, lib/reader.c, lib/schema.c) against
+ * The record codec (lib/codec/writer.c, lib/codec/reader.c, lib/codec/schema.c) against
  * format/SPEC.md: round trips of every kind over edge values, delta-coded
  * timestamps across frame boundaries, forward compatibility (unknown kinds
  * and trailing fields), crash safety (a log cut at every byte of its last
@@ -22,8 +22,8 @@
 #include <unistd.h>
 #include <msgpack.h>
 #include <zstd.h>
-#include "ilog.h"
-#include "schema.h"
+#include "ingero/ilog.h"
+#include "ingero/schema.h"
 #include "test.h"
 
 /* ---- byte buffers and in-memory files ---- */

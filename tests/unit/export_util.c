@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* lib/export_util.c and lib/u64map.c: the id map, JSON strings, and the
+/* lib/export/util.c and lib/base/u64map.c: the id map, JSON strings, and the
  * nesting check that keeps Perfetto slices pairable. */
 #include "test.h"
 #include "export_int.h"
-#include "u64map.h"
+#include "ingero/u64map.h"
 
 
 static void test_u64map(void)
@@ -71,7 +71,7 @@ static void test_json(void)
 
 /* Perfetto's view of a track: slices sorted by start, ties in written
  * order; a slice must nest in or follow the ones before it.  Returns the
- * number of violations of the rule lib/export_util.c keeps. */
+ * number of violations of the rule lib/export/util.c keeps. */
 static int pairs_bad(const uint64_t *s, const uint64_t *e, int n)
 {
 	int bad = 0;

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * lib/json.c: the JSON Lines rendering is a contract (stable field names,
+ * lib/codec/json.c: the JSON Lines rendering is a contract (stable field names,
  * SPEC §6), so these compare whole lines (up to fields appended later).  Records go through a real log
  * so wall-clock anchors and schema names come from a reader.
  */
 #include <math.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "ilog.h"
+#include "ingero/ilog.h"
 #include "test.h"
 
 static struct ilog_reader *reader_over(int fd)

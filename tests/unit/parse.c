@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* lib/parse.c: durations, sizes, wall times and name lists as users type them. */
-#include "ilog.h"
+/* lib/codec/parse.c: durations, sizes, wall times and name lists as users type them. */
+#include "ingero/ilog.h"
 #include "test.h"
 
 #define NS 1ull

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * lib/pyline.c against the interpreters themselves: pyline_data.h holds
+ * lib/codec/pyline.c against the interpreters themselves: pyline_data.h holds
  * co_linetable bytes and co_lines() answers dumped by CPython 3.10, 3.11,
  * 3.12 and 3.13 (tests/unit/pyline_gen.py), and every instruction of
  * every code object must decode to the interpreter's line.  Hand-made
  * tables cover what the documented format allows beyond those samples.
  */
 #include "test.h"
-#include "pyline.h"
+#include "ingero/pyline.h"
 #include "pyline_data.h"
 
 #define NCASES (sizeof(py_cases) / sizeof(py_cases[0]))

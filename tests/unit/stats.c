@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * lib/stats.c and lib/causal.c against exact computations: histogram
+ * lib/analyze/stats.c and lib/analyze/causal.c against exact computations: histogram
  * resolution, nearest-rank quantiles over random mixtures (whole run and
  * per window), window merging, input order, counts and sums, and the
  * engine's decisions on small hand-built logs.
  */
 #include <math.h>
 #include "test.h"
-#include "causal.h"
+#include "ingero/causal.h"
 #include "stats_int.h"
 
 static uint64_t rs = 88172645463325252ull;

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * lib/symbolize_map.c: symbol and pycode records kept while reading, and
+ * lib/codec/symbolize_map.c: symbol and pycode records kept while reading, and
  * the frames they add to stack and pystack JSON.
  */
 #include "test.h"
-#include "symbolize_map.h"
+#include "ingero/symbolize_map.h"
 #include "pyline_data.h"
 
 static struct ilog_record sym(uint32_t node, uint32_t pid, uint64_t ip, const char *module,

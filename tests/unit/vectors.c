@@ -6,11 +6,11 @@
  *  - msgpack-c's own unpacker (msgpack_unpack_next, a consumer that shares
  *    no code with lib/) parses each frame's bytes as a sequence of records
  *    of the shape §4 and §5 give, and the timestamps are decoded here by
- *    the delta rules of §4.3 without lib/reader.c;
+ *    the delta rules of §4.3 without lib/codec/reader.c;
  *  - NAME.ilog holds exactly those frames (decompressed), then nothing, or
  *    a damaged frame when NAME.stderr says so;
- *  - the frames, compressed again here, read with lib/reader.c and
- *    rendered with lib/json.c give NAME.jsonl byte for byte, and stop
+ *  - the frames, compressed again here, read with lib/codec/reader.c and
+ *    rendered with lib/codec/json.c give NAME.jsonl byte for byte, and stop
  *    with NAME.stderr's error where the damage is inside a record;
  *  - every JSON line has unique keys, "type" first, and the timestamps
  *    decoded above.
@@ -25,9 +25,9 @@
 #include <unistd.h>
 #include <msgpack.h>
 #include <zstd.h>
-#include "ilog.h"
-#include "schema.h"
-#include "symbolize_map.h"
+#include "ingero/ilog.h"
+#include "ingero/schema.h"
+#include "ingero/symbolize_map.h"
 #include "test.h"
 
 struct bytes { uint8_t *p; size_t n, cap; };
@@ -594,7 +594,7 @@ static void one_vector(const char *name)
 	compress_frames(&h, &again);
 	int k = read_render(&again, &json, err, sizeof(err));
 	if (!ok(json.n == jsonl.n && !memcmp(json.p, jsonl.p, jsonl.n),
-		"%s: lib/reader.c + lib/json.c over the .hex give %s.jsonl", name, name))
+		"%s: lib/codec/reader.c + lib/codec/json.c over the .hex give %s.jsonl", name, name))
 		diag_first_difference(&json, &jsonl);
 	if (k < 0) {
 		const char *want = has_stderr ? after_offset((const char *)stderr_b.p) : "";
@@ -767,7 +767,7 @@ static const char *unquote(char *s)
 
 /*
  * Every kind's field table in §5 (position, name, type) against the kind
- * tables of lib/schema.c, and the kind, op and host-type tables against
+ * tables of lib/codec/schema.c, and the kind, op and host-type tables against
  * the names lib/ uses, so a field appended to the code without the spec
  * (or the other way round) fails here.
  */
@@ -811,13 +811,13 @@ static void spec_tables(const char *spec)
 			const struct ilog_kind_desc *d = ilog_kind_desc((uint32_t)kind);
 			char want[256];
 			if (!d || num < 1 || num > d->nfields) {
-				check_fail(&fk, "§5 kind %d: field %d (%s) is not in lib/schema.c", kind, num, name);
+				check_fail(&fk, "§5 kind %d: field %d (%s) is not in lib/codec/schema.c", kind, num, name);
 				continue;
 			}
 			const struct ilog_field *f = &d->fields[num - 1];
 			wire_type(f, want, sizeof(want));
 			if (strcmp(name, f->name) || strcmp(c[2], want))
-				check_fail(&fk, "§5 kind %d field %d: SPEC says %s %s, lib/schema.c %s %s",
+				check_fail(&fk, "§5 kind %d field %d: SPEC says %s %s, lib/codec/schema.c %s %s",
 					   kind, num, name, c[2], f->name, want);
 			if (num != fields_seen[kind] + 1)
 				check_fail(&fk, "§5 kind %d: field %d out of order", kind, num);
@@ -846,7 +846,7 @@ static void spec_tables(const char *spec)
 	for (uint32_t k = 1; k < ILOG_K__COUNT; k++) {
 		const struct ilog_kind_desc *d = ilog_kind_desc(k);
 		if (d && fields_seen[k] != d->nfields)
-			check_fail(&fk, "§5 kind %u (%s): SPEC lists %d fields, lib/schema.c has %u", k,
+			check_fail(&fk, "§5 kind %u (%s): SPEC lists %d fields, lib/codec/schema.c has %u", k,
 				   d->name, fields_seen[k], d->nfields);
 	}
 	if (kinds_seen != ILOG_K__COUNT - 1)
@@ -855,7 +855,7 @@ static void spec_tables(const char *spec)
 		check_fail(&ok_ops, "§5.4 lists %d ops, lib has %d", ops_seen, ILOG_OP__COUNT);
 	if (hosts_seen != ILOG_HOST__COUNT - 1)
 		check_fail(&hk, "§5.5 lists %d host types, lib has %d", hosts_seen, ILOG_HOST__COUNT - 1);
-	check_end(&fk, "SPEC.md §5: every kind's fields, in order and type, are lib/schema.c's");
+	check_end(&fk, "SPEC.md §5: every kind's fields, in order and type, are lib/codec/schema.c's");
 	check_end(&kk, "SPEC.md §5: the kind numbers and names are lib's");
 	check_end(&ok_ops, "SPEC.md §5.4: the op numbers, names and layers are lib's");
 	check_end(&hk, "SPEC.md §5.5: the host event types are lib's");

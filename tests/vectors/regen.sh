@@ -3,7 +3,7 @@
 #
 # Regenerate the format test vectors (format/SPEC.md §11) from the real code:
 #   tests/vectors/regen.sh [OUT]      (OUT: a build dir, default .output)
-# mkvectors writes NAME.ilog and NAME.hex with lib/writer.c; NAME.jsonl and
+# mkvectors writes NAME.ilog and NAME.hex with lib/codec/writer.c; NAME.jsonl and
 # NAME.stderr are what `ingero-export --format jsonl NAME.ilog` prints when
 # run in this directory (so error lines name the file NAME.ilog).  Only the
 # files of the vectors mkvectors makes are replaced.  Review the result

@@ -1,5 +1,5 @@
 # host memory pressure: a memory hog, page-allocation storm, swap
-# synthesized (lib/scenario.c, random timings per seed): the top chain is
+# synthesized (cmd/ingero-demo/scenario.c, random timings per seed): the top chain is
 # memory-pressure, and every number in its root cause matches the log (tests/scenarios/check.jq)
 . "$INGERO_TESTS/scenarios/check.sh"
 for seed in 1 2 3; do

@@ -1,5 +1,5 @@
 # OOM during GPU work: the OOM killer kills the training process in a synchronize
-# synthesized (lib/scenario.c, random timings per seed): the top chain is
+# synthesized (cmd/ingero-demo/scenario.c, random timings per seed): the top chain is
 # oom, and every number in its root cause matches the log (tests/scenarios/check.jq)
 . "$INGERO_TESTS/scenarios/check.sh"
 for seed in 1 2 3; do

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # The op_stats view against two other computations of the same log:
 # ingero-correlate --json (per node and op; its quantiles come from a
-# log-linear histogram within 0.39% of the exact value, lib/stats.h) and an
+# log-linear histogram within 0.39% of the exact value, lib/include/ingero/stats.h) and an
 # exact nearest-rank computation over the JSON export with sort and awk.
 set -euo pipefail
 "$INGERO_OUT"/tests/tools/ranks -o rank --ranks 2 --steps 300 --chains

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Merge memory does not grow with the logs: merging 4 ranks of 8x more
 # events may add at most what the design keeps (the collective points,
-# 65536 x 32 bytes per node, lib/merge.c MAX_POINTS) plus 1 byte per extra
+# 65536 x 32 bytes per node, lib/merge/merge.c MAX_POINTS) plus 1 byte per extra
 # event (anything kept per event costs far more: a record is 40+ bytes).
 # bench/merge measures the real sizes (4 x 5M events).
 set -euo pipefail

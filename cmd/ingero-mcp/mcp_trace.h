@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared helpers of the trace tools (cmd/ingero-mcp/trace.c); internal. */
+#ifndef ILOG_MCP_TRACE_H
+#define ILOG_MCP_TRACE_H
+
+#include "mcp_int.h"
+
+/* The export session a tool call looks at. */
+struct trace_ctx {
+	int64_t session;           /* sessions.session_id, for queries */
+	int64_t seq;               /* sessions.seq: what tools show and take */
+	int64_t first_ts, last_ts; /* wall-clock ns */
+};
+/* args.session, or the newest session.  MCP_OK / MCP_TOOL_ERROR. */
+int trace_session(struct ilog_mcp *m, json_t *args, struct trace_ctx *c, char *err,
+		  size_t errlen);
+
+enum { TF_PID = 1, TF_OP = 2, TF_TIME = 4 };
+/* A WHERE clause over events-like tables (session_id, pid, op, ts). */
+struct trace_filter {
+	char sql[256];   /* "session_id = N AND pid = ? ..." */
+	json_t *binds;   /* values for the ?s, in order */
+	int64_t pid;     /* 0 = all */
+	int op;          /* 0 = all */
+};
+/* From args pid/op/since/until as `use` allows.  MCP_OK, MCP_TOOL_ERROR
+ * (unknown op name, bad time), MCP_NOMEM.  Free with trace_filter_free. */
+int trace_where(const struct trace_ctx *c, json_t *args, unsigned use, struct trace_filter *f,
+		char *err, size_t errlen);
+void trace_filter_free(struct trace_filter *f);
+
+double trace_us(uint64_t ns);   /* ns as µs, one decimal */
+double trace_s(int64_t ns);     /* ns as s, three decimals */
+const char *trace_op_name(int64_t op);
+
+/* Tool handlers (struct mcp_tool.run) over the trace schema. */
+#define TRACE_TOOL(name)                                                              \
+	int name(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *text, \
+		 char *err, size_t errlen)
+TRACE_TOOL(tool_trace_stats);
+TRACE_TOOL(tool_process_breakdown);
+TRACE_TOOL(tool_causal_chains);
+TRACE_TOOL(tool_stacks);
+TRACE_TOOL(tool_graph_lifecycle);
+TRACE_TOOL(tool_graph_frequency);
+
+#endif

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: MIT
+/* Text and JSON renderings of statistics and chains (explain.h). */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "ingero/explain.h"
+#include "export_int.h"
+
+/* JSON strings and formatted appends: the export sinks' helpers (export_util.c) */
+#define bprintf ilog_buf_printf
+#define jstr ilog_json_str
+
+static void jkv_s(struct ilog_buf *b, const char *k, const char *v)
+{
+	bprintf(b, ",\"%s\":", k);
+	jstr(b, v ? v : "", v ? strlen(v) : 0);
+}
+
+static void jkv_u(struct ilog_buf *b, const char *k, uint64_t v)
+{
+	bprintf(b, ",\"%s\":%llu", k, (unsigned long long)v);
+}
+
+static void jkv_f(struct ilog_buf *b, const char *k, double v)
+{
+	bprintf(b, ",\"%s\":%.6g", k, v);
+}
+
+static const char *dur(char *b, double ns)
+{
+	return ilog_fmt_dur(b, 32, ns);
+}
+
+static void walltime(char *out, size_t n, uint64_t real_ns)
+{
+	time_t s = (time_t)(real_ns / 1000000000ull);
+	struct tm tm;
+	if (!real_ns || !gmtime_r(&s, &tm)) {
+		snprintf(out, n, "unknown time");
+		return;
+	}
+	strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* ---- statistics ---- */
+static int stats_rows(struct ilog_buf *b, struct ilog_stats *st, const struct ilog_explain_opts *o,
+		      int windows)
+{
+	struct ilog_stat_row *rows;
+	int n = windows ? ilog_stats_window_rows(st, o->per_process, &rows)
+			: ilog_stats_rows(st, o->per_process, &rows);
+	if (n < 0)
+		return -1;
+	uint32_t node = UINT32_MAX;
+	for (int i = 0; i < n; i++) {
+		const struct ilog_stat_row *r = &rows[i];
+		char a[32], c[32], d[32], e[32], f[32];
+		if (r->node != node) {
+			node = r->node;
+			bprintf(b, "\n%s (node %s)\n", windows ? "PER WINDOW" : "STATISTICS",
+				r->node_name[0] ? r->node_name : "?");
+			if (windows)
+				bprintf(b, "  %-10s ", "WINDOW");
+			else
+				bprintf(b, "  ");
+			if (o->per_process)
+				bprintf(b, "%-8s %-15s ", "PID", "COMM");
+			bprintf(b, "%-8s %-30s %9s %9s %7s %9s %9s %9s %9s\n", "LAYER", "OP", "CALLS",
+				"TOTAL", windows ? "BUSY%" : "WALL%", "P50", "P95", "P99", "MAX");
+		}
+		if (windows) {
+			struct ilog_stats_summary s;
+			uint64_t t0 = 0;
+			for (uint32_t k = 0; k < ilog_stats_nnodes(st); k++) {
+				ilog_stats_summary(st, k, &s);
+				if (s.node == r->node)
+					t0 = s.start_ns;
+			}
+			bprintf(b, "  +%-9.3f ", (double)(r->start_ns - t0) / 1e9);
+		} else {
+			bprintf(b, "  ");
+		}
+		if (o->per_process)
+			bprintf(b, "%-8u %-15.15s ", r->pid, r->comm[0] ? r->comm : "?");
+		bprintf(b, "%-8s %-30s %9llu %9s %6.1f%% %9s %9s %9s %9s\n", ilog_layer_name(r->layer) ?: "?",
+			ilog_op_name(r->op) ?: "?", (unsigned long long)r->count,
+			dur(a, (double)r->total_ns), r->frac * 100, dur(c, (double)r->p50_ns),
+			dur(d, (double)r->p95_ns), dur(e, (double)r->p99_ns), dur(f, (double)r->max_ns));
+	}
+	free(rows);
+	return 0;
+}
+
+int ilog_explain_stats(struct ilog_buf *b, struct ilog_stats *st, const struct ilog_explain_opts *o)
+{
+	if (stats_rows(b, st, o, 0))
+		return -1;
+	if (o->windows && stats_rows(b, st, o, 1))
+		return -1;
+	return b->p || !b->len ? 0 : -1;
+}
+
+/* ---- the report ---- */
+/* Read the next "key":"string" value of my own evidence JSON from *p. */
+static int next_str(const char **p, const char *key, char *out, size_t n)
+{
+	char pat[32];
+	snprintf(pat, sizeof(pat), "\"%s\":\"", key);
+	const char *s = strstr(*p, pat);
+	if (!s)
+		return -1;
+	s += strlen(pat);
+	size_t k = 0;
+	for (; *s && *s != '"'; s++) {
+		char ch = *s;
+		if (ch == '\\' && s[1]) {
+			s++;
+			ch = *s == 'u' ? '?' : *s;
+			if (*s == 'u')
+				s += 4;
+		}
+		if (k + 1 < n)
+			out[k++] = ch;
+	}
+	out[k] = 0;
+	*p = s;
+	return 0;
+}
+
+static void timeline(struct ilog_buf *b, const struct ilog_chain *c, int max)
+{
+	char ev[8192];
+	size_t n = c->evidence.n < sizeof(ev) - 1 ? c->evidence.n : sizeof(ev) - 1;
+	memcpy(ev, c->evidence.p, n);
+	ev[n] = 0;
+	const char *p = ev;
+	char t[64], what[600];
+	int shown = 0;
+	while (!next_str(&p, "t", t, sizeof(t)) && !next_str(&p, "what", what, sizeof(what))) {
+		if (max && shown == max) {
+			bprintf(b, "     ...\n");
+			break;
+		}
+		bprintf(b, "     %-10s %s\n", t, what);
+		shown++;
+	}
+}
+
+static void node_summary(struct ilog_buf *b, struct ilog_stats *st, uint32_t i)
+{
+	struct ilog_stats_summary s;
+	ilog_stats_summary(st, i, &s);
+	char w[64], d1[32], d2[32];
+	walltime(w, sizeof(w), s.real_start_ns);
+	bprintf(b, "  node %s: %s, %s recorded, %u CUDA process%s, windows of %s\n",
+		s.node_name[0] ? s.node_name : "?", w,
+		dur(d1, (double)(s.end_ns > s.start_ns ? s.end_ns - s.start_ns : 0)), s.processes,
+		s.processes == 1 ? "" : "es", dur(d2, (double)s.window_ns));
+	if (s.lost)
+		bprintf(b, "  WARNING: the recorder lost %llu of %llu events; counts below are "
+			"lower bounds\n", (unsigned long long)s.lost,
+			(unsigned long long)(s.seen + s.lost));
+}
+
+static void host_summary(struct ilog_buf *b, struct ilog_stats *st, uint32_t i)
+{
+	struct ilog_stats_summary s;
+	ilog_stats_summary(st, i, &s);
+	char m1[32], m2[32], m3[32], m4[32], m5[32];
+	bprintf(b, "\nHOST (node %s)\n", s.node_name[0] ? s.node_name : "?");
+	if (!s.nsnaps) {
+		bprintf(b, "  no system snapshots in the log\n");
+		return;
+	}
+	bprintf(b, "  %llu snapshots: CPU %.1f%% busy on average (max %.1f%%) on %u CPUs, load1 up to "
+		"%.2f\n", (unsigned long long)s.nsnaps, s.cpu_avg, s.cpu_max, s.ncpu, s.load1_max);
+	bprintf(b, "  memory available at least %s of %s; swap used up to %s of %s (grew %s)\n",
+		ilog_fmt_bytes(m1, sizeof(m1), (double)s.mem_avail_min),
+		ilog_fmt_bytes(m2, sizeof(m2), (double)s.mem_total),
+		ilog_fmt_bytes(m3, sizeof(m3), (double)s.swap_used_max),
+		ilog_fmt_bytes(m4, sizeof(m4), (double)s.swap_total),
+		ilog_fmt_bytes(m5, sizeof(m5), (double)s.swap_used_growth));
+}
+
+/* The per-process statistics rows, computed once per report when a chain
+ * first needs them (they hold the op totals call-site shares are of). */
+struct rows {
+	struct ilog_stat_row *r;
+	int n, done;
+};
+
+/* Where a chain's calls came from, with the share of the process's time
+ * in that op they carried (o->sites; 0 when none is known). */
+static int call_site(struct ilog_stats *st, const struct ilog_explain_opts *o, struct rows *rw,
+		     const struct ilog_chain *c, uint32_t node, char *site, size_t n, double *share,
+		     uint64_t *calls)
+{
+	uint64_t ns, total = 0;
+	/* a chain over the whole run names no op: the process's heaviest path */
+	if (!o->sites || !c->pid ||
+	    !ilog_callsites_top(o->sites, node, c->pid, c->op, site, n, &ns, calls))
+		return 0;
+	if (!rw->done) {
+		rw->n = ilog_stats_rows(st, 1, &rw->r);
+		rw->done = 1;
+	}
+	for (int i = 0; i < rw->n; i++)
+		if (rw->r[i].node == node && rw->r[i].pid == c->pid &&
+		    (!c->op || rw->r[i].op == c->op))
+			total += rw->r[i].total_ns;
+	*share = total ? (double)ns / (double)total : 0;
+	return 1;
+}
+
+static void rows_free(struct rows *rw)
+{
+	if (rw->n >= 0)
+		free(rw->r);
+}
+
+int ilog_explain_report(struct ilog_buf *b, struct ilog_stats *st,
+			const struct ilog_chain_set *cs, const struct ilog_explain_opts *o)
+{
+	bprintf(b, "ingero incident report%s%s\n", o->name ? ": " : "", o->name ? o->name : "");
+	for (uint32_t i = 0; i < ilog_stats_nnodes(st); i++)
+		node_summary(b, st, i);
+	if (!ilog_stats_nnodes(st))
+		bprintf(b, "  the log holds no CUDA, host or snapshot events\n");
+	if (!cs->n) {
+		bprintf(b, "\nNo causal chain: no anomaly cost 1%% or more of a process's time.\n");
+	} else {
+		uint32_t nh = 0, nm = 0;
+		for (uint32_t i = 0; i < cs->n; i++)
+			nh += cs->chains[i].severity == ILOG_SEV_HIGH,
+				nm += cs->chains[i].severity == ILOG_SEV_MEDIUM;
+		bprintf(b, "\nCAUSAL CHAINS: %u (%u HIGH, %u MEDIUM, %u LOW), most severe first\n",
+			cs->n, nh, nm, cs->n - nh - nm);
+	}
+	struct rows rw = { 0 };
+	for (uint32_t i = 0; i < cs->n; i++) {
+		const struct ilog_chain *c = &cs->chains[i];
+		char d1[32];
+		bprintf(b, "\n#%u %-6s %.*s  PID %u (%.*s)", i + 1, ilog_severity_name(c->severity) ?: "?",
+			(int)c->pattern.n, c->pattern.p, c->pid, (int)c->comm.n, c->comm.p);
+		if (ilog_stats_nnodes(st) > 1) /* merged logs: say which node */
+			for (uint32_t k = 0; k < ilog_stats_nnodes(st); k++) {
+				struct ilog_stats_summary sm;
+				ilog_stats_summary(st, k, &sm);
+				if (sm.node == cs->nodes[i])
+					bprintf(b, " on node %s", sm.node_name[0] ? sm.node_name : "?");
+			}
+		if (c->lost_ns)
+			bprintf(b, "  lost %s (%.1f%%)", dur(d1, (double)c->lost_ns), c->score * 100);
+		bprintf(b, "\n   %.*s\n", (int)c->title.n, c->title.p);
+		bprintf(b, "   Root cause: %.*s.\n", (int)c->root_cause.n, c->root_cause.p);
+		char site[512];
+		double share;
+		uint64_t calls;
+		if (call_site(st, o, &rw, c, cs->nodes[i], site, sizeof(site), &share, &calls))
+			bprintf(b, "   Called from: %s (%.0f%% of its %s time, %llu calls)\n", site,
+				share * 100, c->op ? ilog_op_name(c->op) ?: "?" : "CUDA",
+				(unsigned long long)calls);
+		bprintf(b, "   Fix: %.*s\n", (int)c->fix.n, c->fix.p);
+		bprintf(b, "   Timeline:\n");
+		timeline(b, c, o->max_timeline);
+	}
+	rows_free(&rw);
+	if (ilog_explain_stats(b, st, o))
+		return -1;
+	for (uint32_t i = 0; i < ilog_stats_nnodes(st); i++)
+		host_summary(b, st, i);
+	return b->len && !b->p ? -1 : 0;
+}
+
+/* ---- JSON Lines ---- */
+static void row_json(struct ilog_buf *b, const char *type, const struct ilog_stat_row *r, int pp,
+		     int win)
+{
+	bprintf(b, "{\"type\":\"%s\"", type);
+	jkv_s(b, "node", r->node_name);
+	if (pp) {
+		jkv_u(b, "pid", r->pid);
+		jkv_s(b, "comm", r->comm);
+	}
+	jkv_s(b, "layer", ilog_layer_name(r->layer));
+	jkv_s(b, "op", ilog_op_name(r->op));
+	if (win) {
+		jkv_u(b, "start_ns", r->start_ns);
+		jkv_u(b, "end_ns", r->end_ns);
+	}
+	jkv_u(b, "count", r->count);
+	jkv_u(b, "total_ns", r->total_ns);
+	jkv_f(b, win ? "busy_frac" : "wall_frac", r->frac);
+	jkv_u(b, "min_ns", r->min_ns);
+	jkv_u(b, "p50_ns", r->p50_ns);
+	jkv_u(b, "p95_ns", r->p95_ns);
+	jkv_u(b, "p99_ns", r->p99_ns);
+	jkv_u(b, "max_ns", r->max_ns);
+	if (!win) {
+		jkv_u(b, "bytes", r->bytes);
+		jkv_u(b, "errors", r->errors);
+	}
+	bprintf(b, "}\n");
+}
+
+int ilog_explain_chain_json(struct ilog_buf *b, struct ilog_stats *st,
+			    const struct ilog_chain *c, uint32_t node, uint32_t rank)
+{
+	const char *nn = "";
+	for (uint32_t i = 0; i < ilog_stats_nnodes(st); i++) {
+		struct ilog_stats_summary s;
+		ilog_stats_summary(st, i, &s);
+		if (s.node == node)
+			nn = s.node_name;
+	}
+	bprintf(b, "{\"type\":\"chain\",\"rank\":%u,\"id\":\"0x%llx\"", rank, (unsigned long long)c->id);
+	jkv_s(b, "severity", ilog_severity_name(c->severity));
+	bprintf(b, ",\"pattern\":");
+	jstr(b, c->pattern.p, c->pattern.n);
+	jkv_s(b, "node", nn);
+	jkv_u(b, "pid", c->pid);
+	bprintf(b, ",\"comm\":");
+	jstr(b, c->comm.p, c->comm.n);
+	jkv_s(b, "op", ilog_op_name(c->op));
+	jkv_u(b, "culprit_pid", c->culprit_pid);
+	bprintf(b, ",\"culprit_comm\":");
+	jstr(b, c->culprit_comm.p, c->culprit_comm.n);
+	jkv_u(b, "ts_start", c->ts_start);
+	jkv_u(b, "ts_end", c->ts_end);
+	jkv_u(b, "lost_ns", c->lost_ns);
+	jkv_f(b, "score", c->score);
+	bprintf(b, ",\"title\":");
+	jstr(b, c->title.p, c->title.n);
+	bprintf(b, ",\"root_cause\":");
+	jstr(b, c->root_cause.p, c->root_cause.n);
+	bprintf(b, ",\"fix\":");
+	jstr(b, c->fix.p, c->fix.n);
+	bprintf(b, ",\"evidence\":%.*s,\"metrics\":%.*s}", (int)c->evidence.n, c->evidence.p,
+		(int)(c->metrics.n ? c->metrics.n : 2), c->metrics.n ? c->metrics.p : "{}");
+	return b->len && !b->p ? -1 : 0;
+}
+
+int ilog_explain_json(struct ilog_buf *b, struct ilog_stats *st,
+		      const struct ilog_chain_set *cs, const struct ilog_explain_opts *o)
+{
+	for (uint32_t i = 0; i < ilog_stats_nnodes(st); i++) {
+		struct ilog_stats_summary s;
+		ilog_stats_summary(st, i, &s);
+		bprintf(b, "{\"type\":\"summary\"");
+		jkv_s(b, "node", s.node_name);
+		jkv_u(b, "start_ns", s.start_ns);
+		jkv_u(b, "end_ns", s.end_ns);
+		jkv_u(b, "duration_ns", s.end_ns > s.start_ns ? s.end_ns - s.start_ns : 0);
+		jkv_u(b, "real_start_ns", s.real_start_ns);
+		jkv_u(b, "window_ns", s.window_ns);
+		jkv_u(b, "windows", s.nwindows);
+		jkv_u(b, "records", s.records);
+		jkv_u(b, "cuda_events", s.cuda);
+		jkv_u(b, "host_events", s.host);
+		jkv_u(b, "snapshots", s.snapshots);
+		jkv_u(b, "unknown_records", s.unknown);
+		jkv_u(b, "processes", s.processes);
+		jkv_u(b, "lost", s.lost);
+		jkv_u(b, "chains", cs ? cs->n : 0);
+		if (s.nsnaps) {
+			jkv_f(b, "cpu_pct_avg", s.cpu_avg);
+			jkv_f(b, "cpu_pct_max", s.cpu_max);
+			jkv_f(b, "load1_max", s.load1_max);
+			jkv_u(b, "ncpu", s.ncpu);
+			jkv_u(b, "mem_total", s.mem_total);
+			jkv_u(b, "mem_avail_min", s.mem_avail_min);
+			jkv_u(b, "swap_total", s.swap_total);
+			jkv_u(b, "swap_used_max", s.swap_used_max);
+			jkv_u(b, "swap_used_growth", s.swap_used_growth);
+		}
+		bprintf(b, "}\n");
+	}
+	for (int w = 0; w <= (o->windows ? 1 : 0); w++) {
+		struct ilog_stat_row *rows;
+		int n = w ? ilog_stats_window_rows(st, o->per_process, &rows)
+			  : ilog_stats_rows(st, o->per_process, &rows);
+		if (n < 0)
+			return -1;
+		for (int i = 0; i < n; i++)
+			row_json(b, w ? "window" : "stat", &rows[i], o->per_process, w);
+		free(rows);
+	}
+	struct rows rw = { 0 };
+	for (uint32_t i = 0; cs && i < cs->n; i++) {
+		const struct ilog_chain *c = &cs->chains[i];
+		if (ilog_explain_chain_json(b, st, c, cs->nodes[i], i + 1)) {
+			rows_free(&rw);
+			return -1;
+		}
+		char site[512];
+		double share;
+		uint64_t calls;
+		if (b->len &&
+		    call_site(st, o, &rw, c, cs->nodes[i], site, sizeof(site), &share, &calls)) {
+			b->len--; /* reopen the chain object */
+			bprintf(b, ",\"call_site\":");
+			jstr(b, site, strlen(site));
+			jkv_f(b, "call_site_share", share);
+			jkv_u(b, "call_site_calls", calls);
+			bprintf(b, "}");
+		}
+		ilog_buf_put(b, "\n", 1);
+	}
+	rows_free(&rw);
+	return b->len && !b->p ? -1 : 0;
+}

@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal: the accumulators behind lib/analyze/stats.c, shared by the causal
+ * engine (lib/analyze/causal.c), the renderers (lib/analyze/explain.c) and the regression
+ * gate (lib/analyze/gate.c).  Not installed; programs use stats.h and causal.h.
+ *
+ * Memory is bounded by series x windows (and the small per-series
+ * reservoirs), never by the number of events: every CUDA call lands in a
+ * log-linear histogram of its (node, pid, op) series and time window.
+ */
+#ifndef ILOG_STATS_INT_H
+#define ILOG_STATS_INT_H
+
+#include "ingero/stats.h"
+
+/*
+ * Log-linear histogram of nanosecond values: values below 2^HB_SUB_BITS
+ * are exact; above, each power of two is cut into 2^HB_SUB_BITS equal
+ * buckets.  A bucket's representative is its midpoint, so any quantile is
+ * within 1/2^(HB_SUB_BITS+1) = 0.39% of the true sample value.  Values at
+ * or above 2^(HB_MAX_EXP+1) ns (about 18 minutes) share the top bucket;
+ * the exact min and max are kept beside the histogram and clamp estimates.
+ */
+/* x as a u64, clamped (a cast of a double out of range is undefined);
+ * NaN and negatives give 0. */
+static inline uint64_t ilog_sat_u64(double x)
+{
+	return !(x > 0) ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x;
+}
+
+static inline uint64_t ilog_sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+#define HB_SUB_BITS 7
+#define HB_SUB (1u << HB_SUB_BITS)
+#define HB_MAX_EXP 39
+#define HB_N ((HB_MAX_EXP - HB_SUB_BITS + 2) << HB_SUB_BITS)
+
+static inline uint32_t hb_index(uint64_t v)
+{
+	if (v < HB_SUB)
+		return (uint32_t)v;
+	if (v >> (HB_MAX_EXP + 1))
+		return HB_N - 1;
+	int e = 63 - __builtin_clzll(v);
+	return ((uint32_t)(e - HB_SUB_BITS + 1) << HB_SUB_BITS) |
+	       (uint32_t)((v >> (e - HB_SUB_BITS)) & (HB_SUB - 1));
+}
+uint64_t ilog_hb_lower(uint32_t idx);
+uint64_t ilog_hb_rep(uint32_t idx); /* midpoint */
+
+/* Sparse histogram: sorted (index << 51 | count) words. */
+#define SB_SHIFT 51
+#define SB_CNT(w) ((w) & ((1ull << SB_SHIFT) - 1))
+#define SB_IDX(w) ((uint32_t)((w) >> SB_SHIFT))
+
+/* Calls kept verbatim: the first few of every series and its slowest. */
+struct scall {
+	uint64_t ts, dur, bytes;
+	uint32_t tid;
+	int32_t ret;
+};
+#define NFIRST 16
+#define NTOP 512
+
+struct stick {
+	uint64_t n, total, min, max;
+	uint64_t *bins;
+	uint32_t nb, cap;
+};
+
+/* One (node, pid, op) series of CUDA calls. */
+struct sseries {
+	uint32_t node, pid;
+	uint16_t op;
+	uint8_t layer;
+	uint64_t n, total, min, max, bytes;
+	uint64_t bytes_kind[5];   /* memcpy bytes by cudaMemcpyKind 0..4 */
+	uint64_t nerr, noret;
+	int32_t first_err;
+	uint64_t first_err_ts, first_err_bytes;
+	uint64_t nerr_oom;        /* ret == out of memory (2 in both APIs) */
+	uint64_t first_ts, last_end;
+	struct stick *t;
+	uint32_t nt;              /* ticks allocated */
+	uint32_t *dense;          /* histogram of the current tick */
+	int64_t cur;              /* tick held in dense, -1 none */
+	uint32_t dlo, dhi;        /* touched range of dense */
+	struct scall first[NFIRST];
+	uint32_t nfirst;
+	struct scall *top;        /* min-heap on dur, NTOP slowest calls */
+	uint32_t ntop;
+};
+
+struct htick { uint64_t n, dur, value, max; };
+
+/*
+ * Internal host series type: a switch record whose value (the task state)
+ * is not 0 - the thread blocked inside a traced call rather than being
+ * preempted while runnable (SPEC host events).
+ */
+#define HS_BLOCKED 0x8001
+
+/* Host events aggregated per (node, type, pid, tid, other pid) and tick. */
+struct hseries {
+	uint32_t node;
+	uint16_t type;
+	uint32_t pid, tid, opid;
+	uint64_t n, dur, value, max;
+	struct htick *t;
+	uint32_t nt;
+};
+
+struct snaptick {
+	uint32_t n;
+	double cpu_sum, cpu_max, load_max;
+	uint64_t avail_min, total, swap_used_max, swap_total;
+};
+
+#define MAXTIDS 64
+
+struct sproc {
+	uint32_t node, pid, ppid;
+	char comm[32];
+	uint32_t tids[MAXTIDS];   /* threads that made CUDA calls */
+	uint32_t ntids, tids_over;
+	uint64_t ncalls, first_ts, last_end, noret;
+	uint64_t eager_launches;  /* kernel launches outside any capture */
+	uint64_t first_capture_ts, first_graph_launch_ts;
+	int has_exit, oom_killed;
+	uint64_t exit_ts, oom_ts;
+	int64_t exit_code;
+};
+
+/* Discrete host events worth a line each (OOM kills, exits). */
+struct sevent {
+	uint32_t node, pid, tid, opid;
+	uint16_t type;
+	uint64_t ts, dur, value;
+	char comm[INGERO_COMM_LEN + 1], ocomm[INGERO_COMM_LEN + 1];
+};
+
+/* A stream-capture region: cudaStreamBeginCapture .. EndCapture. */
+struct scapture {
+	uint32_t node, pid, tid;
+	uint64_t stream;
+	uint64_t begin_ts, end_ts, end_dur;
+	int32_t ret;
+	uint32_t launches;
+	int open;
+	uint64_t eager_before;    /* the process's eager launches before it */
+};
+
+/* Graph instantiations (cheap to keep: a few per capture). */
+struct sinst {
+	uint32_t node, pid;
+	uint64_t ts, dur;
+	int32_t ret;
+};
+
+struct snode {
+	uint32_t idx;
+	int seen;
+	char name[64];
+	uint64_t t0, width;       /* tick k covers [t0 + k*width, t0 + (k+1)*width) */
+	uint32_t nticks;          /* highest used tick + 1 */
+	uint64_t first_ts, last_ts, early;
+	uint64_t anchor_mono, anchor_real;
+	struct snaptick *snap;
+	uint32_t nsnap;
+	/* snapshot summary */
+	uint64_t nsnaps;
+	double cpu_sum, cpu_max, load_max;
+	uint64_t mem_total, avail_min, swap_total, swap_used_first, swap_used_max;
+	uint32_t ncpu;
+	int have_swap_first;
+};
+
+struct hmap {
+	uint64_t *keys;
+	uint32_t *vals;
+	uint32_t cap, n;
+};
+
+struct ilog_stats {
+	struct ilog_stats_opts o;
+	struct snode *nodes;
+	uint32_t nnodes;
+	struct sseries **ser;
+	uint32_t nser, capser;
+	struct hmap sermap;
+	struct hseries **hs;
+	uint32_t nhs, caphs;
+	struct hmap hsmap;
+	struct sproc **procs;
+	uint32_t nprocs, capprocs;
+	struct hmap procmap;
+	struct sevent *ev;
+	uint32_t nev, capev;
+	uint64_t ev_over;
+	struct scapture *cap;
+	uint32_t ncap, capcap;
+	uint64_t cap_over;
+	uint32_t nopen;           /* captures not yet ended */
+	struct sinst *inst;
+	uint32_t ninst, capinst;
+	uint64_t inst_over;
+	/* comms seen for pids that never sent a process record */
+	struct hmap commmap;
+	char (*comms)[INGERO_COMM_LEN + 1];
+	uint32_t ncomms, capcomms;
+	uint64_t records, cuda, host, snapshots, chains_in, unknown;
+	uint64_t lost, seen_loss;
+	struct ilog_buf loss_src;  /* "source=lost/seen;..." latest per source */
+	struct sseries *last_ser;
+	struct sproc *last_proc;
+	int finished;
+	char err[256];
+};
+
+/* Lookups used by the engine. NULL when absent. */
+struct snode *ilog_stats_node(struct ilog_stats *st, uint32_t node);
+struct sproc *ilog_stats_proc(struct ilog_stats *st, uint32_t node, uint32_t pid);
+const char *ilog_stats_comm(struct ilog_stats *st, uint32_t node, uint32_t pid);
+
+/* A dense histogram summed over ticks [a, b) of a series; with filter
+ * "skip" (NULL = none) ticks for which skip[k] is set are left out. */
+struct dhist {
+	uint64_t *c;              /* HB_N counters, NULL when n == 0 */
+	uint64_t n, total, min, max;
+};
+int ilog_dhist_series(struct dhist *h, const struct sseries *s, uint32_t a, uint32_t b,
+		      const uint8_t *skip, int invert);
+void ilog_dhist_free(struct dhist *h);
+/* Nearest-rank quantile: the ceil(q*n)-th smallest value (q in [0,1]). */
+uint64_t ilog_dhist_quantile(const struct dhist *h, double q);
+/* Median absolute deviation around med. */
+uint64_t ilog_dhist_mad(const struct dhist *h, uint64_t med);
+/* Calls in ticks [a,b) whose bucket lies above thr's bucket. */
+uint64_t ilog_series_above(const struct sseries *s, uint32_t a, uint32_t b, uint64_t thr);
+uint64_t ilog_tick_above(const struct stick *t, uint64_t thr);
+/* Nearest-rank index helper shared with tests: ceil(q*n), at least 1. */
+uint64_t ilog_rank(double q, uint64_t n);
+/* Median and median absolute deviation of v[0..n) (nearest rank); 0 and 0
+ * when n is 0 or memory runs out. */
+void ilog_robust(const double *v, uint32_t n, double *med, double *mad);
+/*
+ * Upper bound on P(X >= k) for X ~ Binomial(n, p): exp(-n KL(k/n || p))
+ * (Chernoff).  Conservative, so "significant" is never overstated.
+ */
+double ilog_chernoff(uint64_t n, uint64_t k, double p);
+
+#endif

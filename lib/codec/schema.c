@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: MIT
+/* Record layouts (SPEC §5) and the names used at the edges. */
+#include <stddef.h>
+#include <string.h>
+#include "ingero/schema.h"
+
+#define F(st, fld, nm, ty, vw) \
+	{ .name = nm, .type = ty, .view = vw, .off = offsetof(st, fld) }
+#define A(st, fld, cnt, nm, elem, mx, subtab) \
+	{ .name = nm, .type = FT_ARR, .view = FV_NUM, .off = offsetof(st, fld), \
+	  .cnt_off = offsetof(st, cnt), .esize = sizeof(elem), .max = mx, \
+	  .nsub = sizeof(subtab) / sizeof(subtab[0]), .sub = subtab }
+
+#define H struct ilog_header
+static const struct ilog_field header_f[] = {
+	F(H, magic, "magic", FT_STR, FV_STR),
+	F(H, version_major, "version_major", FT_U32, FV_NUM),
+	F(H, version_minor, "version_minor", FT_U32, FV_NUM),
+	F(H, node, "node", FT_STR, FV_STR),
+	F(H, boot_id, "boot_id", FT_STR, FV_STR),
+	F(H, host, "host", FT_STR, FV_STR),
+	F(H, recorder, "recorder", FT_STR, FV_STR),
+	F(H, kernel, "kernel", FT_STR, FV_STR),
+	F(H, driver, "driver", FT_STR, FV_STR),
+	F(H, session_id, "session_id", FT_U64, FV_HEX),
+	F(H, rank, "rank", FT_S64, FV_NUM),
+	F(H, mono_ns, "mono_ns", FT_U64, FV_NUM),
+	F(H, boot_ns, "boot_ns", FT_U64, FV_NUM),
+	F(H, real_ns, "real_ns", FT_U64, FV_NUM),
+	F(H, node_index, "node_index", FT_U32, FV_NUM),
+};
+#undef H
+
+#define C struct ilog_clock
+static const struct ilog_field clock_f[] = {
+	F(C, mono_ns, "mono_ns", FT_U64, FV_NUM),
+	F(C, boot_ns, "boot_ns", FT_U64, FV_NUM),
+	F(C, real_ns, "real_ns", FT_U64, FV_NUM),
+};
+#undef C
+
+static const struct ilog_field str_elem[] = {
+	{ .name = "", .type = FT_STR, .view = FV_STR, .off = 0 },
+};
+#define S struct ilog_schema
+static const struct ilog_field schema_f[] = {
+	F(S, kind, "kind", FT_U32, FV_NUM),
+	F(S, name, "name", FT_STR, FV_STR),
+	A(S, fields, nfields, "fields", struct ilog_str, ILOG_MAX_SCHEMA_FIELDS, str_elem),
+};
+#undef S
+
+#define E struct ingero_cuda_event
+#define CUDA_F(fld, nm, ty, vw) F(E, fld, nm, ty, vw),
+static const struct ilog_field cuda_f[] = { ILOG_CUDA_FIELDS(CUDA_F) };
+#undef CUDA_F
+#undef E
+
+#define E struct ingero_host_event
+static const struct ilog_field host_f[] = {
+	F(E, ts_ns, "ts_ns", FT_TS, FV_NUM),
+	F(E, type, "host_type", FT_U16, FV_HOST),
+	F(E, pid, "pid", FT_U32, FV_NUM),
+	F(E, tid, "tid", FT_U32, FV_NUM),
+	F(E, other_pid, "other_pid", FT_U32, FV_NUM),
+	F(E, other_tid, "other_tid", FT_U32, FV_NUM),
+	F(E, dur_ns, "dur_ns", FT_U64, FV_NUM),
+	F(E, value, "value", FT_U64, FV_NUM),
+	F(E, cpu, "cpu", FT_U32, FV_NUM),
+	F(E, comm, "comm", FT_CHARS, FV_STR),
+	F(E, other_comm, "other_comm", FT_CHARS, FV_STR),
+};
+#undef E
+
+static const struct ilog_field ip_elem[] = {
+	{ .name = "", .type = FT_U64, .view = FV_HEX, .off = 0 },
+};
+#define E struct ingero_stack
+static const struct ilog_field stack_f[] = {
+	F(E, id, "id", FT_U64, FV_HEX),
+	F(E, pid, "pid", FT_U32, FV_NUM),
+	A(E, ips, nr, "ips", __u64, INGERO_MAX_STACK, ip_elem),
+};
+#undef E
+
+#define P struct ingero_pyframe
+static const struct ilog_field pyframe_elem[] = {
+	F(P, code, "code", FT_U64, FV_HEX),
+	F(P, lasti, "lasti", FT_U32, FV_NUM),
+};
+#undef P
+#define E struct ingero_pystack
+static const struct ilog_field pystack_f[] = {
+	F(E, id, "id", FT_U64, FV_HEX),
+	F(E, pid, "pid", FT_U32, FV_NUM),
+	A(E, frames, nr, "frames", struct ingero_pyframe, INGERO_MAX_PYFRAMES, pyframe_elem),
+	F(E, entry, "entry", FT_U64, FV_HEX),
+};
+#undef E
+
+#define E struct ilog_process
+static const struct ilog_field process_f[] = {
+	F(E, ts_ns, "ts_ns", FT_TS, FV_NUM),
+	F(E, pid, "pid", FT_U32, FV_NUM),
+	F(E, ppid, "ppid", FT_U32, FV_NUM),
+	F(E, uid, "uid", FT_U32, FV_NUM),
+	F(E, start_ns, "start_ns", FT_U64, FV_NUM),
+	F(E, comm, "comm", FT_STR, FV_STR),
+	F(E, exe, "exe", FT_STR, FV_STR),
+	F(E, cmdline, "argv", FT_BIN, FV_ARGV),
+};
+#undef E
+
+#define E struct ilog_mapping
+static const struct ilog_field mapping_f[] = {
+	F(E, ts_ns, "ts_ns", FT_TS, FV_NUM),
+	F(E, pid, "pid", FT_U32, FV_NUM),
+	F(E, start, "start", FT_U64, FV_HEX),
+	F(E, end, "end", FT_U64, FV_HEX),
+	F(E, offset, "offset", FT_U64, FV_HEX),
+	F(E, prot, "prot", FT_U32, FV_NUM),
+	F(E, path, "path", FT_STR, FV_STR),
+	F(E, build_id, "build_id", FT_BIN, FV_HEXBYTES),
+};
+#undef E
+
+#define E struct ilog_pycode
+static const struct ilog_field pycode_f[] = {
+	F(E, pid, "pid", FT_U32, FV_NUM),
+	F(E, code, "code", FT_U64, FV_HEX),
+	F(E, py_version, "py_version", FT_U32, FV_HEX),
+	F(E, filename, "filename", FT_STR, FV_STR),
+	F(E, qualname, "qualname", FT_STR, FV_STR),
+	F(E, firstlineno, "firstlineno", FT_U32, FV_NUM),
+	F(E, linetable, "linetable", FT_BIN, FV_HEXBYTES),
+};
+#undef E
+
+#define P struct ilog_snapshot_proc
+static const struct ilog_field sproc_elem[] = {
+	F(P, pid, "pid", FT_U32, FV_NUM),
+	F(P, cpu_pct, "cpu_pct", FT_F64, FV_NUM),
+	F(P, rss, "rss", FT_U64, FV_NUM),
+};
+#undef P
+#define E struct ilog_snapshot
+static const struct ilog_field snapshot_f[] = {
+	F(E, ts_ns, "ts_ns", FT_TS, FV_NUM),
+	F(E, cpu_pct, "cpu_pct", FT_F64, FV_NUM),
+	F(E, ncpu, "ncpu", FT_U32, FV_NUM),
+	F(E, mem_total, "mem_total", FT_U64, FV_NUM),
+	F(E, mem_avail, "mem_avail", FT_U64, FV_NUM),
+	F(E, swap_total, "swap_total", FT_U64, FV_NUM),
+	F(E, swap_free, "swap_free", FT_U64, FV_NUM),
+	F(E, load1, "load1", FT_F64, FV_NUM),
+	F(E, load5, "load5", FT_F64, FV_NUM),
+	F(E, load15, "load15", FT_F64, FV_NUM),
+	A(E, procs, nprocs, "procs", struct ilog_snapshot_proc, ILOG_MAX_SNAPSHOT_PROCS, sproc_elem),
+};
+#undef E
+
+#define E struct ilog_loss
+static const struct ilog_field loss_f[] = {
+	F(E, ts_ns, "ts_ns", FT_TS, FV_NUM),
+	F(E, source, "source", FT_STR, FV_STR),
+	F(E, lost, "lost", FT_U64, FV_NUM),
+	F(E, seen, "seen", FT_U64, FV_NUM),
+};
+#undef E
+
+#define E struct ilog_symbol
+static const struct ilog_field symbol_f[] = {
+	F(E, pid, "pid", FT_U32, FV_NUM),
+	F(E, ip, "ip", FT_U64, FV_HEX),
+	F(E, build_id, "build_id", FT_BIN, FV_HEXBYTES),
+	F(E, module, "module", FT_STR, FV_STR),
+	F(E, module_off, "module_off", FT_U64, FV_HEX),
+	F(E, function, "function", FT_STR, FV_STR),
+	F(E, sym_off, "sym_off", FT_U64, FV_NUM),
+	F(E, file, "file", FT_STR, FV_STR),
+	F(E, line, "line", FT_U32, FV_NUM),
+	F(E, inline_depth, "inline_depth", FT_U32, FV_NUM),
+};
+#undef E
+
+#define E struct ilog_chain
+static const struct ilog_field chain_f[] = {
+	F(E, id, "id", FT_U64, FV_HEX),
+	F(E, ts_start, "ts_start", FT_U64, FV_NUM),
+	F(E, ts_end, "ts_end", FT_U64, FV_NUM),
+	F(E, severity, "severity", FT_U32, FV_SEV),
+	F(E, pattern, "pattern", FT_STR, FV_STR),
+	F(E, pid, "pid", FT_U32, FV_NUM),
+	F(E, op, "op", FT_U16, FV_OP),
+	F(E, score, "score", FT_F64, FV_NUM),
+	F(E, title, "title", FT_STR, FV_STR),
+	F(E, root_cause, "root_cause", FT_STR, FV_STR),
+	F(E, fix, "fix", FT_STR, FV_STR),
+	F(E, evidence, "evidence", FT_STR, FV_STR),
+	F(E, comm, "comm", FT_STR, FV_STR),
+	F(E, culprit_pid, "culprit_pid", FT_U32, FV_NUM),
+	F(E, culprit_comm, "culprit_comm", FT_STR, FV_STR),
+	F(E, lost_ns, "lost_ns", FT_U64, FV_NUM),
+	F(E, metrics, "metrics", FT_STR, FV_STR),
+};
+#undef E
+
+#define E struct ilog_provenance
+static const struct ilog_field provenance_f[] = {
+	F(E, real_ns, "real_ns", FT_U64, FV_NUM),
+	F(E, tool, "tool", FT_STR, FV_STR),
+	F(E, version, "version", FT_STR, FV_STR),
+	F(E, args, "args", FT_STR, FV_STR),
+};
+#undef E
+
+static const struct ilog_field node_f[] = {
+	F(struct ilog_node, node_index, "node_index", FT_U32, FV_NUM),
+};
+
+#define K(id, nm, member, tab) \
+	[id] = { nm, sizeof(((struct ilog_record *)0)->u.member), \
+		 sizeof(tab) / sizeof(tab[0]), tab }
+static const struct ilog_kind_desc kinds[ILOG_K__COUNT] = {
+	K(ILOG_K_HEADER, "header", header, header_f),
+	K(ILOG_K_CLOCK, "clock", clock, clock_f),
+	K(ILOG_K_SCHEMA, "schema", schema, schema_f),
+	K(ILOG_K_CUDA, "cuda", cuda, cuda_f),
+	K(ILOG_K_HOST, "host", host, host_f),
+	K(ILOG_K_STACK, "stack", stack, stack_f),
+	K(ILOG_K_PYSTACK, "pystack", pystack, pystack_f),
+	K(ILOG_K_PROCESS, "process", process, process_f),
+	K(ILOG_K_MAPPING, "mapping", mapping, mapping_f),
+	K(ILOG_K_PYCODE, "pycode", pycode, pycode_f),
+	K(ILOG_K_SNAPSHOT, "snapshot", snapshot, snapshot_f),
+	K(ILOG_K_LOSS, "loss", loss, loss_f),
+	K(ILOG_K_SYMBOL, "symbol", symbol, symbol_f),
+	K(ILOG_K_CHAIN, "chain", chain, chain_f),
+	K(ILOG_K_PROVENANCE, "provenance", provenance, provenance_f),
+	K(ILOG_K_NODE, "node", node, node_f),
+};
+
+const struct ilog_kind_desc *ilog_kind_desc(uint32_t kind)
+{
+	if (kind >= ILOG_K__COUNT || !kinds[kind].name)
+		return NULL;
+	return &kinds[kind];
+}
+
+const char *ilog_kind_name(uint32_t kind)
+{
+	const struct ilog_kind_desc *d = ilog_kind_desc(kind);
+	return d ? d->name : NULL;
+}
+
+int ilog_kind_from_name(const char *name)
+{
+	for (uint32_t k = 0; k < ILOG_K__COUNT; k++)
+		if (kinds[k].name && !strcmp(kinds[k].name, name))
+			return (int)k;
+	return -1;
+}
+
+#define OP(name, layer) [ILOG_OP_##name] = { #name, ILOG_LAYER_##layer }
+static const struct { const char *name; uint8_t layer; } ops[ILOG_OP__COUNT] = {
+	[ILOG_OP_UNKNOWN] = { "unknown", ILOG_LAYER_RUNTIME },
+	OP(cudaMalloc, RUNTIME), OP(cudaMallocManaged, RUNTIME),
+	OP(cudaMallocHost, RUNTIME), OP(cudaFree, RUNTIME),
+	OP(cudaFreeHost, RUNTIME), OP(cudaLaunchKernel, RUNTIME),
+	OP(cudaMemcpy, RUNTIME), OP(cudaMemcpyAsync, RUNTIME),
+	OP(cudaMemset, RUNTIME), OP(cudaMemsetAsync, RUNTIME),
+	OP(cudaStreamSynchronize, RUNTIME), OP(cudaDeviceSynchronize, RUNTIME),
+	OP(cudaEventSynchronize, RUNTIME),
+	OP(cudaStreamBeginCapture, GRAPH), OP(cudaStreamEndCapture, GRAPH),
+	OP(cudaGraphInstantiate, GRAPH), OP(cudaGraphInstantiateWithFlags, GRAPH),
+	OP(cudaGraphLaunch, GRAPH),
+	OP(cuLaunchKernel, DRIVER), OP(cuLaunchKernelEx, DRIVER),
+	OP(cuMemAlloc, DRIVER), OP(cuMemFree, DRIVER), OP(cuMemcpy, DRIVER),
+	OP(cuMemcpyAsync, DRIVER), OP(cuMemcpyHtoD, DRIVER),
+	OP(cuMemcpyDtoH, DRIVER), OP(cuMemcpyDtoD, DRIVER),
+	OP(cuMemcpyHtoDAsync, DRIVER), OP(cuMemcpyDtoHAsync, DRIVER),
+	OP(cuCtxSynchronize, DRIVER), OP(cuStreamSynchronize, DRIVER),
+	OP(ncclAllReduce, NCCL), OP(ncclAllGather, NCCL),
+	OP(ncclReduceScatter, NCCL), OP(ncclBroadcast, NCCL), OP(ncclSend, NCCL),
+	OP(ncclRecv, NCCL), OP(ncclCommInitRank, NCCL), OP(ncclCommDestroy, NCCL),
+};
+
+const char *ilog_op_name(uint32_t op)
+{
+	return op < ILOG_OP__COUNT ? ops[op].name : NULL;
+}
+
+int ilog_op_from_name(const char *name)
+{
+	for (uint32_t i = 1; i < ILOG_OP__COUNT; i++)
+		if (!strcmp(ops[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+enum ilog_layer ilog_op_layer(uint32_t op)
+{
+	return op < ILOG_OP__COUNT ? (enum ilog_layer)ops[op].layer : ILOG_LAYER_RUNTIME;
+}
+
+const char *ilog_layer_name(uint32_t layer)
+{
+	static const char *const n[ILOG_LAYER__COUNT] = { "runtime", "driver", "graph", "nccl" };
+	return layer < ILOG_LAYER__COUNT ? n[layer] : NULL;
+}
+
+const char *ilog_host_type_name(uint32_t type)
+{
+	static const char *const n[ILOG_HOST__COUNT] = {
+		[ILOG_HOST_SWITCH] = "switch", [ILOG_HOST_SCHED_AGG] = "sched_agg",
+		[ILOG_HOST_WAKEUP] = "wakeup", [ILOG_HOST_PAGE_ALLOC] = "page_alloc",
+		[ILOG_HOST_OOM] = "oom", [ILOG_HOST_FORK] = "fork",
+		[ILOG_HOST_EXEC] = "exec", [ILOG_HOST_EXIT] = "exit",
+	};
+	return type < ILOG_HOST__COUNT ? n[type] : NULL;
+}
+
+const char *ilog_severity_name(uint32_t sev)
+{
+	static const char *const n[] = { "LOW", "MEDIUM", "HIGH" };
+	return sev < 3 ? n[sev] : NULL;
+}
+
+struct ilog_str ilog_str_c(const char *s)
+{
+	return (struct ilog_str){ s ? s : "", s ? (uint32_t)strlen(s) : 0 };
+}
+
+uint64_t ilog_record_ts(const struct ilog_record *rec)
+{
+	switch (rec->kind) {
+	case ILOG_K_CUDA: return rec->u.cuda.ts_ns;
+	case ILOG_K_HOST: return rec->u.host.ts_ns;
+	case ILOG_K_PROCESS: return rec->u.process.ts_ns;
+	case ILOG_K_MAPPING: return rec->u.mapping.ts_ns;
+	case ILOG_K_SNAPSHOT: return rec->u.snapshot.ts_ns;
+	case ILOG_K_LOSS: return rec->u.loss.ts_ns;
+	case ILOG_K_CHAIN: return rec->u.chain.ts_start;
+	case ILOG_K_CLOCK: return rec->u.clock.mono_ns;
+	case ILOG_K_HEADER: return rec->u.header.mono_ns;
+	default: return 0;
+	}
+}

@@ -1,0 +1,1035 @@
+// SPDX-License-Identifier: MIT
+/*
+ * --format clickhouse: stream a log into ClickHouse over its HTTP
+ * interface, as `INSERT INTO db.table (columns) FORMAT RowBinary` batches
+ * (docs/fleet.md).  --format clickhouse-sql: print the schema's DDL.
+ *
+ * Two threads.  The caller's thread decodes records and appends rows to
+ * one open batch per table; a sender thread POSTs finished batches, so
+ * encoding and the server's work overlap.  A batch is finished at
+ * BATCH_ROWS rows or BATCH_BYTES bytes, or FLUSH_NS after its first row
+ * (the sender's clock: a live `ingero-record -o - | ingero-export` whose
+ * input goes quiet still gets its rows in).  At most MAX_QUEUED finished
+ * batches wait, so memory stays bounded when the server is slower than
+ * the log.
+ *
+ * Delivery.  A batch stays below ClickHouse's max_insert_block_size
+ * (1048576 rows), so the server writes it as one block: all of it or,
+ * on an error answer, none.  Failures are retried with backoff (the
+ * schedule in export_clickhouse.h) when nothing can have landed
+ * (connection refused) or the server said "busy".  When the connection
+ * breaks after the batch went out, the server may have kept a prefix of
+ * it: ClickHouse inserts the rows it read when a body ends on a row
+ * boundary.  Then the sender waits until the INSERT (by its query_id) is
+ * no longer running, counts the session's rows in the table, and sends
+ * only the rows that did not land, so nothing is lost or doubled; tables
+ * whose rows replace each other by key (stacks, nodes, sessions, lookups)
+ * are simply sent again.  When that cannot be settled, the error says
+ * what the table holds.  Anything else fails the export with the
+ * server's own message (its first line, "Code: N, ...").
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+#include <curl/curl.h>
+#include "ingero/cli.h"
+#include "clickhouse.h"
+#include "ingero/symbolize_map.h"
+
+#define BATCH_ROWS (1u << 19)          /* 524288: >= 100k, < max_insert_block_size */
+#define BATCH_BYTES (48u << 20)
+#define FLUSH_NS (5ull * 1000000000ull)
+#define MAX_QUEUED 2
+#define DEFAULT_DB "ingero"
+
+struct batch {
+	struct batch *next;
+	enum ilog_ch_table t;
+	struct ilog_buf rows;
+	uint32_t *offs;                /* row starts, to resend a remainder */
+	uint32_t capoffs;
+	uint64_t nrows;
+	uint64_t born_ns;
+};
+
+/* An export node: one recording, told apart by (name, log session, boot
+ * id) as the other sinks do (export_int.h), so `cat a.ilog b.ilog` of two
+ * recordings of one node stays two. */
+struct nodeinfo {
+	char name[128], boot_id[64];
+	uint32_t n;
+	int64_t rank;
+	uint64_t log_session;
+};
+
+struct ch {
+	struct ilog_ch_http *http;
+	char db[65];
+	uint64_t session, retry_ms;
+	char *sql[ILOG_CH__COUNT];     /* INSERT statements */
+
+	/* the caller's thread */
+	int32_t *by_index;             /* reader node index -> ni[], -1 none */
+	uint32_t nidx;
+	struct nodeinfo *ni;
+	uint32_t nni;
+	struct ilog_ch_stacks *stacks;
+	struct ilog_symmap *sym;
+	struct ilog_ch_frames frames;  /* of the stack record being read */
+	uint64_t frames_fid;
+	struct ilog_str *argv;
+	uint32_t capargv;
+	struct ilog_ch_session_row sess;
+
+	/* shared, under mu */
+	pthread_mutex_t mu;
+	pthread_cond_t wake_sender, wake_main;
+	struct batch *cur[ILOG_CH__COUNT];
+	struct batch *qhead, *qtail, *spare;
+	unsigned queued;
+	int closing, failed, started;
+	char err[512];
+	pthread_t th;
+
+	/* the sender's */
+	uint64_t confirmed[ILOG_CH__COUNT]; /* rows of this session the table has */
+	uint64_t seq;
+	struct ilog_buf resp;
+	char qid[96];
+};
+
+/* ---- small helpers ---- */
+
+static uint64_t random_id(void)
+{
+	uint64_t v = 0;
+	if (getrandom(&v, sizeof(v), 0) != (ssize_t)sizeof(v))
+		v = ilog_mono_ns() ^ ((uint64_t)getpid() << 40);
+	v &= INT64_MAX; /* the SQLite export's session ids are 63 bits too */
+	return v ? v : 1;
+}
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* "Code: 81" or "Code: 60": the database or a table is not there. */
+static const char *hint(const char *err)
+{
+	return strstr(err, "Code: 81,") || strstr(err, "Code: 60,") ?
+		" (--create makes the database and tables)" : "";
+}
+
+/* Set the first error (later ones are consequences).  Under mu. */
+static void fail_locked(struct ch *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail_locked(struct ch *s, const char *fmt, ...)
+{
+	if (s->failed)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->err, sizeof(s->err), fmt, ap);
+	va_end(ap);
+	s->failed = 1;
+	pthread_cond_broadcast(&s->wake_main);
+	pthread_cond_broadcast(&s->wake_sender);
+}
+
+/* ---- the sender ---- */
+
+static int answer_u64(const struct ilog_buf *b, uint64_t *v)
+{
+	char *end;
+	if (!b->len)
+		return -1;
+	errno = 0;
+	*v = strtoull(b->p, &end, 10);
+	return errno || end == b->p || (*end && *end != '\n') ? -1 : 0;
+}
+
+/* A count from the server, retried until deadline.  0, or -1 with why. */
+static int ask_count(struct ch *s, const char *q, uint64_t deadline, uint64_t *v, char *why,
+		     size_t whylen)
+{
+	uint64_t now = ilog_mono_ns();
+	if (ilog_ch_http_post_retry(s->http, q, NULL, 0, NULL, 1,
+				    deadline > now ? (deadline - now) / 1000000 : 0, NULL, &s->resp,
+				    why, whylen) != ILOG_CH_OK)
+		return -1;
+	if (answer_u64(&s->resp, v)) {
+		snprintf(why, whylen, "unexpected answer '%.40s'", s->resp.p);
+		return -1;
+	}
+	return 0;
+}
+
+/* How long a count must stay put, with the INSERT not running, before it
+ * is believed: a request still queued in the server is not in
+ * system.processes yet. */
+#define SETTLE_GRACE_NS (250ull * 1000000ull)
+
+/*
+ * After a broken connection: how many of this session's rows table t
+ * holds once the INSERT with query id qid is over.  0, or -1 with why
+ * filled when the server could not tell before the deadline.
+ */
+static int settle(struct ch *s, enum ilog_ch_table t, const char *qid, uint64_t deadline,
+		  uint64_t *rows, char *why, size_t whylen)
+{
+	char running[192], count[192];
+	uint64_t v, last = UINT64_MAX;
+	snprintf(running, sizeof(running),
+		 "SELECT count() FROM system.processes WHERE query_id = '%s'", qid);
+	snprintf(count, sizeof(count), "SELECT count() FROM %s.%s WHERE session_id = %llu", s->db,
+		 ilog_ch_tables[t].name, (unsigned long long)s->session);
+	for (unsigned n = 0;; n++) {
+		if (ask_count(s, running, deadline, &v, why, whylen))
+			return -1;
+		if (!v) {
+			if (ask_count(s, count, deadline, &v, why, whylen))
+				return -1;
+			if (v == last) {
+				*rows = v;
+				return 0;
+			}
+			last = v;
+			uint64_t now = ilog_mono_ns();
+			if (now + SETTLE_GRACE_NS > deadline)
+				break;
+			struct timespec ts = { 0, (long)SETTLE_GRACE_NS };
+			while (nanosleep(&ts, &ts) && errno == EINTR)
+				;
+			continue;
+		}
+		if (ilog_ch_backoff(n < 3 ? n : 3, deadline))
+			break;
+	}
+	snprintf(why, whylen, "the insert was still running or its rows still arriving at the "
+		 "deadline");
+	return -1;
+}
+
+/* Deliver one batch; 0, or -1 with the error set (mu not held). */
+static int send_batch(struct ch *s, struct batch *b)
+{
+	const struct ilog_ch_table_def *d = &ilog_ch_tables[b->t];
+	uint64_t t0 = ilog_mono_ns(), deadline = t0 + s->retry_ms * 1000000ull;
+	uint64_t done = 0;             /* rows of b the table is known to hold */
+	unsigned tries = 0;
+	char err[512];
+	/* One query id for every try of a batch: the server runs one query
+	 * of an id at a time, so a try cannot overlap an earlier one that it
+	 * still has (it answers Code 216, and the sender settles again). */
+	s->seq++;
+	snprintf(s->qid, sizeof(s->qid), "ingero-%016llx-%s-%llu", (unsigned long long)s->session,
+		 d->name, (unsigned long long)s->seq);
+	for (unsigned n = 0;; n++) {
+		size_t off = done ? b->offs[done] : 0;
+		enum ilog_ch_result r = ilog_ch_http_post(s->http, s->sql[b->t], b->rows.p + off,
+							  b->rows.len - off, s->qid, &s->resp, err,
+							  sizeof(err));
+		tries++;
+		if (r == ILOG_CH_OK) {
+			s->confirmed[b->t] += b->nrows;
+			return 0;
+		}
+		if (r == ILOG_CH_REFUSED) {
+			pthread_mutex_lock(&s->mu);
+			fail_locked(s, "%s: insert refused: %s%s", d->name, err, hint(err));
+			pthread_mutex_unlock(&s->mu);
+			return -1;
+		}
+		if (r == ILOG_CH_UNKNOWN && d->counted) {
+			uint64_t have;
+			char why[256];
+			/* finding out gets a window of its own: the server answered
+			 * the connection a moment ago, the retries may have used theirs */
+			if (settle(s, b->t, s->qid, ilog_mono_ns() + s->retry_ms * 1000000ull, &have,
+				   why, sizeof(why))) {
+				pthread_mutex_lock(&s->mu);
+				fail_locked(s, "%s: %s, and what the server kept of the batch is "
+					    "unknown (%s): session %llu may hold part of %llu rows",
+					    d->name, err, why, (unsigned long long)s->session,
+					    (unsigned long long)b->nrows);
+				pthread_mutex_unlock(&s->mu);
+				return -1;
+			}
+			uint64_t base = s->confirmed[b->t] + done;
+			if (have < base || have > s->confirmed[b->t] + b->nrows) {
+				pthread_mutex_lock(&s->mu);
+				fail_locked(s, "%s: %s; the table holds %llu rows of session %llu, "
+					    "expected %llu to %llu: delete them (ALTER TABLE %s.%s "
+					    "DELETE WHERE session_id = %llu) and export again",
+					    d->name, err, (unsigned long long)have,
+					    (unsigned long long)s->session, (unsigned long long)base,
+					    (unsigned long long)(s->confirmed[b->t] + b->nrows), s->db,
+					    d->name, (unsigned long long)s->session);
+				pthread_mutex_unlock(&s->mu);
+				return -1;
+			}
+			/* the server kept a prefix: send the rest only */
+			done = have - s->confirmed[b->t];
+			if (done == b->nrows) {
+				s->confirmed[b->t] += b->nrows;
+				return 0;
+			}
+		}
+		if (ilog_ch_backoff(n, deadline)) {
+			char kept[160] = "";
+			if (done)
+				snprintf(kept, sizeof(kept), "; the table holds the first %llu of this "
+					 "batch's %llu rows (session %llu)", (unsigned long long)done,
+					 (unsigned long long)b->nrows, (unsigned long long)s->session);
+			pthread_mutex_lock(&s->mu);
+			fail_locked(s, "%s: %.300s (%u tries in %.1f s)%s", d->name, err, tries,
+				    (double)(ilog_mono_ns() - t0) / 1e9, kept);
+			pthread_mutex_unlock(&s->mu);
+			return -1;
+		}
+	}
+}
+
+/* A table's open batch is finished: to the back of the queue (under mu). */
+static void enqueue_locked(struct ch *s, enum ilog_ch_table t)
+{
+	struct batch *b = s->cur[t];
+	s->cur[t] = NULL;
+	b->next = NULL;
+	if (s->qtail)
+		s->qtail->next = b;
+	else
+		s->qhead = b;
+	s->qtail = b;
+	s->queued++;
+}
+
+/* Finish every open batch (under mu). */
+static void finish_all_locked(struct ch *s)
+{
+	for (int t = 0; t < ILOG_CH__COUNT; t++)
+		if (s->cur[t])
+			enqueue_locked(s, (enum ilog_ch_table)t);
+}
+
+static void *sender(void *arg)
+{
+	struct ch *s = arg;
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		if (s->failed)
+			break;
+		if (s->qhead) {
+			struct batch *b = s->qhead;
+			s->qhead = b->next;
+			if (!s->qhead)
+				s->qtail = NULL;
+			pthread_mutex_unlock(&s->mu);
+			int rc = send_batch(s, b);
+			pthread_mutex_lock(&s->mu);
+			b->rows.len = 0;
+			b->nrows = 0;
+			b->next = s->spare;
+			s->spare = b;
+			s->queued--;
+			pthread_cond_broadcast(&s->wake_main);
+			if (rc)
+				break;
+			continue;
+		}
+		/* the oldest open batch decides when to flush them all: fewer,
+		 * larger inserts (each insert is a part on the server) */
+		uint64_t oldest = 0;
+		for (int t = 0; t < ILOG_CH__COUNT; t++)
+			if (s->cur[t] && (!oldest || s->cur[t]->born_ns < oldest))
+				oldest = s->cur[t]->born_ns;
+		if (s->closing) {
+			if (!oldest)
+				break;
+			finish_all_locked(s);
+			continue;
+		}
+		if (oldest && ilog_mono_ns() >= oldest + FLUSH_NS) {
+			finish_all_locked(s);
+			continue;
+		}
+		if (oldest) {
+			uint64_t at = oldest + FLUSH_NS;
+			struct timespec ts = { (time_t)(at / 1000000000ull), (long)(at % 1000000000ull) };
+			pthread_cond_timedwait(&s->wake_sender, &s->mu, &ts);
+		} else {
+			pthread_cond_wait(&s->wake_sender, &s->mu);
+		}
+	}
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+/* ---- rows (the caller's thread) ---- */
+
+static struct batch *new_batch_locked(struct ch *s, enum ilog_ch_table t)
+{
+	struct batch *b = s->spare;
+	if (b)
+		s->spare = b->next;
+	else if (!(b = calloc(1, sizeof(*b))))
+		return NULL;
+	b->t = t;
+	b->next = NULL;
+	b->nrows = 0;
+	b->rows.len = 0;
+	b->born_ns = ilog_mono_ns();
+	return b;
+}
+
+static int add_row(struct ilog_sink_ctx *c, struct ch *s, enum ilog_ch_table t, const void *row)
+{
+	pthread_mutex_lock(&s->mu);
+	if (s->failed)
+		goto failed;
+	struct batch *b = s->cur[t];
+	if (!b) {
+		if (!(b = new_batch_locked(s, t)))
+			goto oom;
+		s->cur[t] = b;
+		pthread_cond_signal(&s->wake_sender); /* a new flush deadline */
+	}
+	if (ilog_ch_tables[t].counted) {
+		if (b->nrows == b->capoffs) {
+			uint32_t cap = b->capoffs ? b->capoffs * 2 : 1024;
+			uint32_t *o = realloc(b->offs, cap * sizeof(*o));
+			if (!o)
+				goto oom;
+			b->offs = o;
+			b->capoffs = cap;
+		}
+		b->offs[b->nrows] = (uint32_t)b->rows.len;
+	}
+	if (ilog_ch_encode(&b->rows, t, row))
+		goto oom;
+	b->nrows++;
+	if (b->nrows >= BATCH_ROWS || b->rows.len >= BATCH_BYTES) {
+		enqueue_locked(s, t);
+		pthread_cond_signal(&s->wake_sender);
+		/* back-pressure: the log waits for the server */
+		while (s->queued >= MAX_QUEUED && !s->failed)
+			pthread_cond_wait(&s->wake_main, &s->mu);
+		if (s->failed)
+			goto failed;
+	}
+	pthread_mutex_unlock(&s->mu);
+	return 0;
+oom:
+	fail_locked(s, "out of memory");
+failed:
+	snprintf(c->err, sizeof(c->err), "%s", s->err);
+	pthread_mutex_unlock(&s->mu);
+	return -1;
+}
+
+static int oom(struct ilog_sink_ctx *c)
+{
+	snprintf(c->err, sizeof(c->err), "out of memory");
+	return -1;
+}
+
+static void copy_str(char *dst, size_t cap, struct ilog_str v)
+{
+	size_t n = v.n < cap - 1 ? v.n : cap - 1;
+	memcpy(dst, v.p, n);
+	dst[n] = 0;
+}
+
+/* A header: its export node (a new one gets a nodes row).  -1 on error. */
+static int header(struct ilog_sink_ctx *c, struct ch *s, const struct ilog_record *rec)
+{
+	const struct ilog_header *h = &rec->u.header;
+	struct nodeinfo key = { .rank = h->rank, .log_session = h->session_id };
+	copy_str(key.name, sizeof(key.name), h->node);
+	copy_str(key.boot_id, sizeof(key.boot_id), h->boot_id);
+	key.n = (uint32_t)strlen(key.name);
+	if (rec->node >= s->nidx) {
+		int32_t *b = realloc(s->by_index, (rec->node + 1) * sizeof(*b));
+		if (!b)
+			return oom(c);
+		for (uint32_t i = s->nidx; i <= rec->node; i++)
+			b[i] = -1;
+		s->by_index = b;
+		s->nidx = rec->node + 1;
+	}
+	for (uint32_t i = 0; i < s->nni; i++)
+		if (s->ni[i].log_session == key.log_session && !strcmp(s->ni[i].name, key.name) &&
+		    !strcmp(s->ni[i].boot_id, key.boot_id)) {
+			s->by_index[rec->node] = (int32_t)i;
+			return (int)i;
+		}
+	struct nodeinfo *ni = realloc(s->ni, (s->nni + 1) * sizeof(*ni));
+	if (!ni)
+		return oom(c);
+	s->ni = ni;
+	ni[s->nni] = key;
+	s->by_index[rec->node] = (int32_t)s->nni;
+	char ver[32];
+	snprintf(ver, sizeof(ver), "%u.%u", h->version_major, h->version_minor);
+	struct ilog_ch_node_row row = {
+		.session_id = s->session, .node = { ni[s->nni].name, key.n }, .host = h->host,
+		.boot_id = h->boot_id, .rank = h->rank, .log_session = h->session_id,
+		.recorder = h->recorder, .kernel = h->kernel, .driver = h->driver,
+		.format_version = ilog_str_c(ver), .node_index = h->node_index,
+		.anchor_mono_ns = h->mono_ns, .anchor_real_ns = h->real_ns,
+	};
+	s->nni++;
+	return add_row(c, s, ILOG_CH_NODES, &row) ? -1 : (int)(s->nni - 1);
+}
+
+static uint32_t node_of(const struct ch *s, const struct ilog_record *rec)
+{
+	/* the reader refuses records before a header, so one is in force */
+	return rec->node < s->nidx && s->by_index[rec->node] >= 0 ?
+		(uint32_t)s->by_index[rec->node] : 0;
+}
+
+/* Context every record gives, whether or not the filter passes it:
+ * nodes, address spaces, symbols, and the fleet ids of stacks. */
+static int ch_observe(struct ilog_sink_ctx *c, const struct ilog_record *rec)
+{
+	struct ch *s = c->state;
+	if (ilog_symmap_note(s->sym, rec))
+		return oom(c);
+	switch (rec->kind) {
+	case ILOG_K_HEADER:
+		return header(c, s, rec) < 0 ? -1 : 0;
+	case ILOG_K_PROCESS:
+	case ILOG_K_MAPPING:
+		return ilog_ch_stacks_note(s->stacks, node_of(s, rec), rec) ? oom(c) : 0;
+	case ILOG_K_STACK:
+		s->frames_fid = ilog_ch_stacks_add(s->stacks, node_of(s, rec), rec->node,
+						   &rec->u.stack, s->sym, &s->frames);
+		return s->frames_fid ? 0 : oom(c);
+	default:
+		return 0;
+	}
+}
+
+#define ARR(ptr, count, type) ((struct ilog_ch_arr){ (ptr), (count), sizeof(type) })
+
+static int ch_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
+		     const struct ilog_reader *r)
+{
+	struct ch *s = c->state;
+	s->sess.records++;
+	uint32_t node = node_of(s, rec);
+	struct ilog_str nname = s->nni ? (struct ilog_str){ s->ni[node].name, s->ni[node].n }
+				       : ilog_str_c("");
+	uint64_t ts = ilog_record_ts(rec);
+	uint64_t wall = ts ? ilog_reader_wall(r, rec->node, ts) : 0;
+	switch (rec->kind) {
+	case ILOG_K_CUDA: {
+		const struct ingero_cuda_event *e = &rec->u.cuda;
+		struct ilog_ch_event_row row = {
+			.session_id = s->session, .node = nname,
+			.rank = s->nni ? (int32_t)s->ni[node].rank : -1, .pid = e->pid, .tid = e->tid,
+			.ts_ns = wall, .dur_ns = e->dur_ns, .layer = e->layer, .flags = e->flags,
+			.op = e->op, .ret = e->ret, .stream = e->stream, .bytes = e->bytes,
+			.handle = e->handle, .kind = e->kind,
+			.grid = { e->grid_x, e->grid_y, e->grid_z },
+			.block = { e->block_x, e->block_y, e->block_z },
+		};
+		if (e->stack_id && !(row.stack_id = ilog_ch_stacks_id(s->stacks, node, e->stack_id)))
+			s->sess.stacks_unknown++;
+		s->sess.events++;
+		if (!s->sess.first_ts_ns || wall < s->sess.first_ts_ns)
+			s->sess.first_ts_ns = wall;
+		if (wall + e->dur_ns > s->sess.last_ts_ns)
+			s->sess.last_ts_ns = wall + e->dur_ns;
+		return add_row(c, s, ILOG_CH_EVENTS, &row);
+	}
+	case ILOG_K_HOST: {
+		const struct ingero_host_event *h = &rec->u.host;
+		struct ilog_ch_host_row row = {
+			.session_id = s->session, .node = nname, .ts_ns = wall, .dur_ns = h->dur_ns,
+			.type = h->type, .pid = h->pid, .tid = h->tid, .other_pid = h->other_pid,
+			.other_tid = h->other_tid, .cpu = h->cpu, .value = h->value,
+			.comm = { h->comm, (uint32_t)strnlen(h->comm, INGERO_COMM_LEN) },
+			.other_comm = { h->other_comm, (uint32_t)strnlen(h->other_comm, INGERO_COMM_LEN) },
+		};
+		s->sess.host_events++;
+		return add_row(c, s, ILOG_CH_HOST_EVENTS, &row);
+	}
+	case ILOG_K_PROCESS: {
+		const struct ilog_process *p = &rec->u.process;
+		/* argv: NUL-separated, each argument ended by a NUL */
+		uint32_t na = 0;
+		for (uint32_t i = 0, st = 0; i < p->cmdline.n; i++) {
+			if (p->cmdline.p[i] && i + 1 < p->cmdline.n)
+				continue;
+			uint32_t end = p->cmdline.p[i] ? i + 1 : i;
+			if (na == s->capargv) {
+				uint32_t cap = s->capargv ? s->capargv * 2 : 16;
+				struct ilog_str *a = realloc(s->argv, cap * sizeof(*a));
+				if (!a)
+					return oom(c);
+				s->argv = a;
+				s->capargv = cap;
+			}
+			s->argv[na++] = (struct ilog_str){ (const char *)p->cmdline.p + st, end - st };
+			st = i + 1;
+		}
+		struct ilog_ch_process_row row = {
+			.session_id = s->session, .node = nname, .ts_ns = wall, .pid = p->pid,
+			.ppid = p->ppid, .uid = p->uid, .start_ns = p->start_ns, .comm = p->comm,
+			.exe = p->exe, .argv = ARR(s->argv, na, struct ilog_str),
+		};
+		return add_row(c, s, ILOG_CH_PROCESSES, &row);
+	}
+	case ILOG_K_SNAPSHOT: {
+		const struct ilog_snapshot *n = &rec->u.snapshot;
+		uint32_t np = n->nprocs < ILOG_MAX_SNAPSHOT_PROCS ? n->nprocs : ILOG_MAX_SNAPSHOT_PROCS;
+		struct ilog_ch_snapshot_row row = {
+			.session_id = s->session, .node = nname, .ts_ns = wall, .cpu_pct = n->cpu_pct,
+			.ncpu = n->ncpu, .mem_total = n->mem_total, .mem_avail = n->mem_avail,
+			.swap_total = n->swap_total, .swap_free = n->swap_free, .load1 = n->load1,
+			.load5 = n->load5, .load15 = n->load15,
+			.proc_pid = ARR(&n->procs[0].pid, np, struct ilog_snapshot_proc),
+			.proc_cpu_pct = ARR(&n->procs[0].cpu_pct, np, struct ilog_snapshot_proc),
+			.proc_rss = ARR(&n->procs[0].rss, np, struct ilog_snapshot_proc),
+		};
+		return add_row(c, s, ILOG_CH_SNAPSHOTS, &row);
+	}
+	case ILOG_K_CHAIN: {
+		const struct ilog_chain *ch = &rec->u.chain;
+		struct ilog_ch_chain_row row = {
+			.session_id = s->session, .node = nname, .chain_id = ch->id, .ts_start_ns = wall,
+			.ts_end_ns = ch->ts_end ? ilog_reader_wall(r, rec->node, ch->ts_end) : 0,
+			.severity = (uint8_t)ch->severity, .pattern = ch->pattern, .pid = ch->pid,
+			.op = ch->op, .score = ch->score, .title = ch->title,
+			.root_cause = ch->root_cause, .fix = ch->fix, .evidence = ch->evidence,
+			.comm = ch->comm, .culprit_pid = ch->culprit_pid,
+			.culprit_comm = ch->culprit_comm, .lost_ns = ch->lost_ns,
+			.metrics = ch->metrics,
+		};
+		return add_row(c, s, ILOG_CH_CHAINS, &row);
+	}
+	case ILOG_K_LOSS: {
+		struct ilog_ch_loss_row row = {
+			.session_id = s->session, .node = nname, .ts_ns = wall,
+			.source = rec->u.loss.source, .lost = rec->u.loss.lost, .seen = rec->u.loss.seen,
+		};
+		return add_row(c, s, ILOG_CH_LOSSES, &row);
+	}
+	case ILOG_K_STACK: {
+		/* ch_observe resolved this record's frames just before */
+		int first = ilog_ch_stacks_first(s->stacks, s->frames_fid);
+		if (first <= 0)
+			return first < 0 ? oom(c) : 0;
+		const struct ilog_ch_frames *f = &s->frames;
+		struct ilog_ch_stack_row row = {
+			.stack_id = s->frames_fid, .depth = (uint16_t)f->n,
+			.unresolved = (uint16_t)f->unresolved, .symbolized = (uint16_t)f->symbolized,
+			.key = ARR(f->key, f->n, struct ilog_str),
+			.offset = ARR(f->offset, f->n, uint64_t),
+			.module = ARR(f->module, f->n, struct ilog_str),
+			.function = ARR(f->function, f->n, struct ilog_str),
+			.file = ARR(f->file, f->n, struct ilog_str),
+			.line = ARR(f->line, f->n, uint32_t),
+		};
+		return add_row(c, s, ILOG_CH_STACKS, &row);
+	}
+	case ILOG_K_HEADER: case ILOG_K_CLOCK: case ILOG_K_SCHEMA: case ILOG_K_MAPPING:
+	case ILOG_K_PYSTACK: case ILOG_K_PYCODE: case ILOG_K_SYMBOL: case ILOG_K_PROVENANCE:
+	case ILOG_K_NODE:
+		/* context folded into other rows (times, stack ids, frames) or
+		 * not in the fleet schema (docs/fleet.md) */
+		return 0;
+	default:
+		s->sess.unknown_records++;
+		return 0;
+	}
+}
+
+/* Run DDL or a query, retried; 0 or -1 with c->err set. */
+static int run(struct ilog_sink_ctx *c, struct ch *s, const char *sql, const char *what)
+{
+	char err[512];
+	unsigned tries = 0;
+	uint64_t t0 = ilog_mono_ns();
+	enum ilog_ch_result r = ilog_ch_http_post_retry(s->http, sql, NULL, 0, NULL, 1, s->retry_ms,
+							&tries, &s->resp, err, sizeof(err));
+	if (r == ILOG_CH_OK)
+		return 0;
+	if (r == ILOG_CH_REFUSED)
+		snprintf(c->err, sizeof(c->err), "%s: %.400s%s", what, err, hint(err));
+	else
+		snprintf(c->err, sizeof(c->err), "%s: %.400s (%u tries in %.1f s)", what, err, tries,
+			 (double)(ilog_mono_ns() - t0) / 1e9);
+	return -1;
+}
+
+/* --create: database, tables, and the Distributed tables when the server
+ * knows the cluster. */
+static int create_schema(struct ilog_sink_ctx *c, struct ch *s)
+{
+	struct ilog_buf q = { 0 };
+	int rc = -1;
+	if (ilog_buf_printf(&q, "CREATE DATABASE IF NOT EXISTS %s", s->db) || ilog_buf_put(&q, "", 1))
+		goto oom;
+	if (run(c, s, q.p, "create database"))
+		goto out;
+	for (int t = 0; t < ILOG_CH__COUNT; t++) {
+		q.len = 0;
+		if (ilog_ch_create(&q, s->db, (enum ilog_ch_table)t, 0) || ilog_buf_put(&q, "", 1))
+			goto oom;
+		if (run(c, s, q.p, "create table"))
+			goto out;
+	}
+	if (run(c, s, "SELECT count() FROM system.clusters WHERE cluster = '" ILOG_CH_CLUSTER "'",
+		"clusters"))
+		goto out;
+	uint64_t n = 0;
+	if (answer_u64(&s->resp, &n) == 0 && n) {
+		for (int t = 0; t < ILOG_CH__COUNT; t++) {
+			if (!ilog_ch_tables[t].shard_key)
+				continue;
+			q.len = 0;
+			if (ilog_ch_create(&q, s->db, (enum ilog_ch_table)t, 1) || ilog_buf_put(&q, "", 1))
+				goto oom;
+			if (run(c, s, q.p, "create distributed table"))
+				goto out;
+		}
+	}
+	rc = 0;
+	goto out;
+oom:
+	oom(c);
+out:
+	ilog_buf_free(&q);
+	return rc;
+}
+
+/* The lookup tables: names at the edge, from this build's enums. */
+static int lookups(struct ilog_sink_ctx *c, struct ch *s)
+{
+	for (uint32_t op = 0; op < ILOG_OP__COUNT; op++) {
+		const char *name = ilog_op_name(op);
+		struct ilog_ch_name_row row = { .id16 = (uint16_t)op, .name = ilog_str_c(name),
+						.layer = (uint8_t)ilog_op_layer(op) };
+		if (name && add_row(c, s, ILOG_CH_OPS, &row))
+			return -1;
+	}
+	for (uint32_t l = 0; l < ILOG_LAYER__COUNT; l++) {
+		struct ilog_ch_name_row row = { .id8 = (uint8_t)l, .name = ilog_str_c(ilog_layer_name(l)) };
+		if (add_row(c, s, ILOG_CH_LAYERS, &row))
+			return -1;
+	}
+	for (uint32_t t = 1; t < ILOG_HOST__COUNT; t++) {
+		struct ilog_ch_name_row row = { .id16 = (uint16_t)t,
+						.name = ilog_str_c(ilog_host_type_name(t)) };
+		if (add_row(c, s, ILOG_CH_HOST_TYPES, &row))
+			return -1;
+	}
+	for (uint32_t v = ILOG_SEV_LOW; v <= ILOG_SEV_HIGH; v++) {
+		struct ilog_ch_name_row row = { .id8 = (uint8_t)v,
+						.name = ilog_str_c(ilog_severity_name(v)) };
+		if (add_row(c, s, ILOG_CH_SEVERITIES, &row))
+			return -1;
+	}
+	return 0;
+}
+
+/* The sessions row, inserted directly (not batched): at open it is also
+ * the check that the database and table are there. */
+static int session_row(struct ilog_sink_ctx *c, struct ch *s)
+{
+	struct ilog_buf b = { 0 };
+	char err[512];
+	unsigned tries = 0;
+	uint64_t t0 = ilog_mono_ns();
+	if (ilog_ch_encode(&b, ILOG_CH_SESSIONS, &s->sess))
+		return oom(c);
+	/* idempotent: the row replaces its twin by (session_id, complete) */
+	enum ilog_ch_result r = ilog_ch_http_post_retry(s->http, s->sql[ILOG_CH_SESSIONS], b.p, b.len,
+							NULL, 1, s->retry_ms, &tries, &s->resp, err,
+							sizeof(err));
+	ilog_buf_free(&b);
+	if (r == ILOG_CH_OK)
+		return 0;
+	if (r == ILOG_CH_REFUSED)
+		snprintf(c->err, sizeof(c->err), "sessions: insert refused: %.400s%s", err, hint(err));
+	else
+		snprintf(c->err, sizeof(c->err), "%s%.420s (%u tries in %.1f s)",
+			 strncmp(err, "cannot connect", 14) ? "sessions: " : "", err, tries,
+			 (double)(ilog_mono_ns() - t0) / 1e9);
+	return -1;
+}
+
+static void ch_free(struct ch *s)
+{
+	for (int t = 0; t < ILOG_CH__COUNT; t++) {
+		free(s->sql[t]);
+		if (s->cur[t]) {
+			s->cur[t]->next = s->spare;
+			s->spare = s->cur[t];
+		}
+	}
+	while (s->qhead) {
+		struct batch *b = s->qhead;
+		s->qhead = b->next;
+		b->next = s->spare;
+		s->spare = b;
+	}
+	while (s->spare) {
+		struct batch *b = s->spare;
+		s->spare = b->next;
+		ilog_buf_free(&b->rows);
+		free(b->offs);
+		free(b);
+	}
+	ilog_ch_http_free(s->http);
+	ilog_ch_stacks_free(s->stacks);
+	ilog_symmap_free(s->sym);
+	ilog_buf_free(&s->resp);
+	free(s->by_index);
+	free(s->ni);
+	free(s->argv);
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->wake_sender);
+	pthread_cond_destroy(&s->wake_main);
+	free(s);
+}
+
+static int retry_setting(struct ilog_sink_ctx *c, uint64_t *ms)
+{
+	const char *e = getenv("INGERO_CLICKHOUSE_RETRY");
+	*ms = ILOG_CH_RETRY_MS;
+	if (!e || !*e)
+		return 0;
+	char *end;
+	double v = strtod(e, &end);
+	if (*end || v < 0 || v > 86400) {
+		snprintf(c->err, sizeof(c->err), "INGERO_CLICKHOUSE_RETRY: not a number of seconds "
+			 "(0-86400) '%s'", e);
+		return -1;
+	}
+	*ms = (uint64_t)(v * 1000);
+	return 0;
+}
+
+static int ch_open_state(struct ilog_sink_ctx *c);
+
+/* Callers do not close a sink whose open failed: free what was made. */
+static int ch_open(struct ilog_sink_ctx *c)
+{
+	c->label = "clickhouse"; /* until the URL is known */
+	if (!ch_open_state(c))
+		return 0;
+	if (c->state) {
+		ch_free(c->state);
+		c->state = NULL;
+		curl_global_cleanup();
+	}
+	return -1;
+}
+
+static int ch_open_state(struct ilog_sink_ctx *c)
+{
+	if (!c->url) {
+		snprintf(c->err, sizeof(c->err), "--format clickhouse needs --url http://HOST:8123");
+		return -1;
+	}
+	const char *db = c->database ? c->database : DEFAULT_DB;
+	if (!ilog_ch_ident(db)) {
+		snprintf(c->err, sizeof(c->err), "--database: not a plain name ([A-Za-z_][A-Za-z0-9_]*) "
+			 "'%s'", db);
+		return -1;
+	}
+	uint64_t retry_ms;
+	if (retry_setting(c, &retry_ms))
+		return -1;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
+		snprintf(c->err, sizeof(c->err), "cannot initialize libcurl");
+		return -1;
+	}
+	struct ch *s = calloc(1, sizeof(*s));
+	if (!s) {
+		curl_global_cleanup();
+		return oom(c);
+	}
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->wake_sender, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_cond_init(&s->wake_main, NULL);
+	c->state = s;
+	snprintf(s->db, sizeof(s->db), "%s", db);
+	s->retry_ms = retry_ms;
+	if (!(s->http = ilog_ch_http_new(c->url, c->err, sizeof(c->err))))
+		return -1;
+	/* messages name the server; main prints them after close, when the
+	 * client is gone, so the label lives in static storage */
+	static char label[1024];
+	snprintf(label, sizeof(label), "%s", ilog_ch_http_label(s->http));
+	c->label = label;
+	if (!(s->stacks = ilog_ch_stacks_new()) || !(s->sym = ilog_symmap_new()))
+		return oom(c);
+	for (int t = 0; t < ILOG_CH__COUNT; t++) {
+		struct ilog_buf q = { 0 };
+		if (ilog_ch_insert_sql(&q, s->db, (enum ilog_ch_table)t) || ilog_buf_put(&q, "", 1)) {
+			ilog_buf_free(&q);
+			return oom(c);
+		}
+		s->sql[t] = q.p;
+	}
+	s->session = random_id();
+	s->sess = (struct ilog_ch_session_row){
+		.session_id = s->session, .imported_ns = realtime_ns(),
+		.tool = ILOG_STR("ingero-export"), .version = ILOG_STR(INGERO_VERSION),
+		.source = ilog_str_c(c->source),
+	};
+	if (c->create && create_schema(c, s))
+		return -1;
+	if (session_row(c, s) || lookups(c, s))
+		return -1;
+	if (pthread_create(&s->th, NULL, sender, s)) {
+		snprintf(c->err, sizeof(c->err), "cannot start a thread: %s", strerror(errno));
+		return -1;
+	}
+	s->started = 1;
+	return 0;
+}
+
+/*
+ * At the end: each table holds exactly the rows this session sent.  A
+ * request the server took up only after it was settled as lost (it sat in
+ * the server's queue past the grace) shows here as rows too many, and the
+ * export fails saying so rather than finishing with duplicates.  The node
+ * names are the sort key's prefix, so the server reads only their parts.
+ */
+static int verify(struct ilog_sink_ctx *c, struct ch *s)
+{
+	struct ilog_buf q = { 0 };
+	int rc = 0;
+	for (int t = 0; t < ILOG_CH__COUNT && !rc; t++) {
+		if (!ilog_ch_tables[t].counted)
+			continue;
+		q.len = 0;
+		int bad = ilog_buf_printf(&q, "SELECT count() FROM %s.%s WHERE ", s->db,
+					  ilog_ch_tables[t].name);
+		for (uint32_t i = 0; i < s->nni && !bad; i++) {
+			bad |= ilog_buf_printf(&q, "%s'", i ? ", " : "node IN (");
+			for (const char *p = s->ni[i].name; *p && !bad; p++)
+				bad |= ilog_buf_printf(&q, "%s%c", *p == '\\' || *p == '\'' ? "\\" : "", *p);
+			bad |= ilog_buf_printf(&q, "'%s", i + 1 == s->nni ? ") AND " : "");
+		}
+		bad |= ilog_buf_printf(&q, "session_id = %llu", (unsigned long long)s->session);
+		bad |= ilog_buf_put(&q, "", 1);
+		if (bad) {
+			rc = oom(c);
+			break;
+		}
+		uint64_t n;
+		char why[256];
+		if (ask_count(s, q.p, ilog_mono_ns() + s->retry_ms * 1000000ull, &n, why,
+			      sizeof(why))) {
+			snprintf(c->err, sizeof(c->err), "%s: cannot count the rows sent: %s",
+				 ilog_ch_tables[t].name, why);
+			rc = -1;
+		} else if (n != s->confirmed[t]) {
+			snprintf(c->err, sizeof(c->err), "%s: the table holds %llu rows of session %llu, "
+				 "the export sent %llu (a retried batch landed twice): delete them "
+				 "(ALTER TABLE %s.%s DELETE WHERE session_id = %llu) and export again",
+				 ilog_ch_tables[t].name, (unsigned long long)n,
+				 (unsigned long long)s->session, (unsigned long long)s->confirmed[t],
+				 s->db, ilog_ch_tables[t].name, (unsigned long long)s->session);
+			rc = -1;
+		}
+	}
+	ilog_buf_free(&q);
+	return rc;
+}
+
+static int ch_close(struct ilog_sink_ctx *c)
+{
+	struct ch *s = c->state;
+	if (!s)
+		return 0;
+	int rc = 0;
+	if (s->started) {
+		pthread_mutex_lock(&s->mu);
+		s->closing = 1;
+		pthread_cond_signal(&s->wake_sender);
+		pthread_mutex_unlock(&s->mu);
+		pthread_join(s->th, NULL);
+		if (s->failed) {
+			snprintf(c->err, sizeof(c->err), "%s", s->err);
+			rc = -1;
+		} else {
+			s->sess.complete = 1;
+			rc = verify(c, s);
+			if (!rc)
+				rc = session_row(c, s);
+		}
+	} else {
+		rc = c->err[0] ? -1 : 0;
+	}
+	ch_free(s);
+	c->state = NULL;
+	curl_global_cleanup();
+	return rc;
+}
+
+const struct ilog_sink ilog_sink_clickhouse = {
+	.name = "clickhouse",
+	.help = "into ClickHouse over HTTP (--url, --database D, --create); docs/fleet.md",
+	.open = ch_open, .record = ch_record, .observe = ch_observe, .close = ch_close,
+};
+
+/* ---- clickhouse-sql ---- */
+
+static int ddl_open(struct ilog_sink_ctx *c)
+{
+	if (!c->out_path)
+		c->label = "clickhouse-sql";
+	const char *db = c->database ? c->database : DEFAULT_DB;
+	if (!ilog_ch_ident(db)) {
+		snprintf(c->err, sizeof(c->err), "--database: not a plain name ([A-Za-z_][A-Za-z0-9_]*) "
+			 "'%s'", db);
+		return -1;
+	}
+	struct ilog_buf b = { 0 };
+	if (ilog_ch_ddl(&b, db, 1, 1)) {
+		ilog_buf_free(&b);
+		return oom(c);
+	}
+	int rc = ilog_buf_flush_fd(&b, c->out_fd, c->err, sizeof(c->err));
+	ilog_buf_free(&b);
+	return rc;
+}
+
+static int ddl_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
+		      const struct ilog_reader *r)
+{
+	(void)c, (void)rec, (void)r;
+	return 0;
+}
+
+static int ddl_close(struct ilog_sink_ctx *c)
+{
+	(void)c;
+	return 0;
+}
+
+const struct ilog_sink ilog_sink_clickhouse_sql = {
+	.name = "clickhouse-sql",
+	.help = "the ClickHouse schema as SQL (--database D), for operators; reads no log",
+	.no_input = 1,
+	.open = ddl_open, .record = ddl_record, .close = ddl_close,
+};

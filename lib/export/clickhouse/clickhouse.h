@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal to the ClickHouse sinks (lib/export_clickhouse*.c): the fleet
+ * schema, its RowBinary encoding, the HTTP client and fleet-wide stack
+ * ids.  docs/fleet.md is the contract for the tables; the column lists
+ * below are the one definition that the DDL, the INSERT column lists and
+ * the row encoder all walk, so they cannot drift apart.
+ */
+#ifndef ILOG_EXPORT_CLICKHOUSE_H
+#define ILOG_EXPORT_CLICKHOUSE_H
+
+#include "../export_int.h"
+
+/* ---- schema (export_clickhouse_schema.c) ---- */
+
+enum ilog_ch_table {
+	ILOG_CH_SESSIONS, ILOG_CH_NODES, ILOG_CH_EVENTS, ILOG_CH_HOST_EVENTS,
+	ILOG_CH_PROCESSES, ILOG_CH_SNAPSHOTS, ILOG_CH_CHAINS, ILOG_CH_LOSSES, ILOG_CH_STACKS,
+	ILOG_CH_OPS, ILOG_CH_LAYERS, ILOG_CH_HOST_TYPES, ILOG_CH_SEVERITIES,
+	ILOG_CH__COUNT
+};
+
+/* How a column is read from its row struct and written as RowBinary. */
+enum ilog_ch_type {
+	ILOG_CH_U8, ILOG_CH_U16, ILOG_CH_U32, ILOG_CH_U64, ILOG_CH_I32, ILOG_CH_I64,
+	ILOG_CH_F64,
+	ILOG_CH_STR,      /* struct ilog_str */
+	ILOG_CH_ASTR,     /* struct ilog_ch_arr of struct ilog_str */
+	ILOG_CH_AU32, ILOG_CH_AU64, ILOG_CH_AF64, /* struct ilog_ch_arr of numbers */
+};
+
+/* An array column: n elements, stride bytes apart from p. */
+struct ilog_ch_arr { const void *p; uint32_t n, stride; };
+
+struct ilog_ch_column {
+	const char *name;
+	const char *sql;          /* the ClickHouse type */
+	enum ilog_ch_type type;
+	uint16_t off;             /* offset in the table's row struct */
+};
+
+struct ilog_ch_table_def {
+	const char *name;
+	const struct ilog_ch_column *cols;
+	unsigned ncols;
+	const char *engine;       /* ENGINE = ... clause */
+	const char *shard_key;    /* Distributed sharding key; NULL: no Distributed table */
+	int counted;              /* a plain MergeTree with session_id: a batch whose
+				   * fate is unknown is settled by counting rows */
+};
+
+extern const struct ilog_ch_table_def ilog_ch_tables[ILOG_CH__COUNT];
+
+/* The cluster the Distributed tables span (remote_servers in the server's
+ * config) and the suffix of their names. */
+#define ILOG_CH_CLUSTER "ingero"
+#define ILOG_CH_DIST_SUFFIX "_all"
+
+/* Rows, one struct per table; the tables' column lists point into them. */
+struct ilog_ch_session_row {
+	uint64_t session_id, imported_ns;
+	struct ilog_str tool, version, source;
+	uint64_t records, events, host_events, unknown_records, stacks_unknown;
+	uint64_t first_ts_ns, last_ts_ns;
+	uint8_t complete;
+};
+
+struct ilog_ch_node_row {
+	uint64_t session_id;
+	struct ilog_str node, host, boot_id;
+	int64_t rank;
+	uint64_t log_session;
+	struct ilog_str recorder, kernel, driver, format_version;
+	uint32_t node_index;
+	uint64_t anchor_mono_ns, anchor_real_ns;
+};
+
+struct ilog_ch_event_row {
+	uint64_t session_id;
+	struct ilog_str node;
+	int32_t rank;
+	uint32_t pid, tid;
+	uint64_t ts_ns, dur_ns;
+	uint8_t layer, flags;
+	uint16_t op;
+	int32_t ret;
+	uint64_t stream, bytes, handle;
+	uint32_t kind, grid[3], block[3];
+	uint64_t stack_id;
+};
+
+struct ilog_ch_host_row {
+	uint64_t session_id;
+	struct ilog_str node;
+	uint64_t ts_ns, dur_ns;
+	uint16_t type;
+	uint32_t pid, tid, other_pid, other_tid, cpu;
+	uint64_t value;
+	struct ilog_str comm, other_comm;
+};
+
+struct ilog_ch_process_row {
+	uint64_t session_id;
+	struct ilog_str node;
+	uint64_t ts_ns;
+	uint32_t pid, ppid, uid;
+	uint64_t start_ns;
+	struct ilog_str comm, exe;
+	struct ilog_ch_arr argv;
+};
+
+struct ilog_ch_snapshot_row {
+	uint64_t session_id;
+	struct ilog_str node;
+	uint64_t ts_ns;
+	double cpu_pct;
+	uint32_t ncpu;
+	uint64_t mem_total, mem_avail, swap_total, swap_free;
+	double load1, load5, load15;
+	struct ilog_ch_arr proc_pid, proc_cpu_pct, proc_rss;
+};
+
+struct ilog_ch_chain_row {
+	uint64_t session_id;
+	struct ilog_str node;
+	uint64_t chain_id, ts_start_ns, ts_end_ns;
+	uint8_t severity;
+	struct ilog_str pattern;
+	uint32_t pid;
+	uint16_t op;
+	double score;
+	struct ilog_str title, root_cause, fix, evidence, comm;
+	uint32_t culprit_pid;
+	struct ilog_str culprit_comm;
+	uint64_t lost_ns;
+	struct ilog_str metrics;
+};
+
+struct ilog_ch_loss_row {
+	uint64_t session_id;
+	struct ilog_str node;
+	uint64_t ts_ns;
+	struct ilog_str source;
+	uint64_t lost, seen;
+};
+
+struct ilog_ch_stack_row {
+	uint64_t stack_id;
+	uint16_t depth, unresolved, symbolized;
+	struct ilog_ch_arr key, offset, module, function, file, line;
+};
+
+/* lookup tables: ops and host_types key by id16, layers and severities by id8 */
+struct ilog_ch_name_row { uint16_t id16; uint8_t id8, layer; struct ilog_str name; };
+
+/*
+ * The DDL of the whole schema in database db: CREATE DATABASE, then the
+ * tables, then (distributed) the Distributed tables over ILOG_CH_CLUSTER.
+ * Statements end with ";\n"; comments are "-- " lines.  0 or -1 (ENOMEM).
+ */
+int ilog_ch_ddl(struct ilog_buf *b, const char *db, int comments, int distributed);
+/* One table's CREATE TABLE IF NOT EXISTS (no ";"), local or Distributed. */
+int ilog_ch_create(struct ilog_buf *b, const char *db, enum ilog_ch_table t, int distributed);
+/* "INSERT INTO db.table (c1, c2, ...) FORMAT RowBinary".  0 or -1. */
+int ilog_ch_insert_sql(struct ilog_buf *b, const char *db, enum ilog_ch_table t);
+/* Append one row (row points to the table's row struct) as RowBinary:
+ * little-endian numbers, strings and arrays prefixed by their LEB128
+ * length.  0 or -1 (ENOMEM). */
+int ilog_ch_encode(struct ilog_buf *b, enum ilog_ch_table t, const void *row);
+/* 1 if s is a plain identifier ([A-Za-z_][A-Za-z0-9_]*, at most 64). */
+int ilog_ch_ident(const char *s);
+
+/* ---- HTTP (export_clickhouse_http.c) ---- */
+
+enum ilog_ch_result {
+	ILOG_CH_OK = 0,
+	ILOG_CH_RETRY,        /* not delivered; safe and worth trying again */
+	ILOG_CH_UNKNOWN,      /* the connection broke after the request went out:
+			       * the server may have taken some or all of it */
+	ILOG_CH_REFUSED,      /* the server answered with an error that a retry
+			       * will not change */
+};
+
+struct ilog_ch_http;
+
+/* A client for url (http:// or https://, credentials allowed).  NULL and
+ * err filled when the URL is not one. */
+struct ilog_ch_http *ilog_ch_http_new(const char *url, char *err, size_t errlen);
+void ilog_ch_http_free(struct ilog_ch_http *h);
+/* The URL with any password replaced by "***", for messages. */
+const char *ilog_ch_http_label(const struct ilog_ch_http *h);
+/*
+ * One POST.  query goes in the URL when body is non-NULL (an INSERT with
+ * its data as the body), else as the body.  query_id may be NULL.  On OK
+ * the answer is in *resp (NUL-terminated).  Otherwise err says what
+ * happened in one line: the curl error, or the HTTP status and the first
+ * line of the server's answer ("Code: 81, ...").
+ */
+enum ilog_ch_result ilog_ch_http_post(struct ilog_ch_http *h, const char *query,
+				      const void *body, size_t len, const char *query_id,
+				      struct ilog_buf *resp, char *err, size_t errlen);
+
+/* Retry schedule: the first retry after ILOG_CH_BACKOFF0_MS, doubling up
+ * to ILOG_CH_BACKOFF_MAX_MS, for up to retry_ms in all (default
+ * ILOG_CH_RETRY_MS; INGERO_CLICKHOUSE_RETRY=SECONDS changes it). */
+#define ILOG_CH_BACKOFF0_MS 100
+#define ILOG_CH_BACKOFF_MAX_MS 5000
+#define ILOG_CH_RETRY_MS 10000
+
+/*
+ * A POST retried on ILOG_CH_RETRY (and, for idempotent requests, on
+ * ILOG_CH_UNKNOWN) until retry_ms is spent.  *tries counts the attempts.
+ * Returns the last result.
+ */
+enum ilog_ch_result ilog_ch_http_post_retry(struct ilog_ch_http *h, const char *query,
+					    const void *body, size_t len, const char *query_id,
+					    int idempotent, uint64_t retry_ms, unsigned *tries,
+					    struct ilog_buf *resp, char *err, size_t errlen);
+/* Sleep for the n-th backoff step (n from 0), cut short at deadline_ns
+ * (CLOCK_MONOTONIC): 0 after sleeping, -1 (no sleep) when the deadline
+ * has passed.  So the last try falls on the deadline. */
+int ilog_ch_backoff(unsigned n, uint64_t deadline_ns);
+
+/* ---- fleet stack ids (export_clickhouse_stack.c) ---- */
+
+/*
+ * Addresses are node-local; a stack's fleet id is a hash of what its
+ * frames are in their files (docs/fleet.md "Stack ids"):
+ *   key(frame)    = lowercase hex build-id of the mapping holding the ip,
+ *                   or "path:" + its path when the file has no build-id,
+ *                   or "" when no mapping holds the ip (then offset = ip);
+ *   offset(frame) = ip - mapping start + mapping file offset;
+ *   id = splitmix64 finalizer of FNV-1a 64 over, for each frame innermost
+ *        first: key bytes, one 0 byte, offset as 8 little-endian bytes;
+ *        0 becomes 1.
+ * The same code path therefore has one id on every node, in every
+ * process, whatever its load addresses.
+ */
+struct ilog_ch_stacks;
+struct ilog_symmap;
+
+struct ilog_ch_frames {
+	uint32_t n, unresolved, symbolized;
+	struct ilog_str key[INGERO_MAX_STACK], module[INGERO_MAX_STACK];
+	struct ilog_str function[INGERO_MAX_STACK], file[INGERO_MAX_STACK];
+	uint64_t offset[INGERO_MAX_STACK];
+	uint32_t line[INGERO_MAX_STACK];
+};
+
+struct ilog_ch_stacks *ilog_ch_stacks_new(void);
+void ilog_ch_stacks_free(struct ilog_ch_stacks *s);
+/* Keep process (drops the pid's mappings: a new image) and mapping
+ * records of export node `node`.  0 or -1 (ENOMEM). */
+int ilog_ch_stacks_note(struct ilog_ch_stacks *s, uint32_t node, const struct ilog_record *rec);
+/*
+ * A stack record of export node `node` (reader node rnode, for symbols
+ * in sym, which may be NULL): its fleet id, remembered for
+ * ilog_ch_stacks_id; with f, the frames as the stacks table stores them
+ * (views into s and sym, valid until the next call).  0 on ENOMEM.
+ */
+uint64_t ilog_ch_stacks_add(struct ilog_ch_stacks *s, uint32_t node, uint32_t rnode,
+			    const struct ingero_stack *st, const struct ilog_symmap *sym,
+			    struct ilog_ch_frames *f);
+/* The fleet id of a recorder stack id of a node; 0 if no stack record
+ * for it was seen (yet). */
+uint64_t ilog_ch_stacks_id(const struct ilog_ch_stacks *s, uint32_t node, uint64_t rid);
+/* 1 the first time a fleet id is passed, 0 after (rows once per run);
+ * -1 on ENOMEM. */
+int ilog_ch_stacks_first(struct ilog_ch_stacks *s, uint64_t fid);
+/* The hash of the documented rule over ready frames (exposed for tests). */
+uint64_t ilog_ch_stack_hash(const struct ilog_ch_frames *f);
+
+#endif

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: MIT
+/*
+ * --format perfetto: Chrome trace-event JSON, which Perfetto's UI and
+ * trace processor (and chrome://tracing) load.  The mapping, shared with
+ * --format perfetto-proto (lib/export/pftrace.c):
+ *   export node      -> a process (pid = node ordinal + 1), sorted by ordinal
+ *   thread           -> a thread of that process (the real tid)
+ *   CUDA call        -> complete event ("X") named by op, category = layer
+ *   host preemption  -> complete event "preempted" on the preempted thread
+ *   oom/fork/exec/exit -> thread instant
+ *   snapshot         -> counters "cpu %", "mem available", "swap used", "load1"
+ *   loss             -> counter "lost <source>"
+ *   chain            -> process instant named by severity, coloured by it
+ * Times are wall clock (the node's anchors), in microseconds with three
+ * decimals, so nanoseconds survive exactly.  Output depends on the input
+ * only: no clocks, no addresses, no hash order.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "export_int.h"
+
+struct pj {
+	struct ilog_buf b;
+	struct ilog_tracks t;
+	uint64_t nevents;
+	int first;
+};
+
+static int pj_open(struct ilog_sink_ctx *c)
+{
+	struct pj *p = calloc(1, sizeof(*p));
+	if (!p) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return -1;
+	}
+	p->first = 1;
+	if (ilog_buf_printf(&p->b, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")) {
+		free(p);
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return -1;
+	}
+	c->state = p;
+	return 0;
+}
+
+/* "1795000000002210.319": ns as microseconds, exactly */
+static int put_us(struct ilog_buf *b, uint64_t ns)
+{
+	char t[32];
+	int n = snprintf(t, sizeof(t), "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
+	return ilog_buf_put(b, t, (size_t)n);
+}
+
+/* Start an event object: separator, ph, pid (and tid when >= 0). */
+static int ev_begin(struct pj *p, const char *ph, uint32_t node, int64_t tid)
+{
+	int rc = ilog_buf_printf(&p->b, "%s{\"ph\":\"%s\",\"pid\":%u", p->first ? "" : ",\n", ph,
+				 node + 1);
+	p->first = 0;
+	if (!rc && tid >= 0)
+		rc = ilog_buf_printf(&p->b, ",\"tid\":%" PRId64, tid);
+	return rc;
+}
+
+/* "key":"string", with a comma unless it opens an object */
+static int key_str(struct ilog_buf *b, const char *key, const char *s, size_t n)
+{
+	int first = b->len && b->p[b->len - 1] == '{';
+	return ilog_buf_printf(b, "%s\"%s\":", first ? "" : ",", key) || ilog_json_str(b, s, n);
+}
+
+/* The thread's track index (its name written on first use), or -1. */
+static int thread_meta(struct pj *p, uint32_t node, uint32_t pid, uint32_t tid)
+{
+	int isnew;
+	int t = ilog_tracks_thread(&p->t, node, pid, tid, &isnew);
+	if (t < 0 || !isnew)
+		return t;
+	const char *comm = ilog_tracks_comm(&p->t, node, pid);
+	char name[96];
+	if (pid != tid)
+		snprintf(name, sizeof(name), "%s %u (pid %u)", comm ? comm : "thread", tid, pid);
+	else
+		snprintf(name, sizeof(name), "%s %u", comm ? comm : "thread", tid);
+	if (ev_begin(p, "M", node, tid) ||
+	    ilog_buf_printf(&p->b, ",\"name\":\"thread_name\",\"args\":{") ||
+	    key_str(&p->b, "name", name, strlen(name)) || ilog_buf_printf(&p->b, "}}"))
+		return -1;
+	return t;
+}
+
+/* A counter sample.  Trace processor names a JSON counter track "name key",
+ * so the track names match the protobuf export's: "cpu busy %", ... */
+static int counter(struct pj *p, uint32_t node, uint64_t ts, const char *name, const char *key,
+		   double v)
+{
+	return ev_begin(p, "C", node, -1) || ilog_buf_printf(&p->b, ",\"ts\":") || put_us(&p->b, ts) ||
+	       key_str(&p->b, "name", name, strlen(name)) || ilog_buf_printf(&p->b, ",\"args\":{") ||
+	       ilog_json_str(&p->b, key, strlen(key)) || ilog_buf_printf(&p->b, ":%.17g}}", v);
+}
+
+static void dims(char *b, size_t n, uint32_t x, uint32_t y, uint32_t z)
+{
+	snprintf(b, n, "%ux%ux%u", x, y, z);
+}
+
+static int cuda_event(struct pj *p, uint32_t node, const struct ingero_cuda_event *e, uint64_t ts)
+{
+	const char *op = ilog_op_name(e->op), *layer = ilog_layer_name(e->layer);
+	char opb[16];
+	if (!op) {
+		snprintf(opb, sizeof(opb), "op%u", e->op);
+		op = opb;
+	}
+	struct ilog_buf *b = &p->b;
+	int t = thread_meta(p, node, e->pid, e->tid);
+	if (t < 0)
+		return -1;
+	uint64_t dur = ilog_tracks_fit(&p->t, t, ts, ts + e->dur_ns) - ts;
+	if (ev_begin(p, "X", node, e->tid) ||
+	    ilog_buf_printf(b, ",\"ts\":") || put_us(b, ts) || ilog_buf_printf(b, ",\"dur\":") ||
+	    put_us(b, dur) ||
+	    ilog_buf_printf(b, ",\"name\":\"%s\",\"cat\":\"%s\",\"args\":{", op,
+			    layer ? layer : "unknown"))
+		return -1;
+	/* the same arguments, in the same order, as the protobuf export; the
+	 * process is in the thread's name */
+	int rc = 0;
+	size_t open = b->len;
+	if (e->ret)
+		rc |= ilog_buf_printf(b, ",\"ret\":%d", e->ret);
+	if (e->stream)
+		rc |= ilog_buf_printf(b, ",\"stream\":\"0x%" PRIx64 "\"", (uint64_t)e->stream);
+	if (e->bytes)
+		rc |= ilog_buf_printf(b, ",\"bytes\":%" PRIu64, (uint64_t)e->bytes);
+	if (e->handle)
+		rc |= ilog_buf_printf(b, ",\"handle\":\"0x%" PRIx64 "\"", (uint64_t)e->handle);
+	if (e->kind)
+		rc |= ilog_buf_printf(b, ",\"kind\":%u", e->kind);
+	if (e->grid_x) {
+		char g[40], k[40];
+		dims(g, sizeof(g), e->grid_x, e->grid_y, e->grid_z);
+		dims(k, sizeof(k), e->block_x, e->block_y, e->block_z);
+		rc |= ilog_buf_printf(b, ",\"grid\":\"%s\",\"block\":\"%s\"", g, k);
+	}
+	if (e->flags)
+		rc |= ilog_buf_printf(b, ",\"flags\":%u", e->flags);
+	if (e->stack_id)
+		rc |= ilog_buf_printf(b, ",\"stack_id\":\"0x%" PRIx64 "\"", (uint64_t)e->stack_id);
+	if (e->pystack_id)
+		rc |= ilog_buf_printf(b, ",\"pystack_id\":\"0x%" PRIx64 "\"", (uint64_t)e->pystack_id);
+	if (dur != e->dur_ns)
+		rc |= ilog_buf_printf(b, ",\"clipped_from_ns\":%" PRIu64, (uint64_t)e->dur_ns);
+	if (!rc && b->len > open)
+		memmove(b->p + open, b->p + open + 1, --b->len - open); /* the first comma */
+	return rc | ilog_buf_printf(b, "}}");
+}
+
+static int host_event(struct pj *p, uint32_t node, const struct ingero_host_event *h, uint64_t ts)
+{
+	struct ilog_buf *b = &p->b;
+	const char *type = ilog_host_type_name(h->type);
+	if (h->type == ILOG_HOST_SWITCH) {
+		int t = thread_meta(p, node, h->pid, h->tid);
+		if (t < 0)
+			return -1;
+		uint64_t dur = ilog_tracks_fit(&p->t, t, ts, ts + h->dur_ns) - ts;
+		return ev_begin(p, "X", node, h->tid) ||
+		       ilog_buf_printf(b, ",\"ts\":") || put_us(b, ts) ||
+		       ilog_buf_printf(b, ",\"dur\":") || put_us(b, dur) ||
+		       ilog_buf_printf(b, ",\"name\":\"preempted\",\"cat\":\"host\",\"args\":{") ||
+		       key_str(b, "by", h->other_comm, strnlen(h->other_comm, INGERO_COMM_LEN)) ||
+		       ilog_buf_printf(b, ",\"by_pid\":%u,\"by_tid\":%u,\"cpu\":%u", h->other_pid,
+				       h->other_tid, h->cpu) ||
+		       (dur != h->dur_ns && ilog_buf_printf(b, ",\"clipped_from_ns\":%" PRIu64,
+							   (uint64_t)h->dur_ns)) ||
+		       ilog_buf_printf(b, "}}");
+	}
+	if (h->type != ILOG_HOST_OOM && h->type != ILOG_HOST_FORK && h->type != ILOG_HOST_EXEC &&
+	    h->type != ILOG_HOST_EXIT)
+		return 0; /* windows and wakeups: in sqlite/jsonl, not on a timeline */
+	return thread_meta(p, node, h->pid, h->tid) < 0 || ev_begin(p, "i", node, h->tid) ||
+	       ilog_buf_printf(b, ",\"s\":\"t\",\"ts\":") || put_us(b, ts) ||
+	       ilog_buf_printf(b, ",\"name\":\"%s\",\"cat\":\"host\",\"args\":{", type) ||
+	       key_str(b, "other_comm", h->other_comm, strnlen(h->other_comm, INGERO_COMM_LEN)) ||
+	       ilog_buf_printf(b, ",\"other_pid\":%u,\"value\":%" PRIu64 "}}", h->other_pid,
+			       (uint64_t)h->value);
+}
+
+/* Chrome's reserved colour names, by severity. */
+static const char *sev_colour(uint32_t sev)
+{
+	return sev >= ILOG_SEV_HIGH ? "terrible" : sev == ILOG_SEV_MEDIUM ? "bad" : "yellow";
+}
+
+static int chain_event(struct pj *p, uint32_t node, const struct ilog_chain *ch, uint64_t ts,
+		       uint64_t end)
+{
+	struct ilog_buf *b = &p->b;
+	const char *sev = ilog_severity_name(ch->severity), *op = ilog_op_name(ch->op);
+	return ev_begin(p, "i", node, -1) || ilog_buf_printf(b, ",\"s\":\"p\",\"ts\":") ||
+	       put_us(b, ts) ||
+	       ilog_buf_printf(b, ",\"name\":\"%s\",\"cat\":\"chain\",\"cname\":\"%s\",\"args\":{",
+			       sev ? sev : "LOW", sev_colour(ch->severity)) ||
+	       key_str(b, "pattern", ch->pattern.p, ch->pattern.n) ||
+	       key_str(b, "title", ch->title.p, ch->title.n) ||
+	       key_str(b, "root_cause", ch->root_cause.p, ch->root_cause.n) ||
+	       key_str(b, "fix", ch->fix.p, ch->fix.n) ||
+	       ilog_buf_printf(b, ",\"score\":%.17g,\"pid\":%u,\"op\":\"%s\",\"until_ns\":%" PRIu64
+			       "}}", ch->score, ch->pid, op ? op : "unknown", end);
+}
+
+static int pj_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
+		     const struct ilog_reader *r)
+{
+	struct pj *p = c->state;
+	int rc = 0, isnew;
+	if (rec->kind == ILOG_K_HEADER) {
+		int node = ilog_node_map_header(&p->t.nodes, rec, r, &isnew);
+		if (node < 0)
+			goto oom;
+		if (isnew) {
+			char label[300];
+			ilog_node_label(&p->t.nodes.nodes[node], label, sizeof(label));
+			rc = ev_begin(p, "M", (uint32_t)node, -1) ||
+			     ilog_buf_printf(&p->b, ",\"name\":\"process_name\",\"args\":{") ||
+			     key_str(&p->b, "name", label, strlen(label)) ||
+			     ilog_buf_printf(&p->b, "}}") || ev_begin(p, "M", (uint32_t)node, -1) ||
+			     ilog_buf_printf(&p->b, ",\"name\":\"process_sort_index\",\"args\":"
+					     "{\"sort_index\":%d}}", node);
+		}
+		goto out;
+	}
+	int node = ilog_node_map_get(&p->t.nodes, rec, r);
+	if (node < 0)
+		return 0;
+	uint64_t ts = ilog_record_ts(rec);
+	uint64_t wall = ts ? ilog_reader_wall(r, rec->node, ts) : 0;
+	switch (rec->kind) {
+	case ILOG_K_PROCESS:
+		rc = ilog_tracks_comm_set(&p->t, (uint32_t)node, rec->u.process.pid,
+					  rec->u.process.comm.p, rec->u.process.comm.n);
+		break;
+	case ILOG_K_CUDA:
+		p->nevents++;
+		rc = cuda_event(p, (uint32_t)node, &rec->u.cuda, wall);
+		break;
+	case ILOG_K_HOST:
+		rc = host_event(p, (uint32_t)node, &rec->u.host, wall);
+		break;
+	case ILOG_K_SNAPSHOT: {
+		const struct ilog_snapshot *s = &rec->u.snapshot;
+		rc = counter(p, (uint32_t)node, wall, "cpu", "busy %", s->cpu_pct) ||
+		     counter(p, (uint32_t)node, wall, "mem", "available", (double)s->mem_avail) ||
+		     counter(p, (uint32_t)node, wall, "mem", "swap used",
+			     (double)(s->swap_total - s->swap_free)) ||
+		     counter(p, (uint32_t)node, wall, "load", "1m", s->load1);
+		break;
+	}
+	case ILOG_K_LOSS: {
+		char key[80];
+		snprintf(key, sizeof(key), "%.*s", (int)rec->u.loss.source.n, rec->u.loss.source.p);
+		rc = counter(p, (uint32_t)node, wall, "lost", key, (double)rec->u.loss.lost);
+		break;
+	}
+	case ILOG_K_CHAIN: {
+		const struct ilog_chain *ch = &rec->u.chain;
+		uint64_t end = ch->ts_end ? ilog_reader_wall(r, rec->node, ch->ts_end) : wall;
+		rc = chain_event(p, (uint32_t)node, ch, wall, end);
+		break;
+	}
+	default:
+		break;
+	}
+out:
+	if (rc)
+		goto oom;
+	if (p->b.len >= (256u << 10))
+		return ilog_buf_flush_fd(&p->b, c->out_fd, c->err, sizeof(c->err));
+	return 0;
+oom:
+	snprintf(c->err, sizeof(c->err), "out of memory");
+	return -1;
+}
+
+static int pj_close(struct ilog_sink_ctx *c)
+{
+	struct pj *p = c->state;
+	if (!p)
+		return 0;
+	int rc = ilog_buf_printf(&p->b, "\n]}\n");
+	if (rc)
+		snprintf(c->err, sizeof(c->err), "out of memory");
+	else
+		rc = ilog_buf_flush_fd(&p->b, c->out_fd, c->err, sizeof(c->err));
+	ilog_buf_free(&p->b);
+	ilog_tracks_free(&p->t);
+	free(p);
+	c->state = NULL;
+	return rc;
+}
+
+const struct ilog_sink ilog_sink_perfetto = {
+	.name = "perfetto",
+	.help = "Chrome trace-event JSON for ui.perfetto.dev: a process per node, a thread per tid",
+	.open = pj_open, .record = pj_record, .close = pj_close,
+};

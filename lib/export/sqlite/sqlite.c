@@ -1,0 +1,850 @@
+// SPDX-License-Identifier: MIT
+/*
+ * --format sqlite: the log as relational tables (docs/schema.md is the
+ * contract; its column names and types are chosen to load 1:1 into a
+ * column store for fleets).  One export run is one session: it appends to
+ * an existing ingero database and never rewrites what is there.
+ *
+ * Speed (bench/sqlite): prepared statements with positional binds and
+ * static text; events inserted BATCH rows per statement (the per-statement
+ * VM start, halt and reset paid once per batch); everything in one
+ * transaction; the connection opened NOMUTEX and allocation statistics off
+ * (both take a mutex per call otherwise); secondary indexes built once
+ * after the load on a new database.  Pragmas, and why:
+ *   page_size=16384      new databases only; measured against 4K-64K on
+ *                        the events table, 16K made the load and the
+ *                        index builds cheapest;
+ *   journal_mode=DELETE  the rollback journal stays: a failed or killed
+ *                        append leaves the earlier sessions as they were.
+ *                        It costs little, because pages added past the old
+ *                        end of the file are never journaled;
+ *   synchronous=OFF      on a new database: an OS crash mid-export can
+ *                        leave it damaged, and the log it came from (the
+ *                        source of truth) makes it again;
+ *   synchronous=NORMAL   when appending: earlier sessions survive an OS
+ *                        crash too; one transaction means one commit, so
+ *                        that is a few fsyncs per export;
+ *   cache_size=-262144   up to 256 MiB of page cache for index pages;
+ *   temp_store=MEMORY    the sorter that builds indexes works in memory;
+ *   locking_mode=EXCLUSIVE  one writer, no lock traffic per statement.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sqlite3.h>
+#include "ingero/export.h"
+#include "../export_int.h"
+
+#define SCHEMA_VERSION 2 /* 2: pystacks.entry */
+#define APP_ID 0x494e4752 /* "INGR": PRAGMA application_id of an ingero database */
+
+/* Tables (docs/schema.md).  u64 values (ids, handles, addresses) are
+ * stored as their 64-bit pattern in a signed INTEGER. */
+static const char ddl[] =
+	"CREATE TABLE IF NOT EXISTS sessions("
+	" session_id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, imported_ns INTEGER NOT NULL,"
+	" tool TEXT NOT NULL, version TEXT NOT NULL, source TEXT NOT NULL,"
+	" records INTEGER, events INTEGER, host_events INTEGER, unknown_records INTEGER,"
+	" first_ts INTEGER, last_ts INTEGER, complete INTEGER NOT NULL DEFAULT 0);\n"
+	"CREATE TABLE IF NOT EXISTS nodes("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, name TEXT NOT NULL, host TEXT,"
+	" boot_id TEXT, rank INTEGER, log_session INTEGER, recorder TEXT, kernel TEXT, driver TEXT,"
+	" format_version TEXT, node_index INTEGER, anchor_mono_ns INTEGER, anchor_real_ns INTEGER,"
+	" PRIMARY KEY(session_id, node));\n"
+	"CREATE TABLE IF NOT EXISTS clocks("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, mono_ns INTEGER, boot_ns INTEGER,"
+	" real_ns INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS processes("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER, pid INTEGER, ppid INTEGER,"
+	" uid INTEGER, start_ns INTEGER, comm TEXT, exe TEXT, argv TEXT);\n"
+	"CREATE TABLE IF NOT EXISTS mappings("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER, pid INTEGER,"
+	" start INTEGER, end INTEGER, file_offset INTEGER, prot INTEGER, path TEXT, build_id TEXT);\n"
+	"CREATE TABLE IF NOT EXISTS events("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER NOT NULL,"
+	" dur_ns INTEGER NOT NULL, pid INTEGER, tid INTEGER, layer INTEGER, op INTEGER, ret INTEGER,"
+	" stream INTEGER, bytes INTEGER, handle INTEGER, kind INTEGER, grid_x INTEGER,"
+	" grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER,"
+	" flags INTEGER, stack_id INTEGER, pystack_id INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS host_events("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER NOT NULL, dur_ns INTEGER,"
+	" type INTEGER, pid INTEGER, tid INTEGER, other_pid INTEGER, other_tid INTEGER, cpu INTEGER,"
+	" value INTEGER, comm TEXT, other_comm TEXT);\n"
+	"CREATE TABLE IF NOT EXISTS stacks("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, stack_id INTEGER NOT NULL,"
+	" pid INTEGER, depth INTEGER, PRIMARY KEY(session_id, node, stack_id)) WITHOUT ROWID;\n"
+	"CREATE TABLE IF NOT EXISTS frames("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, stack_id INTEGER NOT NULL,"
+	" frame INTEGER NOT NULL, ip INTEGER,"
+	" PRIMARY KEY(session_id, node, stack_id, frame)) WITHOUT ROWID;\n"
+	"CREATE TABLE IF NOT EXISTS pystacks("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, pystack_id INTEGER NOT NULL,"
+	" pid INTEGER, depth INTEGER, entry INTEGER,"
+	" PRIMARY KEY(session_id, node, pystack_id)) WITHOUT ROWID;\n"
+	"CREATE TABLE IF NOT EXISTS pyframes("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, pystack_id INTEGER NOT NULL,"
+	" frame INTEGER NOT NULL, code INTEGER, lasti INTEGER,"
+	" PRIMARY KEY(session_id, node, pystack_id, frame)) WITHOUT ROWID;\n"
+	"CREATE TABLE IF NOT EXISTS pycode("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, pid INTEGER, code INTEGER,"
+	" py_version INTEGER, filename TEXT, qualname TEXT, firstlineno INTEGER, linetable BLOB);\n"
+	"CREATE TABLE IF NOT EXISTS symbols("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, pid INTEGER, ip INTEGER,"
+	" build_id TEXT, module TEXT, module_off INTEGER, function TEXT, sym_off INTEGER,"
+	" file TEXT, line INTEGER, inline_depth INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS snapshots("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER NOT NULL, cpu_pct REAL,"
+	" ncpu INTEGER, mem_total INTEGER, mem_avail INTEGER, swap_total INTEGER,"
+	" swap_free INTEGER, load1 REAL, load5 REAL, load15 REAL);\n"
+	"CREATE TABLE IF NOT EXISTS snapshot_procs("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER NOT NULL, pid INTEGER,"
+	" cpu_pct REAL, rss INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS losses("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER, source TEXT,"
+	" lost INTEGER, seen INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS chains("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, chain_id INTEGER, ts_start INTEGER,"
+	" ts_end INTEGER, severity INTEGER, pattern TEXT, pid INTEGER, op INTEGER, score REAL,"
+	" title TEXT, root_cause TEXT, fix TEXT, evidence TEXT, comm TEXT, culprit_pid INTEGER,"
+	" culprit_comm TEXT, lost_ns INTEGER, metrics TEXT);\n"
+	"CREATE TABLE IF NOT EXISTS provenance("
+	" session_id INTEGER NOT NULL, real_ns INTEGER, tool TEXT, version TEXT, args TEXT);\n"
+	/* names at the edge: small lookup tables the views join */
+	"CREATE TABLE IF NOT EXISTS ops(op INTEGER PRIMARY KEY, name TEXT NOT NULL, layer INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS layers(layer INTEGER PRIMARY KEY, name TEXT NOT NULL);\n"
+	"CREATE TABLE IF NOT EXISTS host_types(type INTEGER PRIMARY KEY, name TEXT NOT NULL);\n"
+	"CREATE TABLE IF NOT EXISTS severities(severity INTEGER PRIMARY KEY, name TEXT NOT NULL);\n"
+	/* views: nearest-rank quantiles (the ceil(q*n)-th smallest), computed
+	 * with integer arithmetic so no math extension is needed */
+	"CREATE VIEW IF NOT EXISTS op_stats AS"
+	" WITH r AS (SELECT session_id, node, layer, op, dur_ns, ret, bytes,"
+	"  row_number() OVER w AS rn, count(*) OVER (PARTITION BY session_id, node, layer, op) AS n"
+	"  FROM events WINDOW w AS (PARTITION BY session_id, node, layer, op ORDER BY dur_ns))"
+	" SELECT r.session_id, r.node, nd.name AS node_name, r.layer, l.name AS layer_name, r.op,"
+	"  o.name AS op_name, count(*) AS calls, sum(dur_ns) AS total_ns,"
+	"  sum(dur_ns) / count(*) AS mean_ns, min(dur_ns) AS min_ns, max(dur_ns) AS max_ns,"
+	"  max(CASE WHEN rn = (n * 50 + 99) / 100 THEN dur_ns END) AS p50_ns,"
+	"  max(CASE WHEN rn = (n * 95 + 99) / 100 THEN dur_ns END) AS p95_ns,"
+	"  max(CASE WHEN rn = (n * 99 + 99) / 100 THEN dur_ns END) AS p99_ns,"
+	"  sum(ret != 0) AS errors, sum(bytes) AS bytes"
+	" FROM r LEFT JOIN ops o ON o.op = r.op LEFT JOIN layers l ON l.layer = r.layer"
+	" LEFT JOIN nodes nd ON nd.session_id = r.session_id AND nd.node = r.node"
+	" GROUP BY r.session_id, r.node, r.layer, r.op;\n"
+	"CREATE VIEW IF NOT EXISTS process_op_stats AS"
+	" WITH r AS (SELECT session_id, node, pid, layer, op, dur_ns, ret, bytes,"
+	"  row_number() OVER w AS rn,"
+	"  count(*) OVER (PARTITION BY session_id, node, pid, layer, op) AS n"
+	"  FROM events WINDOW w AS (PARTITION BY session_id, node, pid, layer, op ORDER BY dur_ns))"
+	" SELECT r.session_id, r.node, r.pid,"
+	"  (SELECT comm FROM processes p WHERE p.session_id = r.session_id AND p.node = r.node"
+	"   AND p.pid = r.pid ORDER BY p.ts DESC LIMIT 1) AS comm,"
+	"  r.layer, r.op, o.name AS op_name, count(*) AS calls, sum(dur_ns) AS total_ns,"
+	"  sum(dur_ns) / count(*) AS mean_ns, min(dur_ns) AS min_ns, max(dur_ns) AS max_ns,"
+	"  max(CASE WHEN rn = (n * 50 + 99) / 100 THEN dur_ns END) AS p50_ns,"
+	"  max(CASE WHEN rn = (n * 95 + 99) / 100 THEN dur_ns END) AS p95_ns,"
+	"  max(CASE WHEN rn = (n * 99 + 99) / 100 THEN dur_ns END) AS p99_ns,"
+	"  sum(ret != 0) AS errors, sum(bytes) AS bytes"
+	" FROM r LEFT JOIN ops o ON o.op = r.op"
+	" GROUP BY r.session_id, r.node, r.pid, r.layer, r.op;\n"
+	"CREATE VIEW IF NOT EXISTS events_named AS"
+	" SELECT e.*, o.name AS op_name, l.name AS layer_name, nd.name AS node_name"
+	" FROM events e LEFT JOIN ops o ON o.op = e.op LEFT JOIN layers l ON l.layer = e.layer"
+	" LEFT JOIN nodes nd ON nd.session_id = e.session_id AND nd.node = e.node;\n"
+	"CREATE VIEW IF NOT EXISTS preemptions AS"
+	" SELECT h.session_id, h.node, h.ts, h.dur_ns, h.pid, h.tid, h.comm, h.other_pid,"
+	"  h.other_tid, h.other_comm, h.cpu FROM host_events h WHERE h.type = 1;\n"
+	"CREATE VIEW IF NOT EXISTS stack_frames AS"
+	" SELECT f.session_id, f.node, f.stack_id, f.frame, f.ip, s.pid, y.module, y.function,"
+	"  y.file, y.line FROM frames f JOIN stacks s USING (session_id, node, stack_id)"
+	" LEFT JOIN symbols y ON y.session_id = f.session_id AND y.node = f.node"
+	"  AND y.pid = s.pid AND y.ip = f.ip AND y.inline_depth = 0;\n"
+	"CREATE VIEW IF NOT EXISTS chains_named AS"
+	" SELECT c.*, v.name AS severity_name, o.name AS op_name FROM chains c"
+	" LEFT JOIN severities v ON v.severity = c.severity LEFT JOIN ops o ON o.op = c.op;\n";
+
+/*
+ * Secondary indexes, built once after the load on a new database (a sort
+ * of each key is cheaper than keeping the B-trees up row by row), kept up
+ * row by row on appends to an existing one.  Op is the second column of
+ * the time index and the third of the process index rather than the first
+ * of an index of its own: per-op questions come with a time window (served
+ * by events_ts without reading a row), and over a whole log a scan in
+ * storage order beats an op index's random row reads; an op index also
+ * cost twice the load itself to build (bench/RESULTS.md, bench/sqlite).
+ */
+static const char indexes[] =
+	"CREATE INDEX IF NOT EXISTS events_ts ON events(ts, op);\n"
+	"CREATE INDEX IF NOT EXISTS events_pid ON events(pid, ts, op);\n"
+	"CREATE INDEX IF NOT EXISTS host_events_ts ON host_events(ts);\n"
+	"CREATE INDEX IF NOT EXISTS host_events_pid ON host_events(pid, ts);\n"
+	"CREATE INDEX IF NOT EXISTS snapshots_ts ON snapshots(ts);\n"
+	"CREATE INDEX IF NOT EXISTS symbols_ip ON symbols(session_id, node, pid, ip);\n"
+	"CREATE INDEX IF NOT EXISTS processes_pid ON processes(session_id, node, pid);\n"
+	"CREATE INDEX IF NOT EXISTS chains_ts ON chains(ts_start);\n";
+
+#define BATCH 64
+#define EVENT_COLS 22
+
+enum stmt {
+	S_NODE, S_CLOCK, S_PROCESS, S_MAPPING, S_EVENT, S_HOST, S_STACK, S_FRAME, S_PYSTACK,
+	S_PYFRAME, S_PYCODE, S_SYMBOL, S_SNAP, S_SNAPPROC, S_LOSS, S_CHAIN, S_PROV, S__COUNT
+};
+
+static const char *const inserts[S__COUNT] = {
+	[S_NODE] = "INSERT INTO nodes VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[S_CLOCK] = "INSERT INTO clocks VALUES(?,?,?,?,?)",
+	[S_PROCESS] = "INSERT INTO processes VALUES(?,?,?,?,?,?,?,?,?,?)",
+	[S_MAPPING] = "INSERT INTO mappings VALUES(?,?,?,?,?,?,?,?,?,?)",
+	[S_EVENT] = "INSERT INTO events VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[S_HOST] = "INSERT INTO host_events VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[S_STACK] = "INSERT OR IGNORE INTO stacks VALUES(?,?,?,?,?)",
+	[S_FRAME] = "INSERT OR IGNORE INTO frames VALUES(?,?,?,?,?)",
+	[S_PYSTACK] = "INSERT OR IGNORE INTO pystacks VALUES(?,?,?,?,?,?)",
+	[S_PYFRAME] = "INSERT OR IGNORE INTO pyframes VALUES(?,?,?,?,?,?)",
+	[S_PYCODE] = "INSERT INTO pycode VALUES(?,?,?,?,?,?,?,?,?)",
+	[S_SYMBOL] = "INSERT INTO symbols VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+	[S_SNAP] = "INSERT INTO snapshots VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+	[S_SNAPPROC] = "INSERT INTO snapshot_procs VALUES(?,?,?,?,?,?)",
+	[S_LOSS] = "INSERT INTO losses VALUES(?,?,?,?,?,?)",
+	[S_CHAIN] = "INSERT INTO chains VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[S_PROV] = "INSERT INTO provenance VALUES(?,?,?,?,?)",
+};
+
+struct sq {
+	sqlite3 *db;
+	sqlite3_stmt *st[S__COUNT];
+	int64_t session;
+	int fresh;                 /* the database was new: build indexes at the end */
+	int in_txn;
+	struct ilog_node_map nodes;
+	uint64_t records, events, host, unknown;
+	int64_t first_ts, last_ts;
+	struct ilog_buf tmp;
+	/* events go in BATCH rows per statement: the per-statement work
+	 * (step, reset, VM start and halt) is paid once per batch */
+	sqlite3_stmt *batch;
+	struct ev_row { struct ingero_cuda_event e; int64_t wall; int node; } pend[BATCH];
+	unsigned npend;
+};
+
+static int sq_err(struct ilog_sink_ctx *c, struct sq *s, const char *what)
+{
+	snprintf(c->err, sizeof(c->err), "%s: %s", what, s->db ? sqlite3_errmsg(s->db) : "no database");
+	return -1;
+}
+
+static int exec(struct ilog_sink_ctx *c, struct sq *s, const char *sql)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		snprintf(c->err, sizeof(c->err), "sqlite: %s", msg ? msg : sqlite3_errmsg(s->db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int64_t query_int(struct sq *s, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v = -1;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* A session id unique beyond this file, so sessions from many databases
+ * can share one fleet table: 63 random bits. */
+static int64_t new_session_id(void)
+{
+	uint64_t v = 0;
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+			v = 0;
+		close(fd);
+	}
+	if (!v) {
+		struct timespec t;
+		clock_gettime(CLOCK_REALTIME, &t);
+		v = ((uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec) ^
+		    ((uint64_t)getpid() << 40);
+	}
+	v &= INT64_MAX;
+	return v ? (int64_t)v : 1;
+}
+
+static int lookups(struct ilog_sink_ctx *c, struct sq *s)
+{
+	static const char *const sql[] = {
+		"INSERT OR IGNORE INTO ops VALUES(?,?,?)", "INSERT OR IGNORE INTO layers VALUES(?,?)",
+		"INSERT OR IGNORE INTO host_types VALUES(?,?)",
+		"INSERT OR IGNORE INTO severities VALUES(?,?)",
+	};
+	for (int t = 0; t < 4; t++) {
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(s->db, sql[t], -1, &st, NULL) != SQLITE_OK)
+			return sq_err(c, s, "prepare");
+		for (uint32_t v = 0; v < 256; v++) {
+			const char *name = t == 0 ? (v < ILOG_OP__COUNT ? ilog_op_name(v) : NULL)
+				: t == 1 ? ilog_layer_name(v) : t == 2 ? ilog_host_type_name(v)
+				: ilog_severity_name(v);
+			if (!name)
+				continue;
+			sqlite3_bind_int64(st, 1, v);
+			sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+			if (t == 0)
+				sqlite3_bind_int64(st, 3, ilog_op_layer(v));
+			if (sqlite3_step(st) != SQLITE_DONE) {
+				sqlite3_finalize(st);
+				return sq_err(c, s, "insert");
+			}
+			sqlite3_reset(st);
+		}
+		sqlite3_finalize(st);
+	}
+	return 0;
+}
+
+/* Statements, connection and state; an open transaction is rolled back. */
+static void sq_free(struct sq *s)
+{
+	for (int i = 0; i < S__COUNT; i++)
+		sqlite3_finalize(s->st[i]);
+	sqlite3_finalize(s->batch);
+	if (s->db)
+		sqlite3_close(s->db); /* uncommitted work is rolled back */
+	ilog_node_map_free(&s->nodes);
+	ilog_buf_free(&s->tmp);
+	free(s);
+}
+
+static int sq_open_db(struct ilog_sink_ctx *c, struct sq *s);
+
+/* The caller does not close a sink whose open failed: clean up here. */
+static int sq_open(struct ilog_sink_ctx *c)
+{
+	if (!c->out_path) {
+		snprintf(c->err, sizeof(c->err), "the sqlite format writes a database file: give -o FILE");
+		return -1;
+	}
+	struct sq *s = calloc(1, sizeof(*s));
+	if (!s) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return -1;
+	}
+	c->state = s;
+	if (sq_open_db(c, s)) {
+		sq_free(s);
+		c->state = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static int sq_open_db(struct ilog_sink_ctx *c, struct sq *s)
+{
+	/* Allocation statistics take a global mutex per malloc; we read none.
+	 * This fails harmlessly (SQLITE_MISUSE) once SQLite is initialized. */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	/* NOMUTEX: the connection is used by this thread only, so the
+	 * per-call connection mutex (a lock per bind) is pure cost. */
+	if (sqlite3_open_v2(c->out_path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+		return sq_err(c, s, "open");
+	sqlite3_extended_result_codes(s->db, 1);
+	/* An existing file must be an ingero database of our schema version:
+	 * never add tables to someone else's. */
+	int64_t app = query_int(s, "PRAGMA application_id");
+	int64_t ntab = query_int(s, "SELECT count(*) FROM sqlite_schema");
+	if (ntab < 0) {
+		snprintf(c->err, sizeof(c->err), "not a database (%s)", sqlite3_errmsg(s->db));
+		return -1;
+	}
+	if (ntab > 0 && app != APP_ID) {
+		snprintf(c->err, sizeof(c->err), "not an ingero database (it has other tables); "
+			 "choose a new file");
+		return -1;
+	}
+	int64_t ver = query_int(s, "PRAGMA user_version");
+	int upgrade = ntab > 0 && ver == 1; /* version 1 lacks pystacks.entry only */
+	if (ntab > 0 && ver != SCHEMA_VERSION && !upgrade) {
+		snprintf(c->err, sizeof(c->err), "ingero database schema version %lld, this export "
+			 "writes version %d; choose a new file", (long long)ver, SCHEMA_VERSION);
+		return -1;
+	}
+	s->fresh = ntab == 0;
+	if (s->fresh && exec(c, s, "PRAGMA page_size=16384"))
+		return -1;
+	if (exec(c, s, s->fresh ? "PRAGMA synchronous=OFF" : "PRAGMA synchronous=NORMAL") ||
+	    exec(c, s, "PRAGMA journal_mode=DELETE;"
+		       "PRAGMA cache_size=-262144; PRAGMA temp_store=MEMORY;"
+		       "PRAGMA locking_mode=EXCLUSIVE") ||
+	    exec(c, s, "BEGIN IMMEDIATE"))
+		return -1;
+	s->in_txn = 1;
+	char pragma[96];
+	snprintf(pragma, sizeof(pragma), "PRAGMA application_id=%d; PRAGMA user_version=%d", APP_ID,
+		 SCHEMA_VERSION);
+	if ((upgrade && exec(c, s, "ALTER TABLE pystacks ADD COLUMN entry INTEGER")) ||
+	    exec(c, s, ddl) || exec(c, s, pragma) || lookups(c, s))
+		return -1;
+	if (!s->fresh && exec(c, s, indexes))
+		return -1;
+	for (int i = 0; i < S__COUNT; i++)
+		if (sqlite3_prepare_v3(s->db, inserts[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i],
+				       NULL) != SQLITE_OK)
+			return sq_err(c, s, "prepare");
+	{
+		/* INSERT INTO events VALUES(22 ?),(22 ?)... BATCH times */
+		struct ilog_buf q = { 0 };
+		int bad = ilog_buf_printf(&q, "INSERT INTO events VALUES");
+		for (int i = 0; i < BATCH && !bad; i++) {
+			bad |= ilog_buf_printf(&q, "%s(", i ? "," : "");
+			for (int k = 0; k < EVENT_COLS; k++)
+				bad |= ilog_buf_printf(&q, "%s?", k ? "," : "");
+			bad |= ilog_buf_printf(&q, ")");
+		}
+		bad |= ilog_buf_put(&q, "", 1);
+		int rc = bad ? SQLITE_NOMEM : sqlite3_prepare_v3(s->db, q.p, -1,
+					SQLITE_PREPARE_PERSISTENT, &s->batch, NULL);
+		ilog_buf_free(&q);
+		if (rc != SQLITE_OK)
+			return sq_err(c, s, "prepare");
+	}
+	/* the session row, completed at close */
+	s->session = new_session_id();
+	int64_t seq = query_int(s, "SELECT coalesce(max(seq), 0) + 1 FROM sessions");
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "INSERT INTO sessions(session_id, seq, imported_ns, tool, "
+			       "version, source) VALUES(?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
+		return sq_err(c, s, "prepare");
+	sqlite3_bind_int64(st, 1, s->session);
+	sqlite3_bind_int64(st, 2, seq);
+	sqlite3_bind_int64(st, 3, (int64_t)t.tv_sec * 1000000000 + t.tv_nsec);
+	sqlite3_bind_text(st, 4, "ingero-export", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, INGERO_VERSION, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, c->source ? c->source : "", -1, SQLITE_TRANSIENT);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sq_err(c, s, "insert session");
+	return 0;
+}
+
+/* Bind helpers: positional, text without copying (the record's views
+ * outlive the step). */
+#define BI(st, i, v) sqlite3_bind_int64(st, i, (int64_t)(v))
+#define BD(st, i, v) sqlite3_bind_double(st, i, v)
+static void bt(sqlite3_stmt *st, int i, struct ilog_str s)
+{
+	sqlite3_bind_text(st, i, s.n ? s.p : "", (int)s.n, SQLITE_STATIC);
+}
+
+static int step(struct ilog_sink_ctx *c, struct sq *s, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return sq_err(c, s, "insert");
+	return 0;
+}
+
+static void bind_event(sqlite3_stmt *st, int base, int64_t session, const struct ev_row *row)
+{
+	const struct ingero_cuda_event *e = &row->e;
+	BI(st, base + 1, session);
+	BI(st, base + 2, row->node);
+	BI(st, base + 3, row->wall);
+	BI(st, base + 4, e->dur_ns);
+	BI(st, base + 5, e->pid);
+	BI(st, base + 6, e->tid);
+	BI(st, base + 7, e->layer);
+	BI(st, base + 8, e->op);
+	BI(st, base + 9, e->ret);
+	BI(st, base + 10, e->stream);
+	BI(st, base + 11, e->bytes);
+	BI(st, base + 12, e->handle);
+	BI(st, base + 13, e->kind);
+	BI(st, base + 14, e->grid_x);
+	BI(st, base + 15, e->grid_y);
+	BI(st, base + 16, e->grid_z);
+	BI(st, base + 17, e->block_x);
+	BI(st, base + 18, e->block_y);
+	BI(st, base + 19, e->block_z);
+	BI(st, base + 20, e->flags);
+	BI(st, base + 21, e->stack_id);
+	BI(st, base + 22, e->pystack_id);
+}
+
+/* Insert the pending events: a full batch in one statement, a partial
+ * one (at close) row by row. */
+static int flush_events(struct ilog_sink_ctx *c, struct sq *s)
+{
+	if (s->npend == BATCH) {
+		for (unsigned i = 0; i < BATCH; i++)
+			bind_event(s->batch, (int)i * EVENT_COLS, s->session, &s->pend[i]);
+		s->npend = 0;
+		return step(c, s, s->batch);
+	}
+	for (unsigned i = 0; i < s->npend; i++) {
+		bind_event(s->st[S_EVENT], 0, s->session, &s->pend[i]);
+		if (step(c, s, s->st[S_EVENT]))
+			return -1;
+	}
+	s->npend = 0;
+	return 0;
+}
+
+/* hex text of bytes into s->tmp (NUL-terminated) */
+static const char *hex(struct sq *s, struct ilog_bin b)
+{
+	static const char d[] = "0123456789abcdef";
+	s->tmp.len = 0;
+	for (uint32_t i = 0; i < b.n; i++) {
+		char two[2] = { d[b.p[i] >> 4], d[b.p[i] & 15] };
+		ilog_buf_put(&s->tmp, two, 2);
+	}
+	ilog_buf_put(&s->tmp, "", 1);
+	return s->tmp.p ? s->tmp.p : "";
+}
+
+static int sq_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
+		     const struct ilog_reader *r)
+{
+	struct sq *s = c->state;
+	sqlite3_stmt *st;
+	s->records++;
+	if (rec->kind == ILOG_K_HEADER) {
+		int isnew;
+		int node = ilog_node_map_header(&s->nodes, rec, r, &isnew);
+		if (node < 0) {
+			snprintf(c->err, sizeof(c->err), "out of memory");
+			return -1;
+		}
+		if (!isnew)
+			return 0;
+		const struct ilog_header *h = &rec->u.header;
+		char ver[32];
+		snprintf(ver, sizeof(ver), "%u.%u", h->version_major, h->version_minor);
+		st = s->st[S_NODE];
+		BI(st, 1, s->session);
+		BI(st, 2, node);
+		bt(st, 3, h->node);
+		bt(st, 4, h->host);
+		bt(st, 5, h->boot_id);
+		BI(st, 6, h->rank);
+		BI(st, 7, h->session_id);
+		bt(st, 8, h->recorder);
+		bt(st, 9, h->kernel);
+		bt(st, 10, h->driver);
+		sqlite3_bind_text(st, 11, ver, -1, SQLITE_TRANSIENT);
+		BI(st, 12, h->node_index);
+		BI(st, 13, h->mono_ns);
+		BI(st, 14, h->real_ns);
+		return step(c, s, st);
+	}
+	int node = ilog_node_map_get(&s->nodes, rec, r);
+	if (node < 0) {
+		/* a record before any header cannot happen (the reader refuses) */
+		node = 0;
+	}
+	uint64_t ts = ilog_record_ts(rec);
+	int64_t wall = ts ? (int64_t)ilog_reader_wall(r, rec->node, ts) : 0;
+	switch (rec->kind) {
+	case ILOG_K_CUDA: {
+		const struct ingero_cuda_event *e = &rec->u.cuda;
+		s->events++;
+		if (!s->first_ts || wall < s->first_ts)
+			s->first_ts = wall;
+		if (wall + (int64_t)e->dur_ns > s->last_ts)
+			s->last_ts = wall + (int64_t)e->dur_ns;
+		s->pend[s->npend++] = (struct ev_row){ *e, wall, node };
+		return s->npend == BATCH ? flush_events(c, s) : 0;
+	}
+	case ILOG_K_HOST: {
+		const struct ingero_host_event *h = &rec->u.host;
+		st = s->st[S_HOST];
+		BI(st, 1, s->session);
+		BI(st, 2, node);
+		BI(st, 3, wall);
+		BI(st, 4, h->dur_ns);
+		BI(st, 5, h->type);
+		BI(st, 6, h->pid);
+		BI(st, 7, h->tid);
+		BI(st, 8, h->other_pid);
+		BI(st, 9, h->other_tid);
+		BI(st, 10, h->cpu);
+		BI(st, 11, h->value);
+		sqlite3_bind_text(st, 12, h->comm, (int)strnlen(h->comm, INGERO_COMM_LEN), SQLITE_STATIC);
+		sqlite3_bind_text(st, 13, h->other_comm, (int)strnlen(h->other_comm, INGERO_COMM_LEN),
+				  SQLITE_STATIC);
+		s->host++;
+		return step(c, s, st);
+	}
+	case ILOG_K_CLOCK:
+		st = s->st[S_CLOCK];
+		BI(st, 1, s->session);
+		BI(st, 2, node);
+		BI(st, 3, rec->u.clock.mono_ns);
+		BI(st, 4, rec->u.clock.boot_ns);
+		BI(st, 5, rec->u.clock.real_ns);
+		return step(c, s, st);
+	case ILOG_K_PROCESS: {
+		const struct ilog_process *p = &rec->u.process;
+		st = s->st[S_PROCESS];
+		BI(st, 1, s->session);
+		BI(st, 2, node);
+		BI(st, 3, wall);
+		BI(st, 4, p->pid);
+		BI(st, 5, p->ppid);
+		BI(st, 6, p->uid);
+		BI(st, 7, p->start_ns);
+		bt(st, 8, p->comm);
+		bt(st, 9, p->exe);
+		s->tmp.len = 0;
+		if (ilog_json_argv(&s->tmp, p->cmdline))
+			return sq_err(c, s, "out of memory");
+		sqlite3_bind_text(st, 10, s->tmp.p ? s->tmp.p : "[]", (int)(s->tmp.p ? s->tmp.len : 2),
+				  SQLITE_STATIC);
+		return step(c, s, st);
+	}
+	case ILOG_K_MAPPING: {
+		const struct ilog_mapping *mp = &rec->u.mapping;
+		st = s->st[S_MAPPING];
+		BI(st, 1, s->session);
+		BI(st, 2, node);
+		BI(st, 3, wall);
+		BI(st, 4, mp->pid);
+		BI(st, 5, mp->start);
+		BI(st, 6, mp->end);
+		BI(st, 7, mp->offset);
+		BI(st, 8, mp->prot);
+		bt(st, 9, mp->path);
+		sqlite3_bind_text(st, 10, hex(s, mp->build_id), -1, SQLITE_STATIC);
+		return step(c, s, st);
+	}
+	case ILOG_K_STACK: {
+		const struct ingero_stack *k = &rec->u.stack;
+		st = s->st[S_STACK];
+		BI(st, 1, s->session);
+		BI(st, 2, node);
+		BI(st, 3, k->id);
+		BI(st, 4, k->pid);
+		BI(st, 5, k->nr);
+		if (step(c, s, st))
+			return -1;
+		if (!sqlite3_changes(s->db))
+			return 0; /* the same id again: its frames are there */
+		st = s->st[S_FRAME];
+		for (uint32_t i = 0; i < k->nr && i < INGERO_MAX_STACK; i++) {
+			BI(st, 1, s->session);
+			BI(st, 2, node);
+			BI(st, 3, k->id);
+			BI(st, 4, i);
+			BI(st, 5, k->ips[i]);
+			if (step(c, s, st))
+				return -1;
+		}
+		return 0;
+	}
+	case ILOG_K_PYSTACK: {
+		const struct ingero_pystack *k = &rec->u.pystack;
+		st = s->st[S_PYSTACK];
+		BI(st, 1, s->session);
+		BI(st, 2, node);
+		BI(st, 3, k->id);
+		BI(st, 4, k->pid);
+		BI(st, 5, k->nr);
+		BI(st, 6, k->entry);
+		if (step(c, s, st))
+			return -1;
+		if (!sqlite3_changes(s->db))
+			return 0;
+		st = s->st[S_PYFRAME];
+		for (uint32_t i = 0; i < k->nr && i < INGERO_MAX_PYFRAMES; i++) {
+			BI(st, 1, s->session);
+			BI(st, 2, node);
+			BI(st, 3, k->id);
+			BI(st, 4, i);
+			BI(st, 5, k->frames[i].code);
+			BI(st, 6, k->frames[i].lasti);
+			if (step(c, s, st))
+				return -1;
+		}
+		return 0;
+	}
+	case ILOG_K_PYCODE: {
+		const struct ilog_pycode *p = &rec->u.pycode;
+		st = s->st[S_PYCODE];
+		BI(st, 1, s->session);
+		BI(st, 2, node);
+		BI(st, 3, p->pid);
+		BI(st, 4, p->code);
+		BI(st, 5, p->py_version);
+		bt(st, 6, p->filename);
+		bt(st, 7, p->qualname);
+		BI(st, 8, p->firstlineno);
+		sqlite3_bind_blob(st, 9, p->linetable.n ? (const void *)p->linetable.p : "",
+				  (int)p->linetable.n, SQLITE_STATIC);
+		return step(c, s, st);
+	}
+	case ILOG_K_SYMBOL: {
+		const struct ilog_symbol *y = &rec->u.symbol;
+		st = s->st[S_SYMBOL];
+		BI(st, 1, s->session);
+		BI(st, 2, node);
+		BI(st, 3, y->pid);
+		BI(st, 4, y->ip);
+		sqlite3_bind_text(st, 5, hex(s, y->build_id), -1, SQLITE_STATIC);
+		bt(st, 6, y->module);
+		BI(st, 7, y->module_off);
+		bt(st, 8, y->function);
+		BI(st, 9, y->sym_off);
+		bt(st, 10, y->file);
+		BI(st, 11, y->line);
+		BI(st, 12, y->inline_depth);
+		return step(c, s, st);
+	}
+	case ILOG_K_SNAPSHOT: {
+		const struct ilog_snapshot *n = &rec->u.snapshot;
+		st = s->st[S_SNAP];
+		BI(st, 1, s->session);
+		BI(st, 2, node);
+		BI(st, 3, wall);
+		BD(st, 4, n->cpu_pct);
+		BI(st, 5, n->ncpu);
+		BI(st, 6, n->mem_total);
+		BI(st, 7, n->mem_avail);
+		BI(st, 8, n->swap_total);
+		BI(st, 9, n->swap_free);
+		BD(st, 10, n->load1);
+		BD(st, 11, n->load5);
+		BD(st, 12, n->load15);
+		if (step(c, s, st))
+			return -1;
+		st = s->st[S_SNAPPROC];
+		for (uint32_t i = 0; i < n->nprocs && i < ILOG_MAX_SNAPSHOT_PROCS; i++) {
+			BI(st, 1, s->session);
+			BI(st, 2, node);
+			BI(st, 3, wall);
+			BI(st, 4, n->procs[i].pid);
+			BD(st, 5, n->procs[i].cpu_pct);
+			BI(st, 6, n->procs[i].rss);
+			if (step(c, s, st))
+				return -1;
+		}
+		return 0;
+	}
+	case ILOG_K_LOSS:
+		st = s->st[S_LOSS];
+		BI(st, 1, s->session);
+		BI(st, 2, node);
+		BI(st, 3, wall);
+		bt(st, 4, rec->u.loss.source);
+		BI(st, 5, rec->u.loss.lost);
+		BI(st, 6, rec->u.loss.seen);
+		return step(c, s, st);
+	case ILOG_K_CHAIN: {
+		const struct ilog_chain *ch = &rec->u.chain;
+		st = s->st[S_CHAIN];
+		BI(st, 1, s->session);
+		BI(st, 2, node);
+		BI(st, 3, ch->id);
+		BI(st, 4, wall);
+		BI(st, 5, ch->ts_end ? ilog_reader_wall(r, rec->node, ch->ts_end) : 0);
+		BI(st, 6, ch->severity);
+		bt(st, 7, ch->pattern);
+		BI(st, 8, ch->pid);
+		BI(st, 9, ch->op);
+		BD(st, 10, ch->score);
+		bt(st, 11, ch->title);
+		bt(st, 12, ch->root_cause);
+		bt(st, 13, ch->fix);
+		bt(st, 14, ch->evidence);
+		bt(st, 15, ch->comm);
+		BI(st, 16, ch->culprit_pid);
+		bt(st, 17, ch->culprit_comm);
+		BI(st, 18, ch->lost_ns);
+		bt(st, 19, ch->metrics);
+		return step(c, s, st);
+	}
+	case ILOG_K_PROVENANCE:
+		st = s->st[S_PROV];
+		BI(st, 1, s->session);
+		BI(st, 2, rec->u.provenance.real_ns);
+		bt(st, 3, rec->u.provenance.tool);
+		bt(st, 4, rec->u.provenance.version);
+		bt(st, 5, rec->u.provenance.args);
+		return step(c, s, st);
+	case ILOG_K_SCHEMA:
+	case ILOG_K_NODE:
+		return 0;
+	default:
+		s->unknown++;
+		return 0;
+	}
+}
+
+static int sq_close(struct ilog_sink_ctx *c)
+{
+	struct sq *s = c->state;
+	if (!s)
+		return 0;
+	int rc = s->in_txn && s->npend ? flush_events(c, s) : 0;
+	for (int i = 0; i < S__COUNT; i++) {
+		sqlite3_finalize(s->st[i]);
+		s->st[i] = NULL;
+	}
+	sqlite3_finalize(s->batch);
+	s->batch = NULL;
+	if (s->in_txn) {
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(s->db, "UPDATE sessions SET records=?, events=?, host_events=?, "
+				       "unknown_records=?, first_ts=?, last_ts=?, complete=1 "
+				       "WHERE session_id=?", -1, &st, NULL) == SQLITE_OK) {
+			BI(st, 1, s->records);
+			BI(st, 2, s->events);
+			BI(st, 3, s->host);
+			BI(st, 4, s->unknown);
+			BI(st, 5, s->first_ts);
+			BI(st, 6, s->last_ts);
+			BI(st, 7, s->session);
+			if (sqlite3_step(st) != SQLITE_DONE)
+				rc = sq_err(c, s, "update session");
+			sqlite3_finalize(st);
+		} else {
+			rc = sq_err(c, s, "prepare");
+		}
+		if (!rc && s->fresh)
+			rc = exec(c, s, indexes);
+		if (!rc)
+			rc = exec(c, s, "COMMIT");
+		if (rc)
+			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		if (!rc)
+			rc = exec(c, s, "PRAGMA optimize");
+	}
+	if (s->db && sqlite3_close(s->db) != SQLITE_OK && !rc)
+		rc = sq_err(c, s, "close");
+	s->db = NULL;
+	sq_free(s);
+	c->state = NULL;
+	return rc;
+}
+
+const struct ilog_sink ilog_sink_sqlite = {
+	.name = "sqlite",
+	.help = "SQLite database (-o FILE; appends a session); schema in docs/schema.md",
+	.binary = 1,
+	.path_output = 1,
+	.open = sq_open, .record = sq_record, .close = sq_close,
+};

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The causal engine: turns the statistics of a log (stats.h) into causal
+ * chains - an anomaly in the CUDA calls of a process, joined by time and
+ * pid/tid with the host evidence that explains it, with a severity, a
+ * timeline, a one-sentence root cause quoting the log's numbers and a fix.
+ *
+ * Rules (all thresholds come from the data; the few constants below are
+ * statistical conventions or severity policy, also in
+ * `ingero-correlate --help`):
+ *   - a call is an outlier of its (node, pid, op) series when its duration
+ *     exceeds median + 3.5 * 1.4826 * MAD (modified z-score > 3.5,
+ *     Iglewicz & Hoaglin), the MAD floored at the histogram's resolution;
+ *   - an analysis window (whole statistics windows, enough for 20 calls of
+ *     the op on average) is anomalous when its share of outliers is above
+ *     the rate of the quiet windows with a Chernoff-bounded p-value below
+ *     0.01 / windows (Bonferroni); neighbouring anomalous windows form an
+ *     interval, compared with the op's calls outside all its intervals;
+ *   - an interval is blamed on the host signal (preemption of the calling
+ *     threads, other processes' CUDA calls, memory pressure, graph
+ *     captures) that is a robust outlier in the majority of its anomalous
+ *     windows (+-1 window); preemption must also account for half the lost
+ *     time.  With no such signal the chain says the GPU was slow and the
+ *     host is not blamed;
+ *   - memory pressure needs absolute evidence of scarcity in a window: swap
+ *     use grew; or page allocations are an outlier and ran at >= 1% of the
+ *     available memory per second (4 KiB pages; they would take all of it
+ *     within 100 s); or used memory is an outlier and available memory is
+ *     below 10% of the total (where userspace OOM daemons such as earlyoom
+ *     start to act).  A swing of used memory alone is not pressure;
+ *   - periodic spikes: the op's outliers outside its anomalies, the group
+ *     above a break in their sorted durations (>= 2x, wider than the spread
+ *     of the bulk above it; widest first, then all outliers) whose gaps keep
+ *     a rhythm (robust CV < ILOG_PERIODIC_RCV, so one or two irregular gaps
+ *     do not count); at least 4 spikes;
+ *   - severity: HIGH when a process was killed or a GPU operation failed,
+ *     or the lost time is >= 25% of the process's CUDA wall time; MEDIUM
+ *     >= 5%; LOW >= 1%; below 1% no chain.
+ */
+#ifndef ILOG_CAUSAL_H
+#define ILOG_CAUSAL_H
+
+#include "ingero/stats.h"
+
+#define ILOG_Z_OUTLIER 3.5      /* modified z-score outlier rule */
+#define ILOG_FAMILY_ALPHA 0.01  /* family-wise error rate over windows */
+#define ILOG_COVERAGE 0.5       /* majority of anomalous windows */
+#define ILOG_SEV_HIGH_IMPACT 0.25
+#define ILOG_SEV_MEDIUM_IMPACT 0.05
+#define ILOG_SEV_MIN_IMPACT 0.01
+#define ILOG_MIN_SERIES 20      /* calls needed to judge a series' windows */
+#define ILOG_WINDOW_CALLS 20    /* calls per analysis window, on average */
+#define ILOG_PERIODIC_RCV 0.5   /* robust CV of spike intervals; Poisson ~1.0 */
+#define ILOG_SPIKE_BREAK 2.0    /* spikes are >= 2x slower than the other outliers */
+#define ILOG_MEM_CHURN 0.01     /* page allocations per second, share of available */
+#define ILOG_MEM_SCARCE 0.10    /* available memory below this share of the total */
+#define ILOG_PAGE_BYTES 4096.0  /* base page of a page_alloc count (SPEC: 2^order) */
+
+struct ilog_chain_set {
+	struct ilog_chain *chains; /* ranked: severity, then lost time */
+	uint32_t *nodes;           /* node index of each chain */
+	uint32_t n;
+	char **mem;                /* owned strings */
+	uint32_t nmem;
+};
+
+/*
+ * Run every detector over finished statistics (ilog_stats_finish done).
+ * 0, or -1 on out of memory (err filled).  Free with ilog_chain_set_free.
+ */
+int ilog_causal_run(struct ilog_stats *st, struct ilog_chain_set *cs, char *err,
+		    size_t errlen);
+void ilog_chain_set_free(struct ilog_chain_set *cs);
+
+#endif

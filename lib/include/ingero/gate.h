@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The regression gate: compare the statistics and chains of two runs
+ * (`ingero-correlate --baseline OLD NEW`) and render the difference.
+ */
+#ifndef ILOG_GATE_H
+#define ILOG_GATE_H
+
+#include "ingero/causal.h"
+
+struct ilog_gate_row {
+	uint8_t layer;
+	uint16_t op;
+	const char *comm;           /* "" unless per process */
+	int in_old, in_new;
+	struct ilog_stat_row old, cur;
+	double d_p50, d_p99;        /* relative change, new/old - 1 */
+	uint64_t above, above50;    /* new calls above old p99 (p50) * (1 + threshold) */
+	double noise, noise50;      /* relative spread of the old run's window p99s (p50s) */
+	int regressed;              /* bit 0: p99, bit 1: p50 */
+};
+
+struct ilog_gate {
+	double threshold;
+	struct ilog_gate_row *rows;
+	uint32_t n;
+	uint32_t regressed;         /* ops regressed beyond the threshold */
+	const struct ilog_chain **new_chains; /* chains of the new run absent from the old */
+	uint32_t nnew, new_high;
+};
+
+/*
+ * Compare two runs.  An op regressed when, for its p99 (or its p50), (1)
+ * the quantile grew beyond threshold, (2) the share of new calls above
+ * old_quantile * (1 + threshold) is significantly above the quantile's
+ * own share (1% for p99, 50% for p50; Chernoff bound, alpha 0.01 / tests),
+ * and (3) the growth exceeds the old run's own window-to-window spread of
+ * that quantile (3.5 robust sigma).  The p50 test catches a slowdown of
+ * every call when the p99 is ruled by host noise.  A chain is new when no
+ * chain of the old run has its pattern, process name and op at the same
+ * or a higher severity.  0 or -1 (out of memory).
+ */
+int ilog_gate_compare(struct ilog_stats *old, const struct ilog_chain_set *cold,
+		      struct ilog_stats *cur, const struct ilog_chain_set *ccur,
+		      double threshold, int per_process, struct ilog_gate *g);
+void ilog_gate_free(struct ilog_gate *g);
+int ilog_gate_text(struct ilog_buf *b, const struct ilog_gate *g, const char *old_name,
+		   const char *new_name);
+int ilog_gate_json(struct ilog_buf *b, const struct ilog_gate *g);
+
+#endif

@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libingero: the .ilog record model, writer, reader and JSON renderer.
+ * format/SPEC.md is the contract this implements.  Nothing in lib/ prints
+ * or exits (except lib/cli/cli.c, which exists to print for mains): functions
+ * return a code and keep a message the caller prints.
+ */
+#ifndef ILOG_H
+#define ILOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "ingero_events.h"
+
+#define ILOG_MAGIC "ILOG"
+#define ILOG_VERSION_MAJOR 1   /* readers reject a larger major (SPEC §8) */
+#define ILOG_VERSION_MINOR 1
+#define INGERO_VERSION "0.1.0"
+
+/* Exit codes shared by every program (DESIGN "The filters"). */
+enum ilog_exit { ILOG_EXIT_OK = 0, ILOG_EXIT_FINDING = 1, ILOG_EXIT_USAGE = 2 };
+
+/* Largest decompressed frame a reader accepts (SPEC §3). */
+#define ILOG_MAX_FRAME_CONTENT (64u << 20)
+#define ILOG_MAX_SCHEMA_FIELDS 64
+#define ILOG_MAX_SNAPSHOT_PROCS 64
+
+/* Views into a reader's buffer: valid until the next ilog_reader_next(). */
+struct ilog_str { const char *p; uint32_t n; };
+struct ilog_bin { const uint8_t *p; uint32_t n; };
+#define ILOG_STR(s) ((struct ilog_str){ (s), (uint32_t)sizeof(s) - 1 })
+struct ilog_str ilog_str_c(const char *s); /* NULL gives the empty string */
+
+struct ilog_header {
+	struct ilog_str magic;     /* "ILOG"; the writer always writes it */
+	uint32_t version_major, version_minor;
+	struct ilog_str node;      /* stable node identity (machine-id or --node) */
+	struct ilog_str boot_id;   /* /proc/sys/kernel/random/boot_id */
+	struct ilog_str host;      /* hostname */
+	struct ilog_str recorder;  /* writer program and version */
+	struct ilog_str kernel;    /* uname -r */
+	struct ilog_str driver;    /* NVIDIA driver version, "" if none */
+	uint64_t session_id;       /* random per recording */
+	int64_t rank;              /* job rank, -1 if unknown */
+	uint64_t mono_ns, boot_ns, real_ns; /* clock anchor taken at start */
+	uint32_t node_index;       /* 0 in single-node logs (SPEC §5.16) */
+};
+
+struct ilog_clock { uint64_t mono_ns, boot_ns, real_ns; };
+
+struct ilog_schema {
+	uint32_t kind;
+	struct ilog_str name;
+	uint32_t nfields;
+	struct ilog_str fields[ILOG_MAX_SCHEMA_FIELDS];
+};
+
+struct ilog_process {
+	uint64_t ts_ns;
+	uint32_t pid, ppid, uid;
+	uint64_t start_ns;         /* process start, CLOCK_BOOTTIME ns: pid reuse key */
+	struct ilog_str comm, exe;
+	struct ilog_bin cmdline;   /* NUL-separated argv as in /proc/PID/cmdline */
+};
+
+struct ilog_mapping {
+	uint64_t ts_ns;
+	uint32_t pid;
+	uint64_t start, end, offset;
+	uint32_t prot;             /* PROT_* bits */
+	struct ilog_str path;
+	struct ilog_bin build_id;  /* GNU build-id, empty if none */
+};
+
+struct ilog_pycode {
+	uint32_t pid;
+	uint64_t code;             /* PyCodeObject address */
+	uint32_t py_version;       /* PY_VERSION_HEX >> 16, e.g. 0x030b */
+	struct ilog_str filename, qualname;
+	uint32_t firstlineno;
+	struct ilog_bin linetable; /* co_linetable bytes (format by py_version) */
+};
+
+struct ilog_snapshot_proc { uint32_t pid; double cpu_pct; uint64_t rss; };
+
+struct ilog_snapshot {
+	uint64_t ts_ns;
+	double cpu_pct;            /* all CPUs busy fraction, 0..100 */
+	uint32_t ncpu;
+	uint64_t mem_total, mem_avail, swap_total, swap_free; /* bytes */
+	double load1, load5, load15;
+	uint32_t nprocs;
+	struct ilog_snapshot_proc procs[ILOG_MAX_SNAPSHOT_PROCS];
+};
+
+struct ilog_loss {
+	uint64_t ts_ns;
+	struct ilog_str source;    /* "ringbuf:cuda", "probe:cudaMalloc", ... */
+	uint64_t lost, seen;       /* cumulative since start */
+};
+
+struct ilog_symbol {
+	uint32_t pid;
+	uint64_t ip;
+	struct ilog_bin build_id;
+	struct ilog_str module;
+	uint64_t module_off;
+	struct ilog_str function;  /* demangled */
+	uint64_t sym_off;
+	struct ilog_str file;
+	uint32_t line;
+	uint32_t inline_depth;     /* 0 = the frame itself, 1.. = inlined callers */
+};
+
+enum ilog_severity { ILOG_SEV_LOW = 0, ILOG_SEV_MEDIUM = 1, ILOG_SEV_HIGH = 2 };
+
+struct ilog_chain {
+	uint64_t id;
+	uint64_t ts_start, ts_end;
+	uint32_t severity;         /* enum ilog_severity */
+	struct ilog_str pattern;   /* "cpu-contention", "memcpy-bound", ... */
+	uint32_t pid;
+	uint16_t op;
+	double score;
+	struct ilog_str title, root_cause, fix;
+	struct ilog_str evidence;  /* JSON array of timeline entries */
+	/* appended (ingero-correlate): */
+	struct ilog_str comm;      /* the affected process's name */
+	uint32_t culprit_pid;      /* the process blamed, 0 = none (GPU, the process itself) */
+	struct ilog_str culprit_comm;
+	uint64_t lost_ns;          /* estimated wall time the cause cost */
+	struct ilog_str metrics;   /* JSON object: the numbers quoted in root_cause */
+};
+
+struct ilog_provenance {
+	uint64_t real_ns;
+	struct ilog_str tool, version, args;
+};
+
+struct ilog_node { uint32_t node_index; };
+
+/* Unknown kinds: the whole msgpack record, for pass-through and JSON. */
+struct ilog_raw { const uint8_t *p; uint32_t n; };
+
+struct ilog_record {
+	uint32_t kind;             /* enum ilog_kind, or unknown */
+	uint32_t node;             /* node index in force (reader fills) */
+	union {
+		struct ilog_header header;
+		struct ilog_clock clock;
+		struct ilog_schema schema;
+		struct ingero_cuda_event cuda;
+		struct ingero_host_event host;
+		struct ingero_stack stack;
+		struct ingero_pystack pystack;
+		struct ilog_process process;
+		struct ilog_mapping mapping;
+		struct ilog_pycode pycode;
+		struct ilog_snapshot snapshot;
+		struct ilog_loss loss;
+		struct ilog_symbol symbol;
+		struct ilog_chain chain;
+		struct ilog_provenance provenance;
+		struct ilog_node node;
+	} u;
+	struct ilog_raw raw;       /* the encoded record (reader fills) */
+};
+
+/* Names at the edges.  Return NULL for out-of-range values. */
+const char *ilog_kind_name(uint32_t kind);      /* "cuda", "host", ... */
+int ilog_kind_from_name(const char *name);      /* -1 if unknown */
+const char *ilog_op_name(uint32_t op);          /* "cudaMalloc" */
+int ilog_op_from_name(const char *name);        /* -1 if unknown */
+enum ilog_layer ilog_op_layer(uint32_t op);
+const char *ilog_layer_name(uint32_t layer);    /* "runtime" */
+const char *ilog_host_type_name(uint32_t type); /* "switch" */
+const char *ilog_severity_name(uint32_t sev);   /* "HIGH" */
+/* The record's timestamp (CLOCK_MONOTONIC ns) or 0 if the kind has none. */
+uint64_t ilog_record_ts(const struct ilog_record *rec);
+
+/* ---- writer (SPEC §3, §4) ---- */
+struct ilog_writer_opts {
+	int level;              /* zstd level; 0: the default, zstd 3 retuned (writer.c) */
+	uint32_t frame_records; /* end a frame after this many records (default 65536) */
+	uint32_t frame_bytes;   /* ... or this many uncompressed bytes (default 1 MiB) */
+	uint32_t frame_ms;      /* ... or when the frame is this old (default 1000) */
+};
+#define ILOG_FRAME_MS_OFF UINT32_MAX /* frame_ms: never end frames by age */
+struct ilog_writer;
+/*
+ * Write to fd (not closed by the writer).  Returns NULL and fills err on
+ * failure.  Frames go to fd with write(2) as they complete, so a killed
+ * writer loses at most the unfinished frame.
+ */
+struct ilog_writer *ilog_writer_open(int fd, const struct ilog_writer_opts *opts,
+				     char *err, size_t errlen);
+/* Append one record.  0 on success, -1 on error (see ilog_writer_error).
+ * Write errors are sticky; a refused record (over 32 MiB) is not. */
+int ilog_writer_put(struct ilog_writer *w, const struct ilog_record *rec);
+/* The allocation-free hot path for the recorder. */
+int ilog_writer_put_cuda(struct ilog_writer *w, const struct ingero_cuda_event *ev);
+/* Append an already-encoded record, for pass-through of kinds this writer
+ * does not know.  The bytes are copied as they are: a record of a known
+ * kind with a delta-coded time (SPEC §4.3) must already be coded against
+ * this frame's base, and does not move it; filters re-encode known kinds
+ * with ilog_writer_put instead. */
+int ilog_writer_put_raw(struct ilog_writer *w, const struct ilog_raw *raw);
+/* Write a header for this program, then one schema record per known kind. */
+int ilog_writer_begin(struct ilog_writer *w, const struct ilog_header *h);
+/* End the frame if it is older than frame_ms; call when idle.  0 or -1. */
+int ilog_writer_tick(struct ilog_writer *w);
+/* End the current frame now (no-op when empty).  0 or -1. */
+int ilog_writer_flush(struct ilog_writer *w);
+/* Flush, then free.  Returns 0, or -1 if any write failed (err filled). */
+int ilog_writer_close(struct ilog_writer *w, char *err, size_t errlen);
+const char *ilog_writer_error(const struct ilog_writer *w);
+struct ilog_writer_stats { uint64_t records, frames, raw_bytes, out_bytes; };
+void ilog_writer_stats(const struct ilog_writer *w, struct ilog_writer_stats *st);
+
+/* ---- reader (SPEC §3, §9) ---- */
+struct ilog_reader;
+/* Read fd (not closed).  name is used in messages only. */
+struct ilog_reader *ilog_reader_open(int fd, char *err, size_t errlen);
+/*
+ * Next record: 1 and *rec set, 0 at clean end of input, -1 on damage or
+ * bad input (ilog_reader_error says "offset N: problem").  Every record
+ * before the damage is returned first.  *rec and its views stay valid
+ * until the next call.
+ */
+int ilog_reader_next(struct ilog_reader *r, const struct ilog_record **rec);
+const char *ilog_reader_error(const struct ilog_reader *r);
+/* Header in force for a node index (NULL if none seen). */
+const struct ilog_header *ilog_reader_header(const struct ilog_reader *r, uint32_t node);
+/* CLOCK_REALTIME ns for a monotonic ts on a node, from the latest anchor; 0 if none. */
+uint64_t ilog_reader_wall(const struct ilog_reader *r, uint32_t node, uint64_t mono_ns);
+/* Schema names for a kind seen in the log (for unknown kinds), or NULL. */
+const struct ilog_schema *ilog_reader_schema(const struct ilog_reader *r, uint32_t kind);
+/* Where the record last returned lies, for filters that copy whole frames
+ * byte for byte (ingero-symbolize): its frame's offset in the input
+ * (counted from where the reader started) and compressed size, the
+ * frame's decompressed size, and the record's offset in that content
+ * (its length is rec->raw.n).  Only meaningful after a record. */
+struct ilog_reader_where { uint64_t frame_off, frame_size, content_size, rec_off; };
+void ilog_reader_where(const struct ilog_reader *r, struct ilog_reader_where *w);
+struct ilog_reader_stats { uint64_t records, frames, in_bytes, skipped_unknown; };
+void ilog_reader_stats(const struct ilog_reader *r, struct ilog_reader_stats *st);
+void ilog_reader_close(struct ilog_reader *r);
+
+/* ---- JSON (SPEC §6) ---- */
+struct ilog_buf { char *p; size_t len, cap; };
+void ilog_buf_free(struct ilog_buf *b);
+/* Append n bytes.  0 or -1 (ENOMEM). */
+int ilog_buf_put(struct ilog_buf *b, const void *p, size_t n);
+/* Render one record as a single-line JSON object (no newline) appended to b.
+ * r (may be NULL) supplies wall-clock anchors and schemas. 0 or -1 (ENOMEM). */
+int ilog_json_record(struct ilog_buf *b, const struct ilog_record *rec,
+		     const struct ilog_reader *r);
+
+/* ---- parsers (lib/codec/parse.c) ---- */
+/* "1h30m", "5m", "250ms", "1.5s", "10" (seconds).  0 or -1. */
+int ilog_parse_duration(const char *s, uint64_t *ns);
+/* "500m", "10g", "4k", "1.5GiB", "123" (bytes), binary units.  0 or -1. */
+int ilog_parse_size(const char *s, uint64_t *bytes);
+/* Wall time: RFC 3339 ("2026-11-22T16:20:00Z", fraction and offset allowed),
+ * "@SECONDS[.frac]" since the epoch.  Result: CLOCK_REALTIME ns.  0 or -1. */
+int ilog_parse_walltime(const char *s, uint64_t *real_ns);
+/* Comma-separated list of names -> bit mask via lookup(name) (-1 unknown). */
+int ilog_parse_list(const char *s, int (*lookup)(const char *), uint64_t *mask,
+		    char *bad, size_t badlen);
+
+#endif /* ILOG_H */

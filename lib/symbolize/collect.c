@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+/*
+ * --collect (ilog_symbolize_collect in lib/include/ingero/symbolize.h): the recording
+ * node copies the ELF files its log names into a directory keyed by
+ * build-id, in the layout the symbolizer's debug-directory lookup reads,
+ * so the log and the directory can be symbolized on another machine.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "ingero/symbolize.h"
+#include "symbolize_int.h"
+
+struct collect {
+	const struct ilog_symbolize_opts *o;
+	const char *dir;
+	struct ilog_collect_stats *st;
+	struct sym_pool pool;
+	struct sym_hmap seen;         /* (interned build-id hex or path, 0) */
+	char *err;
+	size_t errlen;
+};
+
+static void say(struct collect *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct collect *c, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	if (!c->o->report)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->o->report(c->o->report_arg, ILOG_SYM_WARN, msg);
+}
+
+static int mkdirs(char *path)
+{
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		int rc = mkdir(path, 0755);
+		*p = '/';
+		if (rc && errno != EEXIST)
+			return -1;
+	}
+	return mkdir(path, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+/* Copy src to dst through a temporary name, so dst is whole or absent. */
+static int copy_file(struct collect *c, const char *src, const char *dst)
+{
+	char tmp[4200];
+	char buf[1 << 16];
+	int in = open(src, O_RDONLY | O_CLOEXEC), out = -1;
+	if (in < 0) {
+		snprintf(c->err, c->errlen, "%s: %s", src, strerror(errno));
+		return -1;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", dst, (int)getpid());
+	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0)
+		goto fail;
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(c->err, c->errlen, "%s: read error: %s", src, strerror(errno));
+			goto fail_quiet;
+		}
+		if (!n)
+			break;
+		for (ssize_t w = 0; w < n;) {
+			ssize_t k = write(out, buf + w, (size_t)(n - w));
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k < 0)
+				goto fail;
+			w += k;
+			c->st->bytes += (uint64_t)k;
+		}
+	}
+	if (close(out)) {
+		out = -1;
+		goto fail;
+	}
+	out = -1;
+	if (rename(tmp, dst))
+		goto fail;
+	close(in);
+	return 0;
+fail:
+	snprintf(c->err, c->errlen, "%s: %s", tmp, strerror(errno));
+fail_quiet:
+	if (out >= 0)
+		close(out);
+	unlink(tmp);
+	close(in);
+	return -1;
+}
+
+/* dst already holds the right file? */
+static int present(struct collect *c, const char *dst, const uint8_t *bid, uint32_t nbid)
+{
+	char why[600];
+	int k = ilog_sym_check_file(dst, bid, nbid, 0, why, sizeof(why));
+	if (k < 0)
+		say(c, "%s; replaced", why);
+	return k > 0;
+}
+
+static int collect_one(struct collect *c, const struct ilog_mapping *m)
+{
+	const uint8_t *bid = m->build_id.p;
+	uint32_t nbid = m->build_id.n;
+	char h[130], dst[4096], src[4096], why[600];
+	sym_hex(h, bid, nbid);
+	snprintf(dst, sizeof(dst), "%s/.build-id/%.2s", c->dir, h);
+	if (mkdirs(dst)) {
+		snprintf(c->err, c->errlen, "%s: %s", dst, strerror(errno));
+		return -1;
+	}
+	/* the module itself: from its path, build-id checked */
+	snprintf(dst, sizeof(dst), "%s/.build-id/%.2s/%s", c->dir, h, h + 2);
+	if (present(c, dst, bid, nbid)) {
+		c->st->present++;
+	} else {
+		const char *root = c->o->sysroot && *c->o->sysroot ? c->o->sysroot : "";
+		size_t n = sym_path_len(m->path.p, m->path.n);
+		snprintf(src, sizeof(src), "%s%.*s", root, (int)n, m->path.p);
+		int k = ilog_sym_check_file(src, bid, nbid, 1, why, sizeof(why));
+		if (k > 0) {
+			if (copy_file(c, src, dst))
+				return -1;
+			c->st->copied++;
+		} else {
+			c->st->missing++;
+			if (k < 0)
+				say(c, "%s; not collected", why);
+			else
+				say(c, "%s (build-id %s): not found; not collected", src, h);
+		}
+	}
+	/* its separate debug info, where a debug directory has it */
+	snprintf(dst, sizeof(dst), "%s/.build-id/%.2s/%s.debug", c->dir, h, h + 2);
+	if (present(c, dst, bid, nbid))
+		return 0;
+	const char *root = c->o->sysroot && *c->o->sysroot ? c->o->sysroot : "";
+	for (unsigned d = 0; d <= c->o->ndebug_dirs; d++) {
+		if (d == c->o->ndebug_dirs && c->o->no_system_debug)
+			break;
+		if (d < c->o->ndebug_dirs)
+			snprintf(src, sizeof(src), "%s/.build-id/%.2s/%s.debug", c->o->debug_dirs[d], h,
+				 h + 2);
+		else
+			snprintf(src, sizeof(src), "%s/usr/lib/debug/.build-id/%.2s/%s.debug", root, h,
+				 h + 2);
+		if (ilog_sym_check_file(src, bid, nbid, 0, why, sizeof(why)) > 0) {
+			if (copy_file(c, src, dst))
+				return -1;
+			c->st->copied++;
+			break;
+		}
+	}
+	return 0;
+}
+
+static int on_mapping(struct collect *c, const struct ilog_mapping *m)
+{
+	if (!m->path.n || m->path.p[0] != '/')
+		return 0; /* anonymous memory, [vdso], [stack]: no file */
+	uint32_t nbid = m->build_id.n;
+	char h[130];
+	const char *key;
+	if (nbid && nbid <= 64) {
+		sym_hex(h, m->build_id.p, nbid);
+		key = sym_pool_intern(&c->pool, h, 2 * nbid);
+	} else {
+		key = sym_pool_intern(&c->pool, m->path.p, m->path.n);
+	}
+	if (!key) {
+		snprintf(c->err, c->errlen, "out of memory");
+		return -1;
+	}
+	if (sym_hmap_get(&c->seen, (uintptr_t)key, 0))
+		return 0;
+	if (sym_hmap_put(&c->seen, (uintptr_t)key, 0, 0)) {
+		snprintf(c->err, c->errlen, "out of memory");
+		return -1;
+	}
+	if (!nbid || nbid > 64) {
+		/* data files (fonts, locale archives) have none and need
+		 * none; a code mapping without one cannot be keyed */
+		if (m->prot & PROT_EXEC) {
+			c->st->missing++;
+			say(c, "%.*s: no build-id recorded; not collected", (int)m->path.n, m->path.p);
+		}
+		return 0;
+	}
+	return collect_one(c, m);
+}
+
+int ilog_symbolize_collect(const struct ilog_symbolize_opts *o,
+			   const struct ilog_symbolize_input *in, unsigned nin, const char *dir,
+			   struct ilog_collect_stats *st, char *err, size_t errlen)
+{
+	struct ilog_collect_stats dummy;
+	struct collect c = { .o = o, .dir = dir, .st = st ? st : &dummy, .err = err,
+			     .errlen = errlen };
+	char path[4096];
+	int rc = 0, damaged = 0;
+	memset(c.st, 0, sizeof(*c.st));
+	snprintf(path, sizeof(path), "%s", dir);
+	if (mkdirs(path)) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	for (unsigned i = 0; i < nin && !rc; i++) {
+		char e[256];
+		struct ilog_reader *r = ilog_reader_open(in[i].fd, e, sizeof(e));
+		if (!r) {
+			snprintf(err, errlen, "%s: %s", in[i].name, e);
+			rc = -1;
+			break;
+		}
+		const struct ilog_record *rec;
+		int k;
+		while ((k = ilog_reader_next(r, &rec)) > 0)
+			if (rec->kind == ILOG_K_MAPPING && on_mapping(&c, &rec->u.mapping)) {
+				rc = -1;
+				break;
+			}
+		if (k < 0 && !rc && !damaged) {
+			/* what was read is collected, the other inputs too; the
+			 * first damage is reported at the end */
+			snprintf(err, errlen, "%s: %s", in[i].name, ilog_reader_error(r));
+			damaged = 1;
+		}
+		ilog_reader_close(r);
+	}
+	if (damaged && !rc)
+		rc = -1;
+	sym_hmap_free(&c.seen);
+	sym_pool_free(&c.pool);
+	return rc;
+}
