@@ -14,6 +14,7 @@
 #include "ingero/explain.h"
 #include "ingero/export.h"
 #include "ingero/gate.h"
+#include "ingero/io.h"
 
 static void usage(FILE *f)
 {
@@ -193,18 +194,6 @@ static void run_free(struct run *ru)
 	ilog_callsites_free(ru->sites);
 }
 
-static int write_all(int fd, const struct ilog_buf *b)
-{
-	size_t off = 0;
-	while (off < b->len) {
-		ssize_t k = write(fd, b->p + off, b->len - off);
-		if (k <= 0)
-			return -1;
-		off += (size_t)k;
-	}
-	return 0;
-}
-
 /* Append the chains (after a node record where the node changes) and provenance. */
 static int put_chains(struct ilog_writer *w, const struct run *ru, uint32_t node, const char *args)
 {
@@ -260,7 +249,7 @@ static int gate(struct opts *o)
 	else
 		rc = ilog_gate_text(&b, &g, o->baseline, ilog_in_name(o->ninputs ? o->inputs[0] : "-"));
 	int fd = ilog_open_out(o->out);
-	if (rc || fd < 0 || write_all(fd, &b)) {
+	if (rc || fd < 0 || ilog_write_all(fd, b.p, b.len)) {
 		if (fd >= 0)
 			ilog_errorf("%s: write error", o->out ? o->out : "(stdout)");
 		rc = ILOG_EXIT_USAGE;
@@ -321,7 +310,7 @@ static int analyze(struct opts *o)
 			wrc = ilog_explain_stats(&b, ru.st, &eo);
 		else
 			wrc = ilog_explain_report(&b, ru.st, &ru.cs, &eo);
-		if (wrc || write_all(fd, &b)) {
+		if (wrc || ilog_write_all(fd, b.p, b.len)) {
 			ilog_errorf("%s: write error", o->out ? o->out : "(stdout)");
 			rc = ILOG_EXIT_USAGE;
 		}

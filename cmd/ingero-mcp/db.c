@@ -23,6 +23,7 @@
 #include <strings.h>
 #include <time.h>
 #include "ingero/cli.h"
+#include "ingero/io.h"
 #include "mcp_int.h"
 
 /* Called every few hundred VM instructions: a clock read is ~20 ns. */

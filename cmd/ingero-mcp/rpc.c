@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "ingero/io.h"
 #include "mcp_int.h"
 
 const char *const ilog_mcp_versions[] = {
@@ -598,20 +599,6 @@ int ilog_mcp_handle(struct ilog_mcp *m, const char *msg, size_t n, struct ilog_b
 
 /* ---- stdio transport ---- */
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Handle one complete line and write its reply. */
 static int serve_line(struct ilog_mcp *m, const char *p, size_t n, int out_fd,
 		      struct ilog_buf *out, char *err, size_t errlen)
@@ -634,7 +621,7 @@ static int serve_line(struct ilog_mcp *m, const char *p, size_t n, int out_fd,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (write_all(out_fd, out->p, out->len)) {
+	if (ilog_write_all(out_fd, out->p, out->len)) {
 		snprintf(err, errlen, "write: %s", strerror(errno));
 		return -1;
 	}
@@ -655,7 +642,7 @@ static int serve_too_long(struct ilog_mcp *m, int out_fd, struct ilog_buf *out, 
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (write_all(out_fd, out->p, out->len)) {
+	if (ilog_write_all(out_fd, out->p, out->len)) {
 		snprintf(err, errlen, "write: %s", strerror(errno));
 		return -1;
 	}

@@ -84,12 +84,6 @@ int ilog_finish_stdout(int rc)
 	return rc;
 }
 
-uint64_t ilog_mono_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
 
 void ilog_progress_start(struct ilog_progress *p)
 {

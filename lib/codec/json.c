@@ -13,46 +13,15 @@
 #include "ingero/mpread.h"
 #include "ingero/schema.h"
 
-void ilog_buf_free(struct ilog_buf *b)
-{
-	free(b->p);
-	b->p = NULL;
-	b->len = b->cap = 0;
-}
-
-static int reserve(struct ilog_buf *b, size_t n)
-{
-	if (b->len + n <= b->cap)
-		return 0;
-	size_t cap = b->cap ? b->cap * 2 : 4096;
-	while (cap < b->len + n)
-		cap *= 2;
-	char *p = realloc(b->p, cap);
-	if (!p)
-		return -1;
-	b->p = p;
-	b->cap = cap;
-	return 0;
-}
 
 static void put(struct ilog_buf *b, const char *s, size_t n)
 {
-	if (!n || reserve(b, n))
+	if (!n || ilog_buf_reserve(b, n))
 		return;
 	memcpy(b->p + b->len, s, n);
 	b->len += n;
 }
 
-int ilog_buf_put(struct ilog_buf *b, const void *p, size_t n)
-{
-	if (!n)
-		return 0;
-	if (reserve(b, n))
-		return -1;
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-	return 0;
-}
 
 #define PUTS(b, lit) put(b, lit, sizeof(lit) - 1)
 
@@ -107,7 +76,7 @@ static void put_hex64(struct ilog_buf *b, uint64_t v)
 
 static void put_hexbytes(struct ilog_buf *b, const uint8_t *p, uint32_t n)
 {
-	if (reserve(b, 2 * (size_t)n + 2))
+	if (ilog_buf_reserve(b, 2 * (size_t)n + 2))
 		return;
 	char *q = b->p + b->len;
 	*q++ = '"';
@@ -119,71 +88,11 @@ static void put_hexbytes(struct ilog_buf *b, const uint8_t *p, uint32_t n)
 	b->len = (size_t)(q - b->p);
 }
 
-/* Length of a valid UTF-8 sequence at p (1..4), or 0 if invalid. */
-static unsigned utf8_len(const uint8_t *p, size_t n)
-{
-	uint8_t c = p[0];
-	unsigned len;
-	uint32_t cp;
-	if (c < 0xc2 || c > 0xf4)
-		return 0;
-	len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
-	if (n < len)
-		return 0;
-	cp = c & (0x3f >> (len - 1));
-	for (unsigned i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return len;
-}
-
-/* A JSON string; invalid UTF-8 bytes become U+FFFD. */
+/* A JSON string; invalid UTF-8 bytes become U+FFFD (a failed put shows
+ * at the end of ilog_json_record). */
 static void put_jstr(struct ilog_buf *b, const char *s, size_t n)
 {
-	const uint8_t *p = (const uint8_t *)s;
-	if (reserve(b, n + 2))
-		return;
-	b->p[b->len++] = '"';
-	size_t i = 0;
-	while (i < n) {
-		size_t j = i;
-		while (j < n && p[j] >= 0x20 && p[j] < 0x80 && p[j] != '"' && p[j] != '\\')
-			j++;
-		put(b, s + i, j - i);
-		if (j >= n)
-			break;
-		i = j;
-		uint8_t c = p[i];
-		if (c >= 0x80) {
-			unsigned l = utf8_len(p + i, n - i);
-			if (l) {
-				put(b, s + i, l);
-				i += l;
-			} else {
-				PUTS(b, "\\ufffd");
-				i++;
-			}
-			continue;
-		}
-		switch (c) {
-		case '"': PUTS(b, "\\\""); break;
-		case '\\': PUTS(b, "\\\\"); break;
-		case '\n': PUTS(b, "\\n"); break;
-		case '\t': PUTS(b, "\\t"); break;
-		case '\r': PUTS(b, "\\r"); break;
-		default: {
-			char u[7] = { '\\', 'u', '0', '0', hexd[c >> 4], hexd[c & 15], 0 };
-			put(b, u, 6);
-		}
-		}
-		i++;
-	}
-	PUTS(b, "\"");
+	(void)ilog_json_str(b, s, n);
 }
 
 static void put_key(struct ilog_buf *b, const char *k)
@@ -500,7 +409,7 @@ int ilog_json_record(struct ilog_buf *b, const struct ilog_record *rec,
 		put_fields(b, d->fields, d->nfields, (const uint8_t *)&rec->u, 0, r, rec);
 		PUTS(b, "}");
 	}
-	if (reserve(b, 1)) { /* a failed put above shows up here too */
+	if (ilog_buf_reserve(b, 1)) { /* a failed put above shows up here too */
 		b->len = start;
 		return -1;
 	}

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <msgpack.h>
 #include <zstd.h>
+#include "ingero/io.h"
 #include "ingero/schema.h"
 
 /* SPEC §3.1: one record may not exceed half the frame content limit, so
@@ -160,21 +161,6 @@ fail:
 	return NULL;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 int ilog_writer_flush(struct ilog_writer *w)
 {
 	if (w->failed)
@@ -184,7 +170,7 @@ int ilog_writer_flush(struct ilog_writer *w)
 	size_t z = ZSTD_compress2(w->cctx, w->zbuf, w->zcap, w->buf, w->len);
 	if (ZSTD_isError(z))
 		return fail(w, "zstd: %s", ZSTD_getErrorName(z));
-	if (write_all(w->fd, w->zbuf, z))
+	if (ilog_write_all(w->fd, w->zbuf, z))
 		return fail(w, "write: %s", strerror(errno));
 	w->st.frames++;
 	w->st.raw_bytes += w->len;

@@ -42,16 +42,8 @@ static inline int ilog_node_map_get(const struct ilog_node_map *m, const struct 
 }
 void ilog_node_map_free(struct ilog_node_map *m);
 
-/* Append s as a JSON string (quotes, escapes; invalid UTF-8 becomes
- * U+FFFD).  0 or -1 (ENOMEM). */
-int ilog_json_str(struct ilog_buf *b, const char *s, size_t n);
 /* NUL-separated argv as a JSON array of strings.  0 or -1. */
 int ilog_json_argv(struct ilog_buf *b, struct ilog_bin argv);
-/* printf into a buffer.  0 or -1. */
-int ilog_buf_printf(struct ilog_buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-/* Write the buffer to fd and empty it.  0, or -1 with err filled. */
-int ilog_buf_flush_fd(struct ilog_buf *b, int fd, char *err, size_t errlen);
 
 /*
  * Per (node, op) call statistics for prometheus and otlp: counts, errors,

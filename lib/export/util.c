@@ -64,78 +64,6 @@ void ilog_node_map_free(struct ilog_node_map *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* Length of a valid UTF-8 sequence at p (1..4), or 0. */
-static size_t utf8_len(const uint8_t *p, size_t n)
-{
-	uint8_t c = p[0];
-	size_t k;
-	uint32_t cp;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		k = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		k = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		k = 4, cp = c & 0x07;
-	else
-		return 0;
-	if (n < k)
-		return 0;
-	for (size_t i = 1; i < k; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((k == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (k == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return k;
-}
-
-int ilog_json_str(struct ilog_buf *b, const char *s, size_t n)
-{
-	const uint8_t *p = (const uint8_t *)s;
-	if (ilog_buf_put(b, "\"", 1))
-		return -1;
-	size_t run = 0; /* bytes copied as they are, pending */
-	for (size_t i = 0; i < n;) {
-		uint8_t c = p[i];
-		size_t k = c >= 0x20 && c != '"' && c != '\\' ? utf8_len(p + i, n - i) : 0;
-		if (k) {
-			run += k;
-			i += k;
-			continue;
-		}
-		if (run && ilog_buf_put(b, p + i - run, run))
-			return -1;
-		run = 0;
-		char esc[8];
-		size_t en;
-		if (c == '"' || c == '\\') {
-			esc[0] = '\\';
-			esc[1] = (char)c;
-			en = 2;
-		} else if (c == '\n') {
-			memcpy(esc, "\\n", 2);
-			en = 2;
-		} else if (c == '\t') {
-			memcpy(esc, "\\t", 2);
-			en = 2;
-		} else if (c < 0x20) {
-			en = (size_t)snprintf(esc, sizeof(esc), "\\u%04x", c);
-		} else {
-			memcpy(esc, "\\ufffd", 6); /* not UTF-8: say so, do not pass it on */
-			en = 6;
-		}
-		if (ilog_buf_put(b, esc, en))
-			return -1;
-		i++;
-	}
-	if (run && ilog_buf_put(b, p + n - run, run))
-		return -1;
-	return ilog_buf_put(b, "\"", 1);
-}
 
 int ilog_json_argv(struct ilog_buf *b, struct ilog_bin argv)
 {
@@ -154,44 +82,6 @@ int ilog_json_argv(struct ilog_buf *b, struct ilog_bin argv)
 	return ilog_buf_put(b, "]", 1);
 }
 
-int ilog_buf_printf(struct ilog_buf *b, const char *fmt, ...)
-{
-	char tmp[512];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return -1;
-	if ((size_t)n < sizeof(tmp))
-		return ilog_buf_put(b, tmp, (size_t)n);
-	char *big = malloc((size_t)n + 1);
-	if (!big)
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(big, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	int rc = ilog_buf_put(b, big, (size_t)n);
-	free(big);
-	return rc;
-}
-
-int ilog_buf_flush_fd(struct ilog_buf *b, int fd, char *err, size_t errlen)
-{
-	size_t off = 0;
-	while (off < b->len) {
-		ssize_t k = write(fd, b->p + off, b->len - off);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			snprintf(err, errlen, "write error: %s", strerror(errno));
-			return -1;
-		}
-		off += (size_t)k;
-	}
-	b->len = 0;
-	return 0;
-}
 
 /* ---- metrics aggregation ---- */
 

@@ -1094,79 +1094,44 @@ static int emit(struct ilog_merge *m, struct minput *mi)
 	}
 }
 
-static void json_str(char *dst, size_t cap, size_t *len, const char *s)
-{
-	size_t n = *len;
-	if (n + 2 >= cap)
-		return;
-	dst[n++] = '"';
-	for (; *s && n + 8 < cap; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\') {
-			dst[n++] = '\\';
-			dst[n++] = (char)c;
-		} else if (c < 0x20) {
-			n += (size_t)snprintf(dst + n, cap - n, "\\u%04x", c);
-		} else {
-			dst[n++] = (char)c;
-		}
-	}
-	dst[n++] = '"';
-	dst[n] = 0;
-	*len = n;
-}
-
-static void json_cat(char *dst, size_t cap, size_t *len, const char *fmt, ...)
-{
-	va_list ap;
-	if (*len >= cap)
-		return;
-	va_start(ap, fmt);
-	int k = vsnprintf(dst + *len, cap - *len, fmt, ap);
-	va_end(ap);
-	if (k > 0)
-		*len = *len + (size_t)k < cap ? *len + (size_t)k : cap - 1;
-}
-
 /* The provenance record: who merged what, and each node's clock offset. */
 static int put_provenance(struct ilog_merge *m)
 {
-	size_t cap = 4096 + (size_t)m->nnodes * 600 + (size_t)m->nin * 300, len = 0;
-	char *a = malloc(cap);
-	if (!a)
-		return errf(m->err, m->errlen, "out of memory");
-	a[0] = 0;
-	json_cat(a, cap, &len, "{\"command\":");
-	json_str(a, cap, &len, m->o.args ? m->o.args : "");
-	json_cat(a, cap, &len, ",\"aligned\":%s,\"inputs\":[", m->o.align ? "true" : "false");
+	struct ilog_buf a = { 0 };
+	const char *args = m->o.args ? m->o.args : "";
+	int bad = ilog_buf_put(&a, "{\"command\":", 11) || ilog_json_str(&a, args, strlen(args)) ||
+		  ilog_buf_printf(&a, ",\"aligned\":%s,\"inputs\":[", m->o.align ? "true" : "false");
 	for (uint32_t i = 0; i < m->nin; i++) {
-		if (i)
-			json_cat(a, cap, &len, ",");
-		json_str(a, cap, &len, in_name(m->in[i].path));
+		const char *name = in_name(m->in[i].path);
+		bad = bad || (i && ilog_buf_put(&a, ",", 1)) || ilog_json_str(&a, name, strlen(name));
 	}
-	json_cat(a, cap, &len, "],\"nodes\":[");
+	bad = bad || ilog_buf_put(&a, "],\"nodes\":[", 11);
 	for (uint32_t i = 0; i < m->nnodes; i++) {
 		const struct ilog_merge_node *p = &m->nodes[i]->pub;
-		json_cat(a, cap, &len, "%s{\"node_index\":%u,\"node\":", i ? "," : "", i);
-		json_str(a, cap, &len, p->name);
-		json_cat(a, cap, &len, ",\"rank\":%lld,\"input\":%u,\"method\":\"%s\",\"offset_ns\":%lld,",
-			 (long long)p->rank, p->input, ilog_skew_method_name(p->method),
-			 (long long)p->offset_ns);
+		bad = bad || ilog_buf_printf(&a, "%s{\"node_index\":%u,\"node\":", i ? "," : "", i) ||
+		      ilog_json_str(&a, p->name, strlen(p->name)) ||
+		      ilog_buf_printf(&a, ",\"rank\":%lld,\"input\":%u,\"method\":\"%s\",\"offset_ns\":%lld,",
+				      (long long)p->rank, p->input, ilog_skew_method_name(p->method),
+				      (long long)p->offset_ns);
 		if (p->uncertainty_ns >= 0)
-			json_cat(a, cap, &len, "\"uncertainty_ns\":%.0f,", p->uncertainty_ns);
+			bad = bad || ilog_buf_printf(&a, "\"uncertainty_ns\":%.0f,", p->uncertainty_ns);
 		else
-			json_cat(a, cap, &len, "\"uncertainty_ns\":null,");
-		json_cat(a, cap, &len, "\"matched\":%llu,\"applied\":%s}", (unsigned long long)p->matched,
-			 p->applied ? "true" : "false");
+			bad = bad || ilog_buf_printf(&a, "\"uncertainty_ns\":null,");
+		bad = bad || ilog_buf_printf(&a, "\"matched\":%llu,\"applied\":%s}",
+					     (unsigned long long)p->matched, p->applied ? "true" : "false");
 	}
-	json_cat(a, cap, &len, "]}");
+	bad = bad || ilog_buf_put(&a, "]}", 3); /* with its NUL */
+	if (bad) {
+		ilog_buf_free(&a);
+		return errf(m->err, m->errlen, "out of memory");
+	}
 	struct ilog_record rec = { .kind = ILOG_K_PROVENANCE };
 	rec.u.provenance = (struct ilog_provenance){
 		.real_ns = m->o.now_real_ns, .tool = ILOG_STR("ingero-merge"),
-		.version = ILOG_STR(INGERO_VERSION), .args = ilog_str_c(a),
+		.version = ILOG_STR(INGERO_VERSION), .args = ilog_str_c(a.p),
 	};
 	int rc = put(m, &rec);
-	free(a);
+	ilog_buf_free(&a);
 	return rc;
 }
 

@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
-#include "ingero/cli.h"
+#include "ingero/io.h"
 #include "ingero/symbolize.h"
 #include "symbolize_int.h"
 
@@ -981,20 +981,6 @@ struct out {
 	ZSTD_DCtx *dctx;
 };
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 static int read_at(int fd, uint8_t *p, size_t n, off_t off)
 {
 	while (n) {
@@ -1053,7 +1039,7 @@ static int copy_out(struct out *o, const struct input *in, char *err, size_t err
 					 strerror(errno));
 				return -1;
 			}
-			if (write_all(o->fd, o->buf, (size_t)k)) {
+			if (ilog_write_all(o->fd, o->buf, (size_t)k)) {
 				snprintf(err, errlen, "output: write: %s", strerror(errno));
 				return -1;
 			}

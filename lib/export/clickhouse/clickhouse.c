@@ -37,7 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <curl/curl.h>
-#include "ingero/cli.h"
+#include "ingero/io.h"
 #include "clickhouse.h"
 #include "ingero/symbolize_map.h"
 

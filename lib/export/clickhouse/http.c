@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <curl/curl.h>
-#include "ingero/cli.h"
+#include "ingero/io.h"
 #include "clickhouse.h"
 
 struct ilog_ch_http {

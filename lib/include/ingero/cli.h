@@ -40,8 +40,6 @@ struct ilog_progress {
 	uint64_t last;
 };
 void ilog_progress_start(struct ilog_progress *p);
-/* CLOCK_MONOTONIC in nanoseconds. */
-uint64_t ilog_mono_ns(void);
 /* Show n records of WHAT; with every > 0 only when n moved that far. */
 void ilog_progress_show(struct ilog_progress *p, const char *what, uint64_t n, uint64_t every);
 /* End an open progress line (before other output, or at exit). */

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "ingero_events.h"
+#include "ingero/buf.h"
 
 #define ILOG_MAGIC "ILOG"
 #define ILOG_VERSION_MAJOR 1   /* readers reject a larger major (SPEC §8) */
@@ -248,10 +249,6 @@ void ilog_reader_stats(const struct ilog_reader *r, struct ilog_reader_stats *st
 void ilog_reader_close(struct ilog_reader *r);
 
 /* ---- JSON (SPEC §6) ---- */
-struct ilog_buf { char *p; size_t len, cap; };
-void ilog_buf_free(struct ilog_buf *b);
-/* Append n bytes.  0 or -1 (ENOMEM). */
-int ilog_buf_put(struct ilog_buf *b, const void *p, size_t n);
 /* Render one record as a single-line JSON object (no newline) appended to b.
  * r (may be NULL) supplies wall-clock anchors and schemas. 0 or -1 (ENOMEM). */
 int ilog_json_record(struct ilog_buf *b, const struct ilog_record *rec,
