@@ -38,6 +38,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "ingero/cli.h"
+#include "ingero/hash.h"
 #include "rec.h"
 #include "python.h"
 #include "pyoffsets.h"
@@ -85,8 +86,7 @@ static size_t ncodes, capcodes;
 
 static size_t code_slot(uint32_t serial, uint64_t code, uint32_t gen)
 {
-	uint64_t h = (code ^ ((uint64_t)serial << 48) ^ ((uint64_t)gen << 32)) *
-		     0x9e3779b97f4a7c15ull;
+	uint64_t h = (code ^ ((uint64_t)serial << 48) ^ ((uint64_t)gen << 32)) * ILOG_GOLDEN64;
 	size_t i = (size_t)(h >> 20) & (capcodes - 1);
 	while (codes[i].fp &&
 	       (codes[i].code != code || codes[i].serial != serial || codes[i].gen != gen))
@@ -585,11 +585,6 @@ static int read_str(uint32_t pid, const struct rec_py_layout *L, uint64_t addr, 
 	return 0;
 }
 
-static uint64_t fnv(uint64_t h, uint64_t v)
-{
-	return (h ^ v) * 0x100000001b3ull;
-}
-
 static uint32_t code_gen_now(struct rec *r, uint32_t pid, uint64_t code)
 {
 	struct rec_py_code_key k = { .code = code, .tgid = pid };
@@ -635,8 +630,12 @@ static int ensure_code(struct rec *r, uint32_t pid, struct rec_pyproc *py, uint6
 	memcpy(&qname, h + (L->co_qualname != REC_PY_NONE ? L->co_qualname : L->co_name), 8);
 	memcpy(&table, h + L->co_linetable, 8);
 	memcpy(&first, h + L->co_firstlineno, 4);
-	uint64_t fp = fnv(fnv(fnv(fnv(fnv(0xcbf29ce484222325ull, type), fname), qname), table),
-			  (uint32_t)first);
+	uint64_t fp = ILOG_FNV64_INIT;
+	fp = ilog_fnv1a_word(fp, type);
+	fp = ilog_fnv1a_word(fp, fname);
+	fp = ilog_fnv1a_word(fp, qname);
+	fp = ilog_fnv1a_word(fp, table);
+	fp = ilog_fnv1a_word(fp, (uint32_t)first);
 	if (!fp)
 		fp = 1;
 	if (code_get(py->serial, code, gen) == fp)

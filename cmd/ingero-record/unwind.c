@@ -27,7 +27,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ingero/u64map.h"
+#include "ingero/hmap.h"
 #include "rec.h"
 
 /* x86-64 DWARF register numbers */
@@ -49,8 +49,8 @@ static struct {
 	const struct rec_ustack *cur; /* the copy being unwound */
 	uint64_t ips[INGERO_MAX_STACK];
 	uint32_t nr;
-	struct ilog_u64map pairs;     /* copy key (record.h) -> unwound stack id */
-	struct ilog_u64map written;   /* unwound stack ids written */
+	struct ilog_hmap pairs;     /* copy key (record.h) -> unwound stack id */
+	struct ilog_hmap written;   /* unwound stack ids written */
 	uint64_t n_unwound, n_better, ns;
 } uw;
 
@@ -194,9 +194,9 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 /* The content hash the kernel side uses for stack ids (record.bpf.c). */
 static uint64_t stack_hash(uint32_t pid, const uint64_t *ips, uint32_t nr)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ pid;
+	uint64_t h = ILOG_FNV64_INIT ^ pid;
 	for (uint32_t i = 0; i < nr; i++) {
-		h = (h ^ ips[i]) * 0x100000001b3ull;
+		h = ilog_fnv1a_word(h, ips[i]);
 		h ^= h >> 29;
 	}
 	return h ? h : 1;
@@ -228,7 +228,7 @@ void rec_unwind_copy(struct rec *r, const void *msg, size_t size)
 		uw.n_better++;
 	}
 	uint64_t id = stack_hash(u->pid, uw.ips, uw.nr);
-	uint64_t *w = ilog_u64map_put(&uw.written, id);
+	uint64_t *w = ilog_hmap_put(&uw.written, id, 0);
 	if (w && !*w) {
 		*w = 1;
 		static struct ilog_record rec = { .kind = ILOG_K_STACK };
@@ -239,7 +239,7 @@ void rec_unwind_copy(struct rec *r, const void *msg, size_t size)
 		ilog_writer_put(r->w, &rec);
 		r->n_stack++;
 	}
-	uint64_t *pv = u->key ? ilog_u64map_put(&uw.pairs, u->key) : NULL;
+	uint64_t *pv = u->key ? ilog_hmap_put(&uw.pairs, u->key, 0) : NULL;
 	if (pv)
 		*pv = id;
 }
@@ -248,7 +248,7 @@ uint64_t rec_unwind_stack_id(const struct rec_cuda *m)
 {
 	if (!m->ukey || !uw.pairs.n)
 		return m->ev.stack_id;
-	uint64_t *v = ilog_u64map_get(&uw.pairs, m->ukey);
+	uint64_t *v = ilog_hmap_get(&uw.pairs, m->ukey, 0);
 	return v ? *v : m->ev.stack_id;
 }
 
@@ -263,6 +263,6 @@ void rec_unwind_close(void)
 {
 	for (unsigned i = 0; i < UW_MAX_PROCS; i++)
 		proc_drop(&uw.procs[i]);
-	ilog_u64map_free(&uw.pairs);
-	ilog_u64map_free(&uw.written);
+	ilog_hmap_free(&uw.pairs);
+	ilog_hmap_free(&uw.written);
 }

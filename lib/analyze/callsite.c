@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ingero/callsite.h"
-#include "symbolize_int.h"
+#include "ingero/vec.h"
 #include "ingero/symbolize_map.h"
-#include "ingero/u64map.h"
+#include "ingero/hmap.h"
 
 struct path {
 	uint32_t node, pid;
@@ -19,7 +19,7 @@ struct path {
 struct ilog_callsites {
 	int all_calls;
 	struct ilog_symmap *sym;
-	struct ilog_u64map idx;  /* path key -> paths[] + 1 */
+	struct ilog_hmap idx;  /* path key -> paths[] + 1 */
 	struct path *paths;
 	uint32_t npaths, cap;
 };
@@ -43,7 +43,7 @@ void ilog_callsites_free(struct ilog_callsites *c)
 	if (!c)
 		return;
 	ilog_symmap_free(c->sym);
-	ilog_u64map_free(&c->idx);
+	ilog_hmap_free(&c->idx);
 	free(c->paths);
 	free(c);
 }
@@ -53,15 +53,9 @@ int ilog_callsites_observe(struct ilog_callsites *c, const struct ilog_record *r
 	return ilog_symmap_note(c->sym, rec);
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	h = (h ^ v) * 0x9e3779b97f4a7c15ull;
-	return h ^ (h >> 29);
-}
-
 static uint64_t op_key(uint32_t node, uint32_t pid, uint16_t op)
 {
-	uint64_t k = mix(mix(0x5ca1ab1e, (uint64_t)node << 32 | pid), op);
+	uint64_t k = ilog_hash2(ilog_hash2(0x5ca1ab1e, (uint64_t)node << 32 | pid), op);
 	return k ? k : 1;
 }
 
@@ -72,12 +66,12 @@ int ilog_callsites_add(struct ilog_callsites *c, const struct ilog_record *rec)
 	const struct ingero_cuda_event *e = &rec->u.cuda;
 	if (!e->stack_id && !e->pystack_id && !c->all_calls)
 		return 0;
-	uint64_t k = mix(mix(op_key(rec->node, e->pid, e->op), e->stack_id), e->pystack_id);
-	uint64_t *v = ilog_u64map_put(&c->idx, k ? k : 1);
+	uint64_t k = ilog_hash2(ilog_hash2(op_key(rec->node, e->pid, e->op), e->stack_id), e->pystack_id);
+	uint64_t *v = ilog_hmap_put(&c->idx, k ? k : 1, 0);
 	if (!v)
 		return -1;
 	if (!*v) {
-		if (sym_grow((void **)&c->paths, &c->cap, c->npaths, sizeof(*c->paths), 64))
+		if (ilog_grow((void **)&c->paths, &c->cap, c->npaths, sizeof(*c->paths), 64))
 			return -1;
 		c->paths[c->npaths] = (struct path){ rec->node, e->pid, e->op, e->stack_id,
 						     e->pystack_id, 0, 0 };
@@ -191,7 +185,7 @@ int ilog_callsites_top(const struct ilog_callsites *c, uint32_t node, uint32_t p
 		describe(c, p, &o);
 		if (!o.len)
 			continue; /* nothing could be named */
-		if (sym_grow((void **)&t, &cap, nt, sizeof(*t), 16))
+		if (ilog_grow((void **)&t, &cap, nt, sizeof(*t), 16))
 			goto out;
 		if (!(t[nt].text = strdup(line)))
 			goto out;

@@ -18,94 +18,16 @@
 #define MAXEV 65536
 #define MAXCAP 65536
 
-/* ---- hash map: 128-bit keys -> u32 ---- */
-static uint64_t mix(uint64_t a, uint64_t b)
+/* ---- the tables' lookups (values are indexes; UINT32_MAX: absent) ---- */
+static uint32_t hmap_get(const struct ilog_hmap *m, uint64_t a, uint64_t b)
 {
-	uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull + (a << 6) + (a >> 2));
-	h ^= h >> 31;
-	h *= 0xBF58476D1CE4E5B9ull;
-	h ^= h >> 29;
-	return h;
+	const uint64_t *v = ilog_hmap_get(m, a, b);
+	return v ? (uint32_t)*v : UINT32_MAX;
 }
 
-static int hmap_grow(struct hmap *m)
+static int hmap_put(struct ilog_hmap *m, uint64_t a, uint64_t b, uint32_t val)
 {
-	uint32_t ncap = m->cap ? m->cap * 2 : 64;
-	uint64_t *k = calloc((size_t)ncap * 2, sizeof(*k));
-	uint32_t *v = malloc((size_t)ncap * sizeof(*v));
-	if (!k || !v) {
-		free(k);
-		free(v);
-		return -1;
-	}
-	memset(v, 0xff, (size_t)ncap * sizeof(*v));
-	for (uint32_t i = 0; i < m->cap; i++) {
-		if (m->vals[i] == UINT32_MAX)
-			continue;
-		uint64_t a = m->keys[2 * i], b = m->keys[2 * i + 1];
-		uint32_t j = (uint32_t)mix(a, b) & (ncap - 1);
-		while (v[j] != UINT32_MAX)
-			j = (j + 1) & (ncap - 1);
-		k[2 * j] = a;
-		k[2 * j + 1] = b;
-		v[j] = m->vals[i];
-	}
-	free(m->keys);
-	free(m->vals);
-	m->keys = k;
-	m->vals = v;
-	m->cap = ncap;
-	return 0;
-}
-
-static uint32_t hmap_get(const struct hmap *m, uint64_t a, uint64_t b)
-{
-	if (!m->cap)
-		return UINT32_MAX;
-	uint32_t j = (uint32_t)mix(a, b) & (m->cap - 1);
-	while (m->vals[j] != UINT32_MAX) {
-		if (m->keys[2 * j] == a && m->keys[2 * j + 1] == b)
-			return m->vals[j];
-		j = (j + 1) & (m->cap - 1);
-	}
-	return UINT32_MAX;
-}
-
-static int hmap_put(struct hmap *m, uint64_t a, uint64_t b, uint32_t val)
-{
-	if ((m->n + 1) * 4 > m->cap * 3 && hmap_grow(m))
-		return -1;
-	uint32_t j = (uint32_t)mix(a, b) & (m->cap - 1);
-	while (m->vals[j] != UINT32_MAX)
-		j = (j + 1) & (m->cap - 1);
-	m->keys[2 * j] = a;
-	m->keys[2 * j + 1] = b;
-	m->vals[j] = val;
-	m->n++;
-	return 0;
-}
-
-static void hmap_free(struct hmap *m)
-{
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
-
-static int grow_arr(void **p, uint32_t *cap, uint32_t need, size_t esz)
-{
-	if (need <= *cap)
-		return 0;
-	uint32_t n = *cap ? *cap : 16;
-	while (n < need)
-		n *= 2;
-	void *q = realloc(*p, (size_t)n * esz);
-	if (!q)
-		return -1;
-	memset((char *)q + (size_t)*cap * esz, 0, (size_t)(n - *cap) * esz);
-	*p = q;
-	*cap = n;
-	return 0;
+	return ilog_hmap_set(m, a, b, val);
 }
 
 /* ---- histogram buckets ---- */
@@ -389,7 +311,7 @@ static struct sproc *proc_get(struct ilog_stats *st, uint32_t node, uint32_t pid
 		return p;
 	p = ilog_stats_proc(st, node, pid);
 	if (!p) {
-		if (grow_arr((void **)&st->procs, &st->capprocs, st->nprocs + 1, sizeof(*st->procs)))
+		if (ilog_reserve0((void **)&st->procs, &st->capprocs, st->nprocs + 1, sizeof(*st->procs), 16))
 			return NULL;
 		p = calloc(1, sizeof(*p));
 		if (!p || hmap_put(&st->procmap, node, pid, st->nprocs)) {
@@ -410,7 +332,7 @@ static int comm_set(struct ilog_stats *st, uint32_t node, uint32_t pid, const ch
 		return 0;
 	uint32_t i = hmap_get(&st->commmap, node, pid);
 	if (i == UINT32_MAX) {
-		if (grow_arr((void **)&st->comms, &st->capcomms, st->ncomms + 1, sizeof(*st->comms)) ||
+		if (ilog_reserve0((void **)&st->comms, &st->capcomms, st->ncomms + 1, sizeof(*st->comms), 16) ||
 		    hmap_put(&st->commmap, node, pid, st->ncomms))
 			return -1;
 		i = st->ncomms++;
@@ -443,7 +365,7 @@ static struct sseries *series_get(struct ilog_stats *st, uint32_t node, uint32_t
 	if (i != UINT32_MAX) {
 		s = st->ser[i];
 	} else {
-		if (grow_arr((void **)&st->ser, &st->capser, st->nser + 1, sizeof(*st->ser)))
+		if (ilog_reserve0((void **)&st->ser, &st->capser, st->nser + 1, sizeof(*st->ser), 16))
 			return NULL;
 		s = calloc(1, sizeof(*s));
 		if (!s)
@@ -502,7 +424,7 @@ static void top_push(struct sseries *s, const struct scall *c)
 static int series_add(struct sseries *s, const struct ingero_cuda_event *e, uint32_t k)
 {
 	uint64_t d = e->dur_ns;
-	if (grow_arr((void **)&s->t, &s->nt, k + 1, sizeof(*s->t)))
+	if (ilog_reserve0((void **)&s->t, &s->nt, k + 1, sizeof(*s->t), 16))
 		return -1;
 	struct stick *t = &s->t[k];
 	if (!t->n || d < t->min)
@@ -590,7 +512,7 @@ static struct hseries *hs_get(struct ilog_stats *st, uint32_t node, uint16_t typ
 			    h->opid == opid)
 				return h;
 		}
-	if (grow_arr((void **)&st->hs, &st->caphs, st->nhs + 1, sizeof(*st->hs)))
+	if (ilog_reserve0((void **)&st->hs, &st->caphs, st->nhs + 1, sizeof(*st->hs), 16))
 		return NULL;
 	struct hseries *h = calloc(1, sizeof(*h));
 	if (!h)
@@ -610,7 +532,7 @@ static struct hseries *hs_get(struct ilog_stats *st, uint32_t node, uint16_t typ
 
 static int hs_add(struct hseries *h, uint32_t k, uint64_t dur, uint64_t value)
 {
-	if (grow_arr((void **)&h->t, &h->nt, k + 1, sizeof(*h->t)))
+	if (ilog_reserve0((void **)&h->t, &h->nt, k + 1, sizeof(*h->t), 16))
 		return -1;
 	struct htick *t = &h->t[k];
 	t->n++;
@@ -632,7 +554,7 @@ static int event_keep(struct ilog_stats *st, uint32_t node, const struct ingero_
 		st->ev_over++;
 		return 0;
 	}
-	if (grow_arr((void **)&st->ev, &st->capev, st->nev + 1, sizeof(*st->ev)))
+	if (ilog_reserve0((void **)&st->ev, &st->capev, st->nev + 1, sizeof(*st->ev), 16))
 		return -1;
 	struct sevent *v = &st->ev[st->nev++];
 	v->node = node;
@@ -712,7 +634,7 @@ static int add_snapshot(struct ilog_stats *st, struct snode *nd, const struct il
 	uint32_t k;
 	if (tick_of(st, nd, s->ts_ns, &k))
 		return -1;
-	if (grow_arr((void **)&nd->snap, &nd->nsnap, k + 1, sizeof(*nd->snap)))
+	if (ilog_reserve0((void **)&nd->snap, &nd->nsnap, k + 1, sizeof(*nd->snap), 16))
 		return -1;
 	uint64_t swap_used = s->swap_total > s->swap_free ? s->swap_total - s->swap_free : 0;
 	struct snaptick one = { 1, s->cpu_pct, s->cpu_pct, s->load1, s->mem_avail, s->mem_total,
@@ -751,7 +673,7 @@ static int graph_track(struct ilog_stats *st, uint32_t node, struct sproc *p,
 			st->cap_over++;
 			return 0;
 		}
-		if (grow_arr((void **)&st->cap, &st->capcap, st->ncap + 1, sizeof(*st->cap)))
+		if (ilog_reserve0((void **)&st->cap, &st->capcap, st->ncap + 1, sizeof(*st->cap), 16))
 			return -1;
 		st->cap[st->ncap++] = (struct scapture){
 			.node = node, .pid = e->pid, .tid = e->tid, .stream = e->stream,
@@ -778,7 +700,7 @@ static int graph_track(struct ilog_stats *st, uint32_t node, struct sproc *p,
 			st->inst_over++;
 			return 0;
 		}
-		if (grow_arr((void **)&st->inst, &st->capinst, st->ninst + 1, sizeof(*st->inst)))
+		if (ilog_reserve0((void **)&st->inst, &st->capinst, st->ninst + 1, sizeof(*st->inst), 16))
 			return -1;
 		st->inst[st->ninst++] = (struct sinst){ node, e->pid, e->ts_ns, e->dur_ns, e->ret };
 		return 0;
@@ -1008,10 +930,10 @@ void ilog_stats_free(struct ilog_stats *st)
 	free(st->cap);
 	free(st->inst);
 	free(st->comms);
-	hmap_free(&st->sermap);
-	hmap_free(&st->hsmap);
-	hmap_free(&st->procmap);
-	hmap_free(&st->commmap);
+	ilog_hmap_free(&st->sermap);
+	ilog_hmap_free(&st->hsmap);
+	ilog_hmap_free(&st->procmap);
+	ilog_hmap_free(&st->commmap);
 	ilog_buf_free(&st->loss_src);
 	free(st);
 }
@@ -1382,7 +1304,7 @@ static int rows_impl(struct ilog_stats *st, int per_process, int windows,
 				row.start_ns = nd->t0 + (uint64_t)w * nd->width;
 				row.end_ns = row.start_ns + nd->width;
 			}
-			if (grow_arr((void **)&rows, &caprows, nrows + 1, sizeof(*rows)))
+			if (ilog_reserve0((void **)&rows, &caprows, nrows + 1, sizeof(*rows), 16))
 				goto oom;
 			rows[nrows++] = row;
 		}

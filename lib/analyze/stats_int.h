@@ -11,7 +11,9 @@
 #ifndef ILOG_STATS_INT_H
 #define ILOG_STATS_INT_H
 
+#include "ingero/hmap.h"
 #include "ingero/stats.h"
+#include "ingero/vec.h"
 
 /*
  * Log-linear histogram of nanosecond values: values below 2^HB_SUB_BITS
@@ -178,25 +180,19 @@ struct snode {
 	int have_swap_first;
 };
 
-struct hmap {
-	uint64_t *keys;
-	uint32_t *vals;
-	uint32_t cap, n;
-};
-
 struct ilog_stats {
 	struct ilog_stats_opts o;
 	struct snode *nodes;
 	uint32_t nnodes;
 	struct sseries **ser;
 	uint32_t nser, capser;
-	struct hmap sermap;
+	struct ilog_hmap sermap;
 	struct hseries **hs;
 	uint32_t nhs, caphs;
-	struct hmap hsmap;
+	struct ilog_hmap hsmap;
 	struct sproc **procs;
 	uint32_t nprocs, capprocs;
-	struct hmap procmap;
+	struct ilog_hmap procmap;
 	struct sevent *ev;
 	uint32_t nev, capev;
 	uint64_t ev_over;
@@ -208,7 +204,7 @@ struct ilog_stats {
 	uint32_t ninst, capinst;
 	uint64_t inst_over;
 	/* comms seen for pids that never sent a process record */
-	struct hmap commmap;
+	struct ilog_hmap commmap;
 	char (*comms)[INGERO_COMM_LEN + 1];
 	uint32_t ncomms, capcomms;
 	uint64_t records, cuda, host, snapshots, chains_in, unknown;

@@ -72,3 +72,14 @@ int ilog_buf_flush_fd(struct ilog_buf *b, int fd, char *err, size_t errlen)
 	b->len = 0;
 	return 0;
 }
+
+void ilog_hex(char *out, const void *p, size_t n)
+{
+	static const char d[] = "0123456789abcdef";
+	const unsigned char *c = p;
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = d[c[i] >> 4];
+		out[2 * i + 1] = d[c[i] & 15];
+	}
+	out[2 * n] = 0;
+}

@@ -3,9 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "export_int.h"
 #include "ingero/pyline.h"
-#include "symbolize_int.h"
+#include "ingero/vec.h"
 #include "ingero/symbolize_map.h"
 
 struct pycode {
@@ -16,24 +15,24 @@ struct pycode {
 };
 
 struct ilog_symmap {
-	struct sym_pool pool;
+	struct ilog_strpool pool;
 	struct ilog_frame *frames;
 	uint32_t nframes, capframes;
 	struct { uint32_t first, n; } *ents;
 	uint32_t nents, capents;
-	struct sym_hmap ipidx;        /* (node << 32 | pid, ip) -> ents[] */
+	struct ilog_hmap ipidx;        /* (node << 32 | pid, ip) -> ents[] */
 	uint32_t last;                /* ents[] entry the last symbol went to */
 	struct pycode *codes;
 	uint32_t ncodes, capcodes;
-	struct sym_hmap codeidx;      /* (node << 32 | pid, code) -> codes[] */
+	struct ilog_hmap codeidx;      /* (node << 32 | pid, code) -> codes[] */
 	/* stack and pystack records, kept only after ilog_symmap_keep_stacks */
 	int keep_stacks;
-	struct sym_hmap stackidx;     /* (node, id) -> stacks[] */
+	struct ilog_hmap stackidx;     /* (node, id) -> stacks[] */
 	struct kept_stack { uint32_t pid, nr, first; } *stacks;
 	uint32_t nstacks, capstacks;
 	uint64_t *ips;
 	uint32_t nips, capips;
-	struct sym_hmap pyidx;        /* (node, id) -> pys[] */
+	struct ilog_hmap pyidx;        /* (node, id) -> pys[] */
 	struct kept_py { uint32_t pid, nr, first; uint64_t entry; } *pys;
 	uint32_t npys, cappys;
 	struct ingero_pyframe *pyfr;
@@ -57,30 +56,30 @@ void ilog_symmap_free(struct ilog_symmap *m)
 	free(m->codes);
 	free(m->frames);
 	free(m->ents);
-	sym_hmap_free(&m->ipidx);
-	sym_hmap_free(&m->codeidx);
-	sym_hmap_free(&m->stackidx);
-	sym_hmap_free(&m->pyidx);
+	ilog_hmap_free(&m->ipidx);
+	ilog_hmap_free(&m->codeidx);
+	ilog_hmap_free(&m->stackidx);
+	ilog_hmap_free(&m->pyidx);
 	free(m->stacks);
 	free(m->ips);
 	free(m->pys);
 	free(m->pyfr);
-	sym_pool_free(&m->pool);
+	ilog_strpool_free(&m->pool);
 	free(m);
 }
 
 /* sym_grow (symbolize_int.h), starting at 256 elements */
-#define GROW(arr, n, cap) sym_grow((void **)&(arr), &(cap), (n), sizeof(*(arr)), 256)
+#define GROW(arr, n, cap) ilog_grow((void **)&(arr), &(cap), (n), sizeof(*(arr)), 256)
 
 static const char *keep(struct ilog_symmap *m, struct ilog_str s)
 {
-	return sym_pool_intern(&m->pool, s.p, s.n);
+	return ilog_strpool_intern(&m->pool, s.p, s.n);
 }
 
 static int note_symbol(struct ilog_symmap *m, uint32_t node, const struct ilog_symbol *s)
 {
 	uint64_t key = (uint64_t)node << 32 | s->pid;
-	uint32_t *v = sym_hmap_get(&m->ipidx, key, s->ip);
+	uint64_t *v = ilog_hmap_get(&m->ipidx, key, s->ip);
 	uint32_t e;
 	if (s->inline_depth == 0 || !v) {
 		/* a frame list starts (again, if this ip had one) */
@@ -89,10 +88,10 @@ static int note_symbol(struct ilog_symmap *m, uint32_t node, const struct ilog_s
 		e = m->nents++;
 		m->ents[e].first = m->nframes;
 		m->ents[e].n = 0;
-		if (sym_hmap_put(&m->ipidx, key, s->ip, e))
+		if (ilog_hmap_set(&m->ipidx, key, s->ip, e))
 			return -1;
 	} else {
-		e = *v - 1;
+		e = *v;
 		if (m->ents[e].first + m->ents[e].n != m->nframes) {
 			/* its frames are not last (records of ips interleaved):
 			 * move them to the end so they stay contiguous */
@@ -121,16 +120,16 @@ static int note_symbol(struct ilog_symmap *m, uint32_t node, const struct ilog_s
 static int note_pycode(struct ilog_symmap *m, uint32_t node, const struct ilog_pycode *p)
 {
 	uint64_t key = (uint64_t)node << 32 | p->pid;
-	uint32_t *v = sym_hmap_get(&m->codeidx, key, p->code);
+	uint64_t *v = ilog_hmap_get(&m->codeidx, key, p->code);
 	uint32_t i;
 	if (v) {
-		i = *v - 1;
+		i = *v;
 		free(m->codes[i].table);
 	} else {
 		if (GROW(m->codes, m->ncodes, m->capcodes))
 			return -1;
 		i = m->ncodes++;
-		if (sym_hmap_put(&m->codeidx, key, p->code, i))
+		if (ilog_hmap_set(&m->codeidx, key, p->code, i))
 			return -1;
 	}
 	struct pycode *c = &m->codes[i];
@@ -151,7 +150,7 @@ static int note_pycode(struct ilog_symmap *m, uint32_t node, const struct ilog_p
 static int reserve(void **p, uint32_t used, uint32_t *cap, uint32_t n, size_t esize)
 {
 	while (*cap - used < n)
-		if (sym_grow(p, cap, *cap, esize, 256))
+		if (ilog_grow(p, cap, *cap, esize, 256))
 			return -1;
 	return 0;
 }
@@ -159,7 +158,7 @@ static int reserve(void **p, uint32_t used, uint32_t *cap, uint32_t n, size_t es
 static int note_stack(struct ilog_symmap *m, uint32_t node, const struct ingero_stack *s)
 {
 	uint32_t nr = s->nr < INGERO_MAX_STACK ? s->nr : INGERO_MAX_STACK;
-	if (sym_hmap_get(&m->stackidx, node, s->id))
+	if (ilog_hmap_get(&m->stackidx, node, s->id))
 		return 0; /* ids are content hashes: the same stack again */
 	if (reserve((void **)&m->stacks, m->nstacks, &m->capstacks, 1, sizeof(*m->stacks)) ||
 	    reserve((void **)&m->ips, m->nips, &m->capips, nr, sizeof(*m->ips)))
@@ -167,13 +166,13 @@ static int note_stack(struct ilog_symmap *m, uint32_t node, const struct ingero_
 	m->stacks[m->nstacks] = (struct kept_stack){ s->pid, nr, m->nips };
 	memcpy(m->ips + m->nips, s->ips, nr * sizeof(*m->ips));
 	m->nips += nr;
-	return sym_hmap_put(&m->stackidx, node, s->id, m->nstacks++);
+	return ilog_hmap_set(&m->stackidx, node, s->id, m->nstacks++);
 }
 
 static int note_pystack(struct ilog_symmap *m, uint32_t node, const struct ingero_pystack *s)
 {
 	uint32_t nr = s->nr < INGERO_MAX_PYFRAMES ? s->nr : INGERO_MAX_PYFRAMES;
-	if (sym_hmap_get(&m->pyidx, node, s->id))
+	if (ilog_hmap_get(&m->pyidx, node, s->id))
 		return 0;
 	if (reserve((void **)&m->pys, m->npys, &m->cappys, 1, sizeof(*m->pys)) ||
 	    reserve((void **)&m->pyfr, m->npyfr, &m->cappyfr, nr, sizeof(*m->pyfr)))
@@ -181,7 +180,7 @@ static int note_pystack(struct ilog_symmap *m, uint32_t node, const struct inger
 	m->pys[m->npys] = (struct kept_py){ s->pid, nr, m->npyfr, s->entry };
 	memcpy(m->pyfr + m->npyfr, s->frames, nr * sizeof(*m->pyfr));
 	m->npyfr += nr;
-	return sym_hmap_put(&m->pyidx, node, s->id, m->npys++);
+	return ilog_hmap_set(&m->pyidx, node, s->id, m->npys++);
 }
 
 void ilog_symmap_keep_stacks(struct ilog_symmap *m)
@@ -204,22 +203,22 @@ int ilog_symmap_note(struct ilog_symmap *m, const struct ilog_record *rec)
 const struct ilog_frame *ilog_symmap_frames(const struct ilog_symmap *m, uint32_t node,
 					    uint32_t pid, uint64_t ip, unsigned *n)
 {
-	uint32_t *v = sym_hmap_get(&m->ipidx, (uint64_t)node << 32 | pid, ip);
+	uint64_t *v = ilog_hmap_get(&m->ipidx, (uint64_t)node << 32 | pid, ip);
 	if (!v) {
 		*n = 0;
 		return NULL;
 	}
-	*n = m->ents[*v - 1].n;
-	return m->frames + m->ents[*v - 1].first;
+	*n = m->ents[*v].n;
+	return m->frames + m->ents[*v].first;
 }
 
 int ilog_symmap_pyframe(const struct ilog_symmap *m, uint32_t node, uint32_t pid,
 			uint64_t code, uint32_t lasti, struct ilog_pyloc *out)
 {
-	uint32_t *v = sym_hmap_get(&m->codeidx, (uint64_t)node << 32 | pid, code);
+	uint64_t *v = ilog_hmap_get(&m->codeidx, (uint64_t)node << 32 | pid, code);
 	if (!v)
 		return 0;
-	const struct pycode *c = &m->codes[*v - 1];
+	const struct pycode *c = &m->codes[*v];
 	int line = ilog_py_addr2line(c->version, c->table, c->ntable, c->first, lasti);
 	out->file = c->file;
 	out->func = c->func;
@@ -281,10 +280,10 @@ static int put_py(struct ilog_callframe *out, unsigned cap, unsigned *n,
 unsigned ilog_symmap_callstack(const struct ilog_symmap *m, uint32_t node, uint64_t stack_id,
 			       uint64_t pystack_id, struct ilog_callframe *out, unsigned cap)
 {
-	uint32_t *sv = stack_id ? sym_hmap_get(&m->stackidx, node, stack_id) : NULL;
-	uint32_t *pv = pystack_id ? sym_hmap_get(&m->pyidx, node, pystack_id) : NULL;
-	const struct kept_stack *st = sv ? &m->stacks[*sv - 1] : NULL;
-	const struct kept_py *py = pv ? &m->pys[*pv - 1] : NULL;
+	uint64_t *sv = stack_id ? ilog_hmap_get(&m->stackidx, node, stack_id) : NULL;
+	uint64_t *pv = pystack_id ? ilog_hmap_get(&m->pyidx, node, pystack_id) : NULL;
+	const struct kept_stack *st = sv ? &m->stacks[*sv] : NULL;
+	const struct kept_py *py = pv ? &m->pys[*pv] : NULL;
 	const uint64_t *ips = st ? m->ips + st->first : NULL;
 	const struct ingero_pyframe *pf = py ? m->pyfr + py->first : NULL;
 	uint32_t nip = st ? st->nr : 0, npy = py ? py->nr : 0, pid = st ? st->pid : py ? py->pid : 0;

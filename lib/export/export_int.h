@@ -8,7 +8,8 @@
 #define ILOG_EXPORT_INT_H
 
 #include "ingero/export.h"
-#include "ingero/u64map.h"
+#include "ingero/hmap.h"
+#include "ingero/vec.h"
 
 /*
  * Export nodes: every distinct recording (node name, log session, boot id)
@@ -125,8 +126,8 @@ struct ilog_tracks {
 	struct ilog_nest *nest;    /* per thread track */
 	struct ilog_thread_track *threads;
 	uint32_t nthreads, cap;
-	struct ilog_u64map tmap;   /* (node, tid) key + 1 -> thread index + 1 */
-	struct ilog_u64map cmap;   /* (node, pid) key + 1 -> comm index + 1 */
+	struct ilog_hmap tmap;   /* (node, tid) key + 1 -> thread index + 1 */
+	struct ilog_hmap cmap;   /* (node, pid) key + 1 -> comm index + 1 */
 	size_t ncomm;
 	char (*comms)[INGERO_COMM_LEN];
 };

@@ -192,19 +192,11 @@ enum { C_HOST = 8, C_CHAIN = 9, C__MAX = 16 };
 /* Argument strings: one global iid per distinct string (iids may not be
  * reused for another value anywhere in a trace); each sequence writes the
  * entry before its first use there. */
-struct strtab {
-	uint64_t *keys;            /* hash | 1, 0 = empty */
-	uint32_t *iids;
-	size_t cap, n;
-	uint32_t *offs;            /* offset in arena, by iid - 1 */
-	struct ilog_buf arena;
-};
-
 struct seq {                   /* a packet sequence */
 	uint32_t id;
 	uint64_t last;             /* its clock: wall ns of the last delta-coded packet */
 	uint8_t name_done[N__MAX], cat_done[C__MAX], ann_done[A__COUNT];
-	struct ilog_u64map sdone;  /* string iids written on it */
+	struct ilog_hmap sdone;  /* string iids written on it */
 };
 
 struct counters {              /* per node, on sequence 1 */
@@ -225,24 +217,16 @@ struct pf {
 	uint32_t nth;
 	struct seq glob;           /* sequence 1 */
 	struct seq *cur;           /* the sequence of the packet being built */
-	struct strtab st;
-	struct ilog_u64map hexc, dimc; /* number -> iid of its text */
+	struct ilog_strpool st;   /* global iid - 1 -> string */
+	struct ilog_hmap hexc, dimc; /* number -> iid of its text */
 	int started;
 	uint64_t base;             /* sequence 1's clock zero, wall ns */
 };
 
-static uint64_t hash_str(const char *s, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ull;
-	return h | 1;
-}
-
 /* 1 if iid was already written on the sequence, else marks it and 0 (-1 oom). */
 static int seq_has_str(struct seq *q, uint32_t iid)
 {
-	uint64_t *v = ilog_u64map_put(&q->sdone, iid);
+	uint64_t *v = ilog_hmap_put(&q->sdone, iid, 0);
 	if (!v)
 		return -1;
 	if (*v)
@@ -251,55 +235,13 @@ static int seq_has_str(struct seq *q, uint32_t iid)
 	return 0;
 }
 
-/* The global iid of a string (0 when the table is full). */
+/* The global iid of a string (0 when the table is full, or ENOMEM). */
 static uint32_t global_iid(struct pf *p, const char *s, size_t n)
 {
-	struct strtab *t = &p->st;
-	if ((t->n + 1) * 2 > t->cap) {
-		if (t->n >= MAX_INTERNED_STRINGS)
-			return 0;
-		size_t nc = t->cap ? t->cap * 2 : 1024;
-		uint64_t *k = calloc(nc, sizeof(*k));
-		uint32_t *v = calloc(nc, sizeof(*v));
-		uint32_t *o = realloc(t->offs, nc / 2 * sizeof(*o));
-		if (o)
-			t->offs = o;
-		if (!k || !v || !o) {
-			free(k);
-			free(v);
-			return 0;
-		}
-		for (size_t i = 0; i < t->cap; i++) {
-			if (!t->keys[i])
-				continue;
-			size_t j = (size_t)(t->keys[i] >> 7) & (nc - 1);
-			while (k[j])
-				j = (j + 1) & (nc - 1);
-			k[j] = t->keys[i];
-			v[j] = t->iids[i];
-		}
-		free(t->keys);
-		free(t->iids);
-		t->keys = k;
-		t->iids = v;
-		t->cap = nc;
-	}
-	uint64_t h = hash_str(s, n);
-	size_t j = (size_t)(h >> 7) & (t->cap - 1);
-	for (; t->keys[j]; j = (j + 1) & (t->cap - 1)) {
-		if (t->keys[j] != h)
-			continue;
-		const char *q = t->arena.p + t->offs[t->iids[j] - 1];
-		if (strlen(q) == n && !memcmp(q, s, n))
-			return t->iids[j];
-	}
-	size_t off = t->arena.len;
-	if (ilog_buf_put(&t->arena, s, n) || ilog_buf_put(&t->arena, "", 1))
+	if (p->st.nstrs >= MAX_INTERNED_STRINGS && ilog_strpool_find(&p->st, s, n) < 0)
 		return 0;
-	t->keys[j] = h;
-	t->iids[j] = (uint32_t)++t->n;
-	t->offs[t->n - 1] = (uint32_t)off;
-	return (uint32_t)t->n;
+	int64_t i = ilog_strpool_add(&p->st, s, n);
+	return i < 0 ? 0 : (uint32_t)i + 1;
 }
 
 /* Use iid on the current sequence: its entry goes into p->intern the
@@ -310,7 +252,7 @@ static uint32_t use_iid(struct pf *p, uint32_t iid)
 	if (had < 0)
 		return 0;
 	if (!had) {
-		const char *q = p->st.arena.p + p->st.offs[iid - 1];
+		const char *q = p->st.strs[iid - 1];
 		size_t e = pb_open(&p->intern, ID_STRING_VALUES);
 		pb_u64(&p->intern, IE_IID, iid);
 		pb_bytes(&p->intern, IE_NAME, q, strlen(q));
@@ -418,12 +360,12 @@ static void ann_str(struct pf *p, enum ann a, const char *s, size_t n, int inter
 /* an argument whose interned text is a function of a number */
 /* an argument whose interned text is a function of a number: the number
  * keys the text's iid, so the text is formatted and hashed once per value */
-static void ann_num_str(struct pf *p, enum ann a, struct ilog_u64map *c, uint64_t key,
+static void ann_num_str(struct pf *p, enum ann a, struct ilog_hmap *c, uint64_t key,
 			const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static void ann_num_str(struct pf *p, enum ann a, struct ilog_u64map *c, uint64_t key,
+static void ann_num_str(struct pf *p, enum ann a, struct ilog_hmap *c, uint64_t key,
 			const char *fmt, ...)
 {
-	uint64_t *slot = key ? ilog_u64map_put(c, key) : NULL; /* 0: not cacheable */
+	uint64_t *slot = key ? ilog_hmap_put(c, key, 0) : NULL; /* 0: not cacheable */
 	uint32_t iid = slot ? (uint32_t)*slot : 0;
 	char t[80];
 	va_list ap;
@@ -1033,17 +975,14 @@ static int pf_close(struct ilog_sink_ctx *c)
 	ilog_buf_free(&p->b);
 	ilog_buf_free(&p->pkt);
 	ilog_buf_free(&p->intern);
-	ilog_buf_free(&p->st.arena);
-	free(p->st.keys);
-	free(p->st.iids);
-	free(p->st.offs);
-	ilog_u64map_free(&p->hexc);
-	ilog_u64map_free(&p->dimc);
+	ilog_strpool_free(&p->st);
+	ilog_hmap_free(&p->hexc);
+	ilog_hmap_free(&p->dimc);
 	for (uint32_t i = 0; i < p->nnode_uuid; i++)
 		free(p->ctr[i].loss);
 	for (uint32_t i = 0; i < p->nth; i++)
-		ilog_u64map_free(&p->th[i].s.sdone);
-	ilog_u64map_free(&p->glob.sdone);
+		ilog_hmap_free(&p->th[i].s.sdone);
+	ilog_hmap_free(&p->glob.sdone);
 	free(p->ctr);
 	free(p->node_uuid);
 	free(p->th);

@@ -232,7 +232,7 @@ int ilog_tracks_thread(struct ilog_tracks *t, uint32_t node, uint32_t pid, uint3
 {
 	uint64_t key = key64(node, tid);
 	*isnew = 0;
-	uint64_t *v = ilog_u64map_get(&t->tmap, key);
+	uint64_t *v = ilog_hmap_get(&t->tmap, key, 0);
 	if (v)
 		return (int)*v - 1;
 	if (t->nthreads == t->cap) {
@@ -247,7 +247,7 @@ int ilog_tracks_thread(struct ilog_tracks *t, uint32_t node, uint32_t pid, uint3
 		t->nest = ns;
 		t->cap = nc;
 	}
-	if (!(v = ilog_u64map_put(&t->tmap, key)))
+	if (!(v = ilog_hmap_put(&t->tmap, key, 0)))
 		return -1;
 	*v = t->nthreads + 1;
 	memset(&t->nest[t->nthreads], 0, sizeof(t->nest[0]));
@@ -259,7 +259,7 @@ int ilog_tracks_thread(struct ilog_tracks *t, uint32_t node, uint32_t pid, uint3
 int ilog_tracks_comm_set(struct ilog_tracks *t, uint32_t node, uint32_t pid, const char *comm,
 			 size_t n)
 {
-	uint64_t *v = ilog_u64map_put(&t->cmap, key64(node, pid));
+	uint64_t *v = ilog_hmap_put(&t->cmap, key64(node, pid), 0);
 	if (!v)
 		return -1;
 	if (!*v) {
@@ -278,7 +278,7 @@ int ilog_tracks_comm_set(struct ilog_tracks *t, uint32_t node, uint32_t pid, con
 
 const char *ilog_tracks_comm(const struct ilog_tracks *t, uint32_t node, uint32_t pid)
 {
-	const uint64_t *v = ilog_u64map_get(&t->cmap, key64(node, pid));
+	const uint64_t *v = ilog_hmap_get(&t->cmap, key64(node, pid), 0);
 	return v ? t->comms[*v - 1] : NULL;
 }
 
@@ -287,8 +287,8 @@ void ilog_tracks_free(struct ilog_tracks *t)
 	ilog_node_map_free(&t->nodes);
 	free(t->threads);
 	free(t->nest);
-	ilog_u64map_free(&t->tmap);
-	ilog_u64map_free(&t->cmap);
+	ilog_hmap_free(&t->tmap);
+	ilog_hmap_free(&t->cmap);
 	free(t->comms);
 	memset(t, 0, sizeof(*t));
 }

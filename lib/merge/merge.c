@@ -23,7 +23,8 @@
 #include <unistd.h>
 #include "ingero/merge.h"
 #include "ingero/schema.h"
-#include "ingero/u64map.h"
+#include "ingero/hash.h"
+#include "ingero/hmap.h"
 
 #define MAX_POINTS (1u << 16) /* collective points kept per node (thinned beyond) */
 #define MAX_COMMS 64          /* communicators tracked per process */
@@ -31,19 +32,9 @@
 /* ---- small helpers ---- */
 
 /* 64-bit hashing for namespaced ids: a splitmix64 finalizer over words. */
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x;
-}
-
 static uint64_t hash_add(uint64_t h, uint64_t v)
 {
-	return mix64(h ^ mix64(v + 0x9e3779b97f4a7c15ull));
+	return ilog_mix64(h ^ ilog_mix64(v + ILOG_GOLDEN64));
 }
 
 static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
@@ -107,9 +98,9 @@ struct mnode {
 	uint32_t npts, stride;
 	/* pass 2 */
 	uint64_t name_hash;
-	struct ilog_u64map stack_map;   /* old stack id -> new id */
-	struct ilog_u64map pystack_map;
-	struct ilog_u64map emitted;     /* new stack/pystack/pycode ids already written */
+	struct ilog_hmap stack_map;   /* old stack id -> new id */
+	struct ilog_hmap pystack_map;
+	struct ilog_hmap emitted;     /* new stack/pystack/pycode ids already written */
 };
 
 struct minput {
@@ -382,7 +373,7 @@ static int on_cuda_pass1(struct mnode *n, const struct ingero_cuda_event *e, int
 		pd->used = 1;
 		pd->stream = e->stream;
 		pd->p = (struct cpoint){ .comm = c, .seq = pr->seq[c]++,
-					 .sig = (uint32_t)mix64(e->op * 0x100000001ull ^ e->bytes),
+					 .sig = (uint32_t)ilog_mix64(e->op * 0x100000001ull ^ e->bytes),
 					 .pid = e->pid, .coll_end = end_wall };
 		return 0;
 	}
@@ -794,9 +785,9 @@ void ilog_merge_free(struct ilog_merge *m)
 		free(n->pts);
 		free(n->procs);
 		free(n->pend);
-		ilog_u64map_free(&n->stack_map);
-		ilog_u64map_free(&n->pystack_map);
-		ilog_u64map_free(&n->emitted);
+		ilog_hmap_free(&n->stack_map);
+		ilog_hmap_free(&n->pystack_map);
+		ilog_hmap_free(&n->emitted);
 		free(n);
 	}
 	if (m->w)
@@ -970,12 +961,12 @@ static uint64_t pycode_hash(const struct mnode *n, const struct ilog_pycode *c)
 
 /* New id for a reference: the mapped one, or (no stack record seen yet) a
  * namespaced hash of the old id so distinct nodes still never collide. */
-static uint64_t remap(struct ilog_merge *m, struct mnode *n, struct ilog_u64map *map, uint64_t old,
+static uint64_t remap(struct ilog_merge *m, struct mnode *n, struct ilog_hmap *map, uint64_t old,
 		      uint64_t salt)
 {
 	if (!old)
 		return 0;
-	uint64_t *v = ilog_u64map_get(map, old);
+	uint64_t *v = ilog_hmap_get(map, old, 0);
 	if (v)
 		return *v;
 	m->st.unresolved_refs++;
@@ -985,7 +976,7 @@ static uint64_t remap(struct ilog_merge *m, struct mnode *n, struct ilog_u64map 
 /* 1 if the id was written before (and is now marked), 0 if new, -1 oom. */
 static int seen_id(struct mnode *n, uint64_t id)
 {
-	uint64_t *v = ilog_u64map_put(&n->emitted, id);
+	uint64_t *v = ilog_hmap_put(&n->emitted, id, 0);
 	if (!v)
 		return -1;
 	if (*v)
@@ -1034,7 +1025,7 @@ static int emit(struct ilog_merge *m, struct minput *mi)
 		return put(m, &rec);
 	case ILOG_K_STACK: {
 		uint64_t id = stack_hash(n, &in->u.stack);
-		uint64_t *v = ilog_u64map_put(&n->stack_map, in->u.stack.id);
+		uint64_t *v = ilog_hmap_put(&n->stack_map, in->u.stack.id, 0);
 		if (!v || (s = seen_id(n, id)) < 0)
 			return errf(m->err, m->errlen, "out of memory");
 		*v = id;
@@ -1049,7 +1040,7 @@ static int emit(struct ilog_merge *m, struct minput *mi)
 	}
 	case ILOG_K_PYSTACK: {
 		uint64_t id = pystack_hash(n, &in->u.pystack);
-		uint64_t *v = ilog_u64map_put(&n->pystack_map, in->u.pystack.id);
+		uint64_t *v = ilog_hmap_put(&n->pystack_map, in->u.pystack.id, 0);
 		if (!v || (s = seen_id(n, id)) < 0)
 			return errf(m->err, m->errlen, "out of memory");
 		*v = id;

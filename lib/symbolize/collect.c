@@ -14,14 +14,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "ingero/symbolize.h"
+#include "ingero/vec.h"
 #include "symbolize_int.h"
 
 struct collect {
 	const struct ilog_symbolize_opts *o;
 	const char *dir;
 	struct ilog_collect_stats *st;
-	struct sym_pool pool;
-	struct sym_hmap seen;         /* (interned build-id hex or path, 0) */
+	struct ilog_strpool pool;
+	struct ilog_hmap seen;         /* (interned build-id hex or path, 0) */
 	char *err;
 	size_t errlen;
 };
@@ -121,7 +122,7 @@ static int collect_one(struct collect *c, const struct ilog_mapping *m)
 	const uint8_t *bid = m->build_id.p;
 	uint32_t nbid = m->build_id.n;
 	char h[130], dst[4096], src[4096], why[600];
-	sym_hex(h, bid, nbid);
+	ilog_hex(h, bid, nbid);
 	snprintf(dst, sizeof(dst), "%s/.build-id/%.2s", c->dir, h);
 	if (mkdirs(dst)) {
 		snprintf(c->err, c->errlen, "%s: %s", dst, strerror(errno));
@@ -180,18 +181,18 @@ static int on_mapping(struct collect *c, const struct ilog_mapping *m)
 	char h[130];
 	const char *key;
 	if (nbid && nbid <= 64) {
-		sym_hex(h, m->build_id.p, nbid);
-		key = sym_pool_intern(&c->pool, h, 2 * nbid);
+		ilog_hex(h, m->build_id.p, nbid);
+		key = ilog_strpool_intern(&c->pool, h, 2 * nbid);
 	} else {
-		key = sym_pool_intern(&c->pool, m->path.p, m->path.n);
+		key = ilog_strpool_intern(&c->pool, m->path.p, m->path.n);
 	}
 	if (!key) {
 		snprintf(c->err, c->errlen, "out of memory");
 		return -1;
 	}
-	if (sym_hmap_get(&c->seen, (uintptr_t)key, 0))
+	if (ilog_hmap_get(&c->seen, (uintptr_t)key, 0))
 		return 0;
-	if (sym_hmap_put(&c->seen, (uintptr_t)key, 0, 0)) {
+	if (ilog_hmap_set(&c->seen, (uintptr_t)key, 0, 0)) {
 		snprintf(c->err, c->errlen, "out of memory");
 		return -1;
 	}
@@ -247,7 +248,7 @@ int ilog_symbolize_collect(const struct ilog_symbolize_opts *o,
 	}
 	if (damaged && !rc)
 		rc = -1;
-	sym_hmap_free(&c.seen);
-	sym_pool_free(&c.pool);
+	ilog_hmap_free(&c.seen);
+	ilog_strpool_free(&c.pool);
 	return rc;
 }

@@ -28,6 +28,7 @@
 #include <zstd.h>
 #include "ingero/io.h"
 #include "ingero/symbolize.h"
+#include "ingero/vec.h"
 #include "symbolize_int.h"
 
 #define MAX_BID 64
@@ -137,11 +138,11 @@ struct drop { uint32_t frame, at, len; };
 #define HAVE (UINT32_MAX - 1)         /* an ipset value: the input has symbols */
 
 struct filt {
-	struct sym_pool pool;
+	struct ilog_strpool pool;
 	struct fproc *procs;
 	uint32_t nprocs, capprocs;
-	struct sym_hmap procidx;      /* (node << 32 | pid, 0) -> procs[] */
-	struct sym_hmap ipidx;        /* (node << 32 | pid, 0) -> ipsets[] */
+	struct ilog_hmap procidx;      /* (node << 32 | pid, 0) -> procs[] */
+	struct ilog_hmap ipidx;        /* (node << 32 | pid, 0) -> ipsets[] */
 	struct ipset *ipsets;         /* per process: ip -> uses[] or HAVE */
 	uint32_t nipsets, capipsets;
 	struct use *uses;             /* in stream order */
@@ -168,7 +169,7 @@ struct filt {
 	pthread_cond_t cv;
 	struct wmod *wm;              /* under mu while the thread runs */
 	uint32_t nwm, capwm;
-	struct sym_hmap wmidx;        /* (module hash, n) -> wm[] */
+	struct ilog_hmap wmidx;        /* (module hash, n) -> wm[] */
 	struct rout rout[2];          /* each resolver's own */
 	struct rdone *byuse;          /* after the join: uses[] -> its answer (k 0: none) */
 	struct pjob pend[64];         /* the reader's, handed over together */
@@ -183,8 +184,8 @@ static void filt_free(struct filt *f)
 	for (uint32_t i = 0; i < f->nprocs; i++)
 		free(f->procs[i].maps);
 	free(f->procs);
-	sym_hmap_free(&f->procidx);
-	sym_hmap_free(&f->ipidx);
+	ilog_hmap_free(&f->procidx);
+	ilog_hmap_free(&f->ipidx);
 	for (uint32_t i = 0; i < f->nipsets; i++)
 		free(f->ipsets[i].k);
 	free(f->ipsets);
@@ -200,11 +201,11 @@ static void filt_free(struct filt *f)
 	for (uint32_t i = 0; i < f->nwm; i++)
 		free(f->wm[i].q);
 	free(f->wm);
-	sym_hmap_free(&f->wmidx);
+	ilog_hmap_free(&f->wmidx);
 	for (uint32_t i = 0; i < f->nheld; i++)
 		free(f->held[i].msg);
 	free(f->held);
-	sym_pool_free(&f->pool);
+	ilog_strpool_free(&f->pool);
 }
 
 static inline uint64_t pkey(uint32_t node, uint32_t pid)
@@ -217,22 +218,22 @@ static void warm_hand(struct filt *f);
 static int add_mapping(struct filt *f, uint32_t node, const struct ilog_mapping *m, uint64_t seq)
 {
 	warm_hand(f); /* the fmaps the pending jobs point at may move */
-	uint32_t *v = sym_hmap_get(&f->procidx, pkey(node, m->pid), 0);
+	uint64_t *v = ilog_hmap_get(&f->procidx, pkey(node, m->pid), 0);
 	uint32_t pi;
 	if (v) {
-		pi = *v - 1;
+		pi = *v;
 	} else {
-		if (sym_grow((void **)&f->procs, &f->capprocs, f->nprocs, sizeof(*f->procs), 64))
+		if (ilog_grow((void **)&f->procs, &f->capprocs, f->nprocs, sizeof(*f->procs), 64))
 			return -1;
 		pi = f->nprocs;
 		f->procs[f->nprocs++] = (struct fproc){ 0 };
-		if (sym_hmap_put(&f->procidx, pkey(node, m->pid), 0, pi))
+		if (ilog_hmap_set(&f->procidx, pkey(node, m->pid), 0, pi))
 			return -1;
 	}
 	struct fproc *p = &f->procs[pi];
-	if (sym_grow((void **)&p->maps, &p->cap, p->n, sizeof(*p->maps), 32))
+	if (ilog_grow((void **)&p->maps, &p->cap, p->n, sizeof(*p->maps), 32))
 		return -1;
-	const char *path = sym_pool_intern(&f->pool, m->path.p, m->path.n);
+	const char *path = ilog_strpool_intern(&f->pool, m->path.p, m->path.n);
 	if (!path)
 		return -1;
 	/* kept sorted by start, then stream order, as they come (recorders
@@ -271,10 +272,10 @@ static int add_mapping(struct filt *f, uint32_t node, const struct ilog_mapping 
 static const struct fmap *find_map(const struct filt *f, uint32_t node, uint32_t pid,
 				   uint64_t ip, uint64_t seq)
 {
-	uint32_t *v = sym_hmap_get(&f->procidx, pkey(node, pid), 0);
+	uint64_t *v = ilog_hmap_get(&f->procidx, pkey(node, pid), 0);
 	if (!v)
 		return NULL;
-	const struct fproc *p = &f->procs[*v - 1];
+	const struct fproc *p = &f->procs[*v];
 	uint32_t lo = 0, hi = p->n; /* first map with start > ip */
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
@@ -388,8 +389,8 @@ static void damage(char *err, size_t errlen, int *damaged, const char *name, con
 /* The module key of a mapping: its build-id's hash, else its path's. */
 static uint64_t wmod_hash(const struct fmap *fm)
 {
-	return fm->nbid ? sym_strhash((const char *)fm->bid, fm->nbid)
-			: sym_strhash(fm->path, strlen(fm->path));
+	return fm->nbid ? ilog_strhash((const char *)fm->bid, fm->nbid)
+			: ilog_strhash(fm->path, strlen(fm->path));
 }
 
 static int wmod_same(const struct wmod *w, const struct fmap *fm)
@@ -403,11 +404,11 @@ static int wmod_same(const struct wmod *w, const struct fmap *fm)
 static struct wmod *wmod_of(struct filt *f, const struct fmap *fm, int make)
 {
 	uint64_t h = wmod_hash(fm), k = 0;
-	for (uint32_t *v; (v = sym_hmap_get(&f->wmidx, h, k)); k++)
-		if (wmod_same(&f->wm[*v - 1], fm))
-			return &f->wm[*v - 1];
-	if (!make || sym_grow((void **)&f->wm, &f->capwm, f->nwm, sizeof(*f->wm), 16) ||
-	    sym_hmap_put(&f->wmidx, h, k, f->nwm))
+	for (uint64_t *v; (v = ilog_hmap_get(&f->wmidx, h, k)); k++)
+		if (wmod_same(&f->wm[*v], fm))
+			return &f->wm[*v];
+	if (!make || ilog_grow((void **)&f->wm, &f->capwm, f->nwm, sizeof(*f->wm), 16) ||
+	    ilog_hmap_set(&f->wmidx, h, k, f->nwm))
 		return NULL;
 	struct wmod *w = &f->wm[f->nwm++];
 	*w = (struct wmod){ .path = fm->path, .nbid = fm->nbid };
@@ -467,8 +468,8 @@ static void keep(struct rout *r, uint32_t use, uint32_t w, const struct ilog_sym
 		 uint32_t k)
 {
 	/* a large first block: pages untouched cost nothing */
-	if (sym_reserve((void **)&r->a, &r->cap, r->n + k, sizeof(*r->a), 16384) ||
-	    sym_grow((void **)&r->d, &r->capd, r->nd, sizeof(*r->d), 1024))
+	if (ilog_reserve((void **)&r->a, &r->cap, r->n + k, sizeof(*r->a), 16384) ||
+	    ilog_grow((void **)&r->d, &r->capd, r->nd, sizeof(*r->d), 1024))
 		return;
 	memcpy(r->a + r->n, out, k * sizeof(*out));
 	r->d[r->nd++] = (struct rdone){ use, r->n, w, k };
@@ -533,7 +534,7 @@ static void on_report(void *arg, enum ilog_sym_level level, const char *msg)
 	if (f->warming) {
 		pthread_mutex_lock(&f->mu);
 		char *m = strdup(msg);
-		int held = m && !sym_grow((void **)&f->held, &f->capheld, f->nheld,
+		int held = m && !ilog_grow((void **)&f->held, &f->capheld, f->nheld,
 					  sizeof(*f->held), 16);
 		if (held)
 			f->held[f->nheld++] = (struct held){ cur_use, f->nheld, level, m };
@@ -575,7 +576,7 @@ static void warm_hand(struct filt *f)
 		const struct pjob *p = &f->pend[i];
 		struct wmod *w = wmod_of(f, p->fm, 1);
 		/* out of memory: plan() resolves it */
-		if (w && !sym_grow((void **)&w->q, &w->cap, w->n, sizeof(*w->q), 64))
+		if (w && !ilog_grow((void **)&w->q, &w->cap, w->n, sizeof(*w->q), 64))
 			w->q[w->n++] = (struct job){ p->fm->start, p->fm->end, p->fm->offset, p->ip,
 						     p->fm->prot, p->use, p->pid, p->ret };
 	}
@@ -715,11 +716,11 @@ static int ipset_add(struct ipset *t, uint64_t ip, uint32_t v)
 /* The ip table of (node, pid); NULL out of memory. */
 static struct ipset *ipset_of(struct filt *f, uint64_t key)
 {
-	uint32_t *v = sym_hmap_get(&f->ipidx, key, 0);
+	uint64_t *v = ilog_hmap_get(&f->ipidx, key, 0);
 	if (v)
-		return &f->ipsets[*v - 1];
-	if (sym_grow((void **)&f->ipsets, &f->capipsets, f->nipsets, sizeof(*f->ipsets), 16) ||
-	    sym_hmap_put(&f->ipidx, key, 0, f->nipsets))
+		return &f->ipsets[*v];
+	if (ilog_grow((void **)&f->ipsets, &f->capipsets, f->nipsets, sizeof(*f->ipsets), 16) ||
+	    ilog_hmap_set(&f->ipidx, key, 0, f->nipsets))
 		return NULL;
 	f->ipsets[f->nipsets] = (struct ipset){ 0 };
 	return &f->ipsets[f->nipsets++];
@@ -756,7 +757,7 @@ static int note_stack(struct filt *f, const struct ilog_record *rec, uint64_t se
 		uint64_t ip = sk->ips[i];
 		if (ipset_get(t, ip))
 			continue;
-		if (f->nuses >= HAVE || sym_grow((void **)&f->uses, &f->capuses, f->nuses,
+		if (f->nuses >= HAVE || ilog_grow((void **)&f->uses, &f->capuses, f->nuses,
 					     sizeof(*f->uses), 1024) ||
 		    ipset_add(t, ip, f->nuses))
 			return -1;
@@ -798,7 +799,7 @@ static int pass1(struct filt *f, const struct ilog_symbolize_opts *o, struct inp
 				o->progress(o->progress_arg, 1, seq);
 			ilog_reader_where(r, &wh);
 			if (!fr || fr->off != wh.frame_off) {
-				if (sym_grow((void **)&f->frames, &f->capframes, f->nframes,
+				if (ilog_grow((void **)&f->frames, &f->capframes, f->nframes,
 					 sizeof(*f->frames), 64))
 					goto oom;
 				fr = &f->frames[f->nframes++];
@@ -826,7 +827,7 @@ static int pass1(struct filt *f, const struct ilog_symbolize_opts *o, struct inp
 						d->len += rec->raw.n; /* a run of them: one drop */
 						break;
 					}
-					if (sym_grow((void **)&f->drops, &f->capdrops, f->ndrops,
+					if (ilog_grow((void **)&f->drops, &f->capdrops, f->ndrops,
 						 sizeof(*f->drops), 64))
 						goto oom;
 					f->drops[f->ndrops++] = (struct drop){ f->nframes - 1, at, rec->raw.n };
@@ -913,7 +914,7 @@ static int plan(struct filt *f, struct ilog_symbolize_stats *st)
 			for (int j = 0; j < k; j++) /* the job's copy of it is gone */
 				out[j].build_id = (struct ilog_bin){ w->bid, w->nbid };
 		} else {
-			if (sym_reserve((void **)&f->ans, &f->capans, f->nans + MAX_FRAMES,
+			if (ilog_reserve((void **)&f->ans, &f->capans, f->nans + MAX_FRAMES,
 					sizeof(*f->ans), 1024))
 				return -1;
 			out = &f->ans[f->nans];

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "ingero/symbolize.h"
+#include "ingero/vec.h"
 #include "symbolize_int.h"
 
 /* libstdc++'s demangler (the Itanium C++ ABI entry point, C linkage). */
@@ -69,13 +70,13 @@ struct sym_module {
 	int dwarf;                    /* 0 not checked, 1 usable, -1 none or unreadable */
 	Dwarf *dw;
 	int reported_scopes;
-	struct sym_hmap cache;        /* (address, ret) -> entries[] */
-	struct sym_hmap cuidx;        /* (CU DIE offset, 0) -> cus[] */
+	struct ilog_hmap cache;        /* (address, ret) -> entries[] */
+	struct ilog_hmap cuidx;        /* (CU DIE offset, 0) -> cus[] */
 	struct cu_fns *cus;
 	uint32_t ncus, capcus;
-	struct sym_hmap names;        /* (DIE offset, 0: declaration's name, 1: a
+	struct ilog_hmap names;        /* (DIE offset, 0: declaration's name, 1: a
 				       * function's, 2: has a linkage name) -> s->names[] */
-	struct sym_hmap paths;        /* (line table file name, CU offset) -> s->names[] */
+	struct ilog_hmap paths;        /* (line table file name, CU offset) -> s->names[] */
 	struct elf_sym *syms;         /* built on first use */
 	uint32_t nsyms;
 	int syms_built;
@@ -111,11 +112,11 @@ struct ilog_symbolizer {
 	const struct ilog_symbolize_opts *o;
 	const char **dirs;            /* debug dirs, then the system one */
 	unsigned ndirs;
-	struct sym_pool pool;
+	struct ilog_strpool pool;
 	struct sym_module **mods;
 	uint32_t nmods, capmods;
-	struct sym_hmap modidx;       /* (hash of build-id or path, length) -> mods[] */
-	struct sym_hmap demangled;    /* (interned mangled name, 0) -> names[] */
+	struct ilog_hmap modidx;       /* (hash of build-id or path, length) -> mods[] */
+	struct ilog_hmap demangled;    /* (interned mangled name, 0) -> names[] */
 	struct sym_frame *frames;
 	uint32_t nframes, capframes;
 	struct sym_entry *entries;
@@ -175,10 +176,10 @@ void ilog_symbolizer_free(struct ilog_symbolizer *s)
 			dwfl_end(m->dwfl);
 		free(m->loads);
 		free(m->syms);
-		sym_hmap_free(&m->cache);
-		sym_hmap_free(&m->cuidx);
-		sym_hmap_free(&m->names);
-		sym_hmap_free(&m->paths);
+		ilog_hmap_free(&m->cache);
+		ilog_hmap_free(&m->cuidx);
+		ilog_hmap_free(&m->names);
+		ilog_hmap_free(&m->paths);
 		for (uint32_t k = 0; k < m->ncus; k++) {
 			free(m->cus[k].v);
 			free(m->cus[k].sc);
@@ -187,9 +188,9 @@ void ilog_symbolizer_free(struct ilog_symbolizer *s)
 		free(m);
 	}
 	free(s->mods);
-	sym_hmap_free(&s->modidx);
-	sym_hmap_free(&s->demangled);
-	sym_pool_free(&s->pool);
+	ilog_hmap_free(&s->modidx);
+	ilog_hmap_free(&s->demangled);
+	ilog_strpool_free(&s->pool);
 	free(s->frames);
 	free(s->entries);
 	free(s->names);
@@ -286,9 +287,9 @@ static int open_elf(const char *file, const uint8_t *bid, uint32_t nbid, int who
 		ssize_t n = dwelf_elf_gnu_build_id(elf, &p);
 		if (n != (ssize_t)nbid || memcmp(p, bid, nbid)) {
 			char want[2 * MAX_BUILD_ID + 1], got[2 * MAX_BUILD_ID + 1] = "none";
-			sym_hex(want, bid, nbid);
+			ilog_hex(want, bid, nbid);
 			if (n > 0)
-				sym_hex(got, p, (uint32_t)(n > MAX_BUILD_ID ? MAX_BUILD_ID : n));
+				ilog_hex(got, p, (uint32_t)(n > MAX_BUILD_ID ? MAX_BUILD_ID : n));
 			reject(r, "%s: build-id %s does not match the recorded %s", file, got, want);
 			elf_end(elf);
 			close(fd);
@@ -310,7 +311,7 @@ static void build_id_path(char *out, size_t cap, const char *dir, const uint8_t 
 			  uint32_t nbid, const char *suffix)
 {
 	char h[2 * MAX_BUILD_ID + 1];
-	sym_hex(h, bid, nbid);
+	ilog_hex(h, bid, nbid);
 	snprintf(out, cap, "%s/.build-id/%.2s/%s%s", dir, h, h + 2, suffix);
 }
 
@@ -384,7 +385,7 @@ static void module_open(struct ilog_symbolizer *s, struct sym_module *m, const c
 	}
 	char want[2 * MAX_BUILD_ID + 1] = "none";
 	if (m->nbid)
-		sym_hex(want, m->bid, m->nbid);
+		ilog_hex(want, m->bid, m->nbid);
 	for (unsigned i = 0; i < r.n; i++)
 		report(s, ILOG_SYM_WARN, "%s; not used%s", r.msg[i],
 		       fd < 0 && i + 1 == r.n ? "; frames left as module+offset" : "");
@@ -404,7 +405,7 @@ static void module_open(struct ilog_symbolizer *s, struct sym_module *m, const c
 			m->loads[m->nloads++] = ph;
 	}
 	elf_end(elf);
-	m->file = sym_pool_intern(&s->pool, cand, strlen(cand));
+	m->file = ilog_strpool_intern(&s->pool, cand, strlen(cand));
 	if (!m->nloads || !m->file) {
 		report(s, ILOG_SYM_WARN, "%s: no loadable segments; frames left as module+offset", cand);
 		close(fd);
@@ -440,14 +441,14 @@ static struct sym_module *module_for(struct ilog_symbolizer *s, const struct ilo
 	uint32_t nbid = mp->build_id.n <= MAX_BUILD_ID ? mp->build_id.n : 0;
 	const void *kp = nbid ? (const void *)mp->build_id.p : mp->path.p;
 	size_t kn = nbid ? nbid : mp->path.n;
-	uint64_t h = sym_strhash(kp, kn), k = (uint64_t)kn << 1 | !!nbid;
-	for (uint32_t *v; (v = sym_hmap_get(&s->modidx, h, k)); k += 1ull << 32) {
-		struct sym_module *m = s->mods[*v - 1];
+	uint64_t h = ilog_strhash(kp, kn), k = (uint64_t)kn << 1 | !!nbid;
+	for (uint64_t *v; (v = ilog_hmap_get(&s->modidx, h, k)); k += 1ull << 32) {
+		struct sym_module *m = s->mods[*v];
 		if (nbid ? m->nbid == nbid && !memcmp(m->bid, kp, kn)
 			 : !m->nbid && strlen(m->path) == kn && !memcmp(m->path, kp, kn))
 			return m;
 	}
-	if (sym_grow((void **)&s->mods, &s->capmods, s->nmods, sizeof(*s->mods), 16))
+	if (ilog_grow((void **)&s->mods, &s->capmods, s->nmods, sizeof(*s->mods), 16))
 		return NULL;
 	struct sym_module *m = calloc(1, sizeof(*m));
 	if (!m)
@@ -455,8 +456,8 @@ static struct sym_module *module_for(struct ilog_symbolizer *s, const struct ilo
 	m->s = s;
 	m->nbid = nbid;
 	memcpy(m->bid, mp->build_id.p, nbid);
-	m->path = sym_pool_intern(&s->pool, mp->path.p, mp->path.n);
-	if (!m->path || sym_hmap_put(&s->modidx, h, k, s->nmods)) {
+	m->path = ilog_strpool_intern(&s->pool, mp->path.p, mp->path.n);
+	if (!m->path || ilog_hmap_set(&s->modidx, h, k, s->nmods)) {
 		free(m);
 		return NULL;
 	}
@@ -467,23 +468,23 @@ static struct sym_module *module_for(struct ilog_symbolizer *s, const struct ilo
 /* ---- answering addresses ---- */
 
 /* Strings remembered per key in h; a miss is NULL. */
-static const char *memo_get(const struct ilog_symbolizer *s, const struct sym_hmap *h,
+static const char *memo_get(const struct ilog_symbolizer *s, const struct ilog_hmap *h,
 			    uint64_t a, uint64_t b)
 {
-	uint32_t *v = sym_hmap_get(h, a, b);
-	return v ? s->names[*v - 1] : NULL;
+	uint64_t *v = ilog_hmap_get(h, a, b);
+	return v ? s->names[*v] : NULL;
 }
 
 /* Remember v (NULL: nothing, and nothing remembered); returns v. */
-static const char *memo_put(struct ilog_symbolizer *s, struct sym_hmap *h, uint64_t a,
+static const char *memo_put(struct ilog_symbolizer *s, struct ilog_hmap *h, uint64_t a,
 			    uint64_t b, const char *v)
 {
 	if (!v)
 		return NULL;
-	if (sym_grow((void **)&s->names, &s->capnames, s->nnames, sizeof(*s->names), 256))
+	if (ilog_grow((void **)&s->names, &s->capnames, s->nnames, sizeof(*s->names), 256))
 		return v;
 	s->names[s->nnames] = v;
-	if (!sym_hmap_put(h, a, b, s->nnames))
+	if (!ilog_hmap_set(h, a, b, s->nnames))
 		s->nnames++;
 	return v;
 }
@@ -494,7 +495,7 @@ static const char *demangle(struct ilog_symbolizer *s, const char *name)
 {
 	if (!name)
 		return "";
-	const char *raw = sym_pool_intern(&s->pool, name, strlen(name));
+	const char *raw = ilog_strpool_intern(&s->pool, name, strlen(name));
 	if (!raw || raw[0] != '_' || raw[1] != 'Z')
 		return raw;
 	const char *r = memo_get(s, &s->demangled, (uintptr_t)raw, 0);
@@ -502,7 +503,7 @@ static const char *demangle(struct ilog_symbolizer *s, const char *name)
 		return r;
 	int status = -1;
 	char *d = __cxa_demangle(raw, NULL, NULL, &status);
-	r = d && status == 0 ? sym_pool_intern(&s->pool, d, strlen(d)) : raw;
+	r = d && status == 0 ? ilog_strpool_intern(&s->pool, d, strlen(d)) : raw;
 	free(d);
 	return memo_put(s, &s->demangled, (uintptr_t)raw, 0, r);
 }
@@ -529,10 +530,10 @@ static size_t cxx_scope(struct sym_module *m, Dwarf_Die *cu, Dwarf_Die *decl, ch
 			size_t cap)
 {
 	Dwarf_Die dcu;
-	uint32_t *v = sym_hmap_get(&m->cuidx, dwarf_dieoffset(cu), 0);
+	uint64_t *v = ilog_hmap_get(&m->cuidx, dwarf_dieoffset(cu), 0);
 	if (v && dwarf_diecu(decl, &dcu, NULL, NULL) &&
 	    dwarf_dieoffset(&dcu) == dwarf_dieoffset(cu)) {
-		const struct cu_fns *f = &m->cus[*v - 1];
+		const struct cu_fns *f = &m->cus[*v];
 		Dwarf_Off off = dwarf_dieoffset(decl);
 		uint32_t lo = 0, hi = f->nsc; /* the first scope starting after off */
 		while (lo < hi) {
@@ -601,7 +602,7 @@ static const char *die_name_uncached(struct ilog_symbolizer *s, struct sym_modul
 	char q[1024];
 	size_t len = cxx_scope(m, cu, decl, q, sizeof(q));
 	snprintf(q + len, sizeof(q) - len, "%s", n);
-	return sym_pool_intern(&s->pool, q, strlen(q));
+	return ilog_strpool_intern(&s->pool, q, strlen(q));
 }
 
 /* The name, once per function: inlined instances and the out-of-line
@@ -626,7 +627,7 @@ static const char *die_name(struct ilog_symbolizer *s, struct sym_module *m, Dwa
 static int push_frame(struct ilog_symbolizer *s, const char *fn, const char *file,
 		      uint32_t line, uint64_t sym_off)
 {
-	if (sym_grow((void **)&s->frames, &s->capframes, s->nframes, sizeof(*s->frames), 1024))
+	if (ilog_grow((void **)&s->frames, &s->capframes, s->nframes, sizeof(*s->frames), 1024))
 		return -1;
 	if (!fn)
 		return -1;
@@ -653,9 +654,9 @@ static const char *full_path(struct ilog_symbolizer *s, struct sym_module *m, Dw
 	if (file[0] != '/' && dwarf_attr(cu, DW_AT_comp_dir, &a) && (dir = dwarf_formstring(&a)) &&
 	    *dir) {
 		snprintf(buf, sizeof(buf), "%s/%s", dir, file);
-		r = sym_pool_intern(&s->pool, buf, strlen(buf));
+		r = ilog_strpool_intern(&s->pool, buf, strlen(buf));
 	} else {
-		r = sym_pool_intern(&s->pool, file, strlen(file));
+		r = ilog_strpool_intern(&s->pool, file, strlen(file));
 	}
 	return memo_put(s, &m->paths, (uintptr_t)file, cuoff, r);
 }
@@ -671,7 +672,7 @@ static int cmp_fn(const void *a, const void *b)
 
 static int add_fn(struct cu_fns *f, uint32_t *cap, uint64_t lo, uint64_t hi, Dwarf_Off die)
 {
-	if (sym_grow((void **)&f->v, cap, f->n, sizeof(*f->v), 64))
+	if (ilog_grow((void **)&f->v, cap, f->n, sizeof(*f->v), 64))
 		return -1;
 	f->v[f->n++] = (struct cu_fn){ lo, hi, die };
 	return 0;
@@ -737,7 +738,7 @@ static const char *child_prefix(struct ilog_symbolizer *s, Dwarf_Die *c, int tag
 	int k = snprintf(buf, sizeof(buf), "%s%s::", prefix, nm ? nm : "(anonymous namespace)");
 	if (k < 0 || (size_t)k >= sizeof(buf))
 		return prefix;
-	return sym_pool_intern(&s->pool, buf, (size_t)k);
+	return ilog_strpool_intern(&s->pool, buf, (size_t)k);
 }
 
 /* Concrete functions under parent: CU level, inside namespaces and
@@ -764,7 +765,7 @@ static int index_fns(struct ilog_symbolizer *s, Dwarf_Die *parent, struct cu_fns
 			continue;
 		const char *p2 = scope ? child_prefix(s, &c, tag, prefix) : deep ? prefix : NULL;
 		if ((scope && !p2) ||
-		    sym_grow((void **)&f->sc, &f->capsc, f->nsc, sizeof(*f->sc), 16))
+		    ilog_grow((void **)&f->sc, &f->capsc, f->nsc, sizeof(*f->sc), 16))
 			return -1;
 		int32_t me = (int32_t)f->nsc;
 		f->sc[f->nsc++] = (struct cu_scope){ dwarf_dieoffset(&c), cend, p2, up };
@@ -817,16 +818,16 @@ static int fn_index(struct ilog_symbolizer *s, Dwarf_Die *cu, struct cu_fns *f, 
 static int fn_at(struct sym_module *m, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *fn)
 {
 	Dwarf_Off cuoff = dwarf_dieoffset(cu);
-	uint32_t *v = sym_hmap_get(&m->cuidx, cuoff, 0);
+	uint64_t *v = ilog_hmap_get(&m->cuidx, cuoff, 0);
 	struct cu_fns *f;
 	if (v) {
-		f = &m->cus[*v - 1];
+		f = &m->cus[*v];
 	} else {
-		if (sym_grow((void **)&m->cus, &m->capcus, m->ncus, sizeof(*m->cus), 16))
+		if (ilog_grow((void **)&m->cus, &m->capcus, m->ncus, sizeof(*m->cus), 16))
 			return -1;
 		f = &m->cus[m->ncus];
 		*f = (struct cu_fns){ 0 };
-		if (fn_index(m->s, cu, f, 0) || sym_hmap_put(&m->cuidx, cuoff, 0, m->ncus)) {
+		if (fn_index(m->s, cu, f, 0) || ilog_hmap_set(&m->cuidx, cuoff, 0, m->ncus)) {
 			free(f->v);
 			free(f->sc);
 			return -1;
@@ -1175,20 +1176,20 @@ int ilog_symbolizer_lookup(struct ilog_symbolizer *s, const struct ilog_mapping 
 	if (to_vaddr(m, ip - mp->start + mp->offset, &a))
 		return 1;
 	out[0].module_off = a;
-	uint32_t *v = sym_hmap_get(&m->cache, a, (uint64_t)!!ret);
+	uint64_t *v = ilog_hmap_get(&m->cache, a, (uint64_t)!!ret);
 	struct sym_entry e;
 	if (v) {
-		e = s->entries[*v - 1];
+		e = s->entries[*v];
 	} else {
 		uint32_t first = s->nframes;
 		int n = resolve(s, m, a, ret);
 		if (n < 0)
 			return -1;
-		if (sym_grow((void **)&s->entries, &s->capentries, s->nentries, sizeof(*s->entries), 1024))
+		if (ilog_grow((void **)&s->entries, &s->capentries, s->nentries, sizeof(*s->entries), 1024))
 			return -1;
 		e = (struct sym_entry){ first, (uint32_t)n };
 		s->entries[s->nentries] = e;
-		if (sym_hmap_put(&m->cache, a, (uint64_t)!!ret, s->nentries++))
+		if (ilog_hmap_set(&m->cache, a, (uint64_t)!!ret, s->nentries++))
 			return -1;
 	}
 	unsigned k = 0;

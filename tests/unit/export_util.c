@@ -1,62 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* lib/export/util.c and lib/base/u64map.c: the id map, JSON strings, and the
- * nesting check that keeps Perfetto slices pairable. */
+/* lib/export/util.c: argv as JSON, and the nesting check that keeps
+ * Perfetto slices pairable. */
 #include "test.h"
 #include "export_int.h"
-#include "ingero/u64map.h"
 
-
-static void test_u64map(void)
-{
-	struct ilog_u64map m = { 0 };
-	struct check c;
-	enum { N = 100000 };
-	uint64_t *keys = malloc(N * sizeof(*keys));
-	check_begin(&c);
-	for (int i = 0; i < N; i++) {
-		keys[i] = t_rnd() | 1;
-		uint64_t *v = ilog_u64map_put(&m, keys[i]);
-		if (!v)
-			check_fail(&c, "put %d failed", i);
-		else
-			*v = (uint64_t)i + 7;
-	}
-	for (int i = 0; i < N; i++) {
-		uint64_t *v = ilog_u64map_get(&m, keys[i]);
-		if (!v || *v != (uint64_t)i + 7)
-			check_fail(&c, "key %d: %s", i, v ? "wrong value" : "missing");
-	}
-	for (int i = 0; i < 1000; i++)
-		if (ilog_u64map_get(&m, (t_rnd() & ~1ull) | 2))
-			check_fail(&c, "an absent (even) key found");
-	check_end(&c, "u64map: 100000 keys put and found, absent keys absent");
-	is_u64(m.n, N, "u64map counts its keys");
-	uint64_t *v = ilog_u64map_put(&m, keys[5]);
-	ok(v && *v == 12 && m.n == N, "u64map: putting a present key keeps its value");
-	ilog_u64map_free(&m);
-	ok(!ilog_u64map_get(&m, keys[0]), "u64map: empty after free");
-	free(keys);
-}
-
-static const char *json(const char *s, size_t n)
-{
-	static struct ilog_buf b;
-	b.len = 0;
-	ilog_json_str(&b, s, n);
-	ilog_buf_put(&b, "", 1);
-	return b.p;
-}
 
 static void test_json(void)
 {
-	is_str(json("plain", 5), "\"plain\"", "json: plain text as is");
-	is_str(json("a\"b\\c", 5), "\"a\\\"b\\\\c\"", "json: quote and backslash escaped");
-	is_str(json("t\tn\nx\x01", 6), "\"t\\tn\\nx\\u0001\"", "json: control characters escaped");
-	is_str(json("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x9a\x80", 14), "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x9a\x80\"",
-	       "json: valid UTF-8 (2, 3, 4 bytes) passes");
-	is_str(json("a\xff" "b\xc3", 4), "\"a\\ufffdb\\ufffd\"", "json: invalid and cut UTF-8 become U+FFFD");
-	is_str(json("\xed\xa0\x80", 3), "\"\\ufffd\\ufffd\\ufffd\"", "json: an encoded surrogate is not UTF-8");
-	is_str(json("x\0y", 3), "\"x\\u0000y\"", "json: NUL inside a string escaped");
 	struct ilog_buf b = { 0 };
 	static const char argv[] = "python3\0train.py\0--a b\0";
 	ilog_json_argv(&b, (struct ilog_bin){ (const uint8_t *)argv, sizeof(argv) - 1 });
@@ -140,7 +90,6 @@ static void test_nesting(void)
 
 int main(void)
 {
-	test_u64map();
 	test_json();
 	test_nesting();
 	return done_testing();

@@ -17,7 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "clickhouse.h"
-#include "symbolize_int.h"
+#include "ingero/hash.h"
+#include "ingero/vec.h"
 #include "ingero/symbolize_map.h"
 
 struct map {
@@ -31,14 +32,14 @@ struct pidmaps {
 };
 
 struct ilog_ch_stacks {
-	struct sym_pool pool;
-	struct sym_hmap pidx;      /* (node, pid) -> pids[] */
+	struct ilog_strpool pool;
+	struct ilog_hmap pidx;      /* (node, pid) -> pids[] */
 	struct pidmaps *pids;
 	uint32_t npids, cappids;
-	struct sym_hmap ids;       /* (node, recorder id) -> fids[] */
+	struct ilog_hmap ids;       /* (node, recorder id) -> fids[] */
 	uint64_t *fids;
 	uint32_t nfids, capfids;
-	struct sym_hmap sent;      /* (fleet id, 0): a stacks row was made */
+	struct ilog_hmap sent;      /* (fleet id, 0): a stacks row was made */
 	char hex[2 * 64 + 1];
 };
 
@@ -55,10 +56,10 @@ void ilog_ch_stacks_free(struct ilog_ch_stacks *s)
 		free(s->pids[i].m);
 	free(s->pids);
 	free(s->fids);
-	sym_hmap_free(&s->pidx);
-	sym_hmap_free(&s->ids);
-	sym_hmap_free(&s->sent);
-	sym_pool_free(&s->pool);
+	ilog_hmap_free(&s->pidx);
+	ilog_hmap_free(&s->ids);
+	ilog_hmap_free(&s->sent);
+	ilog_strpool_free(&s->pool);
 	free(s);
 }
 
@@ -76,14 +77,14 @@ static int grow(void **p, uint32_t *cap, size_t esize)
 static struct pidmaps *pid_get(struct ilog_ch_stacks *s, uint32_t node, uint32_t pid, int create)
 {
 	uint64_t k = (uint64_t)node << 32 | pid;
-	uint32_t *v = sym_hmap_get(&s->pidx, k, 0);
+	uint64_t *v = ilog_hmap_get(&s->pidx, k, 0);
 	if (v)
-		return &s->pids[*v - 1];
+		return &s->pids[*v];
 	if (!create)
 		return NULL;
 	if (s->npids == s->cappids && grow((void **)&s->pids, &s->cappids, sizeof(*s->pids)))
 		return NULL;
-	if (sym_hmap_put(&s->pidx, k, 0, s->npids))
+	if (ilog_hmap_set(&s->pidx, k, 0, s->npids))
 		return NULL;
 	s->pids[s->npids] = (struct pidmaps){ 0 };
 	return &s->pids[s->npids++];
@@ -96,7 +97,7 @@ static int add_mapping(struct ilog_ch_stacks *s, uint32_t node, const struct ilo
 	struct pidmaps *p = pid_get(s, node, mp->pid, 1);
 	if (!p)
 		return -1;
-	const char *key, *path = sym_pool_intern(&s->pool, mp->path.p, mp->path.n);
+	const char *key, *path = ilog_strpool_intern(&s->pool, mp->path.p, mp->path.n);
 	if (mp->build_id.n) {
 		static const char d[] = "0123456789abcdef";
 		uint32_t n = mp->build_id.n < 64 ? mp->build_id.n : 64;
@@ -104,11 +105,11 @@ static int add_mapping(struct ilog_ch_stacks *s, uint32_t node, const struct ilo
 			s->hex[2 * i] = d[mp->build_id.p[i] >> 4];
 			s->hex[2 * i + 1] = d[mp->build_id.p[i] & 15];
 		}
-		key = sym_pool_intern(&s->pool, s->hex, 2 * n);
+		key = ilog_strpool_intern(&s->pool, s->hex, 2 * n);
 	} else {
 		char buf[4096 + 6];
 		int n = snprintf(buf, sizeof(buf), "path:%.*s", (int)mp->path.n, mp->path.p);
-		key = sym_pool_intern(&s->pool, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+		key = ilog_strpool_intern(&s->pool, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 	}
 	if (!key || !path)
 		return -1;
@@ -158,20 +159,14 @@ static const struct map *find(const struct pidmaps *p, uint64_t ip)
 
 uint64_t ilog_ch_stack_hash(const struct ilog_ch_frames *f)
 {
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a 64 */
+	uint64_t h = ILOG_FNV64_INIT;
 	for (uint32_t i = 0; i < f->n; i++) {
-		for (uint32_t k = 0; k < f->key[i].n; k++)
-			h = (h ^ (uint8_t)f->key[i].p[k]) * 0x100000001b3ull;
-		h = (h ^ 0) * 0x100000001b3ull;
-		for (int k = 0; k < 8; k++)
-			h = (h ^ (uint8_t)(f->offset[i] >> (8 * k))) * 0x100000001b3ull;
+		h = ilog_fnv1a(h, f->key[i].p, f->key[i].n);
+		h = ilog_fnv1a(h, "", 1);
+		h = ilog_fnv1a_u64(h, f->offset[i]);
 	}
 	/* splitmix64's finalizer: FNV's low bits are weak, ids get sharded */
-	h ^= h >> 30;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 27;
-	h *= 0x94d049bb133111ebull;
-	h ^= h >> 31;
+	h = ilog_mix64(h);
 	return h ? h : 1;
 }
 
@@ -211,14 +206,14 @@ uint64_t ilog_ch_stacks_add(struct ilog_ch_stacks *s, uint32_t node, uint32_t rn
 		}
 	}
 	uint64_t fid = ilog_ch_stack_hash(f);
-	uint32_t *v = sym_hmap_get(&s->ids, (uint64_t)node, st->id);
+	uint64_t *v = ilog_hmap_get(&s->ids, (uint64_t)node, st->id);
 	if (v) {
-		s->fids[*v - 1] = fid;
+		s->fids[*v] = fid;
 		return fid;
 	}
 	if (s->nfids == s->capfids && grow((void **)&s->fids, &s->capfids, sizeof(*s->fids)))
 		return 0;
-	if (sym_hmap_put(&s->ids, (uint64_t)node, st->id, s->nfids))
+	if (ilog_hmap_set(&s->ids, (uint64_t)node, st->id, s->nfids))
 		return 0;
 	s->fids[s->nfids++] = fid;
 	return fid;
@@ -226,13 +221,13 @@ uint64_t ilog_ch_stacks_add(struct ilog_ch_stacks *s, uint32_t node, uint32_t rn
 
 uint64_t ilog_ch_stacks_id(const struct ilog_ch_stacks *s, uint32_t node, uint64_t rid)
 {
-	uint32_t *v = sym_hmap_get(&s->ids, (uint64_t)node, rid);
-	return v ? s->fids[*v - 1] : 0;
+	uint64_t *v = ilog_hmap_get(&s->ids, (uint64_t)node, rid);
+	return v ? s->fids[*v] : 0;
 }
 
 int ilog_ch_stacks_first(struct ilog_ch_stacks *s, uint64_t fid)
 {
-	if (sym_hmap_get(&s->sent, fid, 0))
+	if (ilog_hmap_get(&s->sent, fid, 0))
 		return 0;
-	return sym_hmap_put(&s->sent, fid, 0, 0) ? -1 : 1;
+	return ilog_hmap_set(&s->sent, fid, 0, 0) ? -1 : 1;
 }

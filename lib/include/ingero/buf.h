@@ -33,4 +33,7 @@ int ilog_json_str(struct ilog_buf *b, const char *s, size_t n);
 /* Length of the valid UTF-8 sequence at p (1..4, n >= 1 bytes there), or 0. */
 size_t ilog_utf8_len(const unsigned char *p, size_t n);
 
+/* Lowercase hex of p[0..n) into out (2n + 1 bytes, NUL-terminated). */
+void ilog_hex(char *out, const void *p, size_t n);
+
 #endif

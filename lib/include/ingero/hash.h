@@ -31,6 +31,13 @@ static inline uint64_t ilog_fnv1a_u64(uint64_t h, uint64_t v)
 	return h;
 }
 
+/* One FNV-1a-style step over a whole 64-bit word (cheaper, weaker mixing
+ * than byte by byte; the recorder's stack ids use it, as its BPF side). */
+static inline uint64_t ilog_fnv1a_word(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * ILOG_FNV64_PRIME;
+}
+
 /* splitmix64's finalizer: every input bit reaches every output bit. */
 static inline uint64_t ilog_mix64(uint64_t x)
 {
@@ -46,6 +53,22 @@ static inline uint64_t ilog_mix64(uint64_t x)
 static inline uint64_t ilog_hash2(uint64_t a, uint64_t b)
 {
 	return ilog_mix64(a * ILOG_GOLDEN64 ^ (b + 0x632be59bd9b4e019ull));
+}
+
+/* A hash of s[0..n) for in-memory tables: eight bytes a step (C++ names
+ * run to hundreds of bytes), mixed at the end. */
+static inline uint64_t ilog_strhash(const char *s, size_t n)
+{
+	uint64_t h = ILOG_FNV64_INIT ^ n;
+	for (; n >= 8; s += 8, n -= 8) {
+		uint64_t w;
+		__builtin_memcpy(&w, s, 8);
+		h = (h ^ w) * ILOG_GOLDEN64;
+		h ^= h >> 32;
+	}
+	uint64_t t = 0;
+	__builtin_memcpy(&t, s, n);
+	return ilog_hash2(h, t);
 }
 
 #endif
