@@ -13,9 +13,6 @@ WARN    := -Wall -Wextra -Werror -Wno-missing-field-initializers -Wshadow -Wform
 # are found next to the file that includes them (lib/README.md).
 CPPFLAGS += -D_GNU_SOURCE -Ilib/include -Ibpf -I$(OUT)
 DEPFLAGS = -MMD -MP
-GROUP_START := -Wl,--start-group
-GROUP_END := -Wl,--end-group
-TRANSITION_I := $(addprefix -I,$(wildcard lib/*/ lib/export/*/) cmd/ingero-mcp cmd/ingero-demo)
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS)
 LDLIBS_BASE := -lzstd -lmsgpackc -lm
 
@@ -30,7 +27,7 @@ endif
 # lib/ is built per layer folder, each its own archive (lib/README.md says
 # which may use which); a subfolder (export/sqlite) goes into its folder's
 # archive.  LAYERS is in link order: a layer only uses those after it.
-LAYERS   := export symbolize merge analyze codec cli base
+LAYERS   := export symbolize merge analyze cli codec base
 layer_a   = $(OUT)/lib/libingero_$(1).a
 layer_srcs = $(wildcard lib/$(1)/*.c lib/$(1)/*/*.c)
 LIB_SRCS := $(foreach l,$(LAYERS),$(call layer_srcs,$(l)))
@@ -58,7 +55,7 @@ all: $(BINS) $(UNITS) $(TEST_TOOLS)
 $(OUT)/lib/%.o: lib/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CPPFLAGS) $(TRANSITION_I) $(DEPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(DEPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
 define layer_rule
 $(call layer_a,$(1)): $(patsubst lib/%.c,$(OUT)/lib/%.o,$(call layer_srcs,$(1)))
@@ -69,25 +66,28 @@ $(foreach l,$(LAYERS),$(eval $(call layer_rule,$(l))))
 -include $(LIB_OBJS:.o=.d)
 
 # A program is every .c in its cmd/ directory, linked against the layers
-# its build.mk names in LAYERS_<name> (default: all), in LAYERS order.
-prog_layers = $(filter $(or $(LAYERS_$(1)),$(LAYERS)),$(LAYERS))
+# its build.mk names in LAYERS_<name> (put in LAYERS order here), and the
+# libraries in its LDLIBS_<name>: each program links only what it uses.
+prog_layers = $(filter $(LAYERS_$(1)),$(LAYERS))
 prog_libs   = $(foreach l,$(call prog_layers,$(1)),$(call layer_a,$(l)))
 .SECONDEXPANSION:
 $(BIN)/%: $$(wildcard cmd/%/*.c) $$(wildcard cmd/%/*.h) $$(DEPS_%) $$(call prog_libs,$$*) | $(BIN)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CPPFLAGS) -Icmd/$* $(TRANSITION_I) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(EXTRA_OBJS_$*) \
-		$(GROUP_START) $(call prog_libs,$*) $(GROUP_END) $(LDLIBS_$*) $(LDLIBS_BASE)
+	$(Q)$(CC) $(CPPFLAGS) -Icmd/$* $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(EXTRA_OBJS_$*) \
+		$(call prog_libs,$*) $(LDLIBS_$*) $(LDLIBS_BASE)
 
+# Unit tests are white-box: a layer's own headers are on their path too.
+UNIT_I := $(addprefix -Ilib/,$(filter-out export,$(LAYERS))) -Ilib/export
 $(OUT)/tests/unit/%: tests/unit/%.c tests/unit/test.h $(LIB) | $(OUT)/tests/unit
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(TRANSITION_I) -Itests/unit $(ALL_CFLAGS) -o $@ $< $(GROUP_START) $(LIB) $(GROUP_END) $(LDLIBS_BASE)
+	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(UNIT_I) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS_BASE)
 
 # A test tool is tests/tools/NAME.c plus the sources tests/build.mk names in
 # TOOL_SRCS_NAME.
 $(OUT)/tests/tools/%: tests/tools/%.c $$(TOOL_SRCS_$$*) $(wildcard tests/tools/*.h) $(LIB) | $(OUT)/tests/tools
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(TRANSITION_I) $(addprefix -I,$(sort $(dir $(TOOL_SRCS_$*)))) $(ALL_CFLAGS) \
-		-o $@ $(filter %.c,$^) $(GROUP_START) $(LIB) $(GROUP_END) $(LDLIBS_BASE)
+	$(Q)$(CC) $(CPPFLAGS) $(addprefix -I,$(sort $(dir $(TOOL_SRCS_$*)))) $(ALL_CFLAGS) \
+		-o $@ $(filter %.c,$^) $(LIB) $(LDLIBS_BASE)
 
 $(OUT)/tests/unit $(OUT)/tests/tools $(BIN):
 	$(Q)mkdir -p $@
@@ -112,11 +112,23 @@ asan:
 FUZZ_SRCS := $(wildcard tests/fuzz/*.c)
 FUZZERS   := $(patsubst tests/fuzz/%.c,.output/fuzz/%,$(FUZZ_SRCS))
 FUZZ_TIME ?= 60
-FUZZ_LIB_SRCS := $(LIB_SRCS) $(filter-out %/main.c,$(wildcard cmd/ingero-mcp/*.c))
-.output/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRCS) $(shell find lib -name '*.h') $(wildcard tests/fuzz/*.h)
+# A fuzz target is tests/fuzz/NAME.c with the sources of its subject only:
+# the layers in FUZZ_LAYERS_NAME, the files in FUZZ_SRCS_NAME, linked with
+# FUZZ_LDLIBS_NAME, all built with the sanitizers.
+FUZZ_LAYERS_reader      := codec base
+FUZZ_LAYERS_records     := codec base
+FUZZ_LAYERS_parse       := codec base
+FUZZ_LAYERS_correlate   := analyze codec base
+FUZZ_LAYERS_mcp_request := export analyze cli codec base
+FUZZ_SRCS_mcp_request   := $(filter-out %/main.c,$(wildcard cmd/ingero-mcp/*.c))
+FUZZ_LDLIBS_mcp_request := -ljansson -lsqlite3 -lcurl -ldeflate
+fuzz_srcs = $(foreach l,$(FUZZ_LAYERS_$(1)),$(call layer_srcs,$(l))) $(FUZZ_SRCS_$(1))
+.output/fuzz/%: tests/fuzz/%.c $$(call fuzz_srcs,$$*) $(shell find lib -name '*.h') $(wildcard tests/fuzz/*.h)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(TRANSITION_I) -o $@ $< $(FUZZ_LIB_SRCS) $(LDLIBS_BASE)
+	$(Q)$(CLANG) $(CPPFLAGS) $(addprefix -I,$(sort $(dir $(FUZZ_SRCS_$*)))) -g -O1 \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-o $@ $< $(call fuzz_srcs,$*) $(FUZZ_LDLIBS_$*) $(LDLIBS_BASE)
 
 # `make fuzz`: each target for FUZZ_TIME seconds, seeded from tests/vectors,
 # tests/data and synth logs (tests/fuzz/run.sh); FUZZ_SEED=N fixes

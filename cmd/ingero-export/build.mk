@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: MIT
-# ingero-export's sqlite sink (lib/export/sqlite/sqlite.c) writes with libsqlite3.
-LDLIBS_ingero-export := -lsqlite3 -ldeflate
-
-# lib/export_clickhouse*.c: libcurl for the ClickHouse HTTP interface (pthreads are in libc);
-# the fuzz targets link every lib/*.c.
-LDLIBS_ingero-export += -lcurl
-.output/fuzz/%: LDLIBS_BASE += -lcurl -ldeflate
+# ingero-export: every sink (lib/export/; the folded stacks use the call
+# sites of lib/analyze).  The sqlite sink (lib/export/sqlite/) writes with
+# libsqlite3, the Perfetto protobuf sink deflates with libdeflate, the
+# ClickHouse sink (lib/export/clickhouse/) talks HTTP with libcurl.
+LAYERS_ingero-export := export analyze cli codec base
+LDLIBS_ingero-export := -lsqlite3 -ldeflate -lcurl

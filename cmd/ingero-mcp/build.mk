@@ -1,9 +1,6 @@
 # SPDX-License-Identifier: MIT
-# ingero-mcp parses and writes JSON with jansson and queries SQLite.
-LDLIBS_ingero-mcp := -ljansson -lsqlite3
-
-# Fuzz targets are linked from every lib/*.c (the Makefile's fuzz rule),
-# lib/mcp*.c among them, so each needs these libraries too.
-.output/fuzz/%: LDLIBS_BASE += -ljansson -lsqlite3
-# cmd/ingero-mcp/load.c uses the export sink table, which links the ClickHouse sink (libcurl).
-LDLIBS_ingero-mcp += -lcurl -ldeflate
+# ingero-mcp parses and writes JSON with jansson and queries SQLite; given
+# a log, it loads it through the export sink table (lib/export), which
+# brings the other sinks' libraries (libdeflate, libcurl) along.
+LAYERS_ingero-mcp := export analyze cli codec base
+LDLIBS_ingero-mcp := -ljansson -lsqlite3 -lcurl -ldeflate

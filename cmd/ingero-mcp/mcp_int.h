@@ -9,7 +9,6 @@
 #include <jansson.h>
 #include <sqlite3.h>
 #include "mcp.h"
-#include "export_int.h"
 
 #define MCP_CACHE_SLOTS 64
 #define MCP_CACHE_BYTES (16u << 20)

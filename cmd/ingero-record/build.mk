@@ -22,6 +22,7 @@ $(OUT)/bpf:
 	$(Q)mkdir -p $@
 
 DEPS_ingero-record := $(OUT)/bpf/record.skel.h bpf/record.h
+LAYERS_ingero-record := cli codec base
 LDLIBS_ingero-record := -lbpf -ldw -lelf -lz -lpthread
 
 .PHONY: vmlinux

@@ -1,10 +1,8 @@
 # SPDX-License-Identifier: MIT
 # ingero-symbolize reads ELF and DWARF with elfutils (libdw, libelf) and
 # demangles C++ with libstdc++'s __cxa_demangle.
+LAYERS_ingero-symbolize := symbolize cli codec base
 LDLIBS_ingero-symbolize := -ldw -lelf -lstdc++
-
-# Fuzz targets are linked from every lib/*.c, lib/symbolize*.c among them.
-.output/fuzz/%: LDLIBS_BASE += -ldw -lelf -lstdc++
 
 # The symbolize tests' subject (tests/symbolize/): symtest, a C and C++
 # program with inlined and template functions, its shared library, and

@@ -5,7 +5,6 @@
 #include <string.h>
 #include <time.h>
 #include "ingero/explain.h"
-#include "export_int.h"
 
 /* JSON strings and formatted appends: the export sinks' helpers (export_util.c) */
 #define bprintf ilog_buf_printf

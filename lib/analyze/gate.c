@@ -4,7 +4,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "export_int.h"
 #include "ingero/gate.h"
 #include "stats_int.h"
 

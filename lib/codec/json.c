@@ -238,7 +238,7 @@ static void put_fields(struct ilog_buf *b, const struct ilog_field *f, unsigned 
 static int put_encoding(struct ilog_buf *b, struct mp_cur *c)
 {
 	const uint8_t *start = c->p;
-	if (mp_skip(c))
+	if (ilog_mp_skip(c))
 		return -1;
 	put_hexbytes(b, start, (uint32_t)(c->p - start));
 	return 0;
@@ -250,7 +250,7 @@ static int put_any(struct ilog_buf *b, struct mp_cur *c, int depth)
 	if (c->p >= c->end || depth > 32)
 		return -1;
 	uint8_t t = *c->p;
-	const char *tn = mp_type_name(t);
+	const char *tn = ilog_mp_type_name(t);
 	uint64_t bits;
 	int neg;
 	uint32_t n;
@@ -315,7 +315,7 @@ static int put_any(struct ilog_buf *b, struct mp_cur *c, int depth)
 		for (uint64_t i = 0; i < cnt; i++) {
 			if (i)
 				PUTS(b, ",");
-			char kt = c->p < c->end ? mp_type_name(*c->p)[0] : 0;
+			char kt = c->p < c->end ? ilog_mp_type_name(*c->p)[0] : 0;
 			if (kt == 's') {
 				if (put_any(b, c, depth + 1))
 					return -1;

@@ -5,7 +5,7 @@
 
 #define MP_MAX_DEPTH 32
 
-const char *mp_type_name(uint8_t b)
+const char *ilog_mp_type_name(uint8_t b)
 {
 	if (b < 0x80 || b >= 0xe0 || (b >= 0xcc && b <= 0xd3))
 		return "integer";
@@ -38,7 +38,7 @@ static int skip(struct mp_cur *c, int depth)
 	uint32_t n;
 	const uint8_t *s;
 	double d;
-	switch (mp_type_name(b)[0]) {
+	switch (ilog_mp_type_name(b)[0]) {
 	case 'i': return mp_int(c, &bits, &neg);
 	case 's': return mp_str(c, &s, &n);
 	case 'b':
@@ -99,19 +99,19 @@ static int skip(struct mp_cur *c, int depth)
 	}
 }
 
-int mp_skip(struct mp_cur *c)
+int ilog_mp_skip(struct mp_cur *c)
 {
 	return skip(c, 0);
 }
 
-const char *mp_strerror(int rc, const struct mp_cur *c)
+const char *ilog_mp_strerror(int rc, const struct mp_cur *c)
 {
 	static __thread char buf[96];
 	switch (rc) {
 	case MP_E_TRUNC: return "record truncated";
 	case MP_E_TYPE:
 		snprintf(buf, sizeof(buf), "expected %s, found %s", c->want,
-			 mp_type_name(c->badbyte));
+			 ilog_mp_type_name(c->badbyte));
 		return buf;
 	case MP_E_RANGE: return "integer out of range";
 	case MP_E_LONG:

@@ -354,7 +354,7 @@ static int decode_fields(struct ilog_reader *r, struct mp_cur *c, uint32_t kind,
 			return rc;
 	for (uint32_t i = n; i < nvals; i++) {
 		*bad = "(trailing field)";
-		if ((rc = mp_skip(c)))
+		if ((rc = ilog_mp_skip(c)))
 			return rc;
 	}
 	return 0;
@@ -551,7 +551,7 @@ static int decode_cuda(struct ilog_reader *r, struct mp_cur *c, uint32_t nvals,
 	r->tsbase[ILOG_K_CUDA] = e->ts_ns + e->dur_ns;
 	for (; i < nvals; i++) {
 		*bad = "(trailing field)";
-		if ((rc = mp_skip(c)))
+		if ((rc = ilog_mp_skip(c)))
 			return rc;
 	}
 	return 0;
@@ -727,7 +727,7 @@ int ilog_reader_next(struct ilog_reader *r, const struct ilog_record **out)
 	} else {
 		bad = "(unknown kind)";
 		for (uint32_t i = 0; i < nvals; i++)
-			if ((rc = mp_skip(&c)))
+			if ((rc = ilog_mp_skip(&c)))
 				goto bad_record;
 		r->st.skipped_unknown++;
 	}
@@ -770,10 +770,10 @@ int ilog_reader_next(struct ilog_reader *r, const struct ilog_record **out)
 bad_record:
 	if (!r->seen_header)
 		return fail(r, "offset %llu: not an ingero log (its first record does not decode: %s)",
-			    (unsigned long long)r->fr_off, mp_strerror(rc, &c));
+			    (unsigned long long)r->fr_off, ilog_mp_strerror(rc, &c));
 	return fail(r, "offset %llu: record %u of the frame (byte %zu of its content): %s%s%s: %s",
 		    (unsigned long long)r->fr_off, r->fr_idx, at,
-		    d ? d->name : "", d ? " field " : "", bad, mp_strerror(rc, &c));
+		    d ? d->name : "", d ? " field " : "", bad, ilog_mp_strerror(rc, &c));
 }
 
 const char *ilog_reader_error(const struct ilog_reader *r)

@@ -1,53 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* The sink table, the record filter and the JSON Lines sink. */
+/* The sink table and the JSON Lines sink. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "ingero/export.h"
 #include "ingero/symbolize_map.h"
-
-int ilog_filter_match(struct ilog_filter *f, const struct ilog_record *rec,
-		      const struct ilog_reader *r)
-{
-	if (f->kinds && (rec->kind > 63 || !(f->kinds & (1ull << rec->kind))))
-		return 0;
-	if (f->pid) {
-		uint32_t pid = 0;
-		switch (rec->kind) {
-		case ILOG_K_CUDA: pid = rec->u.cuda.pid; break;
-		case ILOG_K_HOST: pid = rec->u.host.pid; break;
-		case ILOG_K_PROCESS: pid = rec->u.process.pid; break;
-		case ILOG_K_MAPPING: pid = rec->u.mapping.pid; break;
-		case ILOG_K_STACK: pid = rec->u.stack.pid; break;
-		case ILOG_K_PYSTACK: pid = rec->u.pystack.pid; break;
-		case ILOG_K_PYCODE: pid = rec->u.pycode.pid; break;
-		case ILOG_K_CHAIN: pid = rec->u.chain.pid; break;
-		default: pid = f->pid; /* not per-process: keep */
-		}
-		if (pid != f->pid && !(rec->kind == ILOG_K_HOST && rec->u.host.other_pid == f->pid))
-			return 0;
-	}
-	if (!f->since && !f->until && !f->since_rel && !f->until_rel)
-		return 1;
-	uint64_t ts = ilog_record_ts(rec);
-	if (!ts || rec->kind == ILOG_K_HEADER || rec->kind == ILOG_K_CLOCK)
-		return 1;
-	uint64_t wall = ilog_reader_wall(r, rec->node, ts);
-	if (!wall)
-		return 1;
-	const struct ilog_header *h = ilog_reader_header(r, rec->node);
-	uint64_t start = h ? h->real_ns : 0;
-	if (f->since_rel && wall < start + f->since_rel_ns)
-		return 0;
-	if (f->until_rel && wall >= start + f->until_rel_ns)
-		return 0;
-	if (f->since && wall < f->since)
-		return 0;
-	if (f->until && wall >= f->until)
-		return 0;
-	return 1;
-}
 
 /* ---- jsonl ---- */
 struct jsonl {
@@ -57,19 +15,7 @@ struct jsonl {
 
 static int jsonl_flush(struct ilog_sink_ctx *c, struct jsonl *j)
 {
-	size_t off = 0;
-	while (off < j->b.len) {
-		ssize_t k = write(c->out_fd, j->b.p + off, j->b.len - off);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			snprintf(c->err, sizeof(c->err), "write error: %s", strerror(errno));
-			return -1;
-		}
-		off += (size_t)k;
-	}
-	j->b.len = 0;
-	return 0;
+	return ilog_buf_flush_fd(&j->b, c->out_fd, c->err, sizeof(c->err));
 }
 
 static int jsonl_open(struct ilog_sink_ctx *c)

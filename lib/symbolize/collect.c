@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "ingero/symbolize.h"
+#include "ingero/io.h"
 #include "ingero/vec.h"
 #include "symbolize_int.h"
 
@@ -58,7 +59,6 @@ static int mkdirs(char *path)
 static int copy_file(struct collect *c, const char *src, const char *dst)
 {
 	char tmp[4200];
-	char buf[1 << 16];
 	int in = open(src, O_RDONLY | O_CLOEXEC), out = -1;
 	if (in < 0) {
 		snprintf(c->err, c->errlen, "%s: %s", src, strerror(errno));
@@ -68,26 +68,13 @@ static int copy_file(struct collect *c, const char *src, const char *dst)
 	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (out < 0)
 		goto fail;
-	for (;;) {
-		ssize_t n = read(in, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			snprintf(c->err, c->errlen, "%s: read error: %s", src, strerror(errno));
-			goto fail_quiet;
-		}
-		if (!n)
-			break;
-		for (ssize_t w = 0; w < n;) {
-			ssize_t k = write(out, buf + w, (size_t)(n - w));
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k < 0)
-				goto fail;
-			w += k;
-			c->st->bytes += (uint64_t)k;
-		}
+	int rc = ilog_copy_fd(in, out, &c->st->bytes);
+	if (rc == -1) {
+		snprintf(c->err, c->errlen, "%s: read error: %s", src, strerror(errno));
+		goto fail_quiet;
 	}
+	if (rc)
+		goto fail;
 	if (close(out)) {
 		out = -1;
 		goto fail;

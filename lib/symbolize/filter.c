@@ -329,30 +329,15 @@ static int make_seekable(struct input *in, char *err, size_t errlen)
 			 strerror(errno));
 		return -1;
 	}
-	char buf[1 << 16];
-	for (;;) {
-		ssize_t n = read(in->fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
+	int rc = ilog_copy_fd(in->fd, t, NULL);
+	if (rc) {
+		if (rc == -1)
 			snprintf(err, errlen, "%s: read error: %s", in->name, strerror(errno));
-			close(t);
-			return -1;
-		}
-		if (!n)
-			break;
-		for (ssize_t w = 0; w < n;) {
-			ssize_t k = write(t, buf + w, (size_t)(n - w));
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k < 0) {
-				snprintf(err, errlen, "%s: cannot write a temporary copy in %s: %s",
-					 in->name, dir, strerror(errno));
-				close(t);
-				return -1;
-			}
-			w += k;
-		}
+		else
+			snprintf(err, errlen, "%s: cannot write a temporary copy in %s: %s", in->name,
+				 dir, strerror(errno));
+		close(t);
+		return -1;
 	}
 	in->fd = t;
 	in->own = 1;

@@ -59,7 +59,7 @@ static int list(const char *path)
 				if (mp_array(&cur, &nv) || !nv || mp_int(&cur, &kind, &neg))
 					break;
 				cur.p = p;
-				if (mp_skip(&cur))
+				if (ilog_mp_skip(&cur))
 					break;
 				const char *k = ilog_kind_name((uint32_t)kind);
 				if (!k)

@@ -813,7 +813,7 @@ static void ann_value(struct ann *a, struct mp_cur *c, const char *label,
 /* Whether a msgpack value (first byte b) has a type the field accepts (§4.2). */
 static int fits(const struct ilog_field *f, uint8_t b)
 {
-	char t = mp_type_name(b)[0];
+	char t = ilog_mp_type_name(b)[0];
 	switch (f->type) {
 	case FT_STR: case FT_CHARS: return t == 's';
 	case FT_BIN: return b >= 0xc4 && b <= 0xc6;
@@ -858,7 +858,7 @@ static void ann_value(struct ann *a, struct mp_cur *c, const char *label,
 	double d;
 	if (f && !fits(f, b) && !a->bad)
 		a->bad = f->name;
-	switch (mp_type_name(b)[0]) {
+	switch (ilog_mp_type_name(b)[0]) {
 	case 'i':
 		if (mp_int(c, &v, &neg))
 			die("annotate: bad integer");
@@ -958,7 +958,7 @@ static void ann_value(struct ann *a, struct mp_cur *c, const char *label,
 		return;
 	}
 	default:
-		if (mp_skip(c))
+		if (ilog_mp_skip(c))
 			die("annotate: bad value");
 		emit(a, p, (size_t)(c->p - p), "%s%s: extension", ind, label);
 	}

@@ -1,26 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Export sinks and the record filter that ingero-export (and any other
- * program) drives.  A format is one entry in ilog_sinks[]: adding one is
- * a new lib/export_<name>.c plus a line in lib/export.c.
+ * Export sinks that ingero-export (and any other program) drives.  A
+ * format is one entry in ilog_sinks[]: adding one is a new
+ * lib/export/<name>.c (a heavy one in a subfolder of its own) plus a line
+ * in lib/export/export.c.
  */
 #ifndef ILOG_EXPORT_H
 #define ILOG_EXPORT_H
 
+#include "ingero/filter.h"
 #include "ingero/ilog.h"
-
-struct ilog_filter {
-	uint64_t kinds;           /* bit per kind; 0 = all */
-	uint64_t since, until;    /* CLOCK_REALTIME ns; 0 = open */
-	const char *since_rel, *until_rel; /* "+DURATION" from the log start, resolved lazily */
-	uint64_t since_rel_ns, until_rel_ns;
-	uint32_t pid;             /* 0 = all */
-};
-
-/* 1 if the record passes.  Records without a timestamp (stacks, symbols,
- * schemas, headers) pass the time window; they are context. */
-int ilog_filter_match(struct ilog_filter *f, const struct ilog_record *rec,
-		      const struct ilog_reader *r);
 
 struct ilog_sink_ctx {
 	int out_fd;               /* the -o file or stdout */

@@ -24,9 +24,9 @@ enum {
 	MP_E_TOOMANY, MP_E_EMPTY,
 };
 
-const char *mp_strerror(int rc, const struct mp_cur *c);
-const char *mp_type_name(uint8_t b);
-int mp_skip(struct mp_cur *c);
+const char *ilog_mp_strerror(int rc, const struct mp_cur *c);
+const char *ilog_mp_type_name(uint8_t b);
+int ilog_mp_skip(struct mp_cur *c);
 
 static inline uint64_t mp_be(const uint8_t *p, unsigned n)
 {

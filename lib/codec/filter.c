@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+/* The record filter (ingero/filter.h) that ingero-export and
+ * ingero-correlate apply to what they read. */
+#include "ingero/filter.h"
+
+int ilog_filter_match(struct ilog_filter *f, const struct ilog_record *rec,
+		      const struct ilog_reader *r)
+{
+	if (f->kinds && (rec->kind > 63 || !(f->kinds & (1ull << rec->kind))))
+		return 0;
+	if (f->pid) {
+		uint32_t pid = 0;
+		switch (rec->kind) {
+		case ILOG_K_CUDA: pid = rec->u.cuda.pid; break;
+		case ILOG_K_HOST: pid = rec->u.host.pid; break;
+		case ILOG_K_PROCESS: pid = rec->u.process.pid; break;
+		case ILOG_K_MAPPING: pid = rec->u.mapping.pid; break;
+		case ILOG_K_STACK: pid = rec->u.stack.pid; break;
+		case ILOG_K_PYSTACK: pid = rec->u.pystack.pid; break;
+		case ILOG_K_PYCODE: pid = rec->u.pycode.pid; break;
+		case ILOG_K_CHAIN: pid = rec->u.chain.pid; break;
+		default: pid = f->pid; /* not per-process: keep */
+		}
+		if (pid != f->pid && !(rec->kind == ILOG_K_HOST && rec->u.host.other_pid == f->pid))
+			return 0;
+	}
+	if (!f->since && !f->until && !f->since_rel && !f->until_rel)
+		return 1;
+	uint64_t ts = ilog_record_ts(rec);
+	if (!ts || rec->kind == ILOG_K_HEADER || rec->kind == ILOG_K_CLOCK)
+		return 1;
+	uint64_t wall = ilog_reader_wall(r, rec->node, ts);
+	if (!wall)
+		return 1;
+	const struct ilog_header *h = ilog_reader_header(r, rec->node);
+	uint64_t start = h ? h->real_ns : 0;
+	if (f->since_rel && wall < start + f->since_rel_ns)
+		return 0;
+	if (f->until_rel && wall >= start + f->until_rel_ns)
+		return 0;
+	if (f->since && wall < f->since)
+		return 0;
+	if (f->until && wall >= f->until)
+		return 0;
+	return 1;
+}
