@@ -65,19 +65,10 @@ static __thread int pb_oom;
 /* Room for n more bytes; writers below then store without further checks. */
 static int room(struct ilog_buf *b, size_t n)
 {
-	if (b->len + n <= b->cap)
+	if (!ilog_buf_reserve(b, n))
 		return 1;
-	size_t cap = b->cap ? b->cap * 2 : 4096;
-	while (cap < b->len + n)
-		cap *= 2;
-	char *q = realloc(b->p, cap);
-	if (!q) {
-		pb_oom = 1;
-		return 0;
-	}
-	b->p = q;
-	b->cap = cap;
-	return 1;
+	pb_oom = 1;
+	return 0;
 }
 
 static void put(struct ilog_buf *b, const void *q, size_t n)
