@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal: what the causal engine (lib/analyze/causal.c) and its detectors
+ * (lib/analyze/detect_*.c, run in the order of lib/analyze/detectors.c)
+ * share.  Not installed; programs use causal.h.
+ *
+ * Functions here are causal_-prefixed where they are defined once in a .c
+ * file; the static inline ones (the one-line formatters D, B, R and P, the
+ * op classes, the window arithmetic) are small enough to read in place.
+ */
+#ifndef ILOG_CAUSAL_INT_H
+#define ILOG_CAUSAL_INT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include "ingero/buf.h"
+#include "ingero/causal.h"
+#include "stats_int.h"
+
+/* A proposed chain, before deduplication and ranking. */
+struct cand {
+	uint32_t node, pid, culprit;
+	uint16_t op;
+	int forced;               /* severity, or -1 = by impact */
+	const char *pattern;
+	uint64_t ts_start, ts_end, lost, wall;
+	char comm[32], ccomm[32];
+	char title[256], root[1536], fix[768];
+	struct ilog_buf met;
+	struct { uint64_t ts; char what[240]; } ev[16];
+	uint32_t nev;
+	int dead, fatal;          /* fatal: a process was killed or an operation failed */
+};
+
+/* Per-process host signals, one value per window. */
+struct sig {
+	double *cpu, *gpu, *mem, *gr;
+	double *used, *avail, *total; /* snapshots, carried between them */
+	uint8_t *fcpu, *fgpu, *fmem, *fgr, *swapgrow;
+	int have_pages;
+	uint32_t page_span;       /* windows one page-allocation aggregate covers */
+	double page_dur;          /* ns one page-allocation aggregate covers (longest) */
+};
+
+/* The engine's state: the statistics, the candidates, the current node. */
+struct ctx {
+	struct ilog_stats *st;
+	struct cand *c;
+	uint32_t n, cap;
+	struct snode *nd;
+	uint32_t T;
+	int oom;
+	uint32_t G;               /* ticks per analysis window of the current series */
+	char fb[16][48];          /* rotating number-format buffers */
+	unsigned fi;
+};
+
+/* ---- formatting (causal_fmt.c): into the rotating buffers of x ---- */
+const char *causal_fmt(struct ctx *x, const char *f, ...) __attribute__((format(printf, 2, 3)));
+
+/* Three significant digits with a unit: 412 ms, 9.81 ms, 42.1 us, 1.24 s. */
+static inline const char *D(struct ctx *x, double ns)
+{
+	return ilog_fmt_dur(x->fb[x->fi++ % 16], sizeof(x->fb[0]), ns);
+}
+
+static inline const char *B(struct ctx *x, double bytes)
+{
+	return ilog_fmt_bytes(x->fb[x->fi++ % 16], sizeof(x->fb[0]), bytes);
+}
+
+/* Seconds since the node's first window, as the report's timeline shows them. */
+static inline const char *R(struct ctx *x, uint64_t ts)
+{
+	double s = ts >= x->nd->t0 ? (double)(ts - x->nd->t0) / 1e9
+				   : -(double)(x->nd->t0 - ts) / 1e9;
+	return causal_fmt(x, "+%.2f s", s);
+}
+
+static inline const char *P(struct ctx *x, double frac)
+{
+	return causal_fmt(x, "%.1f%%", frac * 100);
+}
+
+static inline void cpy(char *d, size_t n, const char *s)
+{
+	snprintf(d, n, "%s", s ? s : "");
+}
+
+static inline void json_str(struct ilog_buf *b, const char *s)
+{
+	ilog_json_str(b, s, strlen(s));
+}
+
+static inline const char *opn(uint16_t op)
+{
+	const char *n = ilog_op_name(op);
+	return n ? n : "unknown";
+}
+
+/* A CUDA error code in words. */
+const char *causal_err_name(int32_t e);
+
+/* ---- a chain's metrics object (causal_fmt.c), one key at a time ---- */
+void causal_met_u(struct cand *c, const char *k, uint64_t v);
+void causal_met_f(struct cand *c, const char *k, double v);
+void causal_met_s(struct cand *c, const char *k, const char *v);
+/* The op's anomalous intervals (inany, T entries) as [[start, end), ...]. */
+void causal_met_anomalies(struct ctx *x, struct cand *c, const uint8_t *inany);
+
+/* ---- candidates (causal.c) ---- */
+/* A new candidate for p (NULL: none) in [a, b) that lost `lost` ns; NULL
+ * (and x->oom set) when out of memory. */
+struct cand *causal_cand_new(struct ctx *x, const struct sproc *p, const char *pattern,
+			     uint16_t op, uint64_t a, uint64_t b, uint64_t lost);
+/* The candidate's severity (ILOG_SEV_*), or -1 when below the smallest impact. */
+int causal_severity(const struct cand *c);
+/* A line of the candidate's timeline (at most 16 are kept). */
+void causal_ev_add(struct ctx *x, struct cand *c, uint64_t ts, const char *f, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* ---- the node's windows ---- */
+static inline uint32_t tick_at(struct ctx *x, uint64_t ts)
+{
+	if (ts <= x->nd->t0)
+		return 0;
+	uint64_t k = (ts - x->nd->t0) / x->nd->width;
+	return k >= x->T ? x->T - 1 : (uint32_t)k;
+}
+
+static inline uint64_t tick_ts(struct ctx *x, uint32_t k)
+{
+	return x->nd->t0 + (uint64_t)k * x->nd->width;
+}
+
+/* ---- classes of ops ---- */
+static inline int is_memcpy(uint16_t op)
+{
+	switch (op) {
+	case ILOG_OP_cudaMemcpy: case ILOG_OP_cudaMemcpyAsync: case ILOG_OP_cuMemcpy:
+	case ILOG_OP_cuMemcpyAsync: case ILOG_OP_cuMemcpyHtoD: case ILOG_OP_cuMemcpyDtoH:
+	case ILOG_OP_cuMemcpyDtoD: case ILOG_OP_cuMemcpyHtoDAsync: case ILOG_OP_cuMemcpyDtoHAsync:
+		return 1;
+	}
+	return 0;
+}
+
+static inline int is_sync(uint16_t op)
+{
+	switch (op) {
+	case ILOG_OP_cudaStreamSynchronize: case ILOG_OP_cudaDeviceSynchronize:
+	case ILOG_OP_cudaEventSynchronize: case ILOG_OP_cuCtxSynchronize:
+	case ILOG_OP_cuStreamSynchronize:
+		return 1;
+	}
+	return 0;
+}
+
+static inline int is_alloc(uint16_t op)
+{
+	switch (op) {
+	case ILOG_OP_cudaMalloc: case ILOG_OP_cudaMallocManaged: case ILOG_OP_cudaMallocHost:
+	case ILOG_OP_cuMemAlloc: case ILOG_OP_cudaFree: case ILOG_OP_cuMemFree:
+	case ILOG_OP_cudaFreeHost:
+		return 1;
+	}
+	return 0;
+}
+
+static inline int is_graph_setup(uint16_t op)
+{
+	return op == ILOG_OP_cudaStreamBeginCapture || op == ILOG_OP_cudaStreamEndCapture ||
+	       op == ILOG_OP_cudaGraphInstantiate || op == ILOG_OP_cudaGraphInstantiateWithFlags;
+}
+
+static inline int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* ---- host signals (causal_sig.c) ---- */
+static inline int has_tid(const struct sproc *p, uint32_t tid)
+{
+	if (p->tids_over)
+		return 1; /* too many threads to list: count them all */
+	for (uint32_t i = 0; i < p->ntids; i++)
+		if (p->tids[i] == tid)
+			return 1;
+	return 0;
+}
+
+/* Preemptions of p's CUDA threads in windows [a, b), by preempter. */
+struct preempt { uint32_t pid; uint64_t n, dur; double excess; };
+#define MAXPRE 1024 /* distinct preempters kept per query */
+uint32_t causal_preempters(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t b,
+			   struct preempt *out, uint32_t max, uint64_t *n_all, uint64_t *dur_all);
+/* Pages allocated in [a, b): all, and the biggest allocator. */
+uint64_t causal_pages(struct ctx *x, uint32_t a, uint32_t b, uint32_t *top_pid, uint64_t *top_n);
+
+/* The system snapshots of windows [a, b), summed up. */
+struct snapsum {
+	uint32_t n;
+	double cpu_avg, cpu_max, load_max;
+	uint64_t avail_min, total, swap_growth;
+};
+void causal_snaps(struct ctx *x, uint32_t a, uint32_t b, struct snapsum *s);
+
+/* p's signals over all of the node's windows; 0 or -1 (out of memory). */
+int causal_sig_build(struct ctx *x, const struct sproc *p, struct sig *g, uint32_t lo,
+		     uint32_t hi);
+void causal_sig_free(struct sig *g);
+/* Flag the windows where each signal is an outlier (anom: the op's
+ * anomalous windows); 0 or -1 (out of memory). */
+int causal_sig_flags(struct ctx *x, struct sig *g, const uint8_t *anom, uint32_t lo, uint32_t hi);
+
+/* ---- one series: baseline, cold calls, anomalous intervals (causal_series.c) ---- */
+struct base {
+	struct dhist all;
+	uint64_t med, mad, thr;
+};
+
+struct ival { uint32_t a, b; };
+
+/* The leading run of outliers of a series. */
+struct cold { const struct sseries *s; uint32_t n; uint64_t lost, first_dur, med; };
+
+/* The process being analyzed, and what the engine computed for it. */
+struct causal_proc {
+	const struct sproc *p;
+	struct sseries **ser;     /* its series */
+	uint32_t ns;
+	uint32_t lo, hi;          /* its windows */
+	struct sig g;             /* its host signals (flags: of the last analyzed series) */
+	struct cold *cl;          /* its series' cold calls */
+	uint32_t ncl;
+	uint32_t before;          /* x->c[before..]: its candidates */
+};
+
+/* The series being analyzed; past causal_series_begin, its baseline and
+ * cold calls; past causal_series_anomalies, its anomalous intervals. */
+struct causal_series {
+	const struct sseries *s;
+	struct base bs;
+	uint32_t ncold;           /* its leading outliers (in the process's cl) */
+	uint32_t cold_end;        /* the window after them; 0 without */
+	uint8_t *hot;             /* T entries: its significant analysis windows */
+	uint8_t *inany;           /* T entries: in one of the intervals */
+	struct ival iv[32];       /* its anomalous intervals that cost enough */
+	uint32_t niv;
+};
+
+/* The baseline and the cold calls (added to pc->cl); 0 or -1 (out of memory). */
+int causal_series_begin(struct ctx *x, struct causal_proc *pc, struct causal_series *sc);
+/* The anomalous intervals and the signals' flags against them; 0 or -1
+ * (out of memory). */
+int causal_series_anomalies(struct ctx *x, struct causal_proc *pc, struct causal_series *sc);
+
+/* ---- detectors (detect_*.c, listed in detectors.c) ---- */
+/* Why there are two series scopes: CUDA errors count in every series,
+ * while the statistical detectors need enough calls for a baseline. */
+enum causal_scope {
+	CAUSAL_SERIES_ALL,        /* each series of the process, as it is (sc->s only) */
+	CAUSAL_SERIES_ANALYZED,   /* each series of >= ILOG_MIN_SERIES calls, analyzed */
+	CAUSAL_PROCESS,           /* each process, after its series (sc NULL) */
+	CAUSAL_NODE,              /* each node, after its processes (pc and sc NULL) */
+};
+
+struct causal_detector {
+	const char *name;
+	enum causal_scope scope;
+	/* Adds candidates with causal_cand_new; x->nd is the node. */
+	void (*run)(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc);
+};
+
+/* Every detector, in the order they run within a scope (detectors.c). */
+extern const struct causal_detector *const causal_detectors[];
+extern const uint32_t causal_ndetectors;
+
+/* The fix for CPU contention (interval and whole-run chains): %s the
+ * culprit with its PID, %s its name. */
+#define FIX_CPU \
+	"Keep other work off the job's CPUs: pin the job and %s to disjoint cores " \
+	"(taskset -c / cgroup cpuset.cpus), or lower %s's priority (renice +19, cgroup " \
+	"cpu.weight), or move it to another node."
+
+#endif

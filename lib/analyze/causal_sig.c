@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The host signals the causal detectors join with a process's CUDA calls
+ * (causal_int.h): preemptions of its threads, page allocations and the
+ * system snapshots over a range of windows, and the per-window signals
+ * with their outlier flags that an anomaly is compared against.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include "causal_int.h"
+
+/* ---- over a range of windows ---- */
+uint32_t causal_preempters(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t b,
+			    struct preempt *out, uint32_t max, uint64_t *n_all, uint64_t *dur_all)
+{
+	uint32_t m = 0;
+	*n_all = *dur_all = 0;
+	for (uint32_t i = 0; i < x->st->nhs; i++) {
+		const struct hseries *h = x->st->hs[i];
+		if (h->node != x->nd->idx || h->type != ILOG_HOST_SWITCH || h->pid != p->pid ||
+		    !has_tid(p, h->tid))
+			continue;
+		uint64_t n = 0, d = 0;
+		for (uint32_t k = a; k < b && k < h->nt; k++)
+			n += h->t[k].n, d += h->t[k].dur;
+		if (!n)
+			continue;
+		*n_all += n;
+		*dur_all += d;
+		uint32_t j;
+		for (j = 0; j < m && out[j].pid != h->opid; j++)
+			;
+		if (j == m) {
+			if (m == max)
+				continue;
+			out[m++] = (struct preempt){ h->opid, 0, 0, 0 };
+		}
+		out[j].n += n;
+		out[j].dur += d;
+	}
+	/* largest off-CPU time first */
+	for (uint32_t i = 1; i < m; i++)
+		for (uint32_t j = i; j > 0 && out[j].dur > out[j - 1].dur; j--) {
+			struct preempt t = out[j];
+			out[j] = out[j - 1];
+			out[j - 1] = t;
+		}
+	return m;
+}
+
+uint64_t causal_pages(struct ctx *x, uint32_t a, uint32_t b, uint32_t *top_pid, uint64_t *top_n)
+{
+	uint64_t all = 0;
+	*top_pid = 0;
+	*top_n = 0;
+	for (uint32_t i = 0; i < x->st->nhs; i++) {
+		const struct hseries *h = x->st->hs[i];
+		if (h->node != x->nd->idx || h->type != ILOG_HOST_PAGE_ALLOC)
+			continue;
+		uint64_t n = 0;
+		for (uint32_t k = a; k < b && k < h->nt; k++)
+			n += h->t[k].value;
+		all += n;
+		if (n > *top_n) {
+			*top_n = n;
+			*top_pid = h->pid;
+		}
+	}
+	return all;
+}
+
+void causal_snaps(struct ctx *x, uint32_t a, uint32_t b, struct snapsum *s)
+{
+	memset(s, 0, sizeof(*s));
+	double sum = 0;
+	uint64_t before = x->nd->swap_used_first, peak = 0;
+	for (uint32_t k = a; k < b && k < x->nd->nsnap; k++) {
+		const struct snaptick *t = &x->nd->snap[k];
+		if (!t->n)
+			continue;
+		if (!s->n || t->avail_min < s->avail_min)
+			s->avail_min = t->avail_min;
+		s->n += t->n;
+		sum += t->cpu_sum;
+		if (t->cpu_max > s->cpu_max)
+			s->cpu_max = t->cpu_max;
+		if (t->load_max > s->load_max)
+			s->load_max = t->load_max;
+		if (t->swap_used_max > peak)
+			peak = t->swap_used_max;
+		s->total = t->total;
+	}
+	s->cpu_avg = s->n ? sum / s->n : 0;
+	s->swap_growth = peak > before ? peak - before : 0;
+}
+
+/* ---- per-process signals ---- */
+/*
+ * Windows of [lo, hi) where a signal is a robust outlier against the
+ * windows not set in skip (all of them when skip is NULL).
+ */
+static void elevated(const double *s, uint32_t lo, uint32_t hi, const uint8_t *skip,
+		     uint8_t *flag)
+{
+	double med = 0, mad = 0;
+	double *v = malloc((hi - lo + 1) * sizeof(*v));
+	uint32_t n = 0;
+	for (uint32_t k = lo; v && k < hi; k++)
+		if (!skip || !skip[k])
+			v[n++] = s[k];
+	if (v)
+		ilog_robust(v, n, &med, &mad);
+	free(v);
+	/* a count-like signal varies by at least its square root (Poisson) */
+	double sigma = 1.4826 * mad;
+	if (sigma < sqrt(med))
+		sigma = sqrt(med);
+	double thr = med + ILOG_Z_OUTLIER * sigma;
+	for (uint32_t k = lo; k < hi; k++)
+		flag[k] = s[k] > thr && s[k] > 0;
+}
+
+void causal_sig_free(struct sig *g)
+{
+	free(g->cpu);
+	free(g->fcpu);
+	free(g->used);
+	free(g->swapgrow);
+	memset(g, 0, sizeof(*g));
+}
+
+int causal_sig_build(struct ctx *x, const struct sproc *p, struct sig *g, uint32_t lo,
+		     uint32_t hi)
+{
+	uint32_t T = x->T;
+	g->cpu = calloc((size_t)T * 4, sizeof(double));
+	g->fcpu = calloc((size_t)T * 4, 1);
+	if (!g->cpu || !g->fcpu) {
+		causal_sig_free(g);
+		return -1;
+	}
+	g->gpu = g->cpu + T;
+	g->mem = g->cpu + 2 * T;
+	g->gr = g->cpu + 3 * T;
+	g->fgpu = g->fcpu + T;
+	g->fmem = g->fcpu + 2 * T;
+	g->fgr = g->fcpu + 3 * T;
+	int have_pages = 0;
+	for (uint32_t i = 0; i < x->st->nhs; i++) {
+		const struct hseries *h = x->st->hs[i];
+		if (h->node != x->nd->idx)
+			continue;
+		if (h->type == ILOG_HOST_SWITCH && h->pid == p->pid && has_tid(p, h->tid))
+			for (uint32_t k = 0; k < T && k < h->nt; k++)
+				g->cpu[k] += (double)h->t[k].dur;
+		if (h->type == ILOG_HOST_PAGE_ALLOC) {
+			have_pages = 1;
+			uint64_t span = h->n ? (h->dur / h->n + x->nd->width - 1) / x->nd->width : 1;
+			if (span > g->page_span)
+				g->page_span = (uint32_t)(span < x->T ? span : x->T);
+			if (h->n && (double)(h->dur / h->n) > g->page_dur)
+				g->page_dur = (double)(h->dur / h->n);
+			for (uint32_t k = 0; k < T && k < h->nt; k++)
+				g->mem[k] += (double)h->t[k].value;
+		}
+	}
+	for (uint32_t i = 0; i < x->st->nser; i++) {
+		const struct sseries *s = x->st->ser[i];
+		if (s->node != x->nd->idx || s->pid == p->pid)
+			continue;
+		for (uint32_t k = 0; k < T && k < s->nt; k++)
+			g->gpu[k] += (double)s->t[k].n;
+	}
+	for (uint32_t i = 0; i < x->st->ncap; i++) {
+		const struct scapture *c = &x->st->cap[i];
+		if (c->node == x->nd->idx && c->pid == p->pid)
+			g->gr[tick_at(x, c->begin_ts)] += 1;
+	}
+	for (uint32_t i = 0; i < x->st->ninst; i++) {
+		const struct sinst *c = &x->st->inst[i];
+		if (c->node == x->nd->idx && c->pid == p->pid)
+			g->gr[tick_at(x, c->ts)] += 1;
+	}
+	g->have_pages = have_pages;
+	/* memory in use (snapshots, carried between them) and new swap use */
+	if (x->nd->nsnap) {
+		g->used = calloc((size_t)T * 3, sizeof(double));
+		g->swapgrow = calloc(T, 1);
+		if (!g->used || !g->swapgrow) {
+			causal_sig_free(g);
+			return -1;
+		}
+		g->avail = g->used + T;
+		g->total = g->used + 2 * T;
+		uint64_t swap_peak = x->nd->swap_used_first;
+		uint32_t prev = 0, first = T;
+		for (uint32_t k = 0; k < T; k++) {
+			const struct snaptick *t = k < x->nd->nsnap ? &x->nd->snap[k] : NULL;
+			if (t && t->n) {
+				if (first == T)
+					first = k;
+				g->avail[k] = (double)(t->avail_min < t->total ? t->avail_min : t->total);
+				g->total[k] = (double)t->total;
+				if (t->swap_used_max > swap_peak) {
+					/* it grew some time since the previous snapshot */
+					for (uint32_t j = prev; j <= k; j++)
+						g->swapgrow[j] = 1;
+					swap_peak = t->swap_used_max;
+				}
+				prev = k + 1;
+			} else if (k) {
+				g->avail[k] = g->avail[k - 1];
+				g->total[k] = g->total[k - 1];
+			}
+		}
+		/* before the first snapshot the machine looked as at the first */
+		for (uint32_t k = 0; k < first && first < T; k++)
+			g->avail[k] = g->avail[first], g->total[k] = g->total[first];
+		for (uint32_t k = 0; k < T; k++)
+			g->used[k] = g->total[k] - g->avail[k];
+	}
+	(void)lo;
+	(void)hi;
+	return 0;
+}
+
+/*
+ * Flag the windows where each signal is a robust outlier against the
+ * windows of [lo, hi) outside the op's anomalies (base[k] == 0): the
+ * question is whether the host differed when the op was slow.
+ */
+int causal_sig_flags(struct ctx *x, struct sig *g, const uint8_t *anom, uint32_t lo, uint32_t hi)
+{
+	uint32_t nb = 0;
+	for (uint32_t k = lo; k < hi; k++)
+		nb += !anom[k];
+	const uint8_t *mask = nb >= 3 ? anom : NULL; /* too few quiet windows: all of them */
+	elevated(g->cpu, lo, hi, mask, g->fcpu);
+	elevated(g->gpu, lo, hi, mask, g->fgpu);
+	elevated(g->gr, lo, hi, mask, g->fgr);
+	/*
+	 * Memory pressure needs evidence that memory was scarce, not only that
+	 * it moved (a 1% swing of used memory on an idle host is another
+	 * process starting, not pressure).  A window is flagged when
+	 *   - swap use grew (the kernel pushed pages out), or
+	 *   - page allocations are a robust outlier AND ran at >= ILOG_MEM_CHURN
+	 *     of the available memory per second (a storm that would take all
+	 *     of it within 1 / ILOG_MEM_CHURN seconds), or
+	 *   - used memory is a robust outlier AND available memory was below
+	 *     ILOG_MEM_SCARCE of the total.
+	 * The size of the machine comes from the snapshots; without them page
+	 * allocations cannot be weighed and do not count.
+	 */
+	memset(g->fmem, 0, x->T);
+	if (!g->used)
+		return 0;
+	uint8_t *fu = calloc(x->T, 1);
+	if (!fu)
+		return -1;
+	if (g->have_pages) {
+		elevated(g->mem, lo, hi, mask, fu);
+		double per = (g->page_dur > (double)x->nd->width ? g->page_dur
+								 : (double)x->nd->width) / 1e9;
+		for (uint32_t k = x->T; k-- > 0;) {
+			double rate = g->mem[k] * ILOG_PAGE_BYTES / per;
+			if (!fu[k] || rate < ILOG_MEM_CHURN * g->avail[k])
+				continue;
+			/* an aggregate covers [ts, ts + dur): so does its flag */
+			for (uint32_t j = 0; j < g->page_span && k + j < x->T; j++)
+				g->fmem[k + j] = 1;
+			if (!g->page_span)
+				g->fmem[k] = 1;
+		}
+	}
+	memset(fu, 0, x->T);
+	elevated(g->used, lo, hi, mask, fu);
+	for (uint32_t k = lo; k < hi; k++)
+		g->fmem[k] |= (fu[k] && g->avail[k] < ILOG_MEM_SCARCE * g->total[k]) |
+			      g->swapgrow[k];
+	free(fu);
+	return 0;
+}
+

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Detector: the anomalous intervals of one series (causal_series.c finds
+ * them), each explained by the host signal that moved with it - CPU
+ * contention (the calling threads were preempted or waited for a CPU),
+ * GPU contention (another process's CUDA calls), host memory pressure -
+ * or, when none did, the GPU itself got slower.  The causes compete for
+ * the one chain of an interval and share its accounting, so they stay in
+ * one detector.
+ */
+#include <stdlib.h>
+#include "causal_int.h"
+
+/* Time p's CUDA threads waited for a CPU after a wakeup, in [a, b). */
+static uint64_t runq_wait(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t b)
+{
+	uint64_t d = 0;
+	for (uint32_t i = 0; i < x->st->nhs; i++) {
+		const struct hseries *h = x->st->hs[i];
+		if (h->node != x->nd->idx || h->type != ILOG_HOST_WAKEUP || h->pid != p->pid ||
+		    !has_tid(p, h->tid))
+			continue;
+		for (uint32_t k = a; k < b && k < h->nt; k++)
+			d += h->t[k].dur;
+	}
+	return d;
+}
+
+/* CUDA calls by processes other than p on the node in [a, b): the busiest. */
+static uint64_t others_calls(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t b,
+			     uint32_t *top_pid, uint64_t *top_n)
+{
+	uint64_t all = 0;
+	*top_pid = 0;
+	*top_n = 0;
+	for (uint32_t i = 0; i < x->st->nprocs; i++) {
+		const struct sproc *o = x->st->procs[i];
+		if (o->node != x->nd->idx || o->pid == p->pid || !o->ncalls)
+			continue;
+		uint64_t n = 0;
+		for (uint32_t j = 0; j < x->st->nser; j++) {
+			const struct sseries *s = x->st->ser[j];
+			if (s->node != o->node || s->pid != o->pid)
+				continue;
+			for (uint32_t k = a; k < b && k < s->nt; k++)
+				n += s->t[k].n;
+		}
+		all += n;
+		if (n > *top_n) {
+			*top_n = n;
+			*top_pid = o->pid;
+		}
+	}
+	return all;
+}
+
+/*
+ * Share of the anomalous analysis windows in [a, b) during which the
+ * signal is flagged (in the window or the ticks just around it).
+ */
+static double coverage(struct ctx *x, const uint8_t *hot, const uint8_t *flag, uint32_t a,
+		       uint32_t b)
+{
+	uint32_t nh = 0, nc = 0, G = x->G ? x->G : 1;
+	for (uint32_t w = a; w < b; w += G) {
+		uint32_t e = w + G < b ? w + G : b, any = 0, cov = 0;
+		for (uint32_t k = w; k < e; k++)
+			any |= hot[k];
+		if (!any)
+			continue;
+		nh++;
+		for (uint32_t k = w > 0 ? w - 1 : 0; k <= e && k < x->T; k++)
+			cov |= flag[k];
+		nc += cov;
+	}
+	return nh ? (double)nc / nh : 0;
+}
+
+#define FIX_GPU \
+	"Give each job its own GPU (CUDA_VISIBLE_DEVICES), or share it predictably with " \
+	"MPS or MIG partitions; otherwise schedule %s's GPU work outside this job's run."
+#define FIX_MEM \
+	"Relieve host memory: cap %s's memory (cgroup memory.max / systemd MemoryMax=), " \
+	"keep the job's host buffers pinned, lower DataLoader workers and prefetch, " \
+	"and keep the job out of swap (memory.swap.max=0) or add RAM."
+#define FIX_GPU_SLOW \
+	"Look at the GPU, not the host: compare kernel times of the slow interval in " \
+	"Nsight Systems, check clocks and throttling (nvidia-smi -q -d PERFORMANCE,TEMPERATURE) " \
+	"and other tenants of the GPU outside this host's view."
+
+static void interval_chain(struct ctx *x, const struct sproc *p, const struct sseries *s,
+			   const struct base *bs, const uint8_t *hot, const uint8_t *inany,
+			   struct ival iv, struct sig *g, uint32_t lo, uint32_t hi)
+{
+	struct dhist in, out;
+	struct preempt *pr = NULL, *prun = NULL;
+	if (ilog_dhist_series(&in, s, iv.a, iv.b, NULL, 0) ||
+	    ilog_dhist_series(&out, s, 0, x->T, inany, 0)) { /* inany has T entries */
+		ilog_dhist_free(&in);
+		x->oom = 1;
+		return;
+	}
+	(void)bs;
+	if (!out.n || !in.n) /* nothing to compare with: the run-wide checks cover it */
+		goto done;
+	uint64_t m_in = ilog_dhist_quantile(&in, 0.5), m_out = ilog_dhist_quantile(&out, 0.5);
+	uint64_t q_in = ilog_dhist_quantile(&in, 0.99), q_out = ilog_dhist_quantile(&out, 0.99);
+	if (q_in <= q_out && m_in <= m_out)
+		goto done;
+	/* time accounting: the calls took this much longer than at the mean
+	 * duration outside the anomalies */
+	double mean_out = (double)out.total / (double)out.n;
+	double excess = (double)in.total - (double)in.n * mean_out;
+	uint64_t lost = excess > 0 ? (uint64_t)excess : 0;
+	if (!lost)
+		goto done;
+	uint64_t ta = tick_ts(x, iv.a), tb = tick_ts(x, iv.b);
+	uint64_t len = tb - ta;
+
+	/* the host signals, joined by window with the anomaly */
+	double cov_cpu = coverage(x, hot, g->fcpu, iv.a, iv.b);
+	double cov_gpu = coverage(x, hot, g->fgpu, iv.a, iv.b);
+	double cov_mem = coverage(x, hot, g->fmem, iv.a, iv.b);
+	double cov_gr = coverage(x, hot, g->fgr, iv.a, iv.b);
+	/*
+	 * CPU contention is a matter of time accounting: the calling threads'
+	 * time runnable but off-CPU (preempted, or woken and waiting) above the
+	 * rate outside the interval must account for half the lost time.
+	 */
+	pr = calloc(MAXPRE, sizeof(*pr));
+	prun = calloc(MAXPRE, sizeof(*prun));
+	if (!pr || !prun) {
+		x->oom = 1;
+		goto done;
+	}
+	uint64_t pn, pd, pn_run, pd_run;
+	uint32_t npr = causal_preempters(x, p, iv.a, iv.b, pr, MAXPRE, &pn, &pd);
+	uint32_t nall = causal_preempters(x, p, lo, hi, prun, MAXPRE, &pn_run, &pd_run);
+	uint64_t wq_in = runq_wait(x, p, iv.a, iv.b), wq_run = runq_wait(x, p, lo, hi);
+	double len_out = 0;
+	for (uint32_t k = lo; k < hi; k++)
+		if (k < iv.a || k >= iv.b)
+			len_out += (double)x->nd->width;
+	double off_in = (double)(pd + wq_in), off_out = (double)(pd_run - pd + wq_run - wq_in);
+	double off_rate_out = len_out > 0 ? off_out / len_out : 0;
+	double off_excess = off_in - off_rate_out * (double)len;
+	double share = lost ? off_excess / (double)lost : 0;
+	/* the culprit: the preempter whose off-CPU time rose most over its own
+	 * rate outside the interval */
+	for (uint32_t i = 0; i < npr; i++) {
+		double o_out = 0;
+		for (uint32_t j = 0; j < nall; j++)
+			if (prun[j].pid == pr[i].pid)
+				o_out = (double)(prun[j].dur - pr[i].dur);
+		pr[i].excess = (double)pr[i].dur - (len_out > 0 ? o_out / len_out : 0) * (double)len;
+	}
+	for (uint32_t i = 1; i < npr; i++)
+		for (uint32_t j = i; j > 0 && pr[j].excess > pr[j - 1].excess; j--) {
+			struct preempt t = pr[j];
+			pr[j] = pr[j - 1];
+			pr[j - 1] = t;
+		}
+	int cpu_ok = share >= 0.5 && npr && pr[0].excess > 0;
+	int gpu_ok = cov_gpu >= ILOG_COVERAGE;
+	int mem_ok = cov_mem >= ILOG_COVERAGE;
+	int gr_ok = cov_gr >= ILOG_COVERAGE;
+	const char *pat = "gpu-slow";
+	double best = 0;
+	if (cpu_ok)
+		best = share > 1 ? 1 : share, pat = "cpu-contention";
+	if (gpu_ok && cov_gpu > best)
+		best = cov_gpu, pat = "gpu-contention";
+	if (mem_ok && cov_mem > best)
+		best = cov_mem, pat = "memory-pressure";
+	if (gr_ok && cov_gr > best)
+		goto done; /* the graph re-capture chain of this process explains it */
+
+	struct cand *c = causal_cand_new(x, p, pat, s->op, ta, tb, lost);
+	if (!c)
+		goto done;
+	const char *comm = c->comm;
+	char head[512];
+	snprintf(head, sizeof(head),
+		 "%s in PID %u (%s) slowed from p50 %s to %s and p99 %s to %s (%.1fx) between %s and %s",
+		 opn(s->op), p->pid, comm, D(x, (double)m_out), D(x, (double)m_in),
+		 D(x, (double)q_out), D(x, (double)q_in), (double)q_in / (double)(q_out ? q_out : 1),
+		 R(x, ta), R(x, tb));
+	causal_met_s(c, "op", opn(s->op));
+	causal_met_u(c, "calls_in", in.n);
+	causal_met_u(c, "calls_base", out.n);
+	causal_met_u(c, "p50_in_ns", m_in);
+	causal_met_u(c, "p50_base_ns", m_out);
+	causal_met_u(c, "p99_in_ns", q_in);
+	causal_met_u(c, "p99_base_ns", q_out);
+	causal_met_u(c, "total_in_ns", in.total);
+	/* the baseline is every call outside all of the op's anomalies: name them */
+	causal_met_anomalies(x, c, inany);
+	causal_met_f(c, "mean_base_ns", mean_out);
+	causal_met_u(c, "outlier_threshold_ns", bs->thr);
+	causal_met_u(c, "preemptions_in", pn);
+	causal_met_u(c, "offcpu_in_ns", pd);
+	causal_met_f(c, "coverage_cpu", cov_cpu);
+	causal_met_f(c, "coverage_gpu", cov_gpu);
+	causal_met_f(c, "coverage_mem", cov_mem);
+	causal_met_f(c, "offcpu_share_of_lost", share);
+	causal_met_u(c, "runq_wait_in_ns", wq_in);
+	causal_met_f(c, "offcpu_frac_in", len ? off_in / (double)len : 0);
+	causal_met_f(c, "offcpu_frac_out", off_rate_out);
+	causal_ev_add(x, c, ta, "%s p99 %s, %.1fx its baseline of %s: anomaly begins",
+		      opn(s->op), D(x, (double)q_in), (double)q_in / (double)(q_out ? q_out : 1),
+		      D(x, (double)q_out));
+	/* the worst window */
+	uint32_t worst = iv.a;
+	uint64_t wmax = 0;
+	for (uint32_t k = iv.a; k < iv.b && k < s->nt; k++)
+		if (s->t[k].max > wmax)
+			wmax = s->t[k].max, worst = k;
+	struct snapsum ss;
+	causal_snaps(x, iv.a, iv.b, &ss);
+	uint32_t opid;
+	uint64_t on;
+	uint64_t oth = others_calls(x, p, iv.a, iv.b, &opid, &on);
+	uint32_t ppid;
+	uint64_t ptop;
+	uint64_t pg = causal_pages(x, iv.a, iv.b, &ppid, &ptop);
+	causal_met_u(c, "other_cuda_calls_in", oth);
+	causal_met_u(c, "pages_in", pg);
+	if (ss.n) {
+		causal_met_f(c, "cpu_pct_avg_in", ss.cpu_avg);
+		causal_met_u(c, "mem_avail_min_in", ss.avail_min);
+		causal_met_u(c, "swap_growth_in", ss.swap_growth);
+	}
+
+	if (!strcmp(pat, "cpu-contention")) {
+		const struct preempt *t = &pr[0];
+		const char *cc = ilog_stats_comm(x->st, x->nd->idx, t->pid);
+		c->culprit = t->pid;
+		cpy(c->ccomm, sizeof(c->ccomm), cc);
+		snprintf(c->root, sizeof(c->root),
+			 "%s while PID %u (%s) preempted its CUDA threads %llu times for %s off-CPU",
+			 head, t->pid, cc, (unsigned long long)t->n, D(x, (double)t->dur));
+		if (npr > 1) {
+			size_t l = strlen(c->root);
+			snprintf(c->root + l, sizeof(c->root) - l, " (all preemptions: %llu, %s)",
+				 (unsigned long long)pn, D(x, (double)pd));
+		}
+		snprintf(c->title, sizeof(c->title), "CPU contention: %s (PID %u) preempted %s (PID %u)",
+			 cc, t->pid, comm, p->pid);
+		snprintf(c->fix, sizeof(c->fix), FIX_CPU, causal_fmt(x, "%s (PID %u)", cc, t->pid),
+			 cc);
+		causal_met_u(c, "culprit_preemptions", t->n);
+		causal_met_u(c, "culprit_offcpu_ns", t->dur);
+		causal_ev_add(x, c, ta, "PID %u (%s) starts preempting the CUDA threads of PID %u",
+			      t->pid, cc, p->pid);
+		for (uint32_t i = 1; i < npr && i < 3; i++)
+			causal_ev_add(x, c, ta, "also preempted by PID %u (%s): %llu times, %s",
+				      pr[i].pid, ilog_stats_comm(x->st, x->nd->idx, pr[i].pid),
+				      (unsigned long long)pr[i].n, D(x, (double)pr[i].dur));
+	} else if (!strcmp(pat, "gpu-contention")) {
+		const char *cc = ilog_stats_comm(x->st, x->nd->idx, opid);
+		uint64_t all = 0;
+		for (uint32_t j = 0; j < x->st->nser; j++) {
+			const struct sseries *q = x->st->ser[j];
+			if (q->node == x->nd->idx && q->pid == opid)
+				all += q->n;
+		}
+		uint64_t on_out = all > on ? all - on : 0;
+		c->culprit = opid;
+		cpy(c->ccomm, sizeof(c->ccomm), cc);
+		snprintf(c->root, sizeof(c->root),
+			 "%s while PID %u (%s) made %llu CUDA calls on the same node (%llu outside the "
+			 "interval); its own threads were preempted only %llu times (%s off-CPU): "
+			 "the processes share the GPU",
+			 head, opid, cc, (unsigned long long)on, (unsigned long long)on_out,
+			 (unsigned long long)pn, D(x, (double)pd));
+		snprintf(c->title, sizeof(c->title),
+			 "GPU contention: %s (PID %u) shares the GPU with %s (PID %u)", cc, opid, comm,
+			 p->pid);
+		snprintf(c->fix, sizeof(c->fix), FIX_GPU, causal_fmt(x, "%s (PID %u)", cc, opid));
+		causal_met_u(c, "culprit_cuda_calls_in", on);
+		causal_met_u(c, "culprit_cuda_calls_out", on_out);
+		causal_ev_add(x, c, ta, "PID %u (%s) is making CUDA calls: %llu in the interval",
+			      opid, cc, (unsigned long long)on);
+	} else if (!strcmp(pat, "memory-pressure")) {
+		const char *cc = ppid ? ilog_stats_comm(x->st, x->nd->idx, ppid) : "";
+		char tail[512] = "";
+		size_t l = 0;
+		if (pg) {
+			l += (size_t)snprintf(tail + l, sizeof(tail) - l, "; %llu pages were allocated",
+					      (unsigned long long)pg);
+			if (ppid && ppid != p->pid)
+				l += (size_t)snprintf(tail + l, sizeof(tail) - l,
+						      " (%llu by PID %u (%s))",
+						      (unsigned long long)ptop, ppid, cc);
+		}
+		if (ss.n && ss.total)
+			l += (size_t)snprintf(tail + l, sizeof(tail) - l,
+					      "; available memory fell to %s (%s of %s)",
+					      P(x, (double)ss.avail_min / (double)ss.total),
+					      B(x, (double)ss.avail_min), B(x, (double)ss.total));
+		if (ss.swap_growth)
+			l += (size_t)snprintf(tail + l, sizeof(tail) - l, "; swap use grew by %s",
+					      B(x, (double)ss.swap_growth));
+		snprintf(c->root, sizeof(c->root), "%s while the host was under memory pressure%s", head,
+			 tail);
+		if (ppid && ppid != p->pid) {
+			c->culprit = ppid;
+			cpy(c->ccomm, sizeof(c->ccomm), cc);
+		}
+		snprintf(c->title, sizeof(c->title), "Host memory pressure slowed %s (PID %u)", comm,
+			 p->pid);
+		snprintf(c->fix, sizeof(c->fix), FIX_MEM,
+			 c->culprit ? causal_fmt(x, "%s (PID %u)", cc, ppid) : "the other processes");
+		if (c->culprit)
+			causal_met_u(c, "culprit_pages_in", ptop);
+		causal_ev_add(x, c, ta, "host memory pressure: %llu pages allocated in the interval",
+			      (unsigned long long)pg);
+	} else {
+		char tail[512];
+		size_t l = (size_t)snprintf(tail, sizeof(tail),
+					    " with no host cause: its CUDA threads were preempted %llu "
+					    "times (%s off-CPU, %s of the interval against %s outside "
+					    "it), other processes made %llu CUDA calls, %llu pages were "
+					    "allocated",
+					    (unsigned long long)pn, D(x, (double)pd),
+					    P(x, len ? off_in / (double)len : 0), P(x, off_rate_out),
+					    (unsigned long long)oth, (unsigned long long)pg);
+		if (ss.n)
+			l += (size_t)snprintf(tail + l, sizeof(tail) - l, " and the CPUs were %s busy",
+					      P(x, ss.cpu_avg / 100));
+		snprintf(tail + l, sizeof(tail) - l, " - the GPU work itself got slower");
+		snprintf(c->root, sizeof(c->root), "%s%s", head, tail);
+		snprintf(c->title, sizeof(c->title), "GPU slower: %s in %s (PID %u), host not involved",
+			 opn(s->op), comm, p->pid);
+		snprintf(c->fix, sizeof(c->fix), "%s", FIX_GPU_SLOW);
+	}
+	causal_ev_add(x, c, tick_ts(x, worst), "worst window: a %s call took %s", opn(s->op),
+		      D(x, (double)wmax));
+	if (ss.n)
+		causal_ev_add(x, c, ta, "CPUs %s busy on average (max %s), load up to %.2f",
+			      P(x, ss.cpu_avg / 100), P(x, ss.cpu_max / 100), ss.load_max);
+	causal_ev_add(x, c, tb, "%s back to baseline (interval ends); %s lost", opn(s->op),
+		      D(x, (double)lost));
+done:
+	free(pr);
+	free(prun);
+	ilog_dhist_free(&in);
+	ilog_dhist_free(&out);
+}
+
+static void intervals(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc)
+{
+	for (uint32_t j = 0; j < sc->niv; j++)
+		if (sc->iv[j].b > sc->cold_end) /* not just the cold calls again */
+			interval_chain(x, pc->p, sc->s, &sc->bs, sc->hot, sc->inany, sc->iv[j],
+				       &pc->g, pc->lo, pc->hi);
+}
+
+const struct causal_detector causal_detector_interval = {
+	"interval", CAUSAL_SERIES_ANALYZED, intervals,
+};

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Detector: memcpy-bound - a process whose memory copies are where its
+ * time goes (more than synchronization, more than all other calls, and
+ * at least half of its wall time).
+ */
+#include "causal_int.h"
+
+static void memcpy_bound(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc)
+{
+	const struct sproc *p = pc->p;
+	struct sseries **ser = pc->ser;
+	uint32_t ns = pc->ns;
+	(void)sc;
+	/* prefer the runtime layer: a runtime memcpy may call the driver's */
+	uint64_t t_lay[ILOG_LAYER__COUNT] = { 0 };
+	for (uint32_t i = 0; i < ns; i++)
+		if (is_memcpy(ser[i]->op) && ser[i]->layer < ILOG_LAYER__COUNT)
+			t_lay[ser[i]->layer] += ser[i]->total;
+	int lay = t_lay[ILOG_LAYER_RUNTIME] ? ILOG_LAYER_RUNTIME : ILOG_LAYER_DRIVER;
+	uint64_t tmem = 0, bytes = 0, calls = 0, bykind[5] = { 0 };
+	const struct sseries *top = NULL;
+	uint64_t tsync = 0, tother = 0;
+	for (uint32_t i = 0; i < ns; i++) {
+		const struct sseries *s = ser[i];
+		if (s->layer != lay)
+			continue;
+		if (is_memcpy(s->op)) {
+			tmem += s->total;
+			bytes += s->bytes;
+			calls += s->n;
+			for (int k = 0; k < 5; k++)
+				bykind[k] += s->bytes_kind[k];
+			if (!top || s->total > top->total)
+				top = s;
+		} else if (is_sync(s->op)) {
+			tsync += s->total;
+		} else {
+			tother += s->total;
+		}
+	}
+	if (!top)
+		return;
+	double wall = (double)(p->last_end > p->first_ts ? p->last_end - p->first_ts : 1);
+	double frac = (double)tmem / wall;
+	/* memcpy-bound: copies are where the job's time goes - the largest
+	 * group of calls and most of the wall time */
+	if (tmem <= tsync || tmem <= tother || frac < 0.5)
+		return;
+	struct cand *c = causal_cand_new(x, p, "memcpy-bound", top->op, p->first_ts, p->last_end,
+					 tmem);
+	if (!c)
+		return;
+	static const char *const dir[5] = { "host-to-host", "host-to-device", "device-to-host",
+					    "device-to-device", "default-direction" };
+	int kmax = 0;
+	for (int k = 1; k < 5; k++)
+		if (bykind[k] > bykind[kmax])
+			kmax = k;
+	snprintf(c->root, sizeof(c->root),
+		 "PID %u (%s) spent %s of its %s in memory copies: %llu calls took %s moving %s "
+		 "(mostly %s) at %s/s, more than its %s in synchronization and %s in all other "
+		 "CUDA calls",
+		 p->pid, c->comm, P(x, frac), D(x, wall), (unsigned long long)calls, D(x, (double)tmem),
+		 B(x, (double)bytes), dir[kmax], B(x, (double)bytes / ((double)tmem / 1e9)),
+		 D(x, (double)tsync), D(x, (double)tother));
+	snprintf(c->title, sizeof(c->title), "Memcpy-bound: %s (PID %u) spends %s copying", c->comm,
+		 p->pid, P(x, frac));
+	snprintf(c->fix, sizeof(c->fix),
+		 "Overlap copies with compute: allocate host buffers pinned (cudaMallocHost, "
+		 "pin_memory=True), issue cudaMemcpyAsync on a separate stream, batch small copies "
+		 "into large ones and keep tensors resident on the GPU across steps.");
+	causal_met_s(c, "layer", ilog_layer_name((uint32_t)lay));
+	causal_met_u(c, "memcpy_calls", calls);
+	causal_met_u(c, "memcpy_ns", tmem);
+	causal_met_u(c, "memcpy_bytes", bytes);
+	causal_met_u(c, "sync_ns", tsync);
+	causal_met_u(c, "other_ns", tother);
+	causal_met_f(c, "memcpy_frac", frac);
+	causal_ev_add(x, c, p->first_ts, "%s: %llu calls, %s, %s", opn(top->op),
+		      (unsigned long long)top->n, D(x, (double)top->total),
+		      B(x, (double)top->bytes));
+	causal_ev_add(x, c, p->last_end, "run ends: %s of %s in copies", D(x, (double)tmem),
+		      D(x, wall));
+}
+
+const struct causal_detector causal_detector_memcpy = {
+	"memcpy", CAUSAL_PROCESS, memcpy_bound,
+};

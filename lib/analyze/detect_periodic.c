@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Detector: periodic spikes - slow calls of one series, outside its
+ * anomalous intervals, that come in a rhythm (a task every few seconds,
+ * the caching allocator going back to the driver).
+ */
+#include <stdlib.h>
+#include "causal_int.h"
+
+static int cmp_call_ts(const void *a, const void *b)
+{
+	const struct scall *x = a, *y = b;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* Spikes v (by time) come in a rhythm: robust CV of the gaps below the bound. */
+static int rhythm(const struct scall *v, uint32_t m, double *period)
+{
+	double g[NTOP];
+	for (uint32_t i = 0; i + 1 < m; i++)
+		g[i] = (double)(v[i + 1].ts - v[i].ts);
+	double gmed, gmad;
+	ilog_robust(g, m - 1, &gmed, &gmad);
+	*period = gmed;
+	return gmed > 0 && 1.4826 * gmad / gmed < ILOG_PERIODIC_RCV;
+}
+
+static void periodic(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc)
+{
+	const struct sproc *p = pc->p;
+	const struct sseries *s = sc->s;
+	const struct base *bs = &sc->bs;
+	uint32_t ncold = sc->ncold;
+	const uint8_t *inany = sc->inany;
+	/* spikes: outliers outside the op's anomalous intervals (explained there) */
+	uint64_t nout = 0;
+	for (uint32_t k = 0; k < s->nt; k++)
+		if (k >= x->T || !inany[k])
+			nout += ilog_tick_above(&s->t[k], bs->thr);
+	if (nout < 4 + ncold)
+		return; /* too few to see a period */
+	/*
+	 * The candidates are the outliers among the NTOP slowest calls the
+	 * series keeps.  On a loaded machine many calls are delayed a little
+	 * and there can be more outliers than that: the slowest are all kept,
+	 * so a group above a break is complete, but "all outliers" is not.
+	 */
+	int partial = 0;
+	if (s->ntop == NTOP && s->n > NTOP) {
+		partial = 1;
+		for (uint32_t i = 0; i < s->ntop && partial; i++)
+			if (s->top[i].dur <= bs->thr)
+				partial = 0; /* every outlier is in the list */
+	}
+	struct scall sp[NTOP];
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < s->ntop; i++)
+		if (s->top[i].dur > bs->thr && !inany[tick_at(x, s->top[i].ts)])
+			sp[m++] = s->top[i];
+	qsort(sp, m, sizeof(*sp), cmp_call_ts);
+	/* the cold calls at the start are not part of the rhythm */
+	uint32_t skip = 0;
+	while (skip < ncold && skip < m && sp[skip].ts <= s->first[ncold - 1].ts)
+		skip++;
+	struct scall *v = sp + skip;
+	m -= skip;
+	if (m < 4)
+		return;
+	/*
+	 * Spikes of one kind are alike and far above the other outliers
+	 * (calls a loaded machine delayed a little): the groups tried are the
+	 * outliers above each break in their sorted durations, widest break
+	 * first, then all outliers; the first group of >= 4 whose times keep a
+	 * rhythm are the spikes.  A break is a ratio between neighbouring
+	 * durations of at least ILOG_SPIKE_BREAK that is also wider than the
+	 * spread of the bulk of the durations above it (upper quartile over the
+	 * smallest): a continuum is not split, and one or two spikes stretched
+	 * by preemption do not hide the break.
+	 */
+	uint64_t durs[NTOP], cut = 0;
+	double gmed = 0;
+	for (uint32_t i = 0; i < m; i++)
+		durs[i] = v[i].dur;
+	qsort(durs, m, sizeof(*durs), cmp_u64);
+	struct brk { double r; uint32_t i; } br[NTOP];
+	uint32_t nbr = 0;
+	for (uint32_t i = 0; i + 4 < m; i++) { /* keep >= 4 above the break */
+		uint32_t na = m - 1 - i;
+		double r = (double)durs[i + 1] / (double)durs[i];
+		double spread = (double)durs[i + ilog_rank(0.75, na)] / (double)durs[i + 1];
+		if (r >= ILOG_SPIKE_BREAK && r > spread)
+			br[nbr++] = (struct brk){ r, i };
+	}
+	for (uint32_t i = 1; i < nbr; i++) /* widest first; stable */
+		for (uint32_t j = i; j > 0 && br[j].r > br[j - 1].r; j--) {
+			struct brk t = br[j];
+			br[j] = br[j - 1];
+			br[j - 1] = t;
+		}
+	struct scall grp[NTOP];
+	uint32_t ng = 0;
+	/* then all outliers, when all of them are known */
+	for (uint32_t b = 0; b <= nbr && !ng; b++) {
+		if (b == nbr && partial)
+			break;
+		cut = b < nbr ? durs[br[b].i] : 0;
+		for (uint32_t k = 0; k < m; k++)
+			if (v[k].dur > cut)
+				grp[ng++] = v[k];
+		if (!rhythm(grp, ng, &gmed))
+			ng = 0;
+	}
+	if (!ng)
+		return;
+	v = grp;
+	m = ng;
+	for (uint32_t i = 0; i < m; i++)
+		durs[i] = v[i].dur;
+	qsort(durs, m, sizeof(*durs), cmp_u64);
+	uint64_t dmed = durs[ilog_rank(0.5, m) - 1];
+	uint64_t lost = 0;
+	for (uint32_t i = 0; i < m; i++)
+		lost += v[i].dur - bs->med;
+	struct cand *c = causal_cand_new(x, p, "periodic-spike", s->op, v[0].ts,
+					 v[m - 1].ts + v[m - 1].dur, lost);
+	if (!c)
+		return;
+	snprintf(c->root, sizeof(c->root),
+		 "%s in PID %u (%s) stalls every %s: %u calls took %s (median) against a median of "
+		 "%s for all %llu calls, costing %s (%s of its %s)",
+		 opn(s->op), p->pid, c->comm, D(x, gmed), m, D(x, (double)dmed), D(x, (double)bs->med),
+		 (unsigned long long)s->n, D(x, (double)lost), P(x, (double)lost / (double)c->wall),
+		 D(x, (double)c->wall));
+	if (is_alloc(s->op)) {
+		snprintf(c->title, sizeof(c->title),
+			 "Periodic allocation spikes: %s in %s (PID %u) every %s", opn(s->op), c->comm,
+			 p->pid, D(x, gmed));
+		snprintf(c->fix, sizeof(c->fix),
+			 "Stop returning memory to the driver in the loop: remove "
+			 "torch.cuda.empty_cache() from the step, allocate at the peak size once (or "
+			 "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True) and keep tensor shapes "
+			 "stable so the caching allocator reuses its blocks.");
+	} else {
+		snprintf(c->title, sizeof(c->title), "Periodic stalls: %s in %s (PID %u) every %s",
+			 opn(s->op), c->comm, p->pid, D(x, gmed));
+		snprintf(c->fix, sizeof(c->fix),
+			 "Find the task that runs every %s in the job (checkpointing, logging, "
+			 "evaluation, garbage collection) and make it asynchronous or less frequent.",
+			 D(x, gmed));
+	}
+	causal_met_s(c, "op", opn(s->op));
+	causal_met_u(c, "spikes", m);
+	causal_met_u(c, "period_ns", (uint64_t)gmed);
+	causal_met_u(c, "spike_median_ns", dmed);
+	causal_met_u(c, "median_ns", bs->med);
+	causal_met_u(c, "calls", s->n);
+	causal_met_u(c, "outlier_threshold_ns", bs->thr);
+	causal_met_u(c, "spike_threshold_ns", cut > bs->thr ? cut : bs->thr);
+	causal_met_u(c, "lost_ns", lost);
+	/* the spikes are the calls above the threshold in [ts_start, ts_end)
+	 * outside these intervals */
+	causal_met_anomalies(x, c, inany);
+	for (uint32_t i = 0; i < m && i < 6; i++)
+		causal_ev_add(x, c, v[i].ts, "%s took %s (tid %u)", opn(s->op),
+			      D(x, (double)v[i].dur), v[i].tid);
+	if (m > 6)
+		causal_ev_add(x, c, v[m - 1].ts, "... %u spikes in all, the last took %s", m,
+			      D(x, (double)v[m - 1].dur));
+}
+
+const struct causal_detector causal_detector_periodic = {
+	"periodic", CAUSAL_SERIES_ANALYZED, periodic,
+};
