@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * The merge engine (docs/merge.md).
+ * The merge engine (docs/merge.md): its nodes, opening the inputs, and
+ * pass 2; clock-skew estimation (pass 1 and the offsets) is in skew.c.
  *
- * Pass 1 (regular files only) reads each input once to learn its nodes
- * (headers), its clock anchors and its NCCL collective sync points.  The
- * offsets between node clocks are then estimated from the collectives: the
- * n-th collective on a communicator completes at nearly the same true time
- * on every rank, so the difference of its completion times, as each node's
- * wall clock reports them, is the difference of the clocks.  Pass 2 is the
+ * Pass 1 (regular files only, skew.c) reads each input once to learn its
+ * nodes (headers), its clock anchors and its NCCL collective sync points,
+ * from which the offsets between node clocks are estimated.  Pass 2 is the
  * k-way merge proper: one pending record per input, the input with the
  * smallest wall time goes next, so memory is one frame per input plus the
  * id maps.  Each input's own order is kept (a stack record stays before the
@@ -15,7 +13,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +22,7 @@
 #include "ingero/schema.h"
 #include "ingero/hash.h"
 #include "ingero/hmap.h"
-
-#define MAX_POINTS (1u << 16) /* collective points kept per node (thinned beyond) */
-#define MAX_COMMS 64          /* communicators tracked per process */
+#include "merge_int.h"
 
 /* ---- small helpers ---- */
 
@@ -60,90 +55,7 @@ static void copy_str(char *dst, size_t cap, struct ilog_str s)
 
 /* ---- nodes ---- */
 
-struct cpoint {
-	uint32_t comm, seq;        /* communicator ordinal in its process, call number */
-	uint32_t sig;              /* op and size, to refuse mismatched pairs */
-	uint32_t pid;
-	int64_t coll_end, sync_end;/* wall ns; sync_end 0 if no sync followed */
-};
-
-struct cproc {
-	uint32_t pid, ncomm;
-	uint64_t handle[MAX_COMMS];
-	uint32_t seq[MAX_COMMS];
-};
-
-struct pending {
-	uint32_t tid;
-	int used;
-	uint64_t stream;
-	struct cpoint p;
-};
-
-struct mnode {
-	struct ilog_merge_node pub;
-	uint32_t out;              /* output node_index */
-	char boot_id[128];
-	struct ilog_header hdr;    /* first header; strings point into hstr */
-	char hstr[6][256];
-	int upfront;               /* its first header is written before the records */
-	int first_seen;            /* pass 2 has met its first header */
-	/* pass 1 */
-	uint64_t a_mono, a_real;
-	struct cproc *procs;
-	uint32_t nprocs;
-	struct pending *pend;
-	uint32_t npend;
-	struct cpoint *pts;
-	uint32_t npts, stride;
-	/* pass 2 */
-	uint64_t name_hash;
-	struct ilog_hmap stack_map;   /* old stack id -> new id */
-	struct ilog_hmap pystack_map;
-	struct ilog_hmap emitted;     /* new stack/pystack/pycode ids already written */
-};
-
-struct minput {
-	const char *path;
-	const char *node;          /* --node */
-	int is_file;
-	int fd;
-	struct ilog_reader *r;     /* pass 2 */
-	struct mnode **bynode;     /* reader node index -> node */
-	uint32_t nbynode;
-	const struct ilog_record *rec; /* pending record, NULL when done */
-	struct mnode *cur;         /* node of the pending record */
-	int64_t key, last_key;
-	int done;
-};
-
-struct ilog_merge {
-	struct ilog_merge_opts o;
-	struct minput *in;
-	uint32_t nin;
-	struct mnode **nodes;      /* output order */
-	uint32_t nnodes;
-	struct ilog_merge_node *pub; /* copy for ilog_merge_nodes */
-	char *warn;
-	size_t warnlen;
-	struct ilog_merge_stats st;
-	uint64_t scanned;          /* records read by pass 1 */
-	uint32_t *heap;
-	uint32_t nheap;
-	struct ilog_writer *w;
-	uint32_t cur_out;          /* node context of the output stream */
-	uint8_t schema_done[256];  /* unknown-kind schemas passed through */
-	char *err;
-	size_t errlen;
-};
-
-const char *ilog_skew_method_name(int method)
-{
-	static const char *const n[] = { "reference", "same-boot", "collectives", "anchors" };
-	return method >= 0 && method <= ILOG_SKEW_ANCHORS ? n[method] : "?";
-}
-
-static void warnf(struct ilog_merge *m, const char *fmt, ...)
+void ilog_merge_warnf(struct ilog_merge *m, const char *fmt, ...)
 {
 	char line[768];
 	va_list ap;
@@ -164,7 +76,7 @@ static void warnf(struct ilog_merge *m, const char *fmt, ...)
 	p[m->warnlen] = 0;
 }
 
-static int errf(char *err, size_t errlen, const char *fmt, ...)
+int ilog_merge_errf(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -173,7 +85,7 @@ static int errf(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
-static const char *in_name(const char *path)
+const char *ilog_merge_in_name(const char *path)
 {
 	return strcmp(path, "-") ? path : "(stdin)";
 }
@@ -184,8 +96,8 @@ static const char *in_name(const char *path)
  * twice (an error).  A different recording under a name already taken is
  * renamed NAME~2, NAME~3... and a warning says so.
  */
-static struct mnode *resolve(struct ilog_merge *m, uint32_t in, const struct ilog_header *h,
-			     char *err, size_t errlen)
+struct mnode *ilog_merge_resolve(struct ilog_merge *m, uint32_t in, const struct ilog_header *h,
+				 char *err, size_t errlen)
 {
 	struct minput *mi = &m->in[in];
 	char name[256], hname[256], boot[128];
@@ -194,12 +106,12 @@ static struct mnode *resolve(struct ilog_merge *m, uint32_t in, const struct ilo
 	if (mi->node && (!hname[0] || m->o.force_node || !strcmp(hname, mi->node))) {
 		snprintf(name, sizeof(name), "%s", mi->node);
 	} else if (mi->node) {
-		errf(err, errlen, "%s: header names the node '%s', not '%s' (--force-node renames it)",
-		     in_name(mi->path), hname, mi->node);
+		ilog_merge_errf(err, errlen, "%s: header names the node '%s', not '%s' (--force-node renames it)",
+				ilog_merge_in_name(mi->path), hname, mi->node);
 		return NULL;
 	} else if (!hname[0]) {
-		errf(err, errlen, "%s: header has no node identity (name it with --node NAME)",
-		     in_name(mi->path));
+		ilog_merge_errf(err, errlen, "%s: header has no node identity (name it with --node NAME)",
+				ilog_merge_in_name(mi->path));
 		return NULL;
 	} else {
 		snprintf(name, sizeof(name), "%s", hname);
@@ -211,17 +123,18 @@ static struct mnode *resolve(struct ilog_merge *m, uint32_t in, const struct ilo
 			continue;
 		if (n->pub.input == in)
 			return n;
-		errf(err, errlen, "%s: node '%s' session 0x%llx is also in %s (the same recording given twice)",
-		     in_name(mi->path), hname, (unsigned long long)h->session_id,
-		     in_name(m->in[n->pub.input].path));
+		ilog_merge_errf(err, errlen, "%s: node '%s' session 0x%llx is also in %s (the same recording given twice)",
+				ilog_merge_in_name(mi->path), hname,
+				(unsigned long long)h->session_id,
+				ilog_merge_in_name(m->in[n->pub.input].path));
 		return NULL;
 	}
 	if (mi->node) {
 		/* --node names a single-node input */
 		for (uint32_t i = 0; i < m->nnodes; i++)
 			if (m->nodes[i]->pub.input == in) {
-				errf(err, errlen, "%s: --node names one node, but the input holds several",
-				     in_name(mi->path));
+				ilog_merge_errf(err, errlen, "%s: --node names one node, but the input holds several",
+						ilog_merge_in_name(mi->path));
 				return NULL;
 			}
 	}
@@ -231,7 +144,7 @@ static struct mnode *resolve(struct ilog_merge *m, uint32_t in, const struct ilo
 		free(n);
 		if (nn)
 			m->nodes = nn;
-		errf(err, errlen, "out of memory");
+		ilog_merge_errf(err, errlen, "out of memory");
 		return NULL;
 	}
 	m->nodes = nn;
@@ -275,9 +188,9 @@ static void rename_dups(struct ilog_merge *m, uint32_t from)
 			snprintf(nm, sizeof(nm), "%.240s~%d", n->pub.orig_name[0] ? n->pub.orig_name
 										 : n->pub.name, k);
 			if (k == 2 || strcmp(nm, n->pub.name))
-				warnf(m, "%s: a different recording of node '%s' (session 0x%llx) is renamed '%s'",
-				      in_name(m->in[n->pub.input].path), n->pub.name,
-				      (unsigned long long)n->pub.session_id, nm);
+				ilog_merge_warnf(m, "%s: a different recording of node '%s' (session 0x%llx) is renamed '%s'",
+						 ilog_merge_in_name(m->in[n->pub.input].path),
+						 n->pub.name, (unsigned long long)n->pub.session_id, nm);
 			snprintf(n->pub.name, sizeof(n->pub.name), "%s", nm);
 		}
 		n->hdr.node = ilog_str_c(n->pub.name);
@@ -285,302 +198,7 @@ static void rename_dups(struct ilog_merge *m, uint32_t from)
 	}
 }
 
-/* ---- pass 1: anchors and collectives ---- */
-
-static int is_collective(uint16_t op)
-{
-	return op == ILOG_OP_ncclAllReduce || op == ILOG_OP_ncclAllGather ||
-	       op == ILOG_OP_ncclReduceScatter || op == ILOG_OP_ncclBroadcast;
-}
-
-static int is_sync(uint16_t op)
-{
-	return op == ILOG_OP_cudaStreamSynchronize || op == ILOG_OP_cuStreamSynchronize ||
-	       op == ILOG_OP_cudaDeviceSynchronize || op == ILOG_OP_cuCtxSynchronize ||
-	       op == ILOG_OP_cudaEventSynchronize;
-}
-
-static int add_point(struct mnode *n, const struct cpoint *p)
-{
-	if (p->seq % n->stride)
-		return 0;
-	if (n->npts == MAX_POINTS) {
-		/* thin to every other kept call number; every node thins by
-		 * powers of two, so coarser sets stay subsets of finer ones */
-		n->stride *= 2;
-		uint32_t k = 0;
-		for (uint32_t i = 0; i < n->npts; i++)
-			if (n->pts[i].seq % n->stride == 0)
-				n->pts[k++] = n->pts[i];
-		n->npts = k;
-		if (p->seq % n->stride)
-			return 0;
-	}
-	if (!n->pts && !(n->pts = malloc(MAX_POINTS * sizeof(*n->pts))))
-		return -1;
-	n->pts[n->npts++] = *p;
-	return 0;
-}
-
-static struct pending *pend_for(struct mnode *n, uint32_t tid, int create)
-{
-	for (uint32_t i = 0; i < n->npend; i++)
-		if (n->pend[i].tid == tid)
-			return &n->pend[i];
-	if (!create)
-		return NULL;
-	struct pending *p = realloc(n->pend, (n->npend + 1) * sizeof(*p));
-	if (!p)
-		return NULL;
-	n->pend = p;
-	p = &n->pend[n->npend++];
-	memset(p, 0, sizeof(*p));
-	p->tid = tid;
-	return p;
-}
-
-static int on_cuda_pass1(struct mnode *n, const struct ingero_cuda_event *e, int64_t end_wall)
-{
-	if (is_collective(e->op)) {
-		struct pending *pd = pend_for(n, e->tid, 1);
-		if (!pd)
-			return -1;
-		if (pd->used && add_point(n, &pd->p))
-			return -1;
-		struct cproc *pr = NULL;
-		for (uint32_t i = 0; i < n->nprocs && !pr; i++)
-			if (n->procs[i].pid == e->pid)
-				pr = &n->procs[i];
-		if (!pr) {
-			pr = realloc(n->procs, (n->nprocs + 1) * sizeof(*pr));
-			if (!pr)
-				return -1;
-			n->procs = pr;
-			pr = &n->procs[n->nprocs++];
-			memset(pr, 0, sizeof(*pr));
-			pr->pid = e->pid;
-		}
-		uint32_t c = 0;
-		while (c < pr->ncomm && pr->handle[c] != e->handle)
-			c++;
-		if (c == pr->ncomm) {
-			if (c == MAX_COMMS) {
-				pd->used = 0;
-				return 0; /* too many communicators: not tracked */
-			}
-			pr->handle[pr->ncomm++] = e->handle;
-		}
-		pd->used = 1;
-		pd->stream = e->stream;
-		pd->p = (struct cpoint){ .comm = c, .seq = pr->seq[c]++,
-					 .sig = (uint32_t)ilog_mix64(e->op * 0x100000001ull ^ e->bytes),
-					 .pid = e->pid, .coll_end = end_wall };
-		return 0;
-	}
-	if (is_sync(e->op)) {
-		struct pending *pd = pend_for(n, e->tid, 0);
-		if (!pd || !pd->used)
-			return 0;
-		/* a stream sync on another stream does not wait for the collective */
-		if ((e->op == ILOG_OP_cudaStreamSynchronize || e->op == ILOG_OP_cuStreamSynchronize) &&
-		    e->stream != pd->stream)
-			return 0;
-		pd->p.sync_end = end_wall;
-		pd->used = 0;
-		return add_point(n, &pd->p);
-	}
-	return 0;
-}
-
-static int scan_input(struct ilog_merge *m, uint32_t in, char *err, size_t errlen)
-{
-	struct minput *mi = &m->in[in];
-	int fd = open(mi->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errf(err, errlen, "%s: %s", mi->path, strerror(errno));
-	char e2[256];
-	struct ilog_reader *r = ilog_reader_open(fd, e2, sizeof(e2));
-	if (!r) {
-		close(fd);
-		return errf(err, errlen, "%s: %s", mi->path, e2);
-	}
-	struct mnode **by = NULL;
-	uint32_t nby = 0;
-	const struct ilog_record *rec;
-	int k, rc = 0;
-	while ((k = ilog_reader_next(r, &rec)) > 0) {
-		if (m->o.progress && !(++m->scanned & ((1u << 20) - 1)))
-			m->o.progress(m->o.progress_arg, 1, m->scanned);
-		if (rec->kind == ILOG_K_HEADER) {
-			const struct ilog_header *h = &rec->u.header;
-			if (m->nnodes && h->version_major != m->nodes[0]->hdr.version_major) {
-				rc = errf(err, errlen, "%s: format version %u.%u cannot be merged with %s's %u.%u",
-					  mi->path, h->version_major, h->version_minor,
-					  in_name(m->in[m->nodes[0]->pub.input].path),
-					  m->nodes[0]->hdr.version_major, m->nodes[0]->hdr.version_minor);
-				break;
-			}
-			struct mnode *n = resolve(m, in, h, err, errlen);
-			if (!n) {
-				rc = -1;
-				break;
-			}
-			n->pub.scanned = 1;
-			if (rec->node >= nby) {
-				struct mnode **b = realloc(by, (rec->node + 1) * sizeof(*b));
-				if (!b) {
-					rc = errf(err, errlen, "out of memory");
-					break;
-				}
-				memset(b + nby, 0, (rec->node + 1 - nby) * sizeof(*b));
-				by = b;
-				nby = rec->node + 1;
-			}
-			if (by[rec->node] == n) {
-				/* a re-emitted header is an anchor too */
-				uint64_t step = (uint64_t)llabs((int64_t)((h->real_ns - h->mono_ns) -
-									  (n->a_real - n->a_mono)));
-				if (step > n->pub.anchor_step_ns)
-					n->pub.anchor_step_ns = step;
-				n->a_mono = h->mono_ns;
-				n->a_real = h->real_ns;
-				n->pub.anchors++;
-			}
-			by[rec->node] = n;
-			continue;
-		}
-		struct mnode *n = rec->node < nby ? by[rec->node] : NULL;
-		if (!n)
-			continue;
-		if (rec->kind == ILOG_K_CLOCK) {
-			const struct ilog_clock *c = &rec->u.clock;
-			uint64_t step = (uint64_t)llabs((int64_t)((c->real_ns - c->mono_ns) -
-								  (n->a_real - n->a_mono)));
-			if (step > n->pub.anchor_step_ns)
-				n->pub.anchor_step_ns = step;
-			n->a_mono = c->mono_ns;
-			n->a_real = c->real_ns;
-			n->pub.anchors++;
-		} else if (rec->kind == ILOG_K_CUDA) {
-			const struct ingero_cuda_event *e = &rec->u.cuda;
-			if (is_collective(e->op) || is_sync(e->op)) {
-				int64_t end = (int64_t)ilog_reader_wall(r, rec->node, e->ts_ns + e->dur_ns);
-				if (on_cuda_pass1(n, e, end)) {
-					rc = errf(err, errlen, "out of memory");
-					break;
-				}
-			}
-		}
-	}
-	if (!rc && k < 0)
-		rc = errf(err, errlen, "%s: %s", mi->path, ilog_reader_error(r));
-	if (!rc && !nby)
-		rc = errf(err, errlen, "%s: no header (not an ingero log)", mi->path);
-	for (uint32_t i = 0; i < m->nnodes && !rc; i++) {
-		struct mnode *n = m->nodes[i];
-		for (uint32_t j = 0; j < n->npend; j++)
-			if (n->pend[j].used && add_point(n, &n->pend[j].p))
-				rc = errf(err, errlen, "out of memory");
-		n->npend = 0;
-	}
-	free(by);
-	ilog_reader_close(r);
-	close(fd);
-	return rc;
-}
-
-/* ---- estimation ---- */
-
-static int cmp_point(const void *a, const void *b)
-{
-	const struct cpoint *x = a, *y = b;
-	if (x->comm != y->comm)
-		return x->comm < y->comm ? -1 : 1;
-	if (x->seq != y->seq)
-		return x->seq < y->seq ? -1 : 1;
-	if (x->coll_end != y->coll_end)
-		return x->coll_end < y->coll_end ? -1 : 1;
-	return 0;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Sort by (comm, seq) and keep one point per key: the middle one of the
- * node's processes (ranks on one node finish a collective together). */
-static void collapse(struct mnode *n)
-{
-	if (!n->npts)
-		return;
-	qsort(n->pts, n->npts, sizeof(*n->pts), cmp_point);
-	uint32_t k = 0;
-	for (uint32_t i = 0; i < n->npts;) {
-		uint32_t j = i;
-		while (j < n->npts && n->pts[j].comm == n->pts[i].comm && n->pts[j].seq == n->pts[i].seq)
-			j++;
-		n->pts[k++] = n->pts[i + (j - i) / 2];
-		i = j;
-	}
-	n->npts = k;
-}
-
-static int64_t median_sorted(const int64_t *v, size_t n)
-{
-	return n % 2 ? v[n / 2] : v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
-}
-
-/*
- * Offset of n against the reference from matched points: the median of the
- * differences (robust to stragglers and mismatched pairs), its spread as
- * 1.4826 x MAD (sigma for a normal distribution) and its standard error as
- * 1.2533 x sigma / sqrt(count) (the median's efficiency).  A pair counts
- * when op and size agree; sync completions are used when both sides have
- * one, the collectives' own returns otherwise.
- */
-static int estimate(struct mnode *n, const struct mnode *ref)
-{
-	uint32_t stride = n->stride > ref->stride ? n->stride : ref->stride;
-	size_t cap = n->npts < ref->npts ? n->npts : ref->npts;
-	if (!cap)
-		return 0;
-	int64_t *d = malloc(cap * sizeof(*d));
-	if (!d)
-		return -1;
-	size_t nd = 0;
-	for (uint32_t i = 0, j = 0; i < n->npts && j < ref->npts;) {
-		const struct cpoint *a = &n->pts[i], *b = &ref->pts[j];
-		if (a->comm != b->comm || a->seq != b->seq) {
-			if (a->comm < b->comm || (a->comm == b->comm && a->seq < b->seq))
-				i++;
-			else
-				j++;
-			continue;
-		}
-		if (a->seq % stride == 0 && a->sig == b->sig)
-			d[nd++] = a->sync_end && b->sync_end ? a->sync_end - b->sync_end
-							     : a->coll_end - b->coll_end;
-		i++;
-		j++;
-	}
-	if (nd) {
-		qsort(d, nd, sizeof(*d), cmp_i64);
-		int64_t med = median_sorted(d, nd);
-		for (size_t i = 0; i < nd; i++)
-			d[i] = d[i] > med ? d[i] - med : med - d[i];
-		qsort(d, nd, sizeof(*d), cmp_i64);
-		double sigma = 1.4826 * (double)median_sorted(d, nd);
-		n->pub.method = ILOG_SKEW_COLLECTIVES;
-		n->pub.offset_ns = med;
-		n->pub.spread_ns = sigma;
-		n->pub.uncertainty_ns = 1.2533 * sigma / sqrt((double)nd);
-		n->pub.matched = nd;
-	}
-	free(d);
-	return 0;
-}
+/* ---- open ---- */
 
 static int cmp_node(const void *a, const void *b)
 {
@@ -599,72 +217,17 @@ static int cmp_node(const void *a, const void *b)
 	return x->pub.input < y->pub.input ? -1 : x->pub.input > y->pub.input;
 }
 
-static int estimate_all(struct ilog_merge *m, char *err, size_t errlen)
-{
-	struct mnode *ref = m->nodes[0];
-	if (m->o.reference) {
-		ref = NULL;
-		for (uint32_t i = 0; i < m->nnodes && !ref; i++)
-			if (!strcmp(m->nodes[i]->pub.name, m->o.reference))
-				ref = m->nodes[i];
-		if (!ref)
-			return errf(err, errlen, "--reference: no node named '%s'", m->o.reference);
-	}
-	for (uint32_t i = 0; i < m->nnodes; i++) {
-		collapse(m->nodes[i]);
-		m->nodes[i]->pub.points = m->nodes[i]->npts;
-		m->st.collectives += m->nodes[i]->npts;
-	}
-	for (uint32_t i = 0; i < m->nnodes; i++) {
-		struct mnode *n = m->nodes[i];
-		n->pub.method = ILOG_SKEW_ANCHORS;
-		n->pub.uncertainty_ns = -1;
-		if (n == ref) {
-			n->pub.method = ILOG_SKEW_REFERENCE;
-			n->pub.uncertainty_ns = 0;
-		} else if (n->boot_id[0] && !strcmp(n->boot_id, ref->boot_id)) {
-			/* one CLOCK_MONOTONIC: the anchors give the offset outright */
-			n->pub.method = ILOG_SKEW_SAME_BOOT;
-			n->pub.offset_ns = (int64_t)(n->hdr.real_ns - n->hdr.mono_ns) -
-					   (int64_t)(ref->hdr.real_ns - ref->hdr.mono_ns);
-			n->pub.uncertainty_ns = (double)(n->pub.anchor_step_ns > ref->pub.anchor_step_ns
-							 ? n->pub.anchor_step_ns : ref->pub.anchor_step_ns);
-		} else if (estimate(n, ref)) {
-			return errf(err, errlen, "out of memory");
-		}
-		if (n->pub.method == ILOG_SKEW_ANCHORS && n->npts && ref->npts)
-			warnf(m, "node %s: no collective matched the reference %s (op or size differ): "
-				 "offset unknown", n->pub.name, ref->pub.name);
-		uint64_t a = (uint64_t)llabs(n->pub.offset_ns);
-		n->pub.warn = m->o.skew_threshold_ns && a > m->o.skew_threshold_ns;
-		n->pub.applied = m->o.align && n->pub.method != ILOG_SKEW_ANCHORS &&
-				 n->pub.method != ILOG_SKEW_REFERENCE && n->pub.offset_ns;
-	}
-	for (uint32_t i = 0; i < m->nnodes; i++) {
-		struct mnode *n = m->nodes[i];
-		free(n->pts);
-		n->pts = NULL;
-		free(n->procs);
-		n->procs = NULL;
-		free(n->pend);
-		n->pend = NULL;
-	}
-	return 0;
-}
-
-/* ---- open ---- */
-
 static int open_pass2(struct ilog_merge *m, uint32_t in, char *err, size_t errlen)
 {
 	struct minput *mi = &m->in[in];
 	if (!mi->is_file) {
 		mi->fd = STDIN_FILENO;
 	} else if ((mi->fd = open(mi->path, O_RDONLY | O_CLOEXEC)) < 0) {
-		return errf(err, errlen, "%s: %s", mi->path, strerror(errno));
+		return ilog_merge_errf(err, errlen, "%s: %s", mi->path, strerror(errno));
 	}
 	char e2[256];
 	if (!(mi->r = ilog_reader_open(mi->fd, e2, sizeof(e2))))
-		return errf(err, errlen, "%s: %s", in_name(mi->path), e2);
+		return ilog_merge_errf(err, errlen, "%s: %s", ilog_merge_in_name(mi->path), e2);
 	return 0;
 }
 
@@ -674,7 +237,7 @@ struct ilog_merge *ilog_merge_open(const struct ilog_merge_input *in, uint32_t n
 	struct ilog_merge *m = calloc(1, sizeof(*m));
 	if (!m || !(m->in = calloc(nin ? nin : 1, sizeof(*m->in)))) {
 		free(m);
-		errf(err, errlen, "out of memory");
+		ilog_merge_errf(err, errlen, "out of memory");
 		return NULL;
 	}
 	m->o = *opts;
@@ -688,19 +251,20 @@ struct ilog_merge *ilog_merge_open(const struct ilog_merge_input *in, uint32_t n
 		mi->fd = -1;
 		if (strcmp(mi->path, "-")) {
 			if (stat(mi->path, &sb)) {
-				errf(err, errlen, "%s: %s", mi->path, strerror(errno));
+				ilog_merge_errf(err, errlen, "%s: %s", mi->path, strerror(errno));
 				goto fail;
 			}
 			mi->is_file = S_ISREG(sb.st_mode);
 		} else if (++nstdin > 1) {
-			errf(err, errlen, "stdin given more than once");
+			ilog_merge_errf(err, errlen, "stdin given more than once");
 			goto fail;
 		}
 		if (!mi->is_file && strcmp(mi->path, "-")) {
-			errf(err, errlen, "%s: not a regular file (pipe it to stdin)", mi->path);
+			ilog_merge_errf(err, errlen, "%s: not a regular file (pipe it to stdin)",
+					mi->path);
 			goto fail;
 		}
-		if (mi->is_file && scan_input(m, i, err, errlen))
+		if (mi->is_file && ilog_merge_scan_input(m, i, err, errlen))
 			goto fail;
 	}
 	/* stdin is read once: its first header names its node */
@@ -713,21 +277,21 @@ struct ilog_merge *ilog_merge_open(const struct ilog_merge_input *in, uint32_t n
 		const struct ilog_record *rec;
 		int k = ilog_reader_next(mi->r, &rec);
 		if (k <= 0) {
-			errf(err, errlen, "(stdin): %s", k < 0 ? ilog_reader_error(mi->r) : "empty input");
+			ilog_merge_errf(err, errlen, "(stdin): %s", k < 0 ? ilog_reader_error(mi->r) : "empty input");
 			goto fail;
 		}
 		mi->rec = rec;
 		if (m->nnodes && rec->u.header.version_major != m->nodes[0]->hdr.version_major) {
-			errf(err, errlen, "(stdin): format version %u.%u cannot be merged with %u.%u",
-			     rec->u.header.version_major, rec->u.header.version_minor,
-			     m->nodes[0]->hdr.version_major, m->nodes[0]->hdr.version_minor);
+			ilog_merge_errf(err, errlen, "(stdin): format version %u.%u cannot be merged with %u.%u",
+					rec->u.header.version_major, rec->u.header.version_minor,
+					m->nodes[0]->hdr.version_major, m->nodes[0]->hdr.version_minor);
 			goto fail;
 		}
-		if (!resolve(m, i, &rec->u.header, err, errlen))
+		if (!ilog_merge_resolve(m, i, &rec->u.header, err, errlen))
 			goto fail;
 	}
 	if (!m->nnodes) {
-		errf(err, errlen, "no input");
+		ilog_merge_errf(err, errlen, "no input");
 		goto fail;
 	}
 	qsort(m->nodes, m->nnodes, sizeof(*m->nodes), cmp_node);
@@ -736,7 +300,7 @@ struct ilog_merge *ilog_merge_open(const struct ilog_merge_input *in, uint32_t n
 		m->nodes[i]->upfront = 1;
 	}
 	rename_dups(m, 0);
-	if (estimate_all(m, err, errlen))
+	if (ilog_merge_estimate_all(m, err, errlen))
 		goto fail;
 	return m;
 fail:
@@ -810,7 +374,7 @@ static int64_t offset_of(const struct mnode *n)
 static int put(struct ilog_merge *m, const struct ilog_record *rec)
 {
 	if (ilog_writer_put(m->w, rec))
-		return errf(m->err, m->errlen, "write: %s", ilog_writer_error(m->w));
+		return ilog_merge_errf(m->err, m->errlen, "write: %s", ilog_writer_error(m->w));
 	m->st.records_out++;
 	return 0;
 }
@@ -842,7 +406,7 @@ static struct mnode *bind_header(struct ilog_merge *m, uint32_t in, const struct
 {
 	struct minput *mi = &m->in[in];
 	uint32_t before = m->nnodes;
-	struct mnode *n = resolve(m, in, &rec->u.header, m->err, m->errlen);
+	struct mnode *n = ilog_merge_resolve(m, in, &rec->u.header, m->err, m->errlen);
 	if (!n)
 		return NULL;
 	if (m->nnodes != before) {
@@ -852,7 +416,7 @@ static struct mnode *bind_header(struct ilog_merge *m, uint32_t in, const struct
 	if (rec->node >= mi->nbynode) {
 		struct mnode **b = realloc(mi->bynode, (rec->node + 1) * sizeof(*b));
 		if (!b) {
-			errf(m->err, m->errlen, "out of memory");
+			ilog_merge_errf(m->err, m->errlen, "out of memory");
 			return NULL;
 		}
 		memset(b + mi->nbynode, 0, (rec->node + 1 - mi->nbynode) * sizeof(*b));
@@ -873,8 +437,8 @@ static int advance(struct ilog_merge *m, uint32_t i)
 		mi->done = 1;
 		mi->rec = NULL;
 		if (k < 0)
-			return errf(m->err, m->errlen, "%s: %s", in_name(mi->path),
-				    ilog_reader_error(mi->r));
+			return ilog_merge_errf(m->err, m->errlen, "%s: %s",
+					       ilog_merge_in_name(mi->path), ilog_reader_error(mi->r));
 		return 0;
 	}
 	if (m->o.progress && !(++m->st.records_in & ((1u << 20) - 1)))
@@ -1027,7 +591,7 @@ static int emit(struct ilog_merge *m, struct minput *mi)
 		uint64_t id = stack_hash(n, &in->u.stack);
 		uint64_t *v = ilog_hmap_put(&n->stack_map, in->u.stack.id, 0);
 		if (!v || (s = seen_id(n, id)) < 0)
-			return errf(m->err, m->errlen, "out of memory");
+			return ilog_merge_errf(m->err, m->errlen, "out of memory");
 		*v = id;
 		if (s) {
 			m->st.stacks_dedup++;
@@ -1042,7 +606,7 @@ static int emit(struct ilog_merge *m, struct minput *mi)
 		uint64_t id = pystack_hash(n, &in->u.pystack);
 		uint64_t *v = ilog_hmap_put(&n->pystack_map, in->u.pystack.id, 0);
 		if (!v || (s = seen_id(n, id)) < 0)
-			return errf(m->err, m->errlen, "out of memory");
+			return ilog_merge_errf(m->err, m->errlen, "out of memory");
 		*v = id;
 		if (s) {
 			m->st.pystacks_dedup++;
@@ -1055,7 +619,7 @@ static int emit(struct ilog_merge *m, struct minput *mi)
 	}
 	case ILOG_K_PYCODE:
 		if ((s = seen_id(n, pycode_hash(n, &in->u.pycode))) < 0)
-			return errf(m->err, m->errlen, "out of memory");
+			return ilog_merge_errf(m->err, m->errlen, "out of memory");
 		if (s) {
 			m->st.pycode_dedup++;
 			return 0;
@@ -1066,7 +630,8 @@ static int emit(struct ilog_merge *m, struct minput *mi)
 		e.stack_id = remap(m, n, &n->stack_map, e.stack_id, 0x57ac);
 		e.pystack_id = remap(m, n, &n->pystack_map, e.pystack_id, 0x9957ac);
 		if (ilog_writer_put_cuda(m->w, &e))
-			return errf(m->err, m->errlen, "write: %s", ilog_writer_error(m->w));
+			return ilog_merge_errf(m->err, m->errlen, "write: %s",
+					       ilog_writer_error(m->w));
 		m->st.records_out++;
 		return 0;
 	}
@@ -1093,7 +658,7 @@ static int put_provenance(struct ilog_merge *m)
 	int bad = ilog_buf_put(&a, "{\"command\":", 11) || ilog_json_str(&a, args, strlen(args)) ||
 		  ilog_buf_printf(&a, ",\"aligned\":%s,\"inputs\":[", m->o.align ? "true" : "false");
 	for (uint32_t i = 0; i < m->nin; i++) {
-		const char *name = in_name(m->in[i].path);
+		const char *name = ilog_merge_in_name(m->in[i].path);
 		bad = bad || (i && ilog_buf_put(&a, ",", 1)) || ilog_json_str(&a, name, strlen(name));
 	}
 	bad = bad || ilog_buf_put(&a, "],\"nodes\":[", 11);
@@ -1114,7 +679,7 @@ static int put_provenance(struct ilog_merge *m)
 	bad = bad || ilog_buf_put(&a, "]}", 3); /* with its NUL */
 	if (bad) {
 		ilog_buf_free(&a);
-		return errf(m->err, m->errlen, "out of memory");
+		return ilog_merge_errf(m->err, m->errlen, "out of memory");
 	}
 	struct ilog_record rec = { .kind = ILOG_K_PROVENANCE };
 	rec.u.provenance = (struct ilog_provenance){
@@ -1134,14 +699,14 @@ int ilog_merge_write(struct ilog_merge *m, int fd, char *err, size_t errlen)
 	struct ilog_writer_opts wo = { .level = m->o.level, .frame_ms = ILOG_FRAME_MS_OFF };
 	char e2[256];
 	if (!(m->w = ilog_writer_open(fd, &wo, e2, sizeof(e2))))
-		return errf(err, errlen, "%s", e2);
+		return ilog_merge_errf(err, errlen, "%s", e2);
 	/* SPEC §5.16: one header per node, node_index = position */
 	struct mnode *n0 = m->nodes[0];
 	struct ilog_header h0 = n0->hdr;
 	h0.node_index = 0;
 	h0.real_ns -= (uint64_t)offset_of(n0);
 	if (ilog_writer_begin(m->w, &h0))
-		return errf(err, errlen, "write: %s", ilog_writer_error(m->w));
+		return ilog_merge_errf(err, errlen, "write: %s", ilog_writer_error(m->w));
 	m->st.records_out += ILOG_K__COUNT;
 	for (uint32_t i = 1; i < m->nnodes; i++)
 		if (put_header(m, m->nodes[i], &m->nodes[i]->hdr))
@@ -1149,7 +714,7 @@ int ilog_merge_write(struct ilog_merge *m, int fd, char *err, size_t errlen)
 	if (put_provenance(m))
 		return -1;
 	if (!(m->heap = malloc((m->nin ? m->nin : 1) * sizeof(*m->heap))))
-		return errf(err, errlen, "out of memory");
+		return ilog_merge_errf(err, errlen, "out of memory");
 	for (uint32_t i = 0; i < m->nin; i++) {
 		struct minput *mi = &m->in[i];
 		if (mi->rec) {
@@ -1178,7 +743,7 @@ int ilog_merge_write(struct ilog_merge *m, int fd, char *err, size_t errlen)
 		heap_down(m, 0);
 	}
 	if (ilog_writer_close(m->w, e2, sizeof(e2)) && !rc)
-		rc = errf(err, errlen, "write: %s", e2);
+		rc = ilog_merge_errf(err, errlen, "write: %s", e2);
 	m->w = NULL;
 	return rc;
 }

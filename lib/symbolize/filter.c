@@ -7,7 +7,8 @@
  * ips' symbol records added.  Reading twice (instead of holding the log)
  * keeps memory to the mappings and the distinct ips, and lets a mapping
  * recorded after a stack (a library dlopen'ed and noticed late) still
- * resolve it.
+ * resolve it.  The new ips go to the resolvers (resolve.c), which with
+ * two threads start on them while pass 1 reads.
  *
  * The second pass copies frames byte for byte wherever it can (SPEC §3.1:
  * frames are independent), so most of a log is neither decompressed
@@ -19,7 +20,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/sendfile.h>
@@ -30,17 +30,7 @@
 #include "ingero/symbolize.h"
 #include "ingero/vec.h"
 #include "symbolize_int.h"
-
-#define MAX_BID 64
-#define MAX_FRAMES 64
-
-struct fmap {
-	uint64_t start, end, offset, seq;
-	uint64_t maxend;              /* max end of this and all before, once sorted */
-	uint32_t prot, nbid;
-	const char *path;             /* pool */
-	uint8_t bid[MAX_BID];
-};
+#include "filter_int.h"
 
 struct fproc {
 	struct fmap *maps;
@@ -51,20 +41,6 @@ struct fproc {
  * told, which it does below this size (lib/codec/writer.c's largest frame). */
 #define SPLICE_MAX (ILOG_MAX_FRAME_CONTENT / 2)
 
-/* An ip first seen in a stack, with no symbol record in the input (yet). */
-struct use {
-	uint64_t ip, seq;             /* seq: the stack's place, for find_map */
-	uint32_t node, pid;
-	uint32_t frame;               /* filt.frames[] */
-	uint32_t at;                  /* the stack's offset in the frame's content */
-	uint8_t ret;                  /* a return address (not a stack's first ip) */
-	uint8_t barrier;              /* after a header or node record in its frame */
-	uint8_t kept;                 /* the input has symbols for it after all */
-	uint8_t nans;                 /* plan(): its frames, ans[ans..ans+nans) of */
-	uint8_t src;                  /* filt.ans (0) or filt.rout[src - 1].a */
-	uint32_t ans;
-};
-
 /* An input frame, as pass 1 read it. */
 struct iframe {
 	uint64_t off, size;           /* compressed bytes, from the input's start */
@@ -74,52 +50,6 @@ struct iframe {
 	uint32_t nrec, nuses;
 	uint32_t input;
 	uint8_t splice;               /* must be rewritten (plan()) */
-};
-
-/* A new ip for the resolver thread, with its mapping. */
-struct job {
-	uint64_t start, end, offset, ip; /* its mapping (the module's is wmod's), the ip */
-	uint32_t prot, use, pid;
-	uint8_t ret;
-};
-
-/* A new ip waiting in the reader's hands; fm stays put until the next
- * mapping record (add_mapping() hands them over first). */
-struct pjob {
-	const struct fmap *fm;
-	uint64_t ip;
-	uint32_t use, pid;
-	uint8_t ret;
-};
-
-/* A report the resolver thread made, for plan() to pass on. */
-struct held {
-	uint32_t use, seq;            /* seq: the order they came in */
-	enum ilog_sym_level level;
-	char *msg;
-};
-
-/* A module the resolvers share out (see "the resolvers" below). */
-struct wmod {
-	const char *path;             /* pool */
-	uint8_t bid[MAX_BID];
-	uint32_t nbid;
-	int owner;                    /* 0 none yet, 1 the main thread, 2 the second */
-	struct job *q;                /* its jobs; q[next..n) not taken yet */
-	uint32_t n, cap, next;
-};
-
-/* What a resolver found (resolve_jobs()), for plan() to take instead of
- * asking again: use's frames are a[first..first+k), of module wm[w]. */
-struct rdone {
-	uint32_t use, first, w, k;
-};
-
-struct rout {
-	struct ilog_symbol *a;        /* build_id left to plan() (the job's copy is gone) */
-	uint32_t n, cap;
-	struct rdone *d;
-	uint32_t nd, capd;
 };
 
 /* The ips seen in one process (ipset_get()): keys apart from values, so
@@ -136,48 +66,6 @@ struct ipset {
 struct drop { uint32_t frame, at, len; };
 
 #define HAVE (UINT32_MAX - 1)         /* an ipset value: the input has symbols */
-
-struct filt {
-	struct ilog_strpool pool;
-	struct fproc *procs;
-	uint32_t nprocs, capprocs;
-	struct ilog_hmap procidx;      /* (node << 32 | pid, 0) -> procs[] */
-	struct ilog_hmap ipidx;        /* (node << 32 | pid, 0) -> ipsets[] */
-	struct ipset *ipsets;         /* per process: ip -> uses[] or HAVE */
-	uint32_t nipsets, capipsets;
-	struct use *uses;             /* in stream order */
-	uint32_t nuses, capuses;
-	struct iframe *frames;
-	uint32_t nframes, capframes;
-	struct drop *drops;
-	uint32_t ndrops, capdrops;
-	struct ilog_symbol *ans;      /* plan()'s answers, for pass 2 to write */
-	uint32_t nans, capans;
-	uint64_t nkept;               /* distinct ips with symbols in the input */
-	/* The resolvers (resolve_jobs(): the second thread's while pass 1
-	 * reads, the main thread's after it): the new ips whose mapping is
-	 * known (one recorded before its stack), module by module; their
-	 * answers (rout) are what plan() and pass 2 use. */
-	struct ilog_symbolizer *sym[2]; /* the main thread's, the second's */
-	const struct ilog_symbolize_opts *o;
-	pthread_t thr;
-	int nthreads;                 /* 1, or 2: start the second thread */
-	int thr_state;                /* 0 not started, 1 running, -1 not any more */
-	int started, joined;
-	int warming;                  /* reports are held */
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct wmod *wm;              /* under mu while the thread runs */
-	uint32_t nwm, capwm;
-	struct ilog_hmap wmidx;        /* (module hash, n) -> wm[] */
-	struct rout rout[2];          /* each resolver's own */
-	struct rdone *byuse;          /* after the join: uses[] -> its answer (k 0: none) */
-	struct pjob pend[64];         /* the reader's, handed over together */
-	uint32_t npend;
-	int jobs_end, waiting;        /* under mu */
-	struct held *held;
-	uint32_t nheld, capheld, nreplayed;
-};
 
 static void filt_free(struct filt *f)
 {
@@ -213,11 +101,9 @@ static inline uint64_t pkey(uint32_t node, uint32_t pid)
 	return (uint64_t)node << 32 | pid;
 }
 
-static void warm_hand(struct filt *f);
-
 static int add_mapping(struct filt *f, uint32_t node, const struct ilog_mapping *m, uint64_t seq)
 {
-	warm_hand(f); /* the fmaps the pending jobs point at may move */
+	ilog_sym_warm_hand(f); /* the fmaps the pending jobs point at may move */
 	uint64_t *v = ilog_hmap_get(&f->procidx, pkey(node, m->pid), 0);
 	uint32_t pi;
 	if (v) {
@@ -238,7 +124,7 @@ static int add_mapping(struct filt *f, uint32_t node, const struct ilog_mapping 
 		return -1;
 	/* kept sorted by start, then stream order, as they come (recorders
 	 * write them in address order, so this is nearly always an append):
-	 * find_map works during pass 1 too */
+	 * ilog_sym_find_map works during pass 1 too */
 	uint32_t lo = 0, hi = p->n;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
@@ -269,8 +155,8 @@ static int add_mapping(struct filt *f, uint32_t node, const struct ilog_mapping 
 
 /* The mapping for ip in (node, pid) as seen from stream position seq:
  * the latest covering mapping before it, else the first one after. */
-static const struct fmap *find_map(const struct filt *f, uint32_t node, uint32_t pid,
-				   uint64_t ip, uint64_t seq)
+const struct fmap *ilog_sym_find_map(const struct filt *f, uint32_t node, uint32_t pid,
+				     uint64_t ip, uint64_t seq)
 {
 	uint64_t *v = ilog_hmap_get(&f->procidx, pkey(node, pid), 0);
 	if (!v)
@@ -353,288 +239,6 @@ static void damage(char *err, size_t errlen, int *damaged, const char *name, con
 	*damaged = 1;
 }
 
-/* ---- the resolvers ---- */
-
-/*
- * New ips are queued by module while pass 1 reads and resolved a module's
- * batch at a time, in address order.  A module (one file: its build-id,
- * else its path, as the symbolizer tells modules apart) belongs to the
- * first resolver that takes its jobs and is resolved by that resolver's
- * symbolizer only, so each symbolizer is used by one thread at a time and
- * each module's reports are made once.  With two threads the second
- * starts with the first jobs and takes modules while pass 1 reads; when
- * pass 1 ends the main thread takes the modules left (warm_join()), then
- * waits for the second.  A resolver keeps to the modules it owns and
- * claims an unclaimed one, the one with the most jobs waiting, when its
- * own have none.
- */
-
-#define WARM_BATCH 1024         /* jobs taken at a time, at most */
-
-/* The module key of a mapping: its build-id's hash, else its path's. */
-static uint64_t wmod_hash(const struct fmap *fm)
-{
-	return fm->nbid ? ilog_strhash((const char *)fm->bid, fm->nbid)
-			: ilog_strhash(fm->path, strlen(fm->path));
-}
-
-static int wmod_same(const struct wmod *w, const struct fmap *fm)
-{
-	return fm->nbid ? w->nbid == fm->nbid && !memcmp(w->bid, fm->bid, fm->nbid)
-			: !w->nbid && w->path == fm->path; /* pool strings: one copy each */
-}
-
-/* The module of fm, made if new (mu held by the caller when a thread runs);
- * NULL out of memory. */
-static struct wmod *wmod_of(struct filt *f, const struct fmap *fm, int make)
-{
-	uint64_t h = wmod_hash(fm), k = 0;
-	for (uint64_t *v; (v = ilog_hmap_get(&f->wmidx, h, k)); k++)
-		if (wmod_same(&f->wm[*v], fm))
-			return &f->wm[*v];
-	if (!make || ilog_grow((void **)&f->wm, &f->capwm, f->nwm, sizeof(*f->wm), 16) ||
-	    ilog_hmap_set(&f->wmidx, h, k, f->nwm))
-		return NULL;
-	struct wmod *w = &f->wm[f->nwm++];
-	*w = (struct wmod){ .path = fm->path, .nbid = fm->nbid };
-	memcpy(w->bid, fm->bid, fm->nbid);
-	return w;
-}
-
-/* The symbolizer that resolves fm's module: its owner's, else the main one. */
-static struct ilog_symbolizer *sym_for(struct filt *f, const struct fmap *fm)
-{
-	const struct wmod *w = f->nwm ? wmod_of(f, fm, 0) : NULL;
-	return f->sym[w && w->owner ? w->owner - 1 : 0];
-}
-
-/* The use a resolver is resolving, for its reports: the thread's own, so
- * that setting it per ip writes no line the other thread reads. */
-static _Thread_local uint32_t cur_use;
-
-static int cmp_job(const void *a, const void *b)
-{
-	const struct job *x = a, *y = b;
-	return x->ip < y->ip ? -1 : x->ip > y->ip;
-}
-
-/* Up to WARM_BATCH jobs for resolver `me` (1 main, 2 thread) into batch,
- * under mu: from a module it owns, else from the unclaimed module with the
- * most jobs waiting, which it then owns. */
-static uint32_t take(struct filt *f, int me, struct job *batch, uint32_t *widx,
-		     struct wmod *mod)
-{
-	struct wmod *best = NULL;
-	for (uint32_t i = 0; i < f->nwm; i++) {
-		struct wmod *w = &f->wm[i];
-		uint32_t left = w->n - w->next;
-		if (!left || (w->owner && w->owner != me))
-			continue;
-		if (w->owner == me) {
-			best = w;
-			break;
-		}
-		if (!best || left > best->n - best->next)
-			best = w;
-	}
-	if (!best)
-		return 0;
-	best->owner = me;
-	*widx = (uint32_t)(best - f->wm);
-	*mod = *best; /* its path and build-id, as wm[] may move */
-	uint32_t n = best->n - best->next < WARM_BATCH ? best->n - best->next : WARM_BATCH;
-	memcpy(batch, best->q + best->next, n * sizeof(*batch));
-	best->next += n;
-	return n;
-}
-
-/* Keep an answer for plan() (out of memory: it asks again). */
-static void keep(struct rout *r, uint32_t use, uint32_t w, const struct ilog_symbol *out,
-		 uint32_t k)
-{
-	/* a large first block: pages untouched cost nothing */
-	if (ilog_reserve((void **)&r->a, &r->cap, r->n + k, sizeof(*r->a), 16384) ||
-	    ilog_grow((void **)&r->d, &r->capd, r->nd, sizeof(*r->d), 1024))
-		return;
-	memcpy(r->a + r->n, out, k * sizeof(*out));
-	r->d[r->nd++] = (struct rdone){ use, r->n, w, k };
-	r->n += k;
-}
-
-/* Resolve jobs as resolver `me` until none is left for it; the thread
- * waits for more while pass 1 reads.  The answers are kept (keep()) for
- * plan(). */
-static void resolve_jobs(struct filt *f, int me)
-{
-	struct ilog_symbol out[MAX_FRAMES];
-	struct job *batch = malloc(WARM_BATCH * sizeof(*batch));
-	if (!batch)
-		return;
-	for (;;) {
-		pthread_mutex_lock(&f->mu);
-		uint32_t n, w = 0;
-		struct wmod mod;
-		while (!(n = take(f, me, batch, &w, &mod)) && me == 2 && !f->jobs_end) {
-			f->waiting = 1;
-			pthread_cond_wait(&f->cv, &f->mu);
-			f->waiting = 0;
-		}
-		pthread_mutex_unlock(&f->mu);
-		if (!n)
-			break;
-		/* in address order: neighbours share line tables, DIEs and
-		 * symbols, which then stay in the cache */
-		qsort(batch, n, sizeof(*batch), cmp_job);
-		for (uint32_t i = 0; i < n; i++) {
-			const struct job *j = &batch[i];
-			struct ilog_mapping m = {
-				.pid = j->pid, .start = j->start, .end = j->end, .offset = j->offset,
-				.prot = j->prot, .path = ilog_str_c(mod.path),
-				.build_id = { mod.bid, mod.nbid },
-			};
-			cur_use = j->use;
-			int k = ilog_symbolizer_lookup(f->sym[me - 1], &m, j->ip, j->ret, out,
-						       MAX_FRAMES);
-			if (k < 0)
-				goto out; /* out of memory: plan() finds it again */
-			keep(&f->rout[me - 1], j->use, w, out, (uint32_t)k);
-		}
-	}
-out:
-	free(batch);
-}
-
-static void *warm(void *arg)
-{
-	resolve_jobs(arg, 2);
-	return NULL;
-}
-
-/* The symbolizers' reports: held while two resolvers run, tagged with the
- * use being resolved, and passed on by plan() at that use, so stderr reads
- * as if every ip were resolved one by one in stream order. */
-static void on_report(void *arg, enum ilog_sym_level level, const char *msg)
-{
-	struct filt *f = arg;
-	if (f->warming) {
-		pthread_mutex_lock(&f->mu);
-		char *m = strdup(msg);
-		int held = m && !ilog_grow((void **)&f->held, &f->capheld, f->nheld,
-					  sizeof(*f->held), 16);
-		if (held)
-			f->held[f->nheld++] = (struct held){ cur_use, f->nheld, level, m };
-		else
-			free(m);
-		pthread_mutex_unlock(&f->mu);
-		if (held)
-			return;
-	}
-	if (f->o->report)
-		f->o->report(f->o->report_arg, level, msg);
-}
-
-static int cmp_held(const void *a, const void *b)
-{
-	const struct held *x = a, *y = b;
-	if (x->use != y->use)
-		return x->use < y->use ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* Pass on the held reports made for uses up to `use` (all: UINT32_MAX). */
-static void replay(struct filt *f, uint32_t use)
-{
-	for (; f->nreplayed < f->nheld && f->held[f->nreplayed].use <= use; f->nreplayed++)
-		if (f->o->report)
-			f->o->report(f->o->report_arg, f->held[f->nreplayed].level,
-				     f->held[f->nreplayed].msg);
-}
-
-/* Hand the pending jobs to the resolvers, starting the thread the first
- * time. */
-static void warm_hand(struct filt *f)
-{
-	if (!f->npend)
-		return;
-	pthread_mutex_lock(&f->mu);
-	for (uint32_t i = 0; i < f->npend; i++) {
-		const struct pjob *p = &f->pend[i];
-		struct wmod *w = wmod_of(f, p->fm, 1);
-		/* out of memory: plan() resolves it */
-		if (w && !ilog_grow((void **)&w->q, &w->cap, w->n, sizeof(*w->q), 64))
-			w->q[w->n++] = (struct job){ p->fm->start, p->fm->end, p->fm->offset, p->ip,
-						     p->fm->prot, p->use, p->pid, p->ret };
-	}
-	f->npend = 0;
-	if (f->waiting)
-		pthread_cond_signal(&f->cv);
-	pthread_mutex_unlock(&f->mu);
-	if (!f->thr_state && f->nthreads > 1) {
-		f->warming = 1;
-		if (pthread_create(&f->thr, NULL, warm, f)) {
-			f->warming = 0;
-			f->thr_state = -1; /* the main thread resolves them all */
-		} else {
-			f->thr_state = f->started = 1;
-		}
-	}
-}
-
-/* A new ip for the resolvers, when its mapping is already known. */
-static void warm_push(struct filt *f, const struct use *u, uint32_t idx)
-{
-	const struct fmap *fm = find_map(f, u->node, u->pid, u->ip, u->seq);
-	if (!fm)
-		return; /* a mapping after its stack, if any: plan() decides */
-	f->pend[f->npend++] = (struct pjob){ fm, u->ip, idx, u->pid, u->ret };
-	if (f->npend == sizeof(f->pend) / sizeof(f->pend[0]))
-		warm_hand(f);
-}
-
-/* opts.threads, with 0: 2 where this process may run on two CPUs or
- * more (lib/include/ingero/symbolize.h). */
-static int want_threads(const struct ilog_symbolize_opts *o)
-{
-	if (o->threads)
-		return o->threads;
-	cpu_set_t set;
-	return !sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 1 ? 2 : 1;
-}
-
-/* After pass 1: the main thread resolves what the second has not taken
- * (with one thread: everything, module by module, in address order),
- * then waits for it; the held reports are put in stream order.  help 0:
- * an error, nothing more to resolve. */
-static void warm_join(struct filt *f, int help)
-{
-	if (f->joined)
-		return;
-	f->joined = 1;
-	warm_hand(f);
-	if (f->thr_state == 1) {
-		pthread_mutex_lock(&f->mu);
-		f->jobs_end = 1;
-		pthread_cond_signal(&f->cv);
-		pthread_mutex_unlock(&f->mu);
-	}
-	if (help) {
-		f->warming = 1;
-		resolve_jobs(f, 1);
-	}
-	if (f->thr_state == 1)
-		pthread_join(f->thr, NULL);
-	f->thr_state = -1;
-	f->warming = 0;
-	if (f->nheld > 1)
-		qsort(f->held, f->nheld, sizeof(*f->held), cmp_held);
-	if (help && f->nuses && (f->byuse = calloc(f->nuses, sizeof(*f->byuse))))
-		for (int r = 0; r < 2; r++)
-			for (uint32_t i = 0; i < f->rout[r].nd; i++) {
-				struct rdone d = f->rout[r].d[i];
-				d.w |= (uint32_t)r << 31; /* which resolver's a[] */
-				f->byuse[d.use] = d;
-			}
-}
 /*
  * The ips seen, per process: pass 1 asks about every ip of every stack
  * (1.6M on bench/symbolize for 20000 distinct ones), so a process's ips
@@ -750,7 +354,7 @@ static int note_stack(struct filt *f, const struct ilog_record *rec, uint64_t se
 			.ip = ip, .seq = seq, .node = rec->node, .pid = sk->pid, .frame = frame,
 			.at = at, .ret = i > 0, .barrier = (uint8_t)barrier,
 		};
-		warm_push(f, &f->uses[f->nuses], f->nuses);
+		ilog_sym_warm_push(f, &f->uses[f->nuses], f->nuses);
 		f->nuses++;
 	}
 	return 0;
@@ -845,7 +449,7 @@ oom:
 /* The frames of one new ip; -1 out of memory. */
 static int lookup_use(struct filt *f, const struct use *u, struct ilog_symbol *fr)
 {
-	const struct fmap *fm = find_map(f, u->node, u->pid, u->ip, u->seq);
+	const struct fmap *fm = ilog_sym_find_map(f, u->node, u->pid, u->ip, u->seq);
 	if (!fm) {
 		fr[0] = (struct ilog_symbol){ .pid = u->pid, .ip = u->ip };
 		return 1;
@@ -855,7 +459,8 @@ static int lookup_use(struct filt *f, const struct use *u, struct ilog_symbol *f
 		.prot = fm->prot, .path = ilog_str_c(fm->path), .build_id = { fm->bid, fm->nbid },
 	};
 	/* ips after a stack's first are return addresses (bpf_get_stack) */
-	return ilog_symbolizer_lookup(sym_for(f, fm), &m, u->ip, u->ret, fr, MAX_FRAMES);
+	return ilog_symbolizer_lookup(ilog_sym_symbolizer_for(f, fm), &m, u->ip, u->ret, fr,
+				      MAX_FRAMES);
 }
 
 /*
@@ -879,7 +484,7 @@ static int plan(struct filt *f, struct ilog_symbolize_stats *st)
 	}
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < f->nuses; i++) {
-		replay(f, i);
+		ilog_sym_replay(f, i);
 		if (f->uses[i].kept)
 			continue;
 		struct use *u = &f->uses[n++];
@@ -923,7 +528,7 @@ static int plan(struct filt *f, struct ilog_symbolize_stats *st)
 				     out[j].function.n + out[j].file.n;
 	}
 	f->nuses = n;
-	replay(f, UINT32_MAX);
+	ilog_sym_replay(f, UINT32_MAX);
 	int big = 0;
 	for (uint32_t i = 0; i < f->nframes; i++)
 		if (f->frames[i].splice && f->frames[i].bytes >= SPLICE_MAX)
@@ -1246,12 +851,12 @@ int ilog_symbolize_filter(const struct ilog_symbolize_opts *o,
 			  const struct ilog_symbolize_input *inputs, unsigned nin, int out_fd,
 			  struct ilog_symbolize_stats *st, char *err, size_t errlen)
 {
-	int threads = want_threads(o);
+	int threads = ilog_sym_want_threads(o);
 	struct filt f = { .o = o, .nthreads = threads };
 	struct ilog_symbolize_stats dummy;
 	struct input *in = calloc(nin ? nin : 1, sizeof(*in));
 	struct ilog_symbolize_opts so = *o;
-	so.report = on_report;
+	so.report = ilog_sym_on_report;
 	so.report_arg = &f;
 	for (int i = 0; i < (threads > 1 ? 2 : 1); i++)
 		f.sym[i] = ilog_symbolizer_new(&so);
@@ -1273,7 +878,7 @@ int ilog_symbolize_filter(const struct ilog_symbolize_opts *o,
 	uint64_t t0 = ilog_mono_ns();
 	int p1 = pass1(&f, o, in, nin, st, err, errlen, &damaged);
 	uint64_t t1 = ilog_mono_ns();
-	warm_join(&f, 1);
+	ilog_sym_warm_join(&f, 1);
 	if (p1)
 		goto out;
 	if (!o->redo)
@@ -1305,8 +910,8 @@ out:
 		if (in[i].own)
 			close(in[i].fd);
 	free(in);
-	warm_join(&f, 0);
-	replay(&f, UINT32_MAX);
+	ilog_sym_warm_join(&f, 0);
+	ilog_sym_replay(&f, UINT32_MAX);
 	for (int i = 0; i < 2; i++)
 		ilog_symbolizer_free(f.sym[i]);
 	filt_free(&f);

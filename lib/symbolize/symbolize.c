@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * The symbolizer (lib/include/ingero/symbolize.h): finds each mapped file by build-id,
- * then answers (file, address) from its symbol tables and DWARF through
- * libdwfl.  libdw is the one well-kept DWARF reader in Debian; writing
- * our own would mean line programs, DWARF 5 forms, abbreviation tables
- * and inline trees for every compiler in use, and libdwfl already picks
- * .symtab over .dynsym and fetches separate debug files through a
- * callback that lets us decide where to look.
+ * The symbolizer (lib/include/ingero/symbolize.h): answers (file, address)
+ * from a module's symbol tables and DWARF through libdwfl, once files.c
+ * has found the module's file by build-id.  libdw is the one well-kept
+ * DWARF reader in Debian; writing our own would mean line programs, DWARF 5
+ * forms, abbreviation tables and inline trees for every compiler in use,
+ * and libdwfl already picks .symtab over .dynsym and fetches separate debug
+ * files through a callback that lets us decide where to look.
  *
  * One Dwfl per file, each at bias 0, so addresses are the file's own
  * (module_off) and files never overlap.  Answers are cached per file and
@@ -14,16 +14,10 @@
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <stdarg.h>
-#include <stdbool.h>
 #include <stdio.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include "ingero/symbolize.h"
 #include "ingero/vec.h"
 #include "symbolize_int.h"
@@ -31,9 +25,7 @@
 /* libstdc++'s demangler (the Itanium C++ ABI entry point, C linkage). */
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
-#define MAX_BUILD_ID 64
 #define MAX_INLINE 64       /* frames kept for one ip */
-#define MAX_REJECTS 4
 
 struct sym_frame {
 	const char *function, *file;
@@ -53,33 +45,6 @@ struct elf_sym {
 	const char *name;             /* demangled (pool), NULL until asked */
 	uint32_t idx;                 /* in the symbol table */
 	uint8_t rank;                 /* 2 global, 1 weak, 0 local */
-};
-
-struct sym_module {
-	struct ilog_symbolizer *s;
-	const char *path;             /* first recorded path (pool) */
-	uint8_t bid[MAX_BUILD_ID];
-	uint32_t nbid;
-	int state;                    /* 0 not opened, 1 ready, -1 unusable */
-	Dwfl *dwfl;
-	Dwfl_Module *mod;
-	GElf_Addr bias;
-	GElf_Phdr *loads;
-	unsigned nloads;
-	const char *file;             /* the file in use (pool) */
-	int dwarf;                    /* 0 not checked, 1 usable, -1 none or unreadable */
-	Dwarf *dw;
-	int reported_scopes;
-	struct ilog_hmap cache;        /* (address, ret) -> entries[] */
-	struct ilog_hmap cuidx;        /* (CU DIE offset, 0) -> cus[] */
-	struct cu_fns *cus;
-	uint32_t ncus, capcus;
-	struct ilog_hmap names;        /* (DIE offset, 0: declaration's name, 1: a
-				       * function's, 2: has a linkage name) -> s->names[] */
-	struct ilog_hmap paths;        /* (line table file name, CU offset) -> s->names[] */
-	struct elf_sym *syms;         /* built on first use */
-	uint32_t nsyms;
-	int syms_built;
 };
 
 /* A CU's functions by address: each concrete subprogram's ranges, sorted,
@@ -108,27 +73,7 @@ struct cu_fns {
 	uint32_t nsc, capsc;
 };
 
-struct ilog_symbolizer {
-	const struct ilog_symbolize_opts *o;
-	const char **dirs;            /* debug dirs, then the system one */
-	unsigned ndirs;
-	struct ilog_strpool pool;
-	struct sym_module **mods;
-	uint32_t nmods, capmods;
-	struct ilog_hmap modidx;       /* (hash of build-id or path, length) -> mods[] */
-	struct ilog_hmap demangled;    /* (interned mangled name, 0) -> names[] */
-	struct sym_frame *frames;
-	uint32_t nframes, capframes;
-	struct sym_entry *entries;
-	uint32_t nentries, capentries;
-	const char **names;           /* strings remembered (memo()) */
-	uint32_t nnames, capnames;
-	char *sysdebug;
-};
-
-static void report(struct ilog_symbolizer *s, enum ilog_sym_level lvl, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void report(struct ilog_symbolizer *s, enum ilog_sym_level lvl, const char *fmt, ...)
+void ilog_sym_report(struct ilog_symbolizer *s, enum ilog_sym_level lvl, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -197,272 +142,6 @@ void ilog_symbolizer_free(struct ilog_symbolizer *s)
 	free(s->dirs);
 	free(s->sysdebug);
 	free(s);
-}
-
-/* ---- finding and checking files ---- */
-
-struct rejects {
-	unsigned n;
-	char msg[MAX_REJECTS][600];
-};
-
-static void reject(struct rejects *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void reject(struct rejects *r, const char *fmt, ...)
-{
-	va_list ap;
-	if (r->n >= MAX_REJECTS)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(r->msg[r->n++], sizeof(r->msg[0]), fmt, ap);
-	va_end(ap);
-}
-
-static int has_section(Elf *elf, const char *name)
-{
-	size_t shstrndx;
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return 0;
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
-		GElf_Shdr sh;
-		const char *n;
-		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
-		    (n = elf_strptr(elf, shstrndx, sh.sh_name)) && !strcmp(n, name))
-			return 1;
-	}
-	return 0;
-}
-
-/*
- * Open file and check it is a whole ELF file with the wanted build-id.
- * Returns an fd (the caller owns it) with *elfp open on it, or -1: the
- * file is absent (nothing said) or rejected (a reason in r).  `whole`
- * asks that the PT_LOAD contents be present, as in a runnable file; a
- * separate debug file keeps the program headers but not the bytes.
- */
-static int open_elf(const char *file, const uint8_t *bid, uint32_t nbid, int whole,
-		    struct rejects *r, Elf **elfp)
-{
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno != ENOENT && errno != ENOTDIR)
-			reject(r, "%s: %s", file, strerror(errno));
-		return -1;
-	}
-	struct stat st;
-	Elf *elf = NULL;
-	const char *why = NULL;
-	GElf_Ehdr eh;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		why = "not a regular file";
-		goto bad;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		why = "not an ELF file";
-		goto bad;
-	}
-	if (!gelf_getehdr(elf, &eh) ||
-	    eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize > (uint64_t)st.st_size ||
-	    eh.e_phoff + (uint64_t)eh.e_phnum * eh.e_phentsize > (uint64_t)st.st_size) {
-		why = "truncated ELF file";
-		goto bad;
-	}
-	if (whole) {
-		size_t nph;
-		if (elf_getphdrnum(elf, &nph)) {
-			why = "truncated ELF file";
-			goto bad;
-		}
-		for (size_t i = 0; i < nph; i++) {
-			GElf_Phdr ph;
-			if (!gelf_getphdr(elf, (int)i, &ph) ||
-			    (ph.p_type == PT_LOAD && ph.p_offset + ph.p_filesz > (uint64_t)st.st_size)) {
-				why = "truncated ELF file";
-				goto bad;
-			}
-		}
-	}
-	if (nbid) {
-		const void *p;
-		ssize_t n = dwelf_elf_gnu_build_id(elf, &p);
-		if (n != (ssize_t)nbid || memcmp(p, bid, nbid)) {
-			char want[2 * MAX_BUILD_ID + 1], got[2 * MAX_BUILD_ID + 1] = "none";
-			ilog_hex(want, bid, nbid);
-			if (n > 0)
-				ilog_hex(got, p, (uint32_t)(n > MAX_BUILD_ID ? MAX_BUILD_ID : n));
-			reject(r, "%s: build-id %s does not match the recorded %s", file, got, want);
-			elf_end(elf);
-			close(fd);
-			return -1;
-		}
-	}
-	*elfp = elf;
-	return fd;
-bad:
-	reject(r, "%s: %s", file, why);
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return -1;
-}
-
-/* dir/.build-id/xx/rest<suffix> */
-static void build_id_path(char *out, size_t cap, const char *dir, const uint8_t *bid,
-			  uint32_t nbid, const char *suffix)
-{
-	char h[2 * MAX_BUILD_ID + 1];
-	ilog_hex(h, bid, nbid);
-	snprintf(out, cap, "%s/.build-id/%.2s/%s%s", dir, h, h + 2, suffix);
-}
-
-/* Separate debug info for a module whose file lacks DWARF or .symtab:
- * libdwfl asks here, and we answer from the debug directories only. */
-static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
-			  GElf_Addr base, const char *file_name, const char *debuglink,
-			  GElf_Word crc, char **debuginfo_file_name)
-{
-	(void)mod, (void)modname, (void)base, (void)file_name, (void)debuglink, (void)crc;
-	struct sym_module *m = *userdata;
-	if (!m || !m->nbid)
-		return -1;
-	struct ilog_symbolizer *s = m->s;
-	static const char *const suffixes[] = { ".debug", "" };
-	for (unsigned d = 0; d < s->ndirs; d++) {
-		for (unsigned k = 0; k < 2; k++) {
-			char path[4096];
-			struct rejects r = { 0 };
-			Elf *elf;
-			build_id_path(path, sizeof(path), s->dirs[d], m->bid, m->nbid, suffixes[k]);
-			if (m->file && !strcmp(path, m->file))
-				continue;
-			int fd = open_elf(path, m->bid, m->nbid, 0, &r, &elf);
-			for (unsigned i = 0; i < r.n; i++)
-				report(s, ILOG_SYM_WARN, "%s; not used", r.msg[i]);
-			if (fd < 0)
-				continue;
-			int useful = has_section(elf, ".debug_info") || has_section(elf, ".symtab");
-			elf_end(elf);
-			if (!useful) {
-				close(fd);
-				continue;
-			}
-			*debuginfo_file_name = strdup(path);
-			return fd;
-		}
-	}
-	return -1;
-}
-
-static const Dwfl_Callbacks dwfl_cbs = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
-
-/* Pick the file (lookup order in lib/include/ingero/symbolize.h) and set up libdwfl. */
-static void module_open(struct ilog_symbolizer *s, struct sym_module *m, const char *path)
-{
-	struct rejects r = { 0 };
-	char cand[4096];
-	Elf *elf = NULL;
-	int fd = -1;
-	m->state = -1;
-	if (path[0] == '/') {
-		const char *root = s->o->sysroot && *s->o->sysroot ? s->o->sysroot : "";
-		size_t n = sym_path_len(path, strlen(path));
-		snprintf(cand, sizeof(cand), "%s%.*s", root, (int)n, path);
-		fd = open_elf(cand, m->bid, m->nbid, 1, &r, &elf);
-	}
-	for (unsigned d = 0; fd < 0 && m->nbid && d < s->ndirs; d++) {
-		build_id_path(cand, sizeof(cand), s->dirs[d], m->bid, m->nbid, "");
-		fd = open_elf(cand, m->bid, m->nbid, 1, &r, &elf);
-		if (fd < 0) {
-			/* a separate debug file keeps the program headers and
-			 * .symtab: enough to name functions without the code */
-			build_id_path(cand, sizeof(cand), s->dirs[d], m->bid, m->nbid, ".debug");
-			fd = open_elf(cand, m->bid, m->nbid, 0, &r, &elf);
-		}
-	}
-	char want[2 * MAX_BUILD_ID + 1] = "none";
-	if (m->nbid)
-		ilog_hex(want, m->bid, m->nbid);
-	for (unsigned i = 0; i < r.n; i++)
-		report(s, ILOG_SYM_WARN, "%s; not used%s", r.msg[i],
-		       fd < 0 && i + 1 == r.n ? "; frames left as module+offset" : "");
-	if (fd < 0) {
-		if (!r.n)
-			report(s, ILOG_SYM_WARN,
-			       "%s (build-id %s): not found at its path%s; frames left as module+offset",
-			       path, want, m->nbid ? " or in the debug directories" : "");
-		return;
-	}
-	size_t nph = 0;
-	if (elf_getphdrnum(elf, &nph) == 0 && nph)
-		m->loads = calloc(nph, sizeof(*m->loads));
-	for (size_t i = 0; m->loads && i < nph; i++) {
-		GElf_Phdr ph;
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
-			m->loads[m->nloads++] = ph;
-	}
-	elf_end(elf);
-	m->file = ilog_strpool_intern(&s->pool, cand, strlen(cand));
-	if (!m->nloads || !m->file) {
-		report(s, ILOG_SYM_WARN, "%s: no loadable segments; frames left as module+offset", cand);
-		close(fd);
-		return;
-	}
-	m->dwfl = dwfl_begin(&dwfl_cbs);
-	const char *base = strrchr(path, '/');
-	if (m->dwfl)
-		m->mod = dwfl_report_elf(m->dwfl, base ? base + 1 : path, m->file, fd, 0, true);
-	else
-		close(fd);
-	if (!m->mod || dwfl_report_end(m->dwfl, NULL, NULL)) {
-		report(s, ILOG_SYM_WARN, "%s: cannot read: %s; frames left as module+offset", cand,
-		       dwfl_errmsg(-1));
-		return;
-	}
-	void **ud;
-	dwfl_module_info(m->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
-	*ud = m;
-	if (!dwfl_module_getelf(m->mod, &m->bias)) {
-		report(s, ILOG_SYM_WARN, "%s: cannot read: %s; frames left as module+offset", cand,
-		       dwfl_errmsg(-1));
-		return;
-	}
-	m->state = 1;
-}
-
-/* The module of a mapping: one per build-id, or per path for mappings
- * without one.  Keyed by a hash of the bytes, so the hot path formats and
- * interns nothing. */
-static struct sym_module *module_for(struct ilog_symbolizer *s, const struct ilog_mapping *mp)
-{
-	uint32_t nbid = mp->build_id.n <= MAX_BUILD_ID ? mp->build_id.n : 0;
-	const void *kp = nbid ? (const void *)mp->build_id.p : mp->path.p;
-	size_t kn = nbid ? nbid : mp->path.n;
-	uint64_t h = ilog_strhash(kp, kn), k = (uint64_t)kn << 1 | !!nbid;
-	for (uint64_t *v; (v = ilog_hmap_get(&s->modidx, h, k)); k += 1ull << 32) {
-		struct sym_module *m = s->mods[*v];
-		if (nbid ? m->nbid == nbid && !memcmp(m->bid, kp, kn)
-			 : !m->nbid && strlen(m->path) == kn && !memcmp(m->path, kp, kn))
-			return m;
-	}
-	if (ilog_grow((void **)&s->mods, &s->capmods, s->nmods, sizeof(*s->mods), 16))
-		return NULL;
-	struct sym_module *m = calloc(1, sizeof(*m));
-	if (!m)
-		return NULL;
-	m->s = s;
-	m->nbid = nbid;
-	memcpy(m->bid, mp->build_id.p, nbid);
-	m->path = ilog_strpool_intern(&s->pool, mp->path.p, mp->path.n);
-	if (!m->path || ilog_hmap_set(&s->modidx, h, k, s->nmods)) {
-		free(m);
-		return NULL;
-	}
-	s->mods[s->nmods++] = m;
-	return m;
 }
 
 /* ---- answering addresses ---- */
@@ -908,8 +587,8 @@ static int dwarf_frames(struct ilog_symbolizer *s, struct sym_module *m, Dwarf_D
 		free(scopes);
 		if (n < 0 && !m->reported_scopes) {
 			m->reported_scopes = 1;
-			report(s, ILOG_SYM_WARN, "%s: cannot read DWARF at 0x%llx: %s; such frames from the symbol table only",
-			       m->file, (unsigned long long)look, dwarf_errmsg(-1));
+			ilog_sym_report(s, ILOG_SYM_WARN, "%s: cannot read DWARF at 0x%llx: %s; such frames from the symbol table only",
+					m->file, (unsigned long long)look, dwarf_errmsg(-1));
 		}
 	}
 	if (have)
@@ -974,13 +653,13 @@ static void dwarf_check(struct ilog_symbolizer *s, struct sym_module *m)
 		GElf_Addr eb;
 		snprintf(msg, sizeof(msg), "%s", dwfl_errmsg(-1));
 		Elf *e = dwfl_module_getelf(m->mod, &eb);
-		if (dbg || (e && has_section(e, ".debug_info")))
-			report(s, ILOG_SYM_WARN,
-			       "%s: cannot read DWARF: %s; functions from the symbol table only",
-			       dbg ? dbg : m->file, msg);
+		if (dbg || (e && ilog_sym_has_section(e, ".debug_info")))
+			ilog_sym_report(s, ILOG_SYM_WARN,
+					"%s: cannot read DWARF: %s; functions from the symbol table only",
+					dbg ? dbg : m->file, msg);
 		else
-			report(s, ILOG_SYM_INFO, "%s: no debug info; functions from the symbol table only",
-			       m->file);
+			ilog_sym_report(s, ILOG_SYM_INFO, "%s: no debug info; functions from the symbol table only",
+					m->file);
 		return;
 	}
 	Dwarf_Off off = 0, next;
@@ -996,9 +675,9 @@ static void dwarf_check(struct ilog_symbolizer *s, struct sym_module *m)
 		off = next;
 	}
 	if (k < 0) {
-		report(s, ILOG_SYM_WARN,
-		       "%s: cannot read DWARF (unit at offset 0x%llx is damaged); functions from the symbol table only",
-		       dbg ? dbg : m->file, (unsigned long long)off);
+		ilog_sym_report(s, ILOG_SYM_WARN,
+				"%s: cannot read DWARF (unit at offset 0x%llx is damaged); functions from the symbol table only",
+				dbg ? dbg : m->file, (unsigned long long)off);
 		return;
 	}
 	m->dwarf = 1;
@@ -1162,13 +841,13 @@ int ilog_symbolizer_lookup(struct ilog_symbolizer *s, const struct ilog_mapping 
 	out[0] = base;
 	if (!mp->path.n || mp->path.p[0] != '/')
 		return 1; /* anonymous memory, [vdso], [heap]: nothing to read */
-	struct sym_module *m = module_for(s, mp);
+	struct sym_module *m = ilog_sym_module_for(s, mp);
 	if (!m)
 		return -1;
 	if (!m->state) {
 		char path[4096];
 		snprintf(path, sizeof(path), "%.*s", (int)mp->path.n, mp->path.p);
-		module_open(s, m, path);
+		ilog_sym_module_open(s, m, path);
 	}
 	if (m->state < 0)
 		return 1;
@@ -1204,56 +883,4 @@ int ilog_symbolizer_lookup(struct ilog_symbolizer *s, const struct ilog_mapping 
 		out[k].inline_depth = k;
 	}
 	return (int)(k ? k : 1);
-}
-
-int ilog_sym_check_file(const char *file, const uint8_t *bid, uint32_t nbid, int whole,
-			char *why, size_t whylen)
-{
-	struct rejects r = { 0 };
-	Elf *elf;
-	elf_version(EV_CURRENT);
-	int fd = open_elf(file, bid, nbid, whole, &r, &elf);
-	if (fd >= 0) {
-		elf_end(elf);
-		close(fd);
-		return 1;
-	}
-	if (!r.n)
-		return 0;
-	snprintf(why, whylen, "%s", r.msg[0]);
-	return -1;
-}
-
-uint64_t ilog_symbolizer_modules(const struct ilog_symbolizer *s, uint64_t *found)
-{
-	uint64_t n = 0;
-	for (uint32_t i = 0; i < s->nmods; i++)
-		n += s->mods[i]->state > 0;
-	if (found)
-		*found = n;
-	return s->nmods;
-}
-
-int ilog_elf_build_id(const char *path, uint8_t *id, size_t cap, char *err, size_t errlen)
-{
-	struct rejects r = { 0 };
-	Elf *elf;
-	elf_version(EV_CURRENT);
-	int fd = open_elf(path, NULL, 0, 0, &r, &elf);
-	if (fd < 0) {
-		if (r.n)
-			snprintf(err, errlen, "%s", r.msg[0]);
-		else
-			snprintf(err, errlen, "%s: no such file", path);
-		return -1;
-	}
-	const void *p;
-	ssize_t n = dwelf_elf_gnu_build_id(elf, &p);
-	if (n > 0 && (size_t)n <= cap)
-		memcpy(id, p, (size_t)n);
-	else
-		n = 0;
-	elf_end(elf);
-	close(fd);
-	return (int)n;
 }
