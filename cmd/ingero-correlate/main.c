@@ -92,99 +92,68 @@ struct run {
 	struct ilog_stats *st;
 	struct ilog_chain_set cs;
 	struct ilog_callsites *sites; /* where each process's calls come from */
+	int cut;                      /* stopped short: no output is whole */
 };
-
-static int parse_time(const char *s, uint64_t *abs, const char **rel, uint64_t *rel_ns)
-{
-	if (s[0] == '+') {
-		*rel = s;
-		return ilog_parse_duration(s + 1, rel_ns);
-	}
-	return ilog_parse_walltime(s, abs);
-}
 
 /*
  * Read the inputs into statistics; with w, pass every record through.
  * Returns 0, or ILOG_EXIT_USAGE after reporting a damaged or unreadable
- * input (what was read before the damage is still accounted).
+ * input (what was read before the damage is still accounted) or, with
+ * ru->cut set, a failure that stopped the run.
  */
 static int read_inputs(struct opts *o, char **inputs, int n, struct run *ru,
 		       struct ilog_writer *w, uint32_t *out_node)
 {
-	int rc = 0;
-	struct ilog_progress pg;
-	ilog_progress_start(&pg);
-	uint64_t total = 0;
 	ru->st = ilog_stats_new(&o->so);
 	ru->sites = ilog_callsites_new(0);
+	ru->cut = 1;
 	if (!ru->st || !ru->sites) {
 		ilog_errorf("out of memory");
 		return ILOG_EXIT_USAGE;
 	}
-	for (int i = 0; i < (n ? n : 1); i++) {
-		const char *path = n ? inputs[i] : "-";
-		const char *name = ilog_in_name(path);
-		int fd = ilog_open_in(path);
-		if (fd < 0) {
-			rc = ILOG_EXIT_USAGE;
-			continue;
-		}
-		char err[256];
-		struct ilog_reader *r = ilog_reader_open(fd, err, sizeof(err));
-		if (!r) {
-			ilog_errorf("%s: %s", name, err);
-			rc = ILOG_EXIT_USAGE;
-			if (fd != STDIN_FILENO)
-				close(fd);
-			continue;
-		}
+	struct ilog_inputs in;
+	struct ilog_filter f = o->filt;
+	const struct ilog_record *rec;
+	int cur = -1;
+	ilog_inputs_start(&in, inputs, n, 1u << 21);
+	while (ilog_inputs_next(&in, &rec) > 0) {
 		/* each input's filter resolves "+DURATION" against its own start */
-		struct ilog_filter f = o->filt;
-		const struct ilog_record *rec;
-		int k;
-		while ((k = ilog_reader_next(r, &rec)) > 0) {
-			ilog_progress_show(&pg, name, ++total, 1u << 21);
-			if (w) {
-				int wr = ilog_kind_name(rec->kind) ? ilog_writer_put(w, rec)
-								   : ilog_writer_put_raw(w, &rec->raw);
-				if (wr) {
-					ilog_errorf("%s: %s", o->out ? o->out : "(stdout)",
-						    ilog_writer_error(w));
-					ilog_reader_close(r);
-					return ILOG_EXIT_USAGE;
-				}
-				*out_node = rec->node;
-			}
-			if (ilog_callsites_observe(ru->sites, rec)) {
-				ilog_errorf("out of memory");
-				ilog_reader_close(r);
+		if (in.index != cur) {
+			f = o->filt;
+			cur = in.index;
+		}
+		if (w) {
+			int wr = ilog_kind_name(rec->kind) ? ilog_writer_put(w, rec)
+							   : ilog_writer_put_raw(w, &rec->raw);
+			if (wr) {
+				ilog_inputs_end(&in);
+				ilog_errorf("%s: %s", o->out ? o->out : "(stdout)", ilog_writer_error(w));
 				return ILOG_EXIT_USAGE;
 			}
-			if (!ilog_filter_match(&f, rec, r))
-				continue;
-			if (ilog_stats_add(ru->st, rec, r) || ilog_callsites_add(ru->sites, rec)) {
-				ilog_errorf("%s: %s", name,
-					    ilog_stats_error(ru->st) ? ilog_stats_error(ru->st)
-								     : "out of memory");
-				ilog_reader_close(r);
-				return ILOG_EXIT_USAGE;
-			}
+			*out_node = rec->node;
 		}
-		if (k < 0) {
-			ilog_errorf("%s: %s", name, ilog_reader_error(r));
-			rc = ILOG_EXIT_USAGE;
+		if (ilog_callsites_observe(ru->sites, rec)) {
+			ilog_inputs_end(&in);
+			ilog_errorf("out of memory");
+			return ILOG_EXIT_USAGE;
 		}
-		ilog_reader_close(r);
-		if (fd != STDIN_FILENO)
-			close(fd);
+		if (!ilog_filter_match(&f, rec, in.r))
+			continue;
+		if (ilog_stats_add(ru->st, rec, in.r) || ilog_callsites_add(ru->sites, rec)) {
+			ilog_inputs_end(&in);
+			ilog_errorf("%s: %s", in.name,
+				    ilog_stats_error(ru->st) ? ilog_stats_error(ru->st) : "out of memory");
+			return ILOG_EXIT_USAGE;
+		}
 	}
-	ilog_progress_end(&pg);
+	ilog_inputs_end(&in);
 	char err[256];
 	if (ilog_stats_finish(ru->st) || ilog_causal_run(ru->st, &ru->cs, err, sizeof(err))) {
 		ilog_errorf("%s", ilog_stats_error(ru->st) ? ilog_stats_error(ru->st) : err);
 		return ILOG_EXIT_USAGE;
 	}
-	return rc;
+	ru->cut = 0;
+	return in.rc;
 }
 
 static void run_free(struct run *ru)
@@ -248,16 +217,18 @@ static int gate(struct opts *o)
 		rc = ilog_gate_json(&b, &g);
 	else
 		rc = ilog_gate_text(&b, &g, o->baseline, ilog_in_name(o->ninputs ? o->inputs[0] : "-"));
-	int fd = ilog_open_out(o->out);
-	if (rc || fd < 0 || ilog_write_all(fd, b.p, b.len)) {
-		if (fd >= 0)
+	struct ilog_out dst;
+	int opened = !ilog_out_check(o->out, oldp, 1) &&
+		     !ilog_out_open(&dst, o->out, o->inputs, o->ninputs, NULL);
+	if (rc || !opened || ilog_write_all(dst.fd, b.p, b.len)) {
+		if (opened)
 			ilog_errorf("%s: write error", o->out ? o->out : "(stdout)");
 		rc = ILOG_EXIT_USAGE;
 	} else {
 		rc = g.regressed || g.new_high ? ILOG_EXIT_FINDING : ILOG_EXIT_OK;
 	}
-	if (fd > STDERR_FILENO)
-		close(fd);
+	if (opened && ilog_out_close(&dst, rc != ILOG_EXIT_USAGE))
+		rc = ILOG_EXIT_USAGE;
 	ilog_buf_free(&b);
 	ilog_gate_free(&g);
 	run_free(&old);
@@ -267,9 +238,10 @@ static int gate(struct opts *o)
 
 static int analyze(struct opts *o)
 {
-	int fd = ilog_open_out(o->out);
-	if (fd < 0)
+	struct ilog_out dst;
+	if (ilog_out_open(&dst, o->out, o->inputs, o->ninputs, NULL))
 		return ILOG_EXIT_USAGE;
+	int fd = dst.fd;
 	int filter = !o->report && !o->json && !o->stats;
 	if (filter && !o->out && isatty(fd))
 		filter = 0, o->report = 1; /* humans at a terminal get the report */
@@ -279,6 +251,7 @@ static int analyze(struct opts *o)
 		struct ilog_writer_opts wo = { 0 };
 		if (!(w = ilog_writer_open(fd, &wo, err, sizeof(err)))) {
 			ilog_errorf("%s", err);
+			ilog_out_close(&dst, 0);
 			return ILOG_EXIT_USAGE;
 		}
 	}
@@ -288,6 +261,7 @@ static int analyze(struct opts *o)
 	if (!ru.st || (rc && !ilog_stats_nnodes(ru.st) && !w)) {
 		run_free(&ru);
 		ilog_writer_close(w, err, sizeof(err));
+		ilog_out_close(&dst, 0);
 		return rc ? rc : ILOG_EXIT_USAGE;
 	}
 	struct ilog_buf b = { 0 };
@@ -295,12 +269,13 @@ static int analyze(struct opts *o)
 		.per_process = o->per_process, .windows = o->windows, .max_timeline = 12,
 		.name = o->ninputs == 1 ? o->inputs[0] : NULL, .sites = ru.sites,
 	};
-	int wrc = 0;
+	int wrc = 0, whole = !ru.cut; /* a damaged input still gives a whole output */
 	if (w) {
 		if (put_chains(w, &ru, node, o->args) || ilog_writer_close(w, err, sizeof(err))) {
 			ilog_errorf("%s: %s", o->out ? o->out : "(stdout)",
 				    ilog_writer_error(w) ? ilog_writer_error(w) : err);
 			rc = ILOG_EXIT_USAGE;
+			whole = 0;
 		}
 		w = NULL;
 	} else {
@@ -313,12 +288,11 @@ static int analyze(struct opts *o)
 		if (wrc || ilog_write_all(fd, b.p, b.len)) {
 			ilog_errorf("%s: write error", o->out ? o->out : "(stdout)");
 			rc = ILOG_EXIT_USAGE;
+			whole = 0;
 		}
 	}
-	if (fd > STDERR_FILENO && close(fd)) {
-		ilog_errorf("%s: close failed", o->out);
+	if (ilog_out_close(&dst, whole))
 		rc = ILOG_EXIT_USAGE;
-	}
 	ilog_buf_free(&b);
 	run_free(&ru);
 	return rc;
@@ -362,34 +336,25 @@ int main(int argc, char **argv)
 			o.threshold = v / 100;
 			break;
 		}
-		case 'p': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (*end || !*optarg || !v || v > UINT32_MAX) {
-				ilog_errorf("--pid: not a process id '%s'", optarg);
+		case 'p':
+			if (ilog_opt_pid("--pid", optarg, &o.filt.pid))
 				return ILOG_EXIT_USAGE;
-			}
-			o.filt.pid = (uint32_t)v;
 			break;
-		}
 		case 's':
-			if (parse_time(optarg, &o.filt.since, &o.filt.since_rel, &o.filt.since_rel_ns)) {
-				ilog_errorf("--since: not a time '%s'", optarg);
+			if (ilog_opt_time("--since", optarg, &o.filt.since, &o.filt.since_rel,
+					  &o.filt.since_rel_ns))
 				return ILOG_EXIT_USAGE;
-			}
 			break;
 		case 'u':
-			if (parse_time(optarg, &o.filt.until, &o.filt.until_rel, &o.filt.until_rel_ns)) {
-				ilog_errorf("--until: not a time '%s'", optarg);
+			if (ilog_opt_time("--until", optarg, &o.filt.until, &o.filt.until_rel,
+					  &o.filt.until_rel_ns))
 				return ILOG_EXIT_USAGE;
-			}
 			break;
 		case 'o': o.out = optarg; break;
 		case 'q': ilog_verbosity = -1; break;
 		case 'h': usage(stdout); return ilog_finish_stdout(ILOG_EXIT_OK);
 		default:
-			fprintf(stderr, "Try '%s --help'.\n", ilog_prog);
-			return ILOG_EXIT_USAGE;
+			return ilog_try_help();
 		}
 	}
 	if (o.report + o.json + o.stats > 1) {
@@ -403,16 +368,7 @@ int main(int argc, char **argv)
 	o.ninputs = argc - optind;
 	o.inputs = argv + optind;
 	/* provenance: the arguments as given */
-	size_t len = 1;
-	for (int i = 1; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	o.args = calloc(1, len);
-	if (o.args)
-		for (int i = 1; i < argc; i++) {
-			if (i > 1)
-				strcat(o.args, " ");
-			strcat(o.args, argv[i]);
-		}
+	o.args = ilog_join_args(argc - 1, argv + 1);
 	int rc = o.baseline ? gate(&o) : analyze(&o);
 	free(o.args);
 	return ilog_finish_stdout(rc);

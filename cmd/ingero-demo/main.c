@@ -72,20 +72,6 @@ struct opts {
 	int no_bpf, bpf, json, check, keep, list;
 };
 
-static int self_dir(char *dir, size_t n, char *exe, size_t en)
-{
-	ssize_t k = readlink("/proc/self/exe", exe, en - 1);
-	if (k <= 0)
-		return -1;
-	exe[k] = 0;
-	snprintf(dir, n, "%s", exe);
-	char *s = strrchr(dir, '/');
-	if (!s)
-		return -1;
-	*s = 0;
-	return 0;
-}
-
 /* The fake CUDA runtime: $INGERO_FAKECUDA_DIR, the build's, next to bin/. */
 static int find_fakecuda(const char *bindir, char *out, size_t n)
 {
@@ -439,7 +425,7 @@ int main(int argc, char **argv)
 	const struct demo_scenario *s = demo_find(o.scen);
 	char bindir[PATH_MAX], exe[PATH_MAX], fake[PATH_MAX], rec[PATH_MAX + 64];
 	const char *why = NULL;
-	if (self_dir(bindir, sizeof(bindir), exe, sizeof(exe)))
+	if (ilog_self_path(exe, sizeof(exe), bindir, sizeof(bindir)))
 		why = "cannot find my own directory";
 	snprintf(rec, sizeof(rec), "%s/ingero-record", bindir);
 	if (o.no_bpf)

@@ -49,15 +49,6 @@ static void usage(FILE *f)
 		"  are still written)\n");
 }
 
-static int parse_time(const char *s, uint64_t *abs, const char **rel, uint64_t *rel_ns)
-{
-	if (s[0] == '+') {
-		*rel = s;
-		return ilog_parse_duration(s + 1, rel_ns);
-	}
-	return ilog_parse_walltime(s, abs);
-}
-
 /* What error messages call the output. */
 static const char *oname(const struct ilog_sink_ctx *c, const char *out)
 {
@@ -97,27 +88,19 @@ int main(int argc, char **argv)
 				return ILOG_EXIT_USAGE;
 			}
 			break;
-		case 'p': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (*end || !*optarg || !v || v > UINT32_MAX) {
-				ilog_errorf("--pid: not a process id '%s'", optarg);
+		case 'p':
+			if (ilog_opt_pid("--pid", optarg, &filt.pid))
 				return ILOG_EXIT_USAGE;
-			}
-			filt.pid = (uint32_t)v;
 			break;
-		}
 		case 'S':
-			if (parse_time(optarg, &filt.since, &filt.since_rel, &filt.since_rel_ns)) {
-				ilog_errorf("--since: not a time '%s'", optarg);
+			if (ilog_opt_time("--since", optarg, &filt.since, &filt.since_rel,
+					  &filt.since_rel_ns))
 				return ILOG_EXIT_USAGE;
-			}
 			break;
 		case 'U':
-			if (parse_time(optarg, &filt.until, &filt.until_rel, &filt.until_rel_ns)) {
-				ilog_errorf("--until: not a time '%s'", optarg);
+			if (ilog_opt_time("--until", optarg, &filt.until, &filt.until_rel,
+					  &filt.until_rel_ns))
 				return ILOG_EXIT_USAGE;
-			}
 			break;
 		case 'u': ctx.url = optarg; break;
 		case 'd': ctx.database = optarg; break;
@@ -127,8 +110,7 @@ int main(int argc, char **argv)
 		case 'q': ilog_verbosity = -1; break;
 		case 'h': usage(stdout); return ilog_finish_stdout(ILOG_EXIT_OK);
 		default:
-			fprintf(stderr, "Try '%s --help'.\n", ilog_prog);
-			return ILOG_EXIT_USAGE;
+			return ilog_try_help();
 		}
 	}
 	const struct ilog_sink *sink = ilog_sink_find(fmt);
@@ -140,6 +122,9 @@ int main(int argc, char **argv)
 		ilog_errorf("--format %s reads no log", sink->name);
 		return ILOG_EXIT_USAGE;
 	}
+	int ninputs = argc - optind;
+	char *const *inputs = argv + optind;
+	struct ilog_out o = { .fd = -1 };
 	ctx.out_path = out && strcmp(out, "-") ? out : NULL;
 	if (sink->path_output) {
 		/* a database: the sink opens (and appends to) the file itself */
@@ -147,92 +132,49 @@ int main(int argc, char **argv)
 			ilog_errorf("--format %s writes a file: give -o FILE", sink->name);
 			return ILOG_EXIT_USAGE;
 		}
+		if (ilog_out_check(out, inputs, ninputs))
+			return ILOG_EXIT_USAGE;
 		ctx.out_fd = -1;
 	} else {
-		if ((ctx.out_fd = ilog_open_out(out)) < 0)
+		if (ilog_out_open(&o, out, inputs, ninputs, sink->binary ? sink->name : NULL))
 			return ILOG_EXIT_USAGE;
-		if (sink->binary && !out && ilog_refuse_tty(ctx.out_fd, sink->name))
-			return ILOG_EXIT_USAGE;
+		ctx.out_fd = o.fd;
 	}
 	/* the inputs, for sinks that record where their rows came from */
-	size_t slen = 1;
-	for (int i = optind; i < argc; i++)
-		slen += strlen(argv[i]) + 1;
-	char *source = calloc(1, slen + 8);
-	if (source) {
-		for (int i = optind; i < argc; i++) {
-			if (i > optind)
-				strcat(source, " ");
-			strcat(source, argv[i]);
-		}
-		if (optind == argc)
-			strcpy(source, "-");
-	}
+	char *source = ninputs ? ilog_join_args(ninputs, inputs) : strdup("-");
 	ctx.source = source;
 	if (sink->open(&ctx)) {
 		ilog_errorf("%s: %s", oname(&ctx, out), ctx.err);
+		ilog_out_close(&o, 0);
 		free(source);
 		return ILOG_EXIT_USAGE;
 	}
 
-	int rc = ILOG_EXIT_OK, ninputs = argc - optind;
-	struct ilog_progress prog;
-	ilog_progress_start(&prog);
-	uint64_t total = 0;
-	for (int i = 0; !sink->no_input && i < (ninputs ? ninputs : 1) && rc != ILOG_EXIT_USAGE + 1;
-	     i++) {
-		const char *path = ninputs ? argv[optind + i] : "-";
-		const char *name = ilog_in_name(path);
-		int fd = ilog_open_in(path);
-		if (fd < 0) {
-			rc = ILOG_EXIT_USAGE;
-			continue;
-		}
-		char err[256];
-		struct ilog_reader *r = ilog_reader_open(fd, err, sizeof(err));
-		if (!r) {
-			ilog_errorf("%s: %s", name, err);
+	struct ilog_inputs in;
+	const struct ilog_record *rec;
+	ilog_inputs_start(&in, inputs, ninputs, 1u << 20);
+	while (!sink->no_input && ilog_inputs_next(&in, &rec) > 0) {
+		if ((sink->observe && sink->observe(&ctx, rec)) ||
+		    (ilog_filter_match(&filt, rec, in.r) && sink->record(&ctx, rec, in.r))) {
+			ilog_inputs_end(&in);
+			ilog_errorf("%s: %s", oname(&ctx, out), ctx.err);
+			sink->close(&ctx);
+			ilog_out_close(&o, 0);
 			free(source);
 			return ILOG_EXIT_USAGE;
 		}
-		const struct ilog_record *rec;
-		int k;
-		while ((k = ilog_reader_next(r, &rec)) > 0) {
-			ilog_progress_show(&prog, name, ++total, 1u << 20);
-			if (sink->observe && sink->observe(&ctx, rec)) {
-				ilog_errorf("%s: %s", oname(&ctx, out), ctx.err);
-				ilog_reader_close(r);
-				sink->close(&ctx);
-				free(source);
-				return ILOG_EXIT_USAGE;
-			}
-			if (!ilog_filter_match(&filt, rec, r))
-				continue;
-			if (sink->record(&ctx, rec, r)) {
-				ilog_errorf("%s: %s", oname(&ctx, out), ctx.err);
-				ilog_reader_close(r);
-				sink->close(&ctx);
-				free(source);
-				return ILOG_EXIT_USAGE;
-			}
-		}
-		if (k < 0) {
-			ilog_errorf("%s: %s", name, ilog_reader_error(r));
-			rc = ILOG_EXIT_USAGE;
-		}
-		ilog_reader_close(r);
-		if (fd != STDIN_FILENO)
-			close(fd);
 	}
-	ilog_progress_end(&prog);
+	ilog_inputs_end(&in);
+	/* a damaged input leaves the output whole (what came before the
+	 * damage); a sink that failed does not */
+	int rc = in.rc, whole = 1;
 	if (sink->close(&ctx)) {
 		ilog_errorf("%s: %s", oname(&ctx, out), ctx.err);
 		rc = ILOG_EXIT_USAGE;
+		whole = 0;
 	}
 	free(source);
-	if (ctx.out_fd >= 0 && ctx.out_fd != STDOUT_FILENO && close(ctx.out_fd)) {
-		ilog_errorf("%s: close failed", out);
+	if (ilog_out_close(&o, whole))
 		rc = ILOG_EXIT_USAGE;
-	}
 	return ilog_finish_stdout(rc);
 }

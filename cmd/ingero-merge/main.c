@@ -72,17 +72,22 @@ static void progress_end(const struct ilog_merge_opts *mo)
 		ilog_progress_end(mo->progress_arg);
 }
 
-static void report(const struct ilog_merge *m, const struct ilog_merge_opts *o)
+/* The engine's warnings from w on, one per line. */
+static void warn_lines(const char *w)
 {
-	progress_end(o);
-	uint32_t nn;
-	const struct ilog_merge_node *nodes = ilog_merge_nodes(m, &nn);
-	const char *w = ilog_merge_warnings(m);
 	while (*w && ilog_verbosity >= 0) {
 		const char *e = strchr(w, '\n');
 		ilog_warnf("%.*s", (int)(e - w), w);
 		w = e + 1;
 	}
+}
+
+static void report(const struct ilog_merge *m, const struct ilog_merge_opts *o)
+{
+	progress_end(o);
+	uint32_t nn;
+	const struct ilog_merge_node *nodes = ilog_merge_nodes(m, &nn);
+	warn_lines(ilog_merge_warnings(m));
 	for (uint32_t i = 0; i < nn && ilog_verbosity >= 0; i++) {
 		const struct ilog_merge_node *p = &nodes[i];
 		char off[48], unc[48], spread[48], rank[32] = "";
@@ -123,56 +128,42 @@ static void report(const struct ilog_merge *m, const struct ilog_merge_opts *o)
 	}
 }
 
-/* The command line, for the provenance record (NULL on ENOMEM). */
-static char *command_line(int argc, char **argv)
-{
-	size_t alen = 1;
-	for (int i = 0; i < argc; i++)
-		alen += strlen(argv[i]) + 1;
-	char *args = calloc(1, alen);
-	for (int i = 0; args && i < argc; i++) {
-		if (i)
-			strcat(args, " ");
-		strcat(args, argv[i]);
-	}
-	return args;
-}
-
 /* Merge (or with dry, only estimate) and report.  Returns the exit code. */
 static int run(struct ilog_merge_input *in, uint32_t nin, const struct ilog_merge_opts *mo,
 	       const char *out, int dry)
 {
-	int fd = -1, rc = ILOG_EXIT_OK;
+	int rc = ILOG_EXIT_OK;
 	char err[1024];
+	struct ilog_out dst = { .fd = -1 };
 	if (!dry) {
-		if ((fd = ilog_open_out(out)) < 0)
-			return ILOG_EXIT_USAGE;
-		if (!out && ilog_refuse_tty(fd, "a log"))
+		/* the inputs' paths, to refuse writing over one of them */
+		char **paths = calloc(nin, sizeof(*paths));
+		for (uint32_t i = 0; paths && i < nin; i++)
+			paths[i] = (char *)in[i].path;
+		int bad = !paths || ilog_out_open(&dst, out, paths, (int)nin, "a log");
+		if (!paths)
+			ilog_errorf("out of memory");
+		free(paths);
+		if (bad)
 			return ILOG_EXIT_USAGE;
 	}
 	struct ilog_merge *m = ilog_merge_open(in, nin, mo, err, sizeof(err));
 	if (!m) {
 		ilog_errorf("%s", err);
-		if (fd > STDOUT_FILENO)
-			close(fd);
+		ilog_out_close(&dst, 0);
 		return ILOG_EXIT_USAGE;
 	}
 	report(m, mo);
 	if (!dry) {
 		size_t wlen = strlen(ilog_merge_warnings(m)); /* printed by report */
-		int wrc = ilog_merge_write(m, fd, err, sizeof(err));
+		int wrc = ilog_merge_write(m, dst.fd, err, sizeof(err));
 		progress_end(mo);
 		if (wrc) {
 			ilog_errorf("%s", err);
 			rc = ILOG_EXIT_USAGE;
 		}
 		/* nodes met only while writing (stdin) may have added warnings */
-		const char *w = ilog_merge_warnings(m) + wlen;
-		while (*w && ilog_verbosity >= 0) {
-			const char *e = strchr(w, '\n');
-			ilog_warnf("%.*s", (int)(e - w), w);
-			w = e + 1;
-		}
+		warn_lines(ilog_merge_warnings(m) + wlen);
 		struct ilog_merge_stats st;
 		ilog_merge_stats(m, &st);
 		if (ILOG_VERBOSE(0) && (st.stacks_dedup || st.pystacks_dedup || st.pycode_dedup ||
@@ -181,10 +172,10 @@ static int run(struct ilog_merge_input *in, uint32_t nin, const struct ilog_merg
 				"%llu stack references without a stack record\n", ilog_prog,
 				(unsigned long long)st.stacks_dedup, (unsigned long long)st.pystacks_dedup,
 				(unsigned long long)st.pycode_dedup, (unsigned long long)st.unresolved_refs);
-		if (fd != STDOUT_FILENO && close(fd)) {
-			ilog_errorf("%s: close failed", out);
+		/* kept after a damaged input (the records before it), not
+		 * after a failed write */
+		if (ilog_out_close(&dst, !wrc || ilog_err_is_damage(err)))
 			rc = ILOG_EXIT_USAGE;
-		}
 	}
 	ilog_merge_free(m);
 	return rc;
@@ -207,7 +198,8 @@ int main(int argc, char **argv)
 
 	ilog_cli_init(argv[0]);
 	struct ilog_merge_input *in = calloc((size_t)argc + 1, sizeof(*in));
-	char *args = command_line(argc, argv);
+	/* the command line, for the provenance record */
+	char *args = ilog_join_args(argc, argv);
 	if (!in || !args) {
 		ilog_errorf("out of memory");
 		goto out;
@@ -245,7 +237,7 @@ int main(int argc, char **argv)
 			rc = ilog_finish_stdout(ILOG_EXIT_OK);
 			goto out;
 		default:
-			fprintf(stderr, "Try '%s --help'.\n", ilog_prog);
+			ilog_try_help();
 			goto out;
 		}
 	}

@@ -111,8 +111,7 @@ static int run(int argc, char **argv, const char **dirs, struct ilog_symbolize_i
 		case 'v': ilog_verbosity++; break;
 		case 'h': usage(stdout); return ilog_finish_stdout(ILOG_EXIT_OK);
 		default:
-			fprintf(stderr, "Try '%s --help'.\n", ilog_prog);
-			return ILOG_EXIT_USAGE;
+			return ilog_try_help();
 		}
 	}
 	if (collect && out) {
@@ -141,17 +140,15 @@ static int run(int argc, char **argv, const char **dirs, struct ilog_symbolize_i
 		return rc ? ILOG_EXIT_USAGE : ILOG_EXIT_OK;
 	}
 
-	int fd = ilog_open_out(out);
-	if (fd < 0)
-		return ILOG_EXIT_USAGE;
-	if (!out && ilog_refuse_tty(fd, "a log"))
+	struct ilog_out dst;
+	if (ilog_out_open(&dst, out, argv + optind, argc - optind, "a log"))
 		return ILOG_EXIT_USAGE;
 	struct ilog_symbolize_stats st;
 	if (isatty(STDERR_FILENO) && ilog_verbosity >= 0) {
 		o.progress = on_progress;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 	}
-	int rc = ilog_symbolize_filter(&o, in, nin, fd, &st, err, sizeof(err));
+	int rc = ilog_symbolize_filter(&o, in, nin, dst.fd, &st, err, sizeof(err));
 	if (progress_shown)
 		fprintf(stderr, "\n");
 	if (rc)
@@ -166,10 +163,10 @@ static int run(int argc, char **argv, const char **dirs, struct ilog_symbolize_i
 		fprintf(stderr, "%s: %u thread%s; read %.1f ms, then resolved %.1f ms, wrote %.1f ms\n",
 			ilog_prog, st.threads, st.threads == 1 ? "" : "s", st.read_ns / 1e6,
 			st.resolve_ns / 1e6, st.write_ns / 1e6);
-	if (fd != STDOUT_FILENO && close(fd)) {
-		ilog_errorf("%s: close failed", out);
+	/* kept after a damaged input (the records before it), not after a
+	 * failed write */
+	if (ilog_out_close(&dst, !rc || ilog_err_is_damage(err)))
 		rc = -1;
-	}
 	return ilog_finish_stdout(rc ? ILOG_EXIT_USAGE : ILOG_EXIT_OK);
 }
 

@@ -22,19 +22,6 @@ static const struct cmd {
 	{ "demo", "run a bundled scenario end to end" },
 };
 
-static int bin_dir(char *dir, size_t n)
-{
-	ssize_t k = readlink("/proc/self/exe", dir, n - 1);
-	if (k <= 0)
-		return -1;
-	dir[k] = 0;
-	char *s = strrchr(dir, '/');
-	if (!s)
-		return -1;
-	*s = 0;
-	return 0;
-}
-
 static int available(const char *dir, const char *name)
 {
 	char p[PATH_MAX + 64];
@@ -45,7 +32,7 @@ static int available(const char *dir, const char *name)
 static void usage(FILE *f)
 {
 	char dir[PATH_MAX] = "";
-	bin_dir(dir, sizeof(dir));
+	ilog_self_path(NULL, 0, dir, sizeof(dir));
 	fprintf(f,
 		"ingero - why did my GPU job stall? Record CUDA and host events with eBPF,\n"
 		"explain them offline as causal chains.\n\n"
@@ -91,7 +78,7 @@ int main(int argc, char **argv)
 	char dir[PATH_MAX], path[PATH_MAX + 256], name[256];
 	snprintf(name, sizeof(name), "ingero-%s", c);
 	argv[1] = name;
-	if (!bin_dir(dir, sizeof(dir))) {
+	if (!ilog_self_path(NULL, 0, dir, sizeof(dir))) {
 		snprintf(path, sizeof(path), "%s/%s", dir, name);
 		execv(path, argv + 1);
 		if (errno != ENOENT) {

@@ -21,9 +21,13 @@ void ilog_cli_init(const char *argv0);
 /* "prog: <formatted>\n" on stderr. */
 void ilog_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ilog_warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "Try 'prog --help'." on stderr, after getopt named a bad option;
+ * returns ILOG_EXIT_USAGE. */
+int ilog_try_help(void);
 /* Open an input path ("-" = stdin).  Returns an fd or -1 (error printed). */
 int ilog_open_in(const char *path);
-/* Open an output path ("-" or NULL = stdout), truncating.  fd or -1. */
+/* Open an output path ("-" or NULL = stdout), truncating.  fd or -1.
+ * For a log written as it goes (ingero-record); filters use ilog_out_open. */
 int ilog_open_out(const char *path);
 /* Refuse to write binary logs to a terminal.  0 ok, -1 refused (printed). */
 int ilog_refuse_tty(int fd, const char *what);
@@ -45,7 +49,107 @@ void ilog_progress_show(struct ilog_progress *p, const char *what, uint64_t n, u
 /* End an open progress line (before other output, or at exit). */
 void ilog_progress_end(struct ilog_progress *p);
 
+/* The running program's file (/proc/self/exe) into exe and its directory
+ * into dir, either NULL to skip; 0, or -1 when it cannot be read. */
+int ilog_self_path(char *exe, size_t en, char *dir, size_t dn);
+
 /* Display name of an input path. */
 const char *ilog_in_name(const char *path);
+
+/*
+ * Option arguments every filter parses alike.  Each returns 0, or prints
+ * "prog: OPT: not a ... 'ARG'" and returns -1 (exit ILOG_EXIT_USAGE).
+ * ilog_opt_time: TIME is RFC 3339 or @EPOCH (into *abs, CLOCK_REALTIME ns)
+ * or +DURATION from the log's start (*rel = arg, its length into *rel_ns),
+ * the since/until fields of struct ilog_filter.  ilog_opt_pid: a process
+ * id from 1 to 2^32-1.
+ */
+int ilog_opt_time(const char *opt, const char *arg, uint64_t *abs, const char **rel,
+		  uint64_t *rel_ns);
+int ilog_opt_pid(const char *opt, const char *arg, uint32_t *pid);
+
+/* The n strings of v joined by single spaces ("" for none), for the
+ * provenance record's args or a sink's source.  malloc'ed, the caller
+ * frees; NULL on ENOMEM (nothing printed). */
+char *ilog_join_args(int n, char *const *v);
+
+/*
+ * Read the inputs in turn, like cat: each path opened ("-" = stdin; no
+ * paths = stdin), its records returned one at a time, progress shown on a
+ * terminal every `every` records.  An input that cannot be opened, read or
+ * decoded is reported ("prog: NAME: offset N: problem", after the records
+ * before the damage) and skipped; rc is then ILOG_EXIT_USAGE.  What a
+ * filter wrote from the rest is still its whole result (README: a damaged
+ * log yields every complete record before the damage), to be kept.
+ *
+ *	struct ilog_inputs in;
+ *	ilog_inputs_start(&in, paths, n, 1u << 20);
+ *	while (ilog_inputs_next(&in, &rec) > 0)
+ *		... in.r is rec's reader, in.name its input ...
+ *	ilog_inputs_end(&in);
+ */
+struct ilog_inputs {
+	char *const *paths;
+	int n;
+	int index;              /* the input being read, from 0 */
+	const char *name;       /* its display name (ilog_in_name) */
+	struct ilog_reader *r;  /* its reader while records come */
+	int fd;
+	int rc;                 /* ILOG_EXIT_OK, or ILOG_EXIT_USAGE once one failed */
+	uint64_t total, every;
+	struct ilog_progress pg;
+};
+void ilog_inputs_start(struct ilog_inputs *in, char *const *paths, int n, uint64_t every);
+/* 1 and *rec set (valid until the next call), or 0 after the last input. */
+int ilog_inputs_next(struct ilog_inputs *in, const struct ilog_record **rec);
+/* Close the input being read (when stopping early) and end the progress
+ * line.  Safe to call again. */
+void ilog_inputs_end(struct ilog_inputs *in);
+/* 1 when a library's error message is a damaged or unreadable input in
+ * the documented form "NAME: offset N: problem" (the records before it
+ * were written: the output is complete, as for ilog_inputs), 0 for any
+ * other failure (output, memory). */
+int ilog_err_is_damage(const char *err);
+
+/*
+ * An output named by -o, written so that a failed run never destroys
+ * anything: a regular file (new or existing) is written to a temporary
+ * file DIR/.NAME.XXXXXX beside it (mode 0666 & ~umask for a new file, the
+ * existing file's mode otherwise) and renamed over NAME only by
+ * ilog_out_close(o, 1), once the output is complete; a failed write, an
+ * early exit and SIGINT, SIGTERM, SIGHUP or SIGXFSZ remove it.  A symbolic link is followed (the link stays);
+ * "-" or NULL is stdout; anything else (a device, a FIFO) is opened and
+ * written in place as before.  One output per process.
+ */
+struct ilog_out {
+	const char *path;       /* as given; NULL for stdout */
+	int fd;                 /* where to write */
+	char *tmp, *target;     /* the temporary file and what it replaces */
+};
+/*
+ * Refuse an output that is the same regular file (st_dev, st_ino) as one
+ * of the n inputs (n == 0: stdin), through links of either kind:
+ * "prog: 'OUT': output is the same file as input 'IN'" and -1 (exit
+ * ILOG_EXIT_USAGE).  0 when distinct, when out is stdout, or not there yet.
+ * For outputs not opened with ilog_out_open (a database the sink opens).
+ */
+int ilog_out_check(const char *out, char *const *inputs, int n);
+/*
+ * Open the output path after ilog_out_check against the n inputs.  With
+ * tty_what and no path, stdout on a terminal is refused
+ * (ilog_refuse_tty).  0 with o->fd ready, or -1 with the error printed
+ * ("prog: PATH: reason"); nothing was created then.
+ */
+int ilog_out_open(struct ilog_out *o, const char *path, char *const *inputs, int n,
+		  const char *tty_what);
+/*
+ * Finish the output.  ok (the output is complete, damaged inputs
+ * included; not after a failed write or a run cut short): close and
+ * rename the temporary file over the path; 0, or -1 with "prog: PATH: close failed" or "prog: PATH: reason"
+ * printed and the temporary file removed.  !ok: close and remove the
+ * temporary file (what was at the path is untouched); returns 0.
+ * Stdout stays open (ilog_finish_stdout checks it).  Safe to call again.
+ */
+int ilog_out_close(struct ilog_out *o, int ok);
 
 #endif
