@@ -22,4 +22,4 @@ printf '#include "ingero/nope.h"\n' > t/lib/include/ingero/nope.h
 python3 "$check" t || echo "undocumented public header: refused"
 mkdir -p t/arch && cp "$INGERO_OUT"/lib/*.a t/arch/
 printf 'int helper_count;\n' > g.c && cc -c -o g.o g.c && ar rs t/arch/libingero_merge.a g.o 2>/dev/null
-python3 "$check" "$root" t/arch | sed "s/ for [0-9]* sources/ for N sources/"
+python3 "$check" "$root" t/arch | sed "s/: [0-9]* objects for [0-9]* sources/: M objects for N sources/"
