@@ -271,9 +271,15 @@ static int analyze(struct opts *o)
 	};
 	int wrc = 0, whole = !ru.cut; /* a damaged input still gives a whole output */
 	if (w) {
-		if (put_chains(w, &ru, node, o->args) || ilog_writer_close(w, err, sizeof(err))) {
-			ilog_errorf("%s: %s", o->out ? o->out : "(stdout)",
-				    ilog_writer_error(w) ? ilog_writer_error(w) : err);
+		/* the writer's message is read before close frees it */
+		int bad = put_chains(w, &ru, node, o->args);
+		if (bad)
+			snprintf(err, sizeof(err), "%s",
+				 ilog_writer_error(w) ? ilog_writer_error(w) : "out of memory");
+		if (ilog_writer_close(w, bad ? NULL : err, sizeof(err)))
+			bad = 1;
+		if (bad) {
+			ilog_errorf("%s: %s", o->out ? o->out : "(stdout)", err);
 			rc = ILOG_EXIT_USAGE;
 			whole = 0;
 		}
