@@ -146,6 +146,25 @@ int ilog_tracks_comm_set(struct ilog_tracks *t, uint32_t node, uint32_t pid, con
 /* A process name, or NULL if none was recorded. */
 const char *ilog_tracks_comm(const struct ilog_tracks *t, uint32_t node, uint32_t pid);
 void ilog_tracks_free(struct ilog_tracks *t);
+/*
+ * The trace formats (Perfetto JSON and protobuf) draw the same records:
+ * ilog_trace_record() numbers nodes from headers, names processes from
+ * process records, and hands every other drawn record to the format's
+ * callback with its export node and wall-clock time (records of a node
+ * whose header was not seen are skipped).  Callbacks return 0 or -1
+ * (ENOMEM), and so does ilog_trace_record.
+ */
+struct ilog_trace_ops {
+	int (*node)(void *s, uint32_t node, int isnew, const struct ilog_header *h);
+	int (*cuda)(void *s, uint32_t node, const struct ingero_cuda_event *e, uint64_t wall);
+	int (*host)(void *s, uint32_t node, const struct ingero_host_event *h, uint64_t wall);
+	int (*snapshot)(void *s, uint32_t node, const struct ilog_snapshot *sn, uint64_t wall);
+	int (*loss)(void *s, uint32_t node, const struct ilog_loss *l, uint64_t wall);
+	int (*chain)(void *s, uint32_t node, const struct ilog_chain *ch, uint64_t wall,
+		     uint64_t end);
+};
+int ilog_trace_record(struct ilog_tracks *t, const struct ilog_trace_ops *ops, void *s,
+		      const struct ilog_record *rec, const struct ilog_reader *r);
 /* Display name of an export node: "name (rank R)" or "name". */
 void ilog_node_label(const struct ilog_export_node *n, char *buf, size_t len);
 

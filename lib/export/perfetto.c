@@ -211,77 +211,71 @@ static int chain_event(struct pj *p, uint32_t node, const struct ilog_chain *ch,
 			       "}}", ch->score, ch->pid, op ? op : "unknown", end);
 }
 
+/* ---- the records drawn (ilog_trace_record's callbacks) ---- */
+static int pj_node(void *s, uint32_t node, int isnew, const struct ilog_header *h)
+{
+	struct pj *p = s;
+	(void)h;
+	if (!isnew)
+		return 0;
+	char label[300];
+	ilog_node_label(&p->t.nodes.nodes[node], label, sizeof(label));
+	return ev_begin(p, "M", node, -1) ||
+	       ilog_buf_printf(&p->b, ",\"name\":\"process_name\",\"args\":{") ||
+	       key_str(&p->b, "name", label, strlen(label)) || ilog_buf_printf(&p->b, "}}") ||
+	       ev_begin(p, "M", node, -1) ||
+	       ilog_buf_printf(&p->b, ",\"name\":\"process_sort_index\",\"args\":"
+			       "{\"sort_index\":%u}}", node) ? -1 : 0;
+}
+
+static int pj_cuda(void *s, uint32_t node, const struct ingero_cuda_event *e, uint64_t wall)
+{
+	struct pj *p = s;
+	p->nevents++;
+	return cuda_event(p, node, e, wall);
+}
+
+static int pj_host(void *s, uint32_t node, const struct ingero_host_event *h, uint64_t wall)
+{
+	return host_event(s, node, h, wall);
+}
+
+static int pj_snapshot(void *s, uint32_t node, const struct ilog_snapshot *sn, uint64_t wall)
+{
+	return counter(s, node, wall, "cpu", "busy %", sn->cpu_pct) ||
+	       counter(s, node, wall, "mem", "available", (double)sn->mem_avail) ||
+	       counter(s, node, wall, "mem", "swap used", (double)(sn->swap_total - sn->swap_free)) ||
+	       counter(s, node, wall, "load", "1m", sn->load1) ? -1 : 0;
+}
+
+static int pj_loss(void *s, uint32_t node, const struct ilog_loss *l, uint64_t wall)
+{
+	char key[80];
+	snprintf(key, sizeof(key), "%.*s", (int)l->source.n, l->source.p);
+	return counter(s, node, wall, "lost", key, (double)l->lost);
+}
+
+static int pj_chain(void *s, uint32_t node, const struct ilog_chain *ch, uint64_t wall, uint64_t end)
+{
+	return chain_event(s, node, ch, wall, end);
+}
+
+static const struct ilog_trace_ops pj_ops = {
+	.node = pj_node, .cuda = pj_cuda, .host = pj_host, .snapshot = pj_snapshot,
+	.loss = pj_loss, .chain = pj_chain,
+};
+
 static int pj_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 		     const struct ilog_reader *r)
 {
 	struct pj *p = c->state;
-	int rc = 0, isnew;
-	if (rec->kind == ILOG_K_HEADER) {
-		int node = ilog_node_map_header(&p->t.nodes, rec, r, &isnew);
-		if (node < 0)
-			goto oom;
-		if (isnew) {
-			char label[300];
-			ilog_node_label(&p->t.nodes.nodes[node], label, sizeof(label));
-			rc = ev_begin(p, "M", (uint32_t)node, -1) ||
-			     ilog_buf_printf(&p->b, ",\"name\":\"process_name\",\"args\":{") ||
-			     key_str(&p->b, "name", label, strlen(label)) ||
-			     ilog_buf_printf(&p->b, "}}") || ev_begin(p, "M", (uint32_t)node, -1) ||
-			     ilog_buf_printf(&p->b, ",\"name\":\"process_sort_index\",\"args\":"
-					     "{\"sort_index\":%d}}", node);
-		}
-		goto out;
+	if (ilog_trace_record(&p->t, &pj_ops, p, rec, r)) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return -1;
 	}
-	int node = ilog_node_map_get(&p->t.nodes, rec, r);
-	if (node < 0)
-		return 0;
-	uint64_t ts = ilog_record_ts(rec);
-	uint64_t wall = ts ? ilog_reader_wall(r, rec->node, ts) : 0;
-	switch (rec->kind) {
-	case ILOG_K_PROCESS:
-		rc = ilog_tracks_comm_set(&p->t, (uint32_t)node, rec->u.process.pid,
-					  rec->u.process.comm.p, rec->u.process.comm.n);
-		break;
-	case ILOG_K_CUDA:
-		p->nevents++;
-		rc = cuda_event(p, (uint32_t)node, &rec->u.cuda, wall);
-		break;
-	case ILOG_K_HOST:
-		rc = host_event(p, (uint32_t)node, &rec->u.host, wall);
-		break;
-	case ILOG_K_SNAPSHOT: {
-		const struct ilog_snapshot *s = &rec->u.snapshot;
-		rc = counter(p, (uint32_t)node, wall, "cpu", "busy %", s->cpu_pct) ||
-		     counter(p, (uint32_t)node, wall, "mem", "available", (double)s->mem_avail) ||
-		     counter(p, (uint32_t)node, wall, "mem", "swap used",
-			     (double)(s->swap_total - s->swap_free)) ||
-		     counter(p, (uint32_t)node, wall, "load", "1m", s->load1);
-		break;
-	}
-	case ILOG_K_LOSS: {
-		char key[80];
-		snprintf(key, sizeof(key), "%.*s", (int)rec->u.loss.source.n, rec->u.loss.source.p);
-		rc = counter(p, (uint32_t)node, wall, "lost", key, (double)rec->u.loss.lost);
-		break;
-	}
-	case ILOG_K_CHAIN: {
-		const struct ilog_chain *ch = &rec->u.chain;
-		uint64_t end = ch->ts_end ? ilog_reader_wall(r, rec->node, ch->ts_end) : wall;
-		rc = chain_event(p, (uint32_t)node, ch, wall, end);
-		break;
-	}
-	default:
-		break;
-	}
-out:
-	if (rc)
-		goto oom;
 	if (p->b.len >= (256u << 10))
 		return ilog_buf_flush_fd(&p->b, c->out_fd, c->err, sizeof(c->err));
 	return 0;
-oom:
-	snprintf(c->err, sizeof(c->err), "out of memory");
-	return -1;
 }
 
 static int pj_close(struct ilog_sink_ctx *c)

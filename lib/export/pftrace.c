@@ -894,65 +894,62 @@ static int pf_flush(struct ilog_sink_ctx *c, struct pf *p)
 	return 0;
 }
 
+/* ---- the records drawn (ilog_trace_record's callbacks) ---- */
+static int pf_node(void *s, uint32_t node, int isnew, const struct ilog_header *h)
+{
+	struct pf *p = s;
+	(void)isnew;
+	if (!p->started) {
+		/* sequence 1's clock zero: the first header's second */
+		p->base = h->real_ns / 1000000000u * 1000000000u;
+		seq_start(p, &p->glob, 1, p->base, 0);
+		p->started = 1;
+	}
+	return node_track(p, node);
+}
+
+static int pf_cuda(void *s, uint32_t node, const struct ingero_cuda_event *e, uint64_t wall)
+{
+	return cuda_slice(s, node, e, wall);
+}
+
+static int pf_host(void *s, uint32_t node, const struct ingero_host_event *h, uint64_t wall)
+{
+	return host_event(s, node, h, wall);
+}
+
+static int pf_snapshot(void *s, uint32_t node, const struct ilog_snapshot *sn, uint64_t wall)
+{
+	return snapshot(s, node, sn, wall);
+}
+
+static int pf_loss(void *s, uint32_t node, const struct ilog_loss *l, uint64_t wall)
+{
+	return loss(s, node, l, wall);
+}
+
+static int pf_chain(void *s, uint32_t node, const struct ilog_chain *ch, uint64_t wall, uint64_t end)
+{
+	return chain(s, node, ch, wall, end);
+}
+
+static const struct ilog_trace_ops pf_ops = {
+	.node = pf_node, .cuda = pf_cuda, .host = pf_host, .snapshot = pf_snapshot,
+	.loss = pf_loss, .chain = pf_chain,
+};
+
 static int pf_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 		     const struct ilog_reader *r)
 {
 	struct pf *p = c->state;
-	int rc = 0, isnew;
 	pb_oom = 0;
-	if (rec->kind == ILOG_K_HEADER) {
-		int node = ilog_node_map_header(&p->t.nodes, rec, r, &isnew);
-		if (node < 0)
-			goto oom;
-		if (!p->started) {
-			/* sequence 1's clock zero: the first header's second */
-			p->base = rec->u.header.real_ns / 1000000000u * 1000000000u;
-			seq_start(p, &p->glob, 1, p->base, 0);
-			p->started = 1;
-		}
-		rc = node_track(p, (uint32_t)node);
-		goto out;
+	if (ilog_trace_record(&p->t, &pf_ops, p, rec, r) || pb_oom) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return -1;
 	}
-	int node = ilog_node_map_get(&p->t.nodes, rec, r);
-	if (node < 0)
-		return 0;
-	uint64_t ts = ilog_record_ts(rec);
-	uint64_t wall = ts ? ilog_reader_wall(r, rec->node, ts) : 0;
-	switch (rec->kind) {
-	case ILOG_K_PROCESS:
-		rc = ilog_tracks_comm_set(&p->t, (uint32_t)node, rec->u.process.pid,
-					  rec->u.process.comm.p, rec->u.process.comm.n);
-		break;
-	case ILOG_K_CUDA:
-		rc = cuda_slice(p, (uint32_t)node, &rec->u.cuda, wall);
-		break;
-	case ILOG_K_HOST:
-		rc = host_event(p, (uint32_t)node, &rec->u.host, wall);
-		break;
-	case ILOG_K_SNAPSHOT:
-		rc = snapshot(p, (uint32_t)node, &rec->u.snapshot, wall);
-		break;
-	case ILOG_K_LOSS:
-		rc = loss(p, (uint32_t)node, &rec->u.loss, wall);
-		break;
-	case ILOG_K_CHAIN: {
-		const struct ilog_chain *ch = &rec->u.chain;
-		rc = chain(p, (uint32_t)node, ch, wall,
-			   ch->ts_end ? ilog_reader_wall(r, rec->node, ch->ts_end) : wall);
-		break;
-	}
-	default:
-		break;
-	}
-out:
-	if (rc || pb_oom)
-		goto oom;
 	if (p->b.len >= (256u << 10))
 		return pf_flush(c, p);
 	return 0;
-oom:
-	snprintf(c->err, sizeof(c->err), "out of memory");
-	return -1;
 }
 
 static int pf_close(struct ilog_sink_ctx *c)

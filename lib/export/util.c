@@ -392,3 +392,39 @@ void ilog_node_label(const struct ilog_export_node *n, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%s", n->name[0] ? n->name : "node");
 }
+
+int ilog_trace_record(struct ilog_tracks *t, const struct ilog_trace_ops *ops, void *s,
+		      const struct ilog_record *rec, const struct ilog_reader *r)
+{
+	int isnew;
+	if (rec->kind == ILOG_K_HEADER) {
+		int node = ilog_node_map_header(&t->nodes, rec, r, &isnew);
+		return node < 0 ? -1 : ops->node(s, (uint32_t)node, isnew, &rec->u.header);
+	}
+	int node = ilog_node_map_get(&t->nodes, rec, r);
+	if (node < 0)
+		return 0;
+	uint64_t ts = ilog_record_ts(rec);
+	uint64_t wall = ts ? ilog_reader_wall(r, rec->node, ts) : 0;
+	uint32_t n = (uint32_t)node;
+	switch (rec->kind) {
+	case ILOG_K_PROCESS:
+		return ilog_tracks_comm_set(t, n, rec->u.process.pid, rec->u.process.comm.p,
+					    rec->u.process.comm.n);
+	case ILOG_K_CUDA:
+		return ops->cuda(s, n, &rec->u.cuda, wall);
+	case ILOG_K_HOST:
+		return ops->host(s, n, &rec->u.host, wall);
+	case ILOG_K_SNAPSHOT:
+		return ops->snapshot(s, n, &rec->u.snapshot, wall);
+	case ILOG_K_LOSS:
+		return ops->loss(s, n, &rec->u.loss, wall);
+	case ILOG_K_CHAIN: {
+		const struct ilog_chain *ch = &rec->u.chain;
+		return ops->chain(s, n, ch, wall,
+				  ch->ts_end ? ilog_reader_wall(r, rec->node, ch->ts_end) : wall);
+	}
+	default:
+		return 0;
+	}
+}
