@@ -41,7 +41,7 @@ UNITS    := $(patsubst tests/unit/%.c,$(OUT)/tests/unit/%,$(UNIT_SRCS))
 TEST_TOOLS_SRCS := $(wildcard tests/tools/*.c)
 TEST_TOOLS := $(patsubst tests/tools/%.c,$(OUT)/tests/tools/%,$(TEST_TOOLS_SRCS))
 
-.PHONY: all test unit asan fuzz bench install clean demo deps check-format
+.PHONY: all test unit asan fuzz bench install clean demo deps check-format dist
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -152,3 +152,39 @@ demo: deps
 
 clean:
 	rm -rf .output $(BIN)
+
+# ---- make dist: a self-contained bundle to copy to a GPU node ----
+# $(DIST)/ingero-VERSION-linux-x86_64.tar.gz: the programs built again
+# into DIST_OUT with the same sources, layers and LDLIBS_<prog>, the
+# recorder and the plain filters linked statically against glibc (the BPF
+# object is in the recorder through its skeleton), plus the docs and
+# SHA256SUMS.  Two runs from one tree give the same bytes: no build
+# directory in the objects (-ffile-prefix-map), the archive's times from
+# the last commit (cmd/ingero-record/dist.sh).
+DIST         ?= dist
+DIST_OUT     ?= $(OUT)/dist
+DIST_VERSION := $(shell sed -n 's/^\#define INGERO_VERSION "\(.*\)"/\1/p' lib/include/ingero/ilog.h)
+# ingero-export and ingero-mcp need libcurl, whose static archive needs
+# archives Debian does not ship (nghttp2, ssh2, gssapi, ldap, ...): dynamic
+DIST_STATIC  := ingero ingero-record ingero-correlate ingero-merge ingero-symbolize
+DIST_DYNAMIC := ingero-export ingero-mcp
+DIST_EPOCH   := $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct 2>/dev/null),1700000000)
+
+dist:
+	$(Q)$(MAKE) --no-print-directory OUT=$(abspath $(DIST_OUT)) BIN=$(abspath $(DIST_OUT))/bin \
+		INGERO_DIST=1 $(addprefix $(abspath $(DIST_OUT))/bin/,$(DIST_STATIC) $(DIST_DYNAMIC))
+	$(call msg,DIST,$(DIST)/ingero-$(DIST_VERSION)-linux-x86_64.tar.gz)
+	$(Q)SOURCE_DATE_EPOCH=$(DIST_EPOCH) cmd/ingero-record/dist.sh \
+		$(DIST)/ingero-$(DIST_VERSION)-linux-x86_64.tar.gz $(DIST_OUT)/bin \
+		"$(DIST_STATIC)" "$(DIST_DYNAMIC)"
+
+ifdef INGERO_DIST
+# the build directories as fixed names in debug info, __FILE__ and BTF
+DIST_MAP     := -ffile-prefix-map=$(CURDIR)=. -ffile-prefix-map=$(OUT)=OUT
+ALL_CFLAGS   += $(DIST_MAP)
+BPF_CFLAGS   += $(DIST_MAP)
+# static: what the shared libdw/libelf bring along themselves, added
+$(foreach p,$(DIST_STATIC),$(eval LDLIBS_$(p) += -static))
+LDLIBS_ingero-record    += -llzma -lbz2 -lz
+LDLIBS_ingero-symbolize += -llzma -lbz2 -lz
+endif
