@@ -270,4 +270,87 @@ int ilog_ch_stacks_first(struct ilog_ch_stacks *s, uint64_t fid);
 /* The hash of the documented rule over ready frames (exposed for tests). */
 uint64_t ilog_ch_stack_hash(const struct ilog_ch_frames *f);
 
+/* ---- the sink's state, shared by its thread (clickhouse.c) and the
+ * sender (send.c) ---- */
+#include <pthread.h>
+
+#define BATCH_ROWS (1u << 19)          /* 524288: >= 100k, < max_insert_block_size */
+#define BATCH_BYTES (48u << 20)
+#define FLUSH_NS (5ull * 1000000000ull)
+#define MAX_QUEUED 2
+#define DEFAULT_DB "ingero"
+
+struct batch {
+	struct batch *next;
+	enum ilog_ch_table t;
+	struct ilog_buf rows;
+	uint32_t *offs;                /* row starts, to resend a remainder */
+	uint32_t capoffs;
+	uint64_t nrows;
+	uint64_t born_ns;
+};
+
+/* An export node: one recording, told apart by (name, log session, boot
+ * id) as the other sinks do (export_int.h), so `cat a.ilog b.ilog` of two
+ * recordings of one node stays two. */
+struct nodeinfo {
+	char name[128], boot_id[64];
+	uint32_t n;
+	int64_t rank;
+	uint64_t log_session;
+};
+
+struct ch {
+	struct ilog_ch_http *http;
+	char db[65];
+	uint64_t session, retry_ms;
+	char *sql[ILOG_CH__COUNT];     /* INSERT statements */
+
+	/* the caller's thread */
+	int32_t *by_index;             /* reader node index -> ni[], -1 none */
+	uint32_t nidx;
+	struct nodeinfo *ni;
+	uint32_t nni;
+	struct ilog_ch_stacks *stacks;
+	struct ilog_symmap *sym;
+	struct ilog_ch_frames frames;  /* of the stack record being read */
+	uint64_t frames_fid;
+	struct ilog_str *argv;
+	uint32_t capargv;
+	struct ilog_ch_session_row sess;
+
+	/* shared, under mu */
+	pthread_mutex_t mu;
+	pthread_cond_t wake_sender, wake_main;
+	struct batch *cur[ILOG_CH__COUNT];
+	struct batch *qhead, *qtail, *spare;
+	unsigned queued;
+	int closing, failed, started;
+	char err[512];
+	pthread_t th;
+
+	/* the sender's */
+	uint64_t confirmed[ILOG_CH__COUNT]; /* rows of this session the table has */
+	uint64_t seq;
+	struct ilog_buf resp;
+	char qid[96];
+};
+
+/* " (--create makes ...)" when err says the database or a table is missing. */
+const char *ilog_ch_hint(const char *err);
+/* Set the first error (later ones are consequences) and wake both
+ * threads.  Under mu. */
+void ilog_ch_fail_locked(struct ch *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The server's one-number answer in b.  0, or -1 when it is not one. */
+int ilog_ch_answer_u64(const struct ilog_buf *b, uint64_t *v);
+/* A count from the server, retried until deadline.  0, or -1 with why. */
+int ilog_ch_ask_count(struct ch *s, const char *q, uint64_t deadline, uint64_t *v, char *why,
+		      size_t whylen);
+/* Queue table t's open batch for the sender.  Under mu. */
+void ilog_ch_enqueue_locked(struct ch *s, enum ilog_ch_table t);
+/* Queue every open batch.  Under mu. */
+void ilog_ch_finish_all_locked(struct ch *s);
+/* The sender thread's body (arg: struct ch). */
+void *ilog_ch_sender(void *arg);
+
 #endif
