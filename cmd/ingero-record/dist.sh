@@ -40,7 +40,7 @@ done
 
 cp README.md "$top/"
 cp format/SPEC.md "$top/format/"
-cp -R docs/. "$top/docs/"
+cp docs/*.md docs/*.proto "$top/docs/"
 [[ -f LICENSE ]] && cp LICENSE "$top/"
 
 needed() {
@@ -67,9 +67,9 @@ zstd and msgpack-c, so they run on any x86_64 distribution and from a bare
 root (a container or chroot holding only this folder, with /proc, /sys and
 /dev mounted).  The recorder's BPF programs are inside it.  glibc rather
 than musl: Debian ships static archives of every dependency built against
-glibc, none built against musl.  A static glibc cannot load NSS modules of
-another glibc, so \`ingero-record --user\` takes a numeric uid where
-/etc/passwd cannot be read.
+glibc, none built against musl.  A static glibc reads /etc/passwd itself
+but cannot load another glibc's NSS modules: give \`ingero-record --user\`
+a numeric uid for users from LDAP or SSSD.
 
 The recorder needs Linux 5.15 or later (uprobe BPF cookies; BPF ring
 buffers came in 5.8) built with BTF (\`/sys/kernel/btf/vmlinux\`,
