@@ -174,6 +174,21 @@ int rec_lock(const char *path, char *err, size_t len)
 	 * taken over; the pid inside is only for the message.
 	 */
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == ENOENT) {
+		/*
+		 * A bare root (a container or chroot holding only the static
+		 * recorder) has no /run: make the lock's folder, one level,
+		 * as systemd would have at boot.
+		 */
+		char dir[4096];
+		snprintf(dir, sizeof(dir), "%s", path);
+		char *slash = strrchr(dir, '/');
+		if (slash && slash != dir) {
+			*slash = 0;
+			if (!mkdir(dir, 0755) || errno == EEXIST)
+				fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		}
+	}
 	if (fd < 0) {
 		snprintf(err, len, "%s: %s", path, strerror(errno));
 		return -1;
@@ -223,7 +238,7 @@ static int silent(enum libbpf_print_level l, const char *f, va_list ap)
 static void check_libs(void)
 {
 	/* every mapped CUDA library, and who maps it */
-	struct { char path[512]; char pids[256]; } found[32];
+	struct { char path[512]; char open[544]; char pids[256]; } found[32];
 	unsigned nf = 0;
 	DIR *d = opendir("/proc");
 	struct dirent *e;
@@ -247,6 +262,10 @@ static void check_libs(void)
 				;
 			if (i == nf && nf < 32) {
 				snprintf(found[nf].path, sizeof(found[nf].path), "%s", file);
+				/* read through the process's root: it may not be ours
+				 * (a container, or this recorder in a bare root) */
+				snprintf(found[nf].open, sizeof(found[nf].open), "/proc/%.20s/root%s",
+					 e->d_name, file);
 				found[nf++].pids[0] = 0;
 			}
 			if (i < nf) {
@@ -266,7 +285,8 @@ static void check_libs(void)
 	for (unsigned i = 0; i < nf; i++) {
 		char detail[1400], missing[512];
 		int have, total;
-		rec_probe_count(found[i].path, &have, &total, missing, sizeof(missing));
+		if (rec_probe_count(found[i].open, &have, &total, missing, sizeof(missing)))
+			rec_probe_count(found[i].path, &have, &total, missing, sizeof(missing));
 		snprintf(detail, sizeof(detail), "%.400s (pids %.200s): %d/%d functions%s%.600s", found[i].path,
 			 found[i].pids, have, total, missing[0] ? ", missing " : "", missing);
 		item(1, "cuda library", detail, NULL);
