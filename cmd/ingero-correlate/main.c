@@ -37,14 +37,18 @@ static void usage(FILE *f)
 		"  -w, --windows        statistics per time window too\n"
 		"      --window DUR     window width (default: adaptive, 128-255 windows)\n"
 		"  -b, --baseline OLD   compare LOG against OLD: diff table, exit 1 on regression\n"
-		"  -t, --threshold PCT  p99/p50 growth that counts as a regression (default 20)\n"
+		"      --threshold PCT  p99/p50 growth that counts as a regression (default 20;\n"
+		"                       -t PCT, the old spelling, still works: -t is --type\n"
+		"                       in ingero-export, and no percentage is a type name)\n"
 		"  -p, --pid PID        analyze only this process (and host events naming it)\n"
 		"      --since TIME     analyze only events at or after TIME\n"
 		"      --until TIME     analyze only events before TIME\n"
 		"                       TIME: RFC 3339, @EPOCH_SECONDS or +DURATION from the start\n"
 		"  -o, --output FILE    write here instead of stdout\n"
-		"  -q, --quiet          no warnings or progress\n"
-		"  -h, --help           this text\n\n"
+		"  -q, --quiet          errors only: no progress or warnings\n"
+		"  -v, --verbose        also say how many records were read and chains found\n"
+		"  -h, --help           this text\n"
+		"      --version        print the version\n\n"
 		"RULES\n"
 		"  Latency quantiles are nearest-rank, within 0.4%% of the sample value.\n"
 		"  A call is an outlier above median + 3.5 x 1.4826 x MAD of its op (modified\n"
@@ -89,6 +93,8 @@ struct opts {
 };
 
 struct run {
+	uint64_t records;             /* read, filtered or not */
+	int pid_seen;                 /* --pid: a record of that process was read */
 	struct ilog_stats *st;
 	struct ilog_chain_set cs;
 	struct ilog_callsites *sites; /* where each process's calls come from */
@@ -107,6 +113,7 @@ static int read_inputs(struct opts *o, char **inputs, int n, struct run *ru,
 	ru->st = ilog_stats_new(&o->so);
 	ru->sites = ilog_callsites_new(0);
 	ru->cut = 1;
+	ru->pid_seen = !o->filt.pid;
 	if (!ru->st || !ru->sites) {
 		ilog_errorf("out of memory");
 		return ILOG_EXIT_USAGE;
@@ -132,6 +139,8 @@ static int read_inputs(struct opts *o, char **inputs, int n, struct run *ru,
 			}
 			*out_node = rec->node;
 		}
+		if (!ru->pid_seen)
+			ru->pid_seen = ilog_record_of_pid(rec, in.r, o->filt.pid);
 		if (ilog_callsites_observe(ru->sites, rec)) {
 			ilog_inputs_end(&in);
 			ilog_errorf("out of memory");
@@ -147,6 +156,7 @@ static int read_inputs(struct opts *o, char **inputs, int n, struct run *ru,
 		}
 	}
 	ilog_inputs_end(&in);
+	ru->records = in.total;
 	char err[256];
 	if (ilog_stats_finish(ru->st) || ilog_causal_run(ru->st, &ru->cs, err, sizeof(err))) {
 		ilog_errorf("%s", ilog_stats_error(ru->st) ? ilog_stats_error(ru->st) : err);
@@ -205,6 +215,10 @@ static int gate(struct opts *o)
 		run_free(&cur);
 		return rc;
 	}
+	if (!old.pid_seen)
+		ilog_warnf("--pid: '%u': no record of this process in the baseline", o->filt.pid);
+	if (!cur.pid_seen)
+		ilog_warnf("--pid: '%u': no record of this process in the new log", o->filt.pid);
 	struct ilog_gate g;
 	struct ilog_buf b = { 0 };
 	if (ilog_gate_compare(old.st, &old.cs, cur.st, &cur.cs, o->threshold, o->per_process, &g)) {
@@ -299,6 +313,11 @@ static int analyze(struct opts *o)
 	}
 	if (ilog_out_close(&dst, whole))
 		rc = ILOG_EXIT_USAGE;
+	if (!ru.cut && !ru.pid_seen)
+		ilog_warnf("--pid: '%u': no record of this process in the input", o->filt.pid);
+	if (ILOG_VERBOSE(1) && !ru.cut)
+		fprintf(stderr, "%s: %llu records read, %u chain%s found\n", ilog_prog,
+			(unsigned long long)ru.records, ru.cs.n, ru.cs.n == 1 ? "" : "s");
 	ilog_buf_free(&b);
 	run_free(&ru);
 	return rc;
@@ -313,12 +332,13 @@ int main(int argc, char **argv)
 		{ "baseline", required_argument, 0, 'b' }, { "threshold", required_argument, 0, 't' },
 		{ "pid", required_argument, 0, 'p' }, { "since", required_argument, 0, 's' },
 		{ "until", required_argument, 0, 'u' }, { "output", required_argument, 0, 'o' },
-		{ "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' }, { 0 },
+		ILOG_COMMON_LONG, { 0 },
 	};
 	struct opts o = { .threshold = 0.20 };
-	int c;
+	int c, rc, li = -1;
 	ilog_cli_init(argv[0]);
-	while ((c = getopt_long(argc, argv, "rjPwb:t:p:o:qh", lo, NULL)) != -1) {
+	/* li: the long option given, -1 for a short one */
+	while ((c = getopt_long(argc, argv, "rjPwb:t:p:o:" ILOG_COMMON_SHORT, lo, &li)) != -1) {
 		switch (c) {
 		case 'r': o.report = 1; break;
 		case 'j': o.json = 1; break;
@@ -333,10 +353,17 @@ int main(int argc, char **argv)
 			break;
 		case 'b': o.baseline = optarg; break;
 		case 't': {
+			/* -t: the old spelling of --threshold, kept because a
+			 * percentage cannot be mistaken for ingero-export's -t
+			 * (--type) list; a type name gets told so */
 			char *end;
 			double v = strtod(optarg, &end);
 			if (end == optarg || (*end && strcmp(end, "%")) || !(v > 0) || v > 10000) {
-				ilog_errorf("--threshold: not a percentage '%s'", optarg);
+				if (li < 0 && ilog_kind_from_name(optarg) >= 0)
+					ilog_errorf("-t: not a percentage '%s': -t is --threshold here "
+						    "(record types are ingero-export -t)", optarg);
+				else
+					ilog_errorf("--threshold: not a percentage '%s'", optarg);
 				return ILOG_EXIT_USAGE;
 			}
 			o.threshold = v / 100;
@@ -357,11 +384,11 @@ int main(int argc, char **argv)
 				return ILOG_EXIT_USAGE;
 			break;
 		case 'o': o.out = optarg; break;
-		case 'q': ilog_verbosity = -1; break;
-		case 'h': usage(stdout); return ilog_finish_stdout(ILOG_EXIT_OK);
 		default:
-			return ilog_try_help();
+			if ((rc = ilog_opt_common(c, usage)) >= 0)
+				return rc;
 		}
+		li = -1;
 	}
 	if (o.report + o.json + o.stats > 1) {
 		ilog_errorf("choose one of --report, --json and --stats");
@@ -375,7 +402,7 @@ int main(int argc, char **argv)
 	o.inputs = argv + optind;
 	/* provenance: the arguments as given */
 	o.args = ilog_join_args(argc - 1, argv + 1);
-	int rc = o.baseline ? gate(&o) : analyze(&o);
+	rc = o.baseline ? gate(&o) : analyze(&o);
 	free(o.args);
 	return ilog_finish_stdout(rc);
 }

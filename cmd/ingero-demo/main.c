@@ -54,8 +54,10 @@ static void usage(FILE *f)
 		"                      (clean: no HIGH or MEDIUM chain)\n"
 		"      --keep          keep the work directory (library copies, log)\n"
 		"      --list          list the scenarios\n"
-		"  -q, --quiet         no progress lines\n"
-		"  -h, --help          this text\n\n"
+		"  -q, --quiet         errors only: no progress lines or warnings\n"
+		"  -v, --verbose       also print the commands run (ingero-record, ...)\n"
+		"  -h, --help          this text\n"
+		"      --version       print the version\n\n"
 		"ENVIRONMENT\n"
 		"  INGERO_FAKECUDA_DIR  where libcudart.so.13 of the fake CUDA libraries is\n\n"
 		"EXAMPLES\n"
@@ -219,6 +221,12 @@ static int record(const struct opts *o, const struct demo_scenario *s, const cha
 	argv[n++] = (char *)work;
 	argv[n++] = factor;
 	argv[n] = NULL;
+	if (ILOG_VERBOSE(1)) {
+		fprintf(stderr, "%s: running", ilog_prog);
+		for (int i = 0; i < n; i++)
+			fprintf(stderr, " %s", argv[i]);
+		fprintf(stderr, "\n");
+	}
 	if (ilog_verbosity >= 0)
 		fprintf(stderr, "%s: recording '%s' for %s s with ingero-record (fake CUDA libraries, "
 			"real eBPF)...\n", ilog_prog, s->name, secs);
@@ -363,15 +371,14 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, 0, 'S' }, { "json", no_argument, 0, 'j' },
 		{ "check", no_argument, 0, 'c' }, { "keep", no_argument, 0, 'k' },
 		{ "sync-factor", required_argument, 0, 'F' },
-		{ "list", no_argument, 0, 'l' }, { "quiet", no_argument, 0, 'q' },
-		{ "help", no_argument, 0, 'h' }, { 0 },
+		{ "list", no_argument, 0, 'l' }, ILOG_COMMON_LONG, { 0 },
 	};
 	struct opts o = { .scen = "incident", .seed = 1 };
-	int c;
+	int c, rc;
 	ilog_cli_init(argv[0]);
 	if (!strcmp(ilog_prog, "ingero-demo") || !strcmp(ilog_prog, "demo"))
 		ilog_prog = "ingero demo";
-	while ((c = getopt_long(argc, argv, "o:jqh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:j" ILOG_COMMON_SHORT, lo, NULL)) != -1) {
 		switch (c) {
 		case 'N': o.no_bpf = 1; break;
 		case 'B': o.bpf = 1; break;
@@ -399,11 +406,10 @@ int main(int argc, char **argv)
 		case 'c': o.check = 1; break;
 		case 'k': o.keep = 1; break;
 		case 'l': o.list = 1; break;
-		case 'q': ilog_verbosity = -1; break;
-		case 'h': usage(stdout); return ilog_finish_stdout(ILOG_EXIT_OK);
 		default:
-			fprintf(stderr, "Try 'ingero demo --help'.\n");
-			return ILOG_EXIT_USAGE;
+			/* "Try 'ingero demo --help'.": ilog_prog is that here */
+			if ((rc = ilog_opt_common(c, usage)) >= 0)
+				return rc;
 		}
 	}
 	if (o.list) {
@@ -453,7 +459,7 @@ int main(int argc, char **argv)
 	snprintf(log, sizeof(log), "%s", o.out ? o.out : "");
 	if (!o.out)
 		snprintf(log, sizeof(log), "%s/run.ilog", work);
-	int rc = why ? synthesize(&o, log) : record(&o, s, bindir, exe, fake, work, log);
+	rc = why ? synthesize(&o, log) : record(&o, s, bindir, exe, fake, work, log);
 	/* a recorded log gets its native frames named, for the call sites */
 	char sym[PATH_MAX + 64];
 	const char *explained = log;

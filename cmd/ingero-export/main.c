@@ -37,8 +37,10 @@ static void usage(FILE *f)
 		"      --url URL        ClickHouse HTTP interface (clickhouse), http://HOST:8123\n"
 		"      --database D     ClickHouse database (clickhouse, clickhouse-sql; ingero)\n"
 		"      --create         create the database and tables if absent (clickhouse)\n"
-		"  -q, --quiet          no warnings or progress\n"
-		"  -h, --help           this text\n\n"
+		"  -q, --quiet          errors only: no progress or warnings\n"
+		"  -v, --verbose        also say how many records were read and written\n"
+		"  -h, --help           this text\n"
+		"      --version        print the version\n\n"
 		"EXAMPLES\n"
 		"  ingero-export run.ilog | jq -c 'select(.type==\"cuda\") | {op, dur_ns}'\n"
 		"  cat a.ilog b.ilog | ingero-export -t cuda | jq -s length\n"
@@ -68,17 +70,16 @@ int main(int argc, char **argv)
 		{ "since", required_argument, 0, 'S' }, { "until", required_argument, 0, 'U' },
 		{ "url", required_argument, 0, 'u' }, { "database", required_argument, 0, 'd' },
 		{ "create", no_argument, 0, 'C' }, { "callstacks", no_argument, 0, 'K' },
-		{ "no-compress", no_argument, 0, 'Z' },
-		{ "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' }, { 0 },
+		{ "no-compress", no_argument, 0, 'Z' }, ILOG_COMMON_LONG, { 0 },
 	};
 	const char *fmt = "jsonl", *out = NULL;
 	struct ilog_filter filt = { 0 };
 	struct ilog_sink_ctx ctx = { 0 };
 	char bad[128];
-	int c;
+	int c, rc;
 
 	ilog_cli_init(argv[0]);
-	while ((c = getopt_long(argc, argv, "f:o:t:p:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:t:p:" ILOG_COMMON_SHORT, opts, NULL)) != -1) {
 		switch (c) {
 		case 'f': fmt = optarg; break;
 		case 'o': out = optarg; break;
@@ -107,15 +108,22 @@ int main(int argc, char **argv)
 		case 'C': ctx.create = 1; break;
 		case 'K': ctx.callstacks = 1; break;
 		case 'Z': ctx.uncompressed = 1; break;
-		case 'q': ilog_verbosity = -1; break;
-		case 'h': usage(stdout); return ilog_finish_stdout(ILOG_EXIT_OK);
 		default:
-			return ilog_try_help();
+			if ((rc = ilog_opt_common(c, usage)) >= 0)
+				return rc;
 		}
 	}
 	const struct ilog_sink *sink = ilog_sink_find(fmt);
 	if (!sink) {
-		ilog_errorf("--format: unknown format '%s' (see --help)", fmt);
+		struct ilog_suggest sg;
+		ilog_suggest_init(&sg, fmt);
+		for (int i = 0; ilog_sinks[i]; i++)
+			ilog_suggest_add(&sg, ilog_sinks[i]->name);
+		if (ilog_suggest_best(&sg))
+			ilog_errorf("--format: unknown format '%s': did you mean '%s'?", fmt,
+				    ilog_suggest_best(&sg));
+		else
+			ilog_errorf("--format: unknown format '%s' (see --help)", fmt);
 		return ILOG_EXIT_USAGE;
 	}
 	if (sink->no_input && optind < argc) {
@@ -152,10 +160,17 @@ int main(int argc, char **argv)
 
 	struct ilog_inputs in;
 	const struct ilog_record *rec;
+	uint64_t written = 0;
+	/* --pid of a process the input never names: said after the run */
+	int pid_seen = !filt.pid;
 	ilog_inputs_start(&in, inputs, ninputs, 1u << 20);
 	while (!sink->no_input && ilog_inputs_next(&in, &rec) > 0) {
+		int keep = ilog_filter_match(&filt, rec, in.r);
+		if (!pid_seen)
+			pid_seen = ilog_record_of_pid(rec, in.r, filt.pid);
+		written += (uint64_t)keep;
 		if ((sink->observe && sink->observe(&ctx, rec)) ||
-		    (ilog_filter_match(&filt, rec, in.r) && sink->record(&ctx, rec, in.r))) {
+		    (keep && sink->record(&ctx, rec, in.r))) {
 			ilog_inputs_end(&in);
 			ilog_errorf("%s: %s", oname(&ctx, out), ctx.err);
 			sink->close(&ctx);
@@ -167,7 +182,8 @@ int main(int argc, char **argv)
 	ilog_inputs_end(&in);
 	/* a damaged input leaves the output whole (what came before the
 	 * damage); a sink that failed does not */
-	int rc = in.rc, whole = 1;
+	int whole = 1;
+	rc = in.rc;
 	if (sink->close(&ctx)) {
 		ilog_errorf("%s: %s", oname(&ctx, out), ctx.err);
 		rc = ILOG_EXIT_USAGE;
@@ -176,5 +192,10 @@ int main(int argc, char **argv)
 	free(source);
 	if (ilog_out_close(&o, whole))
 		rc = ILOG_EXIT_USAGE;
+	if (!sink->no_input && !pid_seen)
+		ilog_warnf("--pid: '%u': no record of this process in the input", filt.pid);
+	if (ILOG_VERBOSE(1) && !sink->no_input)
+		fprintf(stderr, "%s: %llu records read, %llu passed the filters to %s\n", ilog_prog,
+			(unsigned long long)in.total, (unsigned long long)written, sink->name);
 	return ilog_finish_stdout(rc);
 }

@@ -23,14 +23,17 @@ static void usage(FILE *f)
 		"Tools: get_check, get_trace_stats, get_causal_chains, get_stacks,\n"
 		"graph_lifecycle, graph_frequency, get_process_breakdown, run_sql.\n"
 		"Prompt: investigate.\n\nOPTIONS\n"
-		"  -d, --db FILE          the SQLite database to serve\n"
+		"      --db FILE          the SQLite database to serve (no -d: it is\n"
+		"                         --duration in ingero-record)\n"
 		"      --max-rows N       rows run_sql returns unless asked (default 200)\n"
 		"      --timeout DUR      longest one statement may run (default 5s; 0 = none)\n"
 		"      --max-request SIZE longest request line (default 1MiB); longer lines\n"
 		"                         are answered with an error and skipped\n"
 		"      --no-cache         recompute repeated tool calls (for benchmarks)\n"
-		"  -q, --quiet            no warnings\n"
-		"  -h, --help             this text\n\n"
+		"  -q, --quiet            errors only: no warnings\n"
+		"  -v, --verbose          also say what is served, and when the input ends\n"
+		"  -h, --help             this text\n"
+		"      --version          print the version\n\n"
 		"MCP CLIENT CONFIGURATION\n"
 		"  {\"mcpServers\":{\"ingero\":{\"command\":\"ingero-mcp\",\"args\":[\"--db\",\"run.db\"]}}}\n\n"
 		"EXAMPLES\n"
@@ -43,18 +46,20 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "db", required_argument, 0, 'd' }, { "max-rows", required_argument, 0, 'r' },
+		{ "db", required_argument, 0, 'D' }, { "max-rows", required_argument, 0, 'r' },
 		{ "timeout", required_argument, 0, 't' }, { "max-request", required_argument, 0, 'm' },
-		{ "no-cache", no_argument, 0, 'C' }, { "quiet", no_argument, 0, 'q' },
-		{ "help", no_argument, 0, 'h' }, { 0 },
+		{ "no-cache", no_argument, 0, 'C' }, ILOG_COMMON_LONG, { 0 },
 	};
 	struct ilog_mcp_opts o = { .timeout_ms = 5000 };
 	const char *db = NULL;
-	int c;
+	int c, rc;
 	ilog_cli_init(argv[0]);
-	while ((c = getopt_long(argc, argv, "d:qh", opts, NULL)) != -1) {
+	/* "d": the old -d FILE, refused with the new spelling (a file name
+	 * and ingero-record's -d DUR cannot be told apart: "60s" is both) */
+	while ((c = getopt_long(argc, argv, "d" ILOG_COMMON_SHORT, opts, NULL)) != -1) {
 		switch (c) {
-		case 'd': db = optarg; break;
+		case 'd': return ilog_opt_moved('d', "--db FILE", "--duration in ingero-record");
+		case 'D': db = optarg; break;
 		case 'r': {
 			char *end;
 			unsigned long v = strtoul(optarg, &end, 10);
@@ -86,11 +91,9 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'C': o.no_cache = 1; break;
-		case 'q': ilog_verbosity = -1; break;
-		case 'h': usage(stdout); return ilog_finish_stdout(ILOG_EXIT_OK);
 		default:
-			fprintf(stderr, "usage: ingero-mcp --db RUN.db | RUN.ilog (--help for more)\n");
-			return ILOG_EXIT_USAGE;
+			if ((rc = ilog_opt_common(c, usage)) >= 0)
+				return rc;
 		}
 	}
 	if ((db != NULL) + (argc - optind) != 1) {
@@ -121,11 +124,15 @@ int main(int argc, char **argv)
 	/* A client that goes away mid-reply must not kill us with SIGPIPE
 	 * before we can say so. */
 	signal(SIGPIPE, SIG_IGN);
-	int rc = ilog_mcp_serve(m, STDIN_FILENO, STDOUT_FILENO, err, sizeof(err));
+	if (ILOG_VERBOSE(1))
+		fprintf(stderr, "%s: serving %s over stdio\n", ilog_prog, db ? db : argv[optind]);
+	rc = ilog_mcp_serve(m, STDIN_FILENO, STDOUT_FILENO, err, sizeof(err));
 	ilog_mcp_free(m);
 	if (rc) {
 		ilog_errorf("%s", err);
 		return ILOG_EXIT_USAGE;
 	}
+	if (ILOG_VERBOSE(1))
+		fprintf(stderr, "%s: end of input\n", ilog_prog);
 	return ILOG_EXIT_OK;
 }

@@ -32,8 +32,11 @@ static void usage(FILE *f)
 		"      --reference NODE         offsets relative to NODE (default: the first node)\n"
 		"  -n, --dry-run                estimate and report, write no log\n"
 		"  -L, --level N                zstd level of the output (default 3)\n"
-		"  -q, --quiet                  no report, no warnings\n"
-		"  -h, --help                   this text\n\n"
+		"  -q, --quiet                  errors only: no report, progress or warnings\n"
+		"  -v, --verbose                also say how many records were read and written\n"
+		"                               and how many collectives were matched\n"
+		"  -h, --help                   this text\n"
+		"      --version                print the version\n\n"
 		"The first pass over each input needs a regular file; a log on stdin takes its\n"
 		"offset from its clock anchors only.\n\n"
 		"EXAMPLES\n"
@@ -172,6 +175,10 @@ static int run(struct ilog_merge_input *in, uint32_t nin, const struct ilog_merg
 				"%llu stack references without a stack record\n", ilog_prog,
 				(unsigned long long)st.stacks_dedup, (unsigned long long)st.pystacks_dedup,
 				(unsigned long long)st.pycode_dedup, (unsigned long long)st.unresolved_refs);
+		if (ILOG_VERBOSE(1))
+			fprintf(stderr, "%s: %llu records read, %llu written; %llu collective points\n",
+				ilog_prog, (unsigned long long)st.records_in,
+				(unsigned long long)st.records_out, (unsigned long long)st.collectives);
 		/* kept after a damaged input (the records before it), not
 		 * after a failed write */
 		if (ilog_out_close(&dst, !wrc || ilog_err_is_damage(err)))
@@ -188,8 +195,7 @@ int main(int argc, char **argv)
 		{ "force-node", no_argument, 0, 'F' }, { "align", no_argument, 0, 'A' },
 		{ "clock-skew-threshold", required_argument, 0, 'T' },
 		{ "reference", required_argument, 0, 'R' }, { "dry-run", no_argument, 0, 'n' },
-		{ "level", required_argument, 0, 'L' }, { "quiet", no_argument, 0, 'q' },
-		{ "help", no_argument, 0, 'h' }, { 0 },
+		{ "level", required_argument, 0, 'L' }, ILOG_COMMON_LONG, { 0 },
 	};
 	struct ilog_merge_opts mo = { .skew_threshold_ns = 10000000 };
 	const char *out = NULL, *node = NULL;
@@ -205,7 +211,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* "-" first: inputs come back in order, so --node binds to the next LOG */
-	while ((c = getopt_long(argc, argv, "-o:nL:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "-o:nL:" ILOG_COMMON_SHORT, opts, NULL)) != -1) {
 		switch (c) {
 		case 1:
 			in[nin].path = optarg;
@@ -231,14 +237,10 @@ int main(int argc, char **argv)
 		case 'R': mo.reference = optarg; break;
 		case 'n': dry = 1; break;
 		case 'L': mo.level = atoi(optarg); break;
-		case 'q': ilog_verbosity = -1; break;
-		case 'h':
-			usage(stdout);
-			rc = ilog_finish_stdout(ILOG_EXIT_OK);
-			goto out;
 		default:
-			ilog_try_help();
-			goto out;
+			if ((rc = ilog_opt_common(c, usage)) >= 0)
+				goto out;
+			rc = ILOG_EXIT_USAGE;
 		}
 	}
 	if (node) {

@@ -67,9 +67,10 @@ static void usage(FILE *f)
 		"      --wakeup-min DUR   record wakeups that waited at least DUR (50us)\n"
 		"      --rank N           job rank in the header (default $RANK or -1)\n"
 		"      --check            print a readiness report and exit\n"
-		"  -q, --quiet            no status lines or live table\n"
+		"  -q, --quiet            errors only: no status lines, live table or warnings\n"
 		"  -v, --verbose          more detail (repeat for libbpf debug output)\n"
-		"  -h, --help             this text\n\n"
+		"  -h, --help             this text\n"
+		"      --version          print the version\n\n"
 		"A live table (per-op count, p50/p95/p99, drops) is shown when stderr is\n"
 		"a terminal.  SIGINT/SIGTERM stop cleanly; the log is valid even after\n"
 		"SIGKILL up to its last complete frame (about a second).  One recorder\n"
@@ -137,7 +138,8 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		{ "no-stack", 0, 0, O_NOSTACK }, { "wakeup-min", 1, 0, O_WAKE },
 		{ "rank", 1, 0, O_RANK }, { "check", 0, 0, O_CHECK }, { "quiet", 0, 0, 'q' },
 		{ "py-walker", 1, 0, O_PYWALK }, { "unwind", 1, 0, O_UNWIND },
-		{ "verbose", 0, 0, 'v' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+		{ "verbose", 0, 0, 'v' }, { "help", 0, 0, 'h' },
+		{ "version", 0, 0, ILOG_OPT_VERSION }, { 0, 0, 0, 0 },
 	};
 	int c, have_mode = 0;
 	const char *user = NULL;
@@ -237,6 +239,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		case 'q': o->quiet = 1; ilog_verbosity = -1; break;
 		case 'v': ilog_verbosity++; break;
 		case 'h': usage(stdout); exit(ilog_finish_stdout(ILOG_EXIT_OK));
+		case ILOG_OPT_VERSION: exit(ilog_opt_common(c, usage));
 		default:
 			ilog_errorf("unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
 			return -1;

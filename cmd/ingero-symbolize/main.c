@@ -29,7 +29,8 @@ static void usage(FILE *f)
 		"build-id differs is reported and not used: its frames stay module+offset.\n\n"
 		"OPTIONS\n"
 		"  -o, --output FILE    write the log here instead of stdout\n"
-		"  -d, --debug-dir DIR  also look here by build-id (repeatable, in order)\n"
+		"      --debug-dir DIR  also look here by build-id (repeatable, in order; no\n"
+		"                       -d: it is --duration in ingero-record)\n"
 		"      --sysroot DIR    recorded paths are under DIR (a copy of the node's /)\n"
 		"      --no-system-debug  do not look in /usr/lib/debug\n"
 		"      --collect DIR    instead of symbolizing, copy every ELF file the log's\n"
@@ -39,9 +40,10 @@ static void usage(FILE *f)
 		"                       again (after adding a --debug-dir)\n"
 		"      --threads N      1, or 2: a second thread resolves while the log is\n"
 		"                       read (default: 2 where two CPUs may be used)\n"
-		"  -q, --quiet          no warnings\n"
+		"  -q, --quiet          errors only: no progress or warnings\n"
 		"  -v, --verbose        also say which files have no debug info, and a summary\n"
-		"  -h, --help           this text\n\n"
+		"  -h, --help           this text\n"
+		"      --version        print the version\n\n"
 		"EXAMPLES\n"
 		"  ingero-symbolize run.ilog -o run.sym.ilog\n"
 		"  ingero-symbolize run.ilog | ingero-export -t stack | jq -c '.frames'\n"
@@ -81,21 +83,22 @@ static void on_progress(void *arg, int pass, uint64_t records)
 static int run(int argc, char **argv, const char **dirs, struct ilog_symbolize_input *in)
 {
 	static const struct option opts[] = {
-		{ "output", required_argument, 0, 'o' }, { "debug-dir", required_argument, 0, 'd' },
+		{ "output", required_argument, 0, 'o' }, { "debug-dir", required_argument, 0, 'D' },
 		{ "sysroot", required_argument, 0, 'S' }, { "collect", required_argument, 0, 'C' },
 		{ "no-system-debug", no_argument, 0, 'N' }, { "redo", no_argument, 0, 'R' },
-		{ "threads", required_argument, 0, 'T' },
-		{ "quiet", no_argument, 0, 'q' }, { "verbose", no_argument, 0, 'v' },
-		{ "help", no_argument, 0, 'h' }, { 0 },
+		{ "threads", required_argument, 0, 'T' }, ILOG_COMMON_LONG, { 0 },
 	};
 	struct ilog_symbolize_opts o = { .report = on_report, .debug_dirs = dirs };
 	const char *out = NULL, *collect = NULL;
-	int c;
+	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "o:d:qvh", opts, NULL)) != -1) {
+	/* "d": the old -d DIR, refused with the new spelling (a directory
+	 * and ingero-record's -d DUR cannot be told apart: "60s" is both) */
+	while ((c = getopt_long(argc, argv, "o:d" ILOG_COMMON_SHORT, opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
-		case 'd': dirs[o.ndebug_dirs++] = optarg; break;
+		case 'd': return ilog_opt_moved('d', "--debug-dir DIR", "--duration in ingero-record");
+		case 'D': dirs[o.ndebug_dirs++] = optarg; break;
 		case 'S': o.sysroot = optarg; break;
 		case 'C': collect = optarg; break;
 		case 'N': o.no_system_debug = 1; break;
@@ -107,11 +110,9 @@ static int run(int argc, char **argv, const char **dirs, struct ilog_symbolize_i
 			}
 			o.threads = optarg[0] - '0';
 			break;
-		case 'q': ilog_verbosity = -1; break;
-		case 'v': ilog_verbosity++; break;
-		case 'h': usage(stdout); return ilog_finish_stdout(ILOG_EXIT_OK);
 		default:
-			return ilog_try_help();
+			if ((rc = ilog_opt_common(c, usage)) >= 0)
+				return rc;
 		}
 	}
 	if (collect && out) {
@@ -129,7 +130,7 @@ static int run(int argc, char **argv, const char **dirs, struct ilog_symbolize_i
 	char err[1024];
 	if (collect) {
 		struct ilog_collect_stats st;
-		int rc = ilog_symbolize_collect(&o, in, nin, collect, &st, err, sizeof(err));
+		rc = ilog_symbolize_collect(&o, in, nin, collect, &st, err, sizeof(err));
 		if (rc)
 			ilog_errorf("%s", err);
 		else if (ilog_verbosity >= 0)
@@ -148,7 +149,7 @@ static int run(int argc, char **argv, const char **dirs, struct ilog_symbolize_i
 		o.progress = on_progress;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 	}
-	int rc = ilog_symbolize_filter(&o, in, nin, dst.fd, &st, err, sizeof(err));
+	rc = ilog_symbolize_filter(&o, in, nin, dst.fd, &st, err, sizeof(err));
 	if (progress_shown)
 		fprintf(stderr, "\n");
 	if (rc)

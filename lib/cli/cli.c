@@ -13,12 +13,13 @@
 #include "ingero/cli.h"
 
 const char *ilog_prog = "ingero";
+const char *ilog_prog_file = "ingero";
 int ilog_verbosity;
 
 void ilog_cli_init(const char *argv0)
 {
 	const char *s = argv0 ? strrchr(argv0, '/') : NULL;
-	ilog_prog = s ? s + 1 : argv0 ? argv0 : "ingero";
+	ilog_prog = ilog_prog_file = s ? s + 1 : argv0 ? argv0 : "ingero";
 }
 
 static void vmsg(const char *tag, const char *fmt, va_list ap)
@@ -155,7 +156,13 @@ int ilog_opt_time(const char *opt, const char *arg, uint64_t *abs, const char **
 		bad = ilog_parse_walltime(arg, abs);
 	}
 	if (bad) {
-		ilog_errorf("%s: not a time '%s'", opt, arg);
+		uint64_t ns;
+		/* "10s" for "+10s": a duration alone is no point in time */
+		if (arg[0] != '+' && *arg && !ilog_parse_duration(arg, &ns))
+			ilog_errorf("%s: not a time '%s': use '+%s' for %s after the log's start", opt,
+				    arg, arg, arg);
+		else
+			ilog_errorf("%s: not a time '%s'", opt, arg);
 		return -1;
 	}
 	return 0;

@@ -14,6 +14,7 @@
 #include "ingero/ilog.h"
 
 extern const char *ilog_prog;       /* set by ilog_cli_init from argv[0] */
+extern const char *ilog_prog_file;  /* the same, kept when a main renames ilog_prog */
 extern int ilog_verbosity;          /* -q: -1, default 0, -v: 1, -vv: 2 */
 #define ILOG_VERBOSE(lvl) (ilog_verbosity >= (lvl))
 
@@ -24,6 +25,58 @@ void ilog_warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "Try 'prog --help'." on stderr, after getopt named a bad option;
  * returns ILOG_EXIT_USAGE. */
 int ilog_try_help(void);
+/*
+ * The options every program takes alike (README "Common options"):
+ * -q/--quiet (errors only: no progress or warnings, ilog_verbosity -1),
+ * -v/--verbose (more detail; each -v one level more), -h/--help (the
+ * usage on stdout, exit 0) and --version ("PROG VERSION" on stdout, exit
+ * 0).  A main puts ILOG_COMMON_SHORT in its getopt string and
+ * ILOG_COMMON_LONG in its option table (before the { 0 } end), and hands
+ * every option its switch does not handle to ilog_opt_common:
+ *
+ *	default:
+ *		if ((rc = ilog_opt_common(c, usage)) >= 0)
+ *			return rc;
+ *
+ * Returns -1 after -q or -v (parsing goes on), else the exit code to
+ * return now: ILOG_EXIT_OK after --help or --version, ILOG_EXIT_USAGE
+ * after an unknown option ("Try 'prog --help'.", as ilog_try_help).
+ */
+#define ILOG_OPT_VERSION 0x1f00
+#define ILOG_COMMON_SHORT "qvh"
+#define ILOG_COMMON_LONG                                                            \
+	{ "quiet", 0, 0, 'q' }, { "verbose", 0, 0, 'v' }, { "help", 0, 0, 'h' },   \
+	{ "version", 0, 0, ILOG_OPT_VERSION }
+int ilog_opt_common(int c, void (*usage)(FILE *));
+/*
+ * A short option a program gave up because another program's same letter
+ * means something else (no letter means two things across the tools):
+ * "prog: -L: not an option here: use USE (-L is ELSEWHERE)", e.g.
+ * ilog_opt_moved('d', "--db FILE", "--duration in ingero-record").
+ * Returns ILOG_EXIT_USAGE.
+ */
+int ilog_opt_moved(int letter, const char *use, const char *elsewhere);
+/*
+ * "Did you mean": the name closest to a mistyped word, by edit distance
+ * with transpositions, if close enough to be a typo (at most 2 edits and
+ * a third of the name).  Offer each candidate with ilog_suggest_add; the
+ * first of equally close ones wins; best is NULL when none is close.
+ */
+struct ilog_suggest {
+	const char *word, *best;
+	unsigned dist;
+};
+void ilog_suggest_init(struct ilog_suggest *s, const char *word);
+void ilog_suggest_add(struct ilog_suggest *s, const char *name);
+const char *ilog_suggest_best(const struct ilog_suggest *s);
+/*
+ * 1 when rec is a record of process pid by the rules of --pid
+ * (ilog_filter_match: its own record, or a host event naming it as the
+ * other process), 0 for other processes' records and records of no
+ * process.  For "--pid N: no record of this process" after a run.
+ */
+int ilog_record_of_pid(const struct ilog_record *rec, const struct ilog_reader *r, uint32_t pid);
+
 /* Open an input path ("-" = stdin).  Returns an fd or -1 (error printed). */
 int ilog_open_in(const char *path);
 /* Open an output path ("-" or NULL = stdout), truncating.  fd or -1.
@@ -61,7 +114,8 @@ const char *ilog_in_name(const char *path);
  * "prog: OPT: not a ... 'ARG'" and returns -1 (exit ILOG_EXIT_USAGE).
  * ilog_opt_time: TIME is RFC 3339 or @EPOCH (into *abs, CLOCK_REALTIME ns)
  * or +DURATION from the log's start (*rel = arg, its length into *rel_ns),
- * the since/until fields of struct ilog_filter.  ilog_opt_pid: a process
+ * the since/until fields of struct ilog_filter; a bare DURATION is refused
+ * with "use '+DURATION'".  ilog_opt_pid: a process
  * id from 1 to 2^32-1.
  */
 int ilog_opt_time(const char *opt, const char *arg, uint64_t *abs, const char **rel,
