@@ -7,8 +7,11 @@
 
 rm -rf "$DIST_TEST"
 mkdir -p "$DIST_TEST" d1 d2
+# the first takes its time from the last commit itself; the second is
+# told the same time, so that a commit made meanwhile changes nothing
+epoch=$(git -C "$REPO" log -1 --format=%ct 2>/dev/null || echo 1700000000)
 a=$(make_dist "$DIST_TEST/b1" "$PWD/d1")
-b=$(make_dist "$DIST_TEST/b2" "$PWD/d2")
+b=$(SOURCE_DATE_EPOCH=$epoch make_dist "$DIST_TEST/b2" "$PWD/d2")
 [[ $(basename "$a") == "$(basename "$b")" ]] || fail "names differ: $a $b"
 cmp "$a" "$b" >&2 || fail "two builds differ: $(sha256sum "$a" "$b")"
 sha256sum "$a" "$b" >&2
@@ -21,7 +24,6 @@ top=ingero-$version-linux-x86_64
 tar -tzf "$a" | sed "s|^$top/|TOP/|" >contents
 grep -v -e '^TOP/docs/.' -e '^TOP/LICENSE$' contents
 grep -qx 'TOP/docs/HACKING.md' contents || fail "no docs/HACKING.md"
-epoch=$(git -C "$REPO" log -1 --format=%ct 2>/dev/null || echo 1700000000)
 # owner and time of every entry
 tar --numeric-owner -tvzf "$a" --full-time >list
 bad=$(awk '$2 != "0/0"' list | wc -l)
