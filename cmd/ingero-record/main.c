@@ -40,7 +40,8 @@ static void usage(FILE *f)
 		"(of the invoking user by default) with eBPF uprobes, plus scheduler,\n"
 		"memory and process events of those processes, into an .ilog event log.\n"
 		"With a COMMAND, runs it (as the invoking user under sudo), traces it and\n"
-		"its children, and stops when it exits.  Needs root (CAP_BPF+CAP_PERFMON).\n\n"
+		"its children, and stops when it exits.  Runs as root; of root's capabilities\n"
+		"it needs only those below, and drops every other once attached.\n\n"
 		"OPTIONS\n"
 		"  -o, --output FILE      log to write, - for stdout (default ingero-DATE.ilog)\n"
 		"  -p, --pid LIST         trace only these processes (and their children)\n"
@@ -80,6 +81,9 @@ static void usage(FILE *f)
 		"  sudo ingero-record -d 60s -o run.ilog\n"
 		"  sudo ingero-record -o run.ilog -- python3 train.py\n"
 		"  sudo ingero-record -o - --pid 812 | ingero-export | jq -c 'select(.type==\"cuda\")'\n\n"
+		"CAPABILITIES (--check names any missing)\n"
+		"  needed:        CAP_BPF CAP_PERFMON CAP_SYS_PTRACE CAP_DAC_READ_SEARCH\n"
+		"  with COMMAND:  CAP_SETUID CAP_SETGID CAP_KILL (only to run it as the sudo user)\n\n"
 		"EXIT STATUS\n  0 recorded, 1 --check found a problem, 2 usage error or failure\n");
 }
 
@@ -442,6 +446,13 @@ static int run(struct rec *r)
 		rec_attach_known(r);
 	rec_scan_all(r);
 	rec_write_snapshot(r);
+	/*
+	 * Attached: keep only what recording goes on needing (probes on
+	 * libraries loaded later, /proc and memory of new processes, and for
+	 * a COMMAND run as the sudo user, signalling it), drop the rest.
+	 */
+	if (rec_caps_drop(o->cmd && getenv("SUDO_UID"), r->err, sizeof(r->err)))
+		ilog_warnf("%s", r->err);
 	if (!o->quiet) {
 		fprintf(stderr, "%s: recording to %s: %u probes in %u files; %s\n", ilog_prog,
 			o->out, r->nprobes, r->nlibs,

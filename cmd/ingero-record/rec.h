@@ -157,6 +157,25 @@ int rec_check(const struct rec_opts *o);
 int rec_lock(const char *path, char *err, size_t len);
 const char *rec_driver_version(char *buf, size_t len);
 
+/* caps.c: least privilege */
+struct rec_cap {
+	int bit;                   /* CAP_* number */
+	const char *name;          /* "CAP_BPF" */
+	int command;               /* needed only to run a COMMAND as the sudo user */
+	const char *why;
+};
+extern const struct rec_cap rec_caps[]; /* ends with a NULL name */
+uint64_t rec_caps_effective(void);      /* CapEff of /proc/self/status */
+/* The capabilities recording needs (plus the COMMAND ones if asked), as a mask. */
+uint64_t rec_caps_needed(int command_as_user);
+/* Once the probes are attached: no_new_privs, then every capability but
+ * rec_caps_needed() out of the permitted, effective, inheritable, ambient
+ * and (with CAP_SETPCAP) bounding sets.  0, or -1 with err set. */
+int rec_caps_drop(int command_as_user, char *err, size_t len);
+/* For --check: one item per missing capability (what it is needed for),
+ * or one "capabilities" item listing them all when none is missing. */
+void rec_caps_check(void (*item)(int ok, const char *what, const char *detail, const char *fix));
+
 /* unwind.c: DWARF unwinding of the stack copies (--unwind) */
 /* A REC_MSG_USTACK message: unwind it, write the stack record (once per
  * content) and remember it for the events of the path. */

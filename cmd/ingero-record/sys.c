@@ -313,6 +313,7 @@ int rec_check(const struct rec_opts *o)
 	     "mount -t tracefs nodev /sys/kernel/tracing  (only for other tools)");
 	item(!stat("/sys/bus/event_source/devices/uprobe/type", &st), "uprobes",
 	     "/sys/bus/event_source/devices/uprobe", "a kernel with CONFIG_UPROBE_EVENTS=y");
+	rec_caps_check(item);
 	/* BPF permission and the verifier: load the real programs */
 	libbpf_print_fn_t old = libbpf_set_print(silent);
 	struct record_bpf *s = record_bpf__open();
