@@ -226,6 +226,17 @@ int ilog_explain_report(struct ilog_buf *b, struct ilog_stats *st,
 		node_summary(b, st, i);
 	if (!ilog_stats_nnodes(st))
 		bprintf(b, "  the log holds no CUDA, host or snapshot events\n");
+	int overlap;
+	char ranks[256];
+	uint32_t logs = ilog_stats_logs(st, &overlap, ranks, sizeof(ranks));
+	if (logs > 1) {
+		bprintf(b, "  %u logs, not merged: each is analyzed on its own node's timeline\n", logs);
+		if (overlap)
+			bprintf(b, "  they were recorded at the same time%s%s%s: merge them first "
+				"(ingero merge LOG... | ingero correlate --report) to align their "
+				"clocks and see the job as one\n", ranks[0] ? ", as ranks " : "",
+				ranks, ranks[0] ? " of one job" : "");
+	}
 	if (!cs->n) {
 		bprintf(b, "\nNo causal chain: no anomaly cost 1%% or more of a process's time.\n");
 	} else {
@@ -343,10 +354,17 @@ int ilog_explain_chain_json(struct ilog_buf *b, struct ilog_stats *st,
 int ilog_explain_json(struct ilog_buf *b, struct ilog_stats *st,
 		      const struct ilog_chain_set *cs, const struct ilog_explain_opts *o)
 {
+	int overlap;
+	char ranks[256];
+	uint32_t logs = ilog_stats_logs(st, &overlap, ranks, sizeof(ranks));
 	for (uint32_t i = 0; i < ilog_stats_nnodes(st); i++) {
 		struct ilog_stats_summary s;
 		ilog_stats_summary(st, i, &s);
 		bprintf(b, "{\"type\":\"summary\"");
+		if (logs > 1) { /* several logs, not merged: each node its own */
+			jkv_u(b, "logs", logs);
+			bprintf(b, ",\"logs_overlap\":%s", overlap ? "true" : "false");
+		}
 		jkv_s(b, "node", s.node_name);
 		jkv_u(b, "start_ns", s.start_ns);
 		jkv_u(b, "end_ns", s.end_ns);

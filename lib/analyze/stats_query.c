@@ -195,6 +195,34 @@ double ilog_chernoff(uint64_t n, uint64_t k, double p)
 	return exp(-(double)n * d);
 }
 
+/* ---- logs given unmerged ---- */
+uint32_t ilog_stats_logs(struct ilog_stats *st, int *overlap, char *ranks, size_t rlen)
+{
+	*overlap = 0;
+	if (rlen)
+		ranks[0] = 0;
+	if (st->logs < 2)
+		return st->logs;
+	/* any two nodes' wall-clock spans overlapping: recorded at once */
+	for (uint32_t i = 0; i < st->nnodes && !*overlap; i++)
+		for (uint32_t j = i + 1; j < st->nnodes && !*overlap; j++) {
+			struct ilog_stats_summary a, b;
+			ilog_stats_summary(st, i, &a);
+			ilog_stats_summary(st, j, &b);
+			if (!a.real_start_ns || !b.real_start_ns)
+				continue;
+			uint64_t ae = a.real_start_ns + (a.end_ns - a.start_ns);
+			uint64_t be = b.real_start_ns + (b.end_ns - b.start_ns);
+			*overlap = a.real_start_ns < be && b.real_start_ns < ae;
+		}
+	size_t len = 0;
+	for (uint32_t i = 0; i < st->nids && rlen; i++)
+		if (st->ids[i].used && st->ids[i].rank >= 0 && len + 24 < rlen)
+			len += (size_t)snprintf(ranks + len, rlen - len, "%s%lld", len ? ", " : "",
+						(long long)st->ids[i].rank);
+	return st->logs;
+}
+
 /* ---- rows ---- */
 uint32_t ilog_stats_nnodes(const struct ilog_stats *st)
 {

@@ -82,6 +82,15 @@ struct ilog_stats_summary {
 uint32_t ilog_stats_nnodes(const struct ilog_stats *st);
 void ilog_stats_summary(struct ilog_stats *st, uint32_t i, struct ilog_stats_summary *s);
 
+/*
+ * How many logs were given (each is a recording, analyzed on its own node
+ * timeline: several logs are never mixed into one node).  When more than
+ * one: *overlap tells whether two were recorded at the same time (ranks of
+ * one job, which ingero-merge aligns and joins), and ranks (rlen bytes)
+ * lists the ranks their headers name ("0, 1"; "" when none).
+ */
+uint32_t ilog_stats_logs(struct ilog_stats *st, int *overlap, char *ranks, size_t rlen);
+
 /* "412 ms", "9.81 ms", "42.1 us", "1.24 s": three significant digits. Returns buf. */
 char *ilog_fmt_dur(char *buf, size_t n, double ns);
 /* "1.50 GiB", "12.0 MiB", "512 B" (binary units).  Returns buf. */
