@@ -88,9 +88,9 @@ EOF
 	cat <<EOF
 
 These link libcurl (the ClickHouse sink), whose static archive needs
-others Debian does not ship; on Debian or Ubuntu install libcurl4,
-libsqlite3-0, libdeflate0, libjansson4, libmsgpackc2 (or libmsgpack-c2)
-and libzstd1, or copy the log to a machine that has them.
+others Debian does not ship.  Install the packages holding those libraries
+(Debian and Ubuntu: libcurl4, libsqlite3-0, libdeflate0, libjansson4,
+libzstd1), or export the log on a machine that has them.
 EOF
 } >"$top/BUNDLE.md"
 
