@@ -222,7 +222,7 @@ static void put_fields(struct ilog_buf *b, const struct ilog_field *f, unsigned 
 			put_key(b, f[i].name);
 		}
 		put_value(b, &f[i], base);
-		if (f[i].type == FT_TS && r) {
+		if ((f[i].type == FT_TS || f[i].view == FV_MONO) && r) {
 			uint64_t ts;
 			memcpy(&ts, base + f[i].off, 8);
 			uint64_t wall = ilog_reader_wall(r, rec->node, ts);

@@ -186,7 +186,7 @@ static const struct ilog_field symbol_f[] = {
 #define E struct ilog_chain
 static const struct ilog_field chain_f[] = {
 	F(E, id, "id", FT_U64, FV_HEX),
-	F(E, ts_start, "ts_start", FT_U64, FV_NUM),
+	F(E, ts_start, "ts_start", FT_U64, FV_MONO),
 	F(E, ts_end, "ts_end", FT_U64, FV_NUM),
 	F(E, severity, "severity", FT_U32, FV_SEV),
 	F(E, pattern, "pattern", FT_STR, FV_STR),

@@ -195,7 +195,7 @@ int main(void)
 		"\"procs\":[{\"pid\":7,\"cpu_pct\":98.5,\"rss\":1073741824},"
 		"{\"pid\":8,\"cpu_pct\":0,\"rss\":0}]}",
 		"{\"type\":\"stack\",\"id\":\"0x1234\",\"pid\":7,\"ips\":[\"0x7f0000001000\",\"0x0\"]}",
-		"{\"type\":\"chain\",\"id\":\"0x1\",\"ts_start\":1000,\"ts_end\":2000,"
+		"{\"type\":\"chain\",\"id\":\"0x1\",\"ts_start\":1000,\"time\":\"2026-11-22T16:20:00.000000000Z\",\"ts_end\":2000,"
 		"\"severity\":\"HIGH\",\"pattern\":\"cpu-contention\",\"pid\":7,"
 		"\"op\":\"cudaStreamSynchronize\",\"score\":0.1,\"title\":\"t\","
 		"\"root_cause\":\"line1\\nline2\",\"fix\":\"\",\"evidence\":\"[]\"}",
