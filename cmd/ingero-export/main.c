@@ -184,6 +184,7 @@ int main(int argc, char **argv)
 	 * damage); a sink that failed does not */
 	int whole = 1;
 	rc = in.rc;
+	ctx.input_cut = in.rc != ILOG_EXIT_OK;
 	if (sink->close(&ctx)) {
 		ilog_errorf("%s: %s", oname(&ctx, out), ctx.err);
 		rc = ILOG_EXIT_USAGE;

@@ -659,7 +659,9 @@ static int ch_close(struct ilog_sink_ctx *c)
 			snprintf(c->err, sizeof(c->err), "%s", s->err);
 			rc = -1;
 		} else {
-			s->sess.complete = 1;
+			/* the final row replaces the first even at 0 (same
+			 * version: the later insert wins) */
+			s->sess.complete = !c->input_cut;
 			rc = verify(c, s);
 			if (!rc)
 				rc = session_row(c, s);

@@ -809,7 +809,7 @@ static int sq_close(struct ilog_sink_ctx *c)
 	if (s->in_txn) {
 		sqlite3_stmt *st;
 		if (sqlite3_prepare_v2(s->db, "UPDATE sessions SET records=?, events=?, host_events=?, "
-				       "unknown_records=?, first_ts=?, last_ts=?, complete=1 "
+				       "unknown_records=?, first_ts=?, last_ts=?, complete=? "
 				       "WHERE session_id=?", -1, &st, NULL) == SQLITE_OK) {
 			BI(st, 1, s->records);
 			BI(st, 2, s->events);
@@ -817,7 +817,8 @@ static int sq_close(struct ilog_sink_ctx *c)
 			BI(st, 4, s->unknown);
 			BI(st, 5, s->first_ts);
 			BI(st, 6, s->last_ts);
-			BI(st, 7, s->session);
+			BI(st, 7, (uint64_t)!c->input_cut);
+			BI(st, 8, s->session);
 			if (sqlite3_step(st) != SQLITE_DONE)
 				rc = sq_err(c, s, "update session");
 			sqlite3_finalize(st);

@@ -21,6 +21,10 @@ struct ilog_sink_ctx {
 	int callstacks;           /* jsonl: each cuda event gets its merged "callstack" */
 	int uncompressed;         /* perfetto-proto: packets not deflated */
 	const char *source;       /* the inputs, space-separated, for provenance */
+	int input_cut;            /* set by the caller before close: an input was
+				   * damaged or missing, so the export holds only
+				   * what came before (sinks that record whether a
+				   * session is complete say it is not) */
 	const char *label;        /* set by open, optional: the output as messages name
 				   * it (a URL without its password); NULL: out_path */
 };
