@@ -94,22 +94,56 @@ int ilog_metrics_sink_close(struct ilog_sink_ctx *c,
 			    int (*render)(const struct ilog_metrics *m, struct ilog_buf *b));
 
 /*
- * Timeline tracks for the trace formats: one per export node, one per
- * (node, thread), created in order of first use so output is a function
- * of the input only.  Process names come from process records.
+ * Timeline tracks for the trace formats, created in order of first use so
+ * output is a function of the input only:
+ *  - a process per (export node, pid), named from process records
+ *    ("python3 (pid 812) on gpu-node-1 (rank 1)", "pid 812 on ..." when
+ *    no process record named it), its threads by tid under it;
+ *  - a process per export node for what is the node's, not a process's
+ *    (system counters, losses, causal chains), named by the node's label;
+ *  - per thread, a second track for its preemptions (see ilog_tracks_fit).
+ * Perfetto keys processes and threads by pid and tid alone, so ids must be
+ * unique across nodes: export node k's pid (tid) P is written as
+ * k * ILOG_TRACE_STRIDE + P.  Node 0 (the only one of a single-node log)
+ * keeps the real ids; Linux ids are below 2^22, so the ranges do not meet,
+ * and k * 10^7 + P still reads as the real id.  Unique while
+ * k * 10^7 + 10^7 fits in Perfetto's 32-bit pid, i.e. for 214 nodes.
  */
+#define ILOG_TRACE_STRIDE 10000000u
+#define ILOG_TRACE_LANE   5000000u   /* JSON preemption lanes: + tid */
+#define ILOG_TRACE_NODE   9999999u   /* the node's own process */
+static inline uint64_t ilog_trace_id(uint32_t node, uint32_t id)
+{
+	return (uint64_t)node * ILOG_TRACE_STRIDE + id;
+}
+
 struct ilog_thread_track {
 	uint32_t node, pid, tid;
+	int proc;                  /* its process (ilog_tracks_process) */
+	int lane;                  /* its preemption track was written */
+};
+
+struct ilog_proc_track {
+	uint32_t node, pid;
+	uint64_t uuid;             /* the format's own use (protobuf track) */
+	int named;                 /* written with a name from a process record */
 };
 
 /*
  * Slices on one track must nest (a child inside its parent) for Perfetto
- * to pair BEGIN and END events.  Real recordings nest by construction (a
- * thread cannot enter or leave a call while switched out); a log that
- * does not (synthetic or damaged) gets the later slice's end clipped so
- * that it does, and the exports say so in an argument.  The check looks
- * at the last ILOG_NEST_RECENT slices of the track, in the order written,
- * and at up to ILOG_NEST_OPEN earlier ones still open at the latest start.
+ * to pair BEGIN and END events, and for Chrome DevTools' trace engine,
+ * which rejects a partial overlap.  CUDA calls of one thread nest by
+ * construction (a runtime call around the driver calls it makes), but a
+ * preemption is measured by the scheduler's tracepoints while the call
+ * around it is timed by uprobes: real recordings have preemptions that
+ * end a fraction of a microsecond after the call that contains them.
+ * Clamping one into the other would falsify a measurement, so each thread
+ * has two tracks (lanes): its CUDA calls, and its preemptions.  A lane
+ * whose slices still do not nest (a synthetic or damaged log) gets the
+ * later slice's end clipped so that they do, and the exports say so in an
+ * argument.  The check looks at the last ILOG_NEST_RECENT slices of the
+ * lane, in the order written, and at up to ILOG_NEST_OPEN earlier ones
+ * still open at the latest start.
  */
 #define ILOG_NEST_RECENT 64
 #define ILOG_NEST_OPEN 32
@@ -120,26 +154,44 @@ struct ilog_nest {
 	uint32_t nopen;
 	uint64_t max_end;          /* the largest end of all the above */
 };
+enum { ILOG_LANE_CALLS, ILOG_LANE_PREEMPT, ILOG_LANES };
 
 struct ilog_tracks {
 	struct ilog_node_map nodes;
-	struct ilog_nest *nest;    /* per thread track */
+	struct ilog_nest *nest;    /* per thread track, ILOG_LANES each */
 	struct ilog_thread_track *threads;
 	uint32_t nthreads, cap;
+	struct ilog_proc_track *procs;
+	uint32_t nprocs, pcap;
 	struct ilog_hmap tmap;   /* (node, tid) key + 1 -> thread index + 1 */
+	struct ilog_hmap pmap;   /* (node, pid) key + 1 -> process index + 1 */
 	struct ilog_hmap cmap;   /* (node, pid) key + 1 -> comm index + 1 */
 	size_t ncomm;
 	char (*comms)[INGERO_COMM_LEN];
 };
 
-/* The thread track of (node, tid), created (*isnew = 1) on first use.
+/* The process track of (node, pid), created (*isnew = 1) on first use.
+ * Returns its index or -1 on ENOMEM. */
+int ilog_tracks_process(struct ilog_tracks *t, uint32_t node, uint32_t pid, int *isnew);
+/* The thread track of (node, tid), created (*isnew = 1) on first use, and
+ * its process's with it (ilog_tracks_thread's caller writes that first).
  * Returns its index or -1 on ENOMEM. */
 int ilog_tracks_thread(struct ilog_tracks *t, uint32_t node, uint32_t pid, uint32_t tid,
 		       int *isnew);
-/* The end a slice [start, end] on thread track t may have so that it nests
- * with the slices written before it on that track (end itself when it
- * does); the slice is then recorded as written. */
-uint64_t ilog_tracks_fit(struct ilog_tracks *t, int track, uint64_t start, uint64_t end);
+/* The end a slice [start, end] on lane `lane` of thread track t may have so
+ * that it nests with the slices written before it on that lane (end itself
+ * when it does); the slice is then recorded as written. */
+uint64_t ilog_tracks_fit_lane(struct ilog_tracks *t, int track, int lane, uint64_t start,
+			      uint64_t end);
+/* The same on the thread's calls lane. */
+static inline uint64_t ilog_tracks_fit(struct ilog_tracks *t, int track, uint64_t start,
+				       uint64_t end)
+{
+	return ilog_tracks_fit_lane(t, track, ILOG_LANE_CALLS, start, end);
+}
+/* "python3 (pid 812) on gpu-node-1 (rank 1)", "pid 812 on gpu-node-1". */
+void ilog_process_label(const struct ilog_tracks *t, uint32_t node, uint32_t pid, char *buf,
+			size_t len);
 /* Remember a process name.  0 or -1. */
 int ilog_tracks_comm_set(struct ilog_tracks *t, uint32_t node, uint32_t pid, const char *comm,
 			 size_t n);
@@ -150,7 +202,7 @@ void ilog_tracks_free(struct ilog_tracks *t);
  * The trace formats (Perfetto JSON and protobuf) draw the same records:
  * ilog_trace_record() numbers nodes from headers, names processes from
  * process records, and hands every other drawn record to the format's
- * callback with its export node and wall-clock time (records of a node
+ * callback with its export node and wall-clock time in ns (records of a node
  * whose header was not seen are skipped).  Callbacks return 0 or -1
  * (ENOMEM), and so does ilog_trace_record.
  */
@@ -162,6 +214,9 @@ struct ilog_trace_ops {
 	int (*loss)(void *s, uint32_t node, const struct ilog_loss *l, uint64_t wall);
 	int (*chain)(void *s, uint32_t node, const struct ilog_chain *ch, uint64_t wall,
 		     uint64_t end);
+	/* a process record named (node, pid): its track, if written, may
+	 * need the name (optional) */
+	int (*process)(void *s, uint32_t node, uint32_t pid);
 };
 int ilog_trace_record(struct ilog_tracks *t, const struct ilog_trace_ops *ops, void *s,
 		      const struct ilog_record *rec, const struct ilog_reader *r);

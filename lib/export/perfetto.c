@@ -3,16 +3,26 @@
  * --format perfetto: Chrome trace-event JSON, which Perfetto's UI and
  * trace processor (and chrome://tracing) load.  The mapping, shared with
  * --format perfetto-proto (lib/export/pftrace.c):
- *   export node      -> a process (pid = node ordinal + 1), sorted by ordinal
- *   thread           -> a thread of that process (the real tid)
+ *   (node, pid)      -> a process "python3 (pid 812) on gpu-node-1 (rank 1)"
+ *                       (pid and tid unique across nodes: export_int.h)
+ *   thread           -> a thread of its process, named by the comm
+ *   export node      -> a process of its own, named by the node's label,
+ *                       for the node's counters and chains
  *   CUDA call        -> complete event ("X") named by op, category = layer
- *   host preemption  -> complete event "preempted" on the preempted thread
+ *   host preemption  -> complete event "preempted" on the preempted
+ *                       thread's preemption lane: a thread of its own
+ *                       (tid + ILOG_TRACE_LANE, "preemptions (tid N)"),
+ *                       as JSON has no child tracks (export_int.h says why
+ *                       preemptions do not share the calls' track)
  *   oom/fork/exec/exit -> thread instant
  *   snapshot         -> counters "cpu %", "mem available", "swap used", "load1"
  *   loss             -> counter "lost <source>"
  *   chain            -> process instant named by severity, coloured by it
- * Times are wall clock (the node's anchors), in microseconds with three
- * decimals, so nanoseconds survive exactly.  Output depends on the input
+ * Times are wall clock (the node's anchors) relative to a time zero, the
+ * first header's whole second (otherData.ingero_time_zero_unix_ns), in
+ * microseconds with three decimals.  Readers parse them as doubles: at
+ * epoch scale (1.8e15 us) a double keeps only ~0.25 us, relative to the
+ * zero it keeps every nanosecond for 52 days.  Output depends on the input
  * only: no clocks, no addresses, no hash order.
  */
 #include <inttypes.h>
@@ -25,6 +35,8 @@ struct pj {
 	struct ilog_tracks t;
 	uint64_t nevents;
 	int first;
+	int zero_set;
+	uint64_t zero;             /* wall ns of ts 0 */
 };
 
 static int pj_open(struct ilog_sink_ctx *c)
@@ -44,7 +56,7 @@ static int pj_open(struct ilog_sink_ctx *c)
 	return 0;
 }
 
-/* "1795000000002210.319": ns as microseconds, exactly */
+/* "2210.319": ns as microseconds, exactly */
 static int put_us(struct ilog_buf *b, uint64_t ns)
 {
 	char t[32];
@@ -52,11 +64,19 @@ static int put_us(struct ilog_buf *b, uint64_t ns)
 	return ilog_buf_put(b, t, (size_t)n);
 }
 
-/* Start an event object: separator, ph, pid (and tid when >= 0). */
-static int ev_begin(struct pj *p, const char *ph, uint32_t node, int64_t tid)
+/* A wall time as microseconds after the time zero (negative before it). */
+static int put_ts(struct pj *p, uint64_t wall)
 {
-	int rc = ilog_buf_printf(&p->b, "%s{\"ph\":\"%s\",\"pid\":%u", p->first ? "" : ",\n", ph,
-				 node + 1);
+	if (wall >= p->zero)
+		return put_us(&p->b, wall - p->zero);
+	return ilog_buf_put(&p->b, "-", 1) || put_us(&p->b, p->zero - wall);
+}
+
+/* Start an event object: separator, ph, pid (and tid when >= 0). */
+static int ev_begin(struct pj *p, const char *ph, uint64_t pid, int64_t tid)
+{
+	int rc = ilog_buf_printf(&p->b, "%s{\"ph\":\"%s\",\"pid\":%" PRIu64, p->first ? "" : ",\n",
+				 ph, pid);
 	p->first = 0;
 	if (!rc && tid >= 0)
 		rc = ilog_buf_printf(&p->b, ",\"tid\":%" PRId64, tid);
@@ -70,22 +90,46 @@ static int key_str(struct ilog_buf *b, const char *key, const char *s, size_t n)
 	return ilog_buf_printf(b, "%s\"%s\":", first ? "" : ",", key) || ilog_json_str(b, s, n);
 }
 
-/* The thread's track index (its name written on first use), or -1. */
+/* process_name (or thread_name) and the sort index of a track */
+static int name_meta(struct pj *p, uint64_t pid, int64_t tid, const char *name, uint64_t sort)
+{
+	const char *what = tid >= 0 ? "thread" : "process";
+	return ev_begin(p, "M", pid, tid) ||
+	       ilog_buf_printf(&p->b, ",\"name\":\"%s_name\",\"args\":{", what) ||
+	       key_str(&p->b, "name", name, strlen(name)) || ilog_buf_printf(&p->b, "}}") ||
+	       ev_begin(p, "M", pid, tid) ||
+	       ilog_buf_printf(&p->b, ",\"name\":\"%s_sort_index\",\"args\":"
+			       "{\"sort_index\":%" PRIu64 "}}", what, sort);
+}
+
+/* A process's name, written when its track is first used and again when
+ * a process record names it later. */
+static int process_meta(struct pj *p, int proc)
+{
+	struct ilog_proc_track *pt = &p->t.procs[proc];
+	char label[400];
+	ilog_process_label(&p->t, pt->node, pt->pid, label, sizeof(label));
+	pt->uuid = 1; /* written */
+	pt->named = ilog_tracks_comm(&p->t, pt->node, pt->pid) != NULL;
+	uint64_t pid = ilog_trace_id(pt->node, pt->pid);
+	return name_meta(p, pid, -1, label, pid);
+}
+
+/* The thread's track index (its process's and its name written on first
+ * use), or -1. */
 static int thread_meta(struct pj *p, uint32_t node, uint32_t pid, uint32_t tid)
 {
 	int isnew;
 	int t = ilog_tracks_thread(&p->t, node, pid, tid, &isnew);
 	if (t < 0 || !isnew)
 		return t;
+	struct ilog_thread_track *th = &p->t.threads[t];
+	if (!p->t.procs[th->proc].uuid && process_meta(p, th->proc))
+		return -1;
+	/* threads inherit the process's comm; the log has no other name */
 	const char *comm = ilog_tracks_comm(&p->t, node, pid);
-	char name[96];
-	if (pid != tid)
-		snprintf(name, sizeof(name), "%s %u (pid %u)", comm ? comm : "thread", tid, pid);
-	else
-		snprintf(name, sizeof(name), "%s %u", comm ? comm : "thread", tid);
-	if (ev_begin(p, "M", node, tid) ||
-	    ilog_buf_printf(&p->b, ",\"name\":\"thread_name\",\"args\":{") ||
-	    key_str(&p->b, "name", name, strlen(name)) || ilog_buf_printf(&p->b, "}}"))
+	if (comm && name_meta(p, ilog_trace_id(node, pid), (int64_t)ilog_trace_id(node, tid),
+			      comm, tid))
 		return -1;
 	return t;
 }
@@ -95,7 +139,8 @@ static int thread_meta(struct pj *p, uint32_t node, uint32_t pid, uint32_t tid)
 static int counter(struct pj *p, uint32_t node, uint64_t ts, const char *name, const char *key,
 		   double v)
 {
-	return ev_begin(p, "C", node, -1) || ilog_buf_printf(&p->b, ",\"ts\":") || put_us(&p->b, ts) ||
+	return ev_begin(p, "C", ilog_trace_id(node, ILOG_TRACE_NODE), -1) ||
+	       ilog_buf_printf(&p->b, ",\"ts\":") || put_ts(p, ts) ||
 	       key_str(&p->b, "name", name, strlen(name)) || ilog_buf_printf(&p->b, ",\"args\":{") ||
 	       ilog_json_str(&p->b, key, strlen(key)) || ilog_buf_printf(&p->b, ":%.17g}}", v);
 }
@@ -117,9 +162,9 @@ static int cuda_event(struct pj *p, uint32_t node, const struct ingero_cuda_even
 	int t = thread_meta(p, node, e->pid, e->tid);
 	if (t < 0)
 		return -1;
-	uint64_t dur = ilog_tracks_fit(&p->t, t, ts, ts + e->dur_ns) - ts;
-	if (ev_begin(p, "X", node, e->tid) ||
-	    ilog_buf_printf(b, ",\"ts\":") || put_us(b, ts) || ilog_buf_printf(b, ",\"dur\":") ||
+	uint64_t dur = ilog_tracks_fit_lane(&p->t, t, ILOG_LANE_CALLS, ts, ts + e->dur_ns) - ts;
+	if (ev_begin(p, "X", ilog_trace_id(node, e->pid), (int64_t)ilog_trace_id(node, e->tid)) ||
+	    ilog_buf_printf(b, ",\"ts\":") || put_ts(p, ts) || ilog_buf_printf(b, ",\"dur\":") ||
 	    put_us(b, dur) ||
 	    ilog_buf_printf(b, ",\"name\":\"%s\",\"cat\":\"%s\",\"args\":{", op,
 			    layer ? layer : "unknown"))
@@ -165,9 +210,18 @@ static int host_event(struct pj *p, uint32_t node, const struct ingero_host_even
 		int t = thread_meta(p, node, h->pid, h->tid);
 		if (t < 0)
 			return -1;
-		uint64_t dur = ilog_tracks_fit(&p->t, t, ts, ts + h->dur_ns) - ts;
-		return ev_begin(p, "X", node, h->tid) ||
-		       ilog_buf_printf(b, ",\"ts\":") || put_us(b, ts) ||
+		uint64_t pid = ilog_trace_id(node, h->pid);
+		int64_t lane = (int64_t)ilog_trace_id(node, ILOG_TRACE_LANE + h->tid);
+		if (!p->t.threads[t].lane) {
+			char name[64];
+			snprintf(name, sizeof(name), "preemptions (tid %u)", h->tid);
+			if (name_meta(p, pid, lane, name, ILOG_TRACE_LANE + (uint64_t)h->tid))
+				return -1;
+			p->t.threads[t].lane = 1;
+		}
+		uint64_t dur = ilog_tracks_fit_lane(&p->t, t, ILOG_LANE_PREEMPT, ts, ts + h->dur_ns) - ts;
+		return ev_begin(p, "X", pid, lane) ||
+		       ilog_buf_printf(b, ",\"ts\":") || put_ts(p, ts) ||
 		       ilog_buf_printf(b, ",\"dur\":") || put_us(b, dur) ||
 		       ilog_buf_printf(b, ",\"name\":\"preempted\",\"cat\":\"host\",\"args\":{") ||
 		       key_str(b, "by", h->other_comm, strnlen(h->other_comm, INGERO_COMM_LEN)) ||
@@ -180,8 +234,9 @@ static int host_event(struct pj *p, uint32_t node, const struct ingero_host_even
 	if (h->type != ILOG_HOST_OOM && h->type != ILOG_HOST_FORK && h->type != ILOG_HOST_EXEC &&
 	    h->type != ILOG_HOST_EXIT)
 		return 0; /* windows and wakeups: in sqlite/jsonl, not on a timeline */
-	return thread_meta(p, node, h->pid, h->tid) < 0 || ev_begin(p, "i", node, h->tid) ||
-	       ilog_buf_printf(b, ",\"s\":\"t\",\"ts\":") || put_us(b, ts) ||
+	return thread_meta(p, node, h->pid, h->tid) < 0 ||
+	       ev_begin(p, "i", ilog_trace_id(node, h->pid), (int64_t)ilog_trace_id(node, h->tid)) ||
+	       ilog_buf_printf(b, ",\"s\":\"t\",\"ts\":") || put_ts(p, ts) ||
 	       ilog_buf_printf(b, ",\"name\":\"%s\",\"cat\":\"host\",\"args\":{", type) ||
 	       key_str(b, "other_comm", h->other_comm, strnlen(h->other_comm, INGERO_COMM_LEN)) ||
 	       ilog_buf_printf(b, ",\"other_pid\":%u,\"value\":%" PRIu64 "}}", h->other_pid,
@@ -199,8 +254,8 @@ static int chain_event(struct pj *p, uint32_t node, const struct ilog_chain *ch,
 {
 	struct ilog_buf *b = &p->b;
 	const char *sev = ilog_severity_name(ch->severity), *op = ilog_op_name(ch->op);
-	return ev_begin(p, "i", node, -1) || ilog_buf_printf(b, ",\"s\":\"p\",\"ts\":") ||
-	       put_us(b, ts) ||
+	return ev_begin(p, "i", ilog_trace_id(node, ILOG_TRACE_NODE), -1) ||
+	       ilog_buf_printf(b, ",\"s\":\"p\",\"ts\":") || put_ts(p, ts) ||
 	       ilog_buf_printf(b, ",\"name\":\"%s\",\"cat\":\"chain\",\"cname\":\"%s\",\"args\":{",
 			       sev ? sev : "LOW", sev_colour(ch->severity)) ||
 	       key_str(b, "pattern", ch->pattern.p, ch->pattern.n) ||
@@ -215,17 +270,30 @@ static int chain_event(struct pj *p, uint32_t node, const struct ilog_chain *ch,
 static int pj_node(void *s, uint32_t node, int isnew, const struct ilog_header *h)
 {
 	struct pj *p = s;
-	(void)h;
+	if (!p->zero_set) {
+		/* the time zero: the first header's second, as the protobuf
+		 * export's sequence 1 clock */
+		p->zero = h->real_ns / 1000000000u * 1000000000u;
+		p->zero_set = 1;
+	}
 	if (!isnew)
 		return 0;
 	char label[300];
 	ilog_node_label(&p->t.nodes.nodes[node], label, sizeof(label));
-	return ev_begin(p, "M", node, -1) ||
-	       ilog_buf_printf(&p->b, ",\"name\":\"process_name\",\"args\":{") ||
-	       key_str(&p->b, "name", label, strlen(label)) || ilog_buf_printf(&p->b, "}}") ||
-	       ev_begin(p, "M", node, -1) ||
-	       ilog_buf_printf(&p->b, ",\"name\":\"process_sort_index\",\"args\":"
-			       "{\"sort_index\":%u}}", node) ? -1 : 0;
+	/* first among the node's processes */
+	return name_meta(p, ilog_trace_id(node, ILOG_TRACE_NODE), -1, label,
+			 ilog_trace_id(node, 0)) ? -1 : 0;
+}
+
+static int pj_process(void *s, uint32_t node, uint32_t pid)
+{
+	struct pj *p = s;
+	int isnew, proc = ilog_tracks_process(&p->t, node, pid, &isnew);
+	if (proc < 0)
+		return -1;
+	/* written before a process record named it: the name now */
+	struct ilog_proc_track *pt = &p->t.procs[proc];
+	return pt->uuid && !pt->named ? process_meta(p, proc) : 0;
 }
 
 static int pj_cuda(void *s, uint32_t node, const struct ingero_cuda_event *e, uint64_t wall)
@@ -262,7 +330,7 @@ static int pj_chain(void *s, uint32_t node, const struct ilog_chain *ch, uint64_
 
 static const struct ilog_trace_ops pj_ops = {
 	.node = pj_node, .cuda = pj_cuda, .host = pj_host, .snapshot = pj_snapshot,
-	.loss = pj_loss, .chain = pj_chain,
+	.loss = pj_loss, .chain = pj_chain, .process = pj_process,
 };
 
 static int pj_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
@@ -283,7 +351,8 @@ static int pj_close(struct ilog_sink_ctx *c)
 	struct pj *p = c->state;
 	if (!p)
 		return 0;
-	int rc = ilog_buf_printf(&p->b, "\n]}\n");
+	int rc = ilog_buf_printf(&p->b, "\n],\"otherData\":{\"ingero_time_zero_unix_ns\":\"%" PRIu64
+				 "\"}}\n", p->zero);
 	if (rc)
 		snprintf(c->err, sizeof(c->err), "out of memory");
 	else
@@ -297,6 +366,6 @@ static int pj_close(struct ilog_sink_ctx *c)
 
 const struct ilog_sink ilog_sink_perfetto = {
 	.name = "perfetto",
-	.help = "Chrome trace-event JSON for ui.perfetto.dev: a process per node, a thread per tid",
+	.help = "Chrome trace-event JSON for ui.perfetto.dev: a process per (node, pid), a thread per tid",
 	.open = pj_open, .record = pj_record, .close = pj_close,
 };

@@ -5,7 +5,13 @@
  * written by our own protobuf encoder.  Field numbers are those of
  * Perfetto's published protos (protos/perfetto/trace/...); the subset we
  * write is described in docs/perfetto_subset.proto, which tests use with
- * `protoc --decode`.  The mapping is the JSON export's (export_perfetto.c).
+ * `protoc --decode`.  The mapping is the JSON export's (perfetto.c): a
+ * process (ProcessDescriptor) per (node, pid) and one per node, a thread
+ * (ThreadDescriptor) per tid, pids and tids unique across nodes
+ * (export_int.h), except that a thread's preemptions are on a child track
+ * of the thread's track, "preemptions", where JSON needs a thread.
+ * Timestamps are integer nanoseconds end to end (the log's, deltas and
+ * clock snapshots are integers; no microseconds, no doubles).
  *
  * Size, without losing anything the JSON has:
  *  - every thread track has a packet sequence of its own, whose defaults
@@ -204,7 +210,8 @@ struct pf {
 	uint64_t *node_uuid;       /* process track per node */
 	struct counters *ctr;
 	uint32_t nnode_uuid;
-	struct tseq { uint64_t uuid; struct seq s; } *th; /* per thread track */
+	struct tseq { uint64_t uuid, puuid; struct seq s; } *th; /* per thread track;
+							   * puuid: preemptions */
 	uint32_t nth;
 	struct seq glob;           /* sequence 1 */
 	struct seq *cur;           /* the sequence of the packet being built */
@@ -476,6 +483,17 @@ static void descriptor_end(struct pf *p, size_t td)
 	emit_packet(p, 0, 0);
 }
 
+static void process_descriptor(struct pf *p, uint64_t uuid, uint64_t pid, const char *name)
+{
+	size_t td, pd;
+	descriptor_begin(p, uuid, &td);
+	pd = pb_open(&p->pkt, TD_PROCESS);
+	pb_u64(&p->pkt, PD_PID, pid);
+	pb_str(&p->pkt, PD_NAME, name);
+	pb_close(&p->pkt, pd);
+	descriptor_end(p, td);
+}
+
 static int node_track(struct pf *p, uint32_t node)
 {
 	if (node >= p->nnode_uuid) {
@@ -497,14 +515,21 @@ static int node_track(struct pf *p, uint32_t node)
 	char label[300];
 	ilog_node_label(&p->t.nodes.nodes[node], label, sizeof(label));
 	p->node_uuid[node] = p->next_uuid++;
-	size_t td, pd;
-	descriptor_begin(p, p->node_uuid[node], &td);
-	pd = pb_open(&p->pkt, TD_PROCESS);
-	pb_u64(&p->pkt, PD_PID, node + 1);
-	pb_str(&p->pkt, PD_NAME, label);
-	pb_close(&p->pkt, pd);
-	descriptor_end(p, td);
+	process_descriptor(p, p->node_uuid[node], ilog_trace_id(node, ILOG_TRACE_NODE), label);
 	return 0;
+}
+
+/* A process's track, written on first use and again (same uuid, the name
+ * now) when a process record names it later. */
+static void process_track(struct pf *p, int proc)
+{
+	struct ilog_proc_track *pt = &p->t.procs[proc];
+	char label[400];
+	ilog_process_label(&p->t, pt->node, pt->pid, label, sizeof(label));
+	if (!pt->uuid)
+		pt->uuid = p->next_uuid++;
+	pt->named = ilog_tracks_comm(&p->t, pt->node, pt->pid) != NULL;
+	process_descriptor(p, pt->uuid, ilog_trace_id(pt->node, pt->pid), label);
 }
 
 /* A child track of a node: counters (unit: UNIT_*, 0 = plain) or chains. */
@@ -546,19 +571,19 @@ static struct seq *thread_seq(struct pf *p, uint32_t node, uint32_t pid, uint32_
 		p->th = th;
 		p->nth = n;
 	}
+	int proc = p->t.threads[t].proc;
+	if (!p->t.procs[proc].uuid)
+		process_track(p, proc);
 	uint64_t uuid = p->th[t].uuid = p->next_uuid++;
+	/* threads inherit the process's comm; the log has no other name */
 	const char *comm = ilog_tracks_comm(&p->t, node, pid);
-	char name[96];
-	if (pid != tid)
-		snprintf(name, sizeof(name), "%s %u (pid %u)", comm ? comm : "thread", tid, pid);
-	else
-		snprintf(name, sizeof(name), "%s %u", comm ? comm : "thread", tid);
 	size_t td, th;
 	descriptor_begin(p, uuid, &td);
 	th = pb_open(&p->pkt, TD_THREAD);
-	pb_u64(&p->pkt, THD_PID, node + 1);
-	pb_u64(&p->pkt, THD_TID, tid);
-	pb_str(&p->pkt, THD_NAME, name);
+	pb_u64(&p->pkt, THD_PID, ilog_trace_id(node, pid));
+	pb_u64(&p->pkt, THD_TID, ilog_trace_id(node, tid));
+	if (comm)
+		pb_str(&p->pkt, THD_NAME, comm);
 	pb_close(&p->pkt, th);
 	descriptor_end(p, td);
 	/* sequence ids: 1 is ours, threads from 2 */
@@ -582,9 +607,9 @@ static size_t event_begin(struct pf *p, int type, uint64_t track, uint32_t name,
 }
 
 /* The END of a slice names it too, so readers that pair by name can. */
-static void slice_end(struct pf *p, uint32_t name, uint64_t wall)
+static void slice_end(struct pf *p, uint64_t track, uint32_t name, uint64_t wall)
 {
-	size_t te = event_begin(p, TYPE_SLICE_END, 0, name, 0);
+	size_t te = event_begin(p, TYPE_SLICE_END, track, name, 0);
 	pb_close(&p->pkt, te);
 	emit_packet(p, wall, 1);
 }
@@ -594,7 +619,7 @@ static int cuda_slice(struct pf *p, uint32_t node, const struct ingero_cuda_even
 	int t;
 	if (!thread_seq(p, node, e->pid, e->tid, wall, &t))
 		return -1;
-	uint64_t end = ilog_tracks_fit(&p->t, t, wall, wall + e->dur_ns);
+	uint64_t end = ilog_tracks_fit_lane(&p->t, t, ILOG_LANE_CALLS, wall, wall + e->dur_ns);
 	uint32_t name = (e->op < N_PREEMPTED - 1 ? e->op : 0) + 1;
 	size_t te = event_begin(p, TYPE_SLICE_BEGIN, 0, name,
 				e->layer < C_HOST - 1 ? e->layer + 1u : 0);
@@ -623,7 +648,7 @@ static int cuda_slice(struct pf *p, uint32_t node, const struct ingero_cuda_even
 		ann_uint(p, A_CLIPPED, e->dur_ns);
 	pb_close(&p->pkt, te);
 	emit_packet(p, wall, 1);
-	slice_end(p, name, end);
+	slice_end(p, 0, name, end);
 	return 0;
 }
 
@@ -636,9 +661,25 @@ static int host_event(struct pf *p, uint32_t node, const struct ingero_host_even
 	int t;
 	if (!thread_seq(p, node, h->pid, h->tid, wall, &t))
 		return -1;
-	uint64_t end = sw ? ilog_tracks_fit(&p->t, t, wall, wall + h->dur_ns) : wall;
+	uint64_t end = sw ? ilog_tracks_fit_lane(&p->t, t, ILOG_LANE_PREEMPT, wall, wall + h->dur_ns)
+			  : wall;
+	uint64_t lane = 0;
+	if (sw) {
+		/* the thread's preemption track (export_int.h says why) */
+		if (!p->th[t].puuid) {
+			uint64_t thread_uuid = p->th[t].uuid;
+			size_t td;
+			p->th[t].puuid = p->next_uuid++;
+			descriptor_begin(p, p->th[t].puuid, &td);
+			pb_u64(&p->pkt, TD_PARENT, thread_uuid);
+			pb_str(&p->pkt, TD_NAME, "preemptions");
+			descriptor_end(p, td);
+			p->cur = &p->th[t].s;
+		}
+		lane = p->th[t].puuid;
+	}
 	uint32_t name = sw ? N_PREEMPTED : N_HOST + h->type;
-	size_t te = event_begin(p, sw ? TYPE_SLICE_BEGIN : TYPE_INSTANT, 0, name, C_HOST);
+	size_t te = event_begin(p, sw ? TYPE_SLICE_BEGIN : TYPE_INSTANT, lane, name, C_HOST);
 	size_t cn = strnlen(h->other_comm, INGERO_COMM_LEN);
 	if (sw) {
 		ann_str(p, A_BY, h->other_comm, cn, 1);
@@ -655,7 +696,7 @@ static int host_event(struct pf *p, uint32_t node, const struct ingero_host_even
 	pb_close(&p->pkt, te);
 	emit_packet(p, wall, 1);
 	if (sw)
-		slice_end(p, name, end);
+		slice_end(p, lane, name, end);
 	return 0;
 }
 
@@ -933,9 +974,21 @@ static int pf_chain(void *s, uint32_t node, const struct ilog_chain *ch, uint64_
 	return chain(s, node, ch, wall, end);
 }
 
+static int pf_process(void *s, uint32_t node, uint32_t pid)
+{
+	struct pf *p = s;
+	int isnew, proc = ilog_tracks_process(&p->t, node, pid, &isnew);
+	if (proc < 0)
+		return -1;
+	/* written before a process record named it: the name now */
+	if (p->t.procs[proc].uuid && !p->t.procs[proc].named)
+		process_track(p, proc);
+	return 0;
+}
+
 static const struct ilog_trace_ops pf_ops = {
 	.node = pf_node, .cuda = pf_cuda, .host = pf_host, .snapshot = pf_snapshot,
-	.loss = pf_loss, .chain = pf_chain,
+	.loss = pf_loss, .chain = pf_chain, .process = pf_process,
 };
 
 static int pf_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,

@@ -227,6 +227,29 @@ static uint64_t key64(uint32_t a, uint32_t b)
 	return ((uint64_t)a << 32 | b) + 1;
 }
 
+int ilog_tracks_process(struct ilog_tracks *t, uint32_t node, uint32_t pid, int *isnew)
+{
+	uint64_t key = key64(node, pid);
+	*isnew = 0;
+	uint64_t *v = ilog_hmap_get(&t->pmap, key, 0);
+	if (v)
+		return (int)*v - 1;
+	if (t->nprocs == t->pcap) {
+		uint32_t nc = t->pcap ? t->pcap * 2 : 16;
+		struct ilog_proc_track *p = realloc(t->procs, nc * sizeof(*p));
+		if (!p)
+			return -1;
+		t->procs = p;
+		t->pcap = nc;
+	}
+	if (!(v = ilog_hmap_put(&t->pmap, key, 0)))
+		return -1;
+	*v = t->nprocs + 1;
+	t->procs[t->nprocs] = (struct ilog_proc_track){ .node = node, .pid = pid };
+	*isnew = 1;
+	return (int)t->nprocs++;
+}
+
 int ilog_tracks_thread(struct ilog_tracks *t, uint32_t node, uint32_t pid, uint32_t tid,
 		       int *isnew)
 {
@@ -235,13 +258,16 @@ int ilog_tracks_thread(struct ilog_tracks *t, uint32_t node, uint32_t pid, uint3
 	uint64_t *v = ilog_hmap_get(&t->tmap, key, 0);
 	if (v)
 		return (int)*v - 1;
+	int pnew, proc = ilog_tracks_process(t, node, pid, &pnew);
+	if (proc < 0)
+		return -1;
 	if (t->nthreads == t->cap) {
 		uint32_t nc = t->cap ? t->cap * 2 : 64;
 		struct ilog_thread_track *th = realloc(t->threads, nc * sizeof(*th));
 		if (!th)
 			return -1;
 		t->threads = th;
-		struct ilog_nest *ns = realloc(t->nest, nc * sizeof(*ns));
+		struct ilog_nest *ns = realloc(t->nest, (size_t)nc * ILOG_LANES * sizeof(*ns));
 		if (!ns)
 			return -1;
 		t->nest = ns;
@@ -250,10 +276,22 @@ int ilog_tracks_thread(struct ilog_tracks *t, uint32_t node, uint32_t pid, uint3
 	if (!(v = ilog_hmap_put(&t->tmap, key, 0)))
 		return -1;
 	*v = t->nthreads + 1;
-	memset(&t->nest[t->nthreads], 0, sizeof(t->nest[0]));
-	t->threads[t->nthreads] = (struct ilog_thread_track){ node, pid, tid };
+	memset(&t->nest[(size_t)t->nthreads * ILOG_LANES], 0, ILOG_LANES * sizeof(t->nest[0]));
+	t->threads[t->nthreads] = (struct ilog_thread_track){ node, pid, tid, proc, 0 };
 	*isnew = 1;
 	return (int)t->nthreads++;
+}
+
+void ilog_process_label(const struct ilog_tracks *t, uint32_t node, uint32_t pid, char *buf,
+			size_t len)
+{
+	char nl[300];
+	ilog_node_label(&t->nodes.nodes[node], nl, sizeof(nl));
+	const char *comm = ilog_tracks_comm(t, node, pid);
+	if (comm && *comm)
+		snprintf(buf, len, "%s (pid %u) on %s", comm, pid, nl);
+	else
+		snprintf(buf, len, "pid %u on %s", pid, nl);
 }
 
 int ilog_tracks_comm_set(struct ilog_tracks *t, uint32_t node, uint32_t pid, const char *comm,
@@ -287,7 +325,9 @@ void ilog_tracks_free(struct ilog_tracks *t)
 	ilog_node_map_free(&t->nodes);
 	free(t->threads);
 	free(t->nest);
+	free(t->procs);
 	ilog_hmap_free(&t->tmap);
+	ilog_hmap_free(&t->pmap);
 	ilog_hmap_free(&t->cmap);
 	free(t->comms);
 	memset(t, 0, sizeof(*t));
@@ -314,9 +354,10 @@ static uint64_t clip_end(uint64_t s, uint64_t e, uint64_t rs, uint64_t re)
 	return rs > s ? rs - 1 : s; /* starts before R, ends inside it or at its start */
 }
 
-uint64_t ilog_tracks_fit(struct ilog_tracks *t, int track, uint64_t start, uint64_t end)
+uint64_t ilog_tracks_fit_lane(struct ilog_tracks *t, int track, int lane, uint64_t start,
+			      uint64_t end)
 {
-	struct ilog_nest *n = &t->nest[track];
+	struct ilog_nest *n = &t->nest[(size_t)track * ILOG_LANES + lane];
 	uint64_t e = end;
 	if (start < n->max_end) {
 		for (int changed = 1; changed;) {
@@ -409,8 +450,10 @@ int ilog_trace_record(struct ilog_tracks *t, const struct ilog_trace_ops *ops, v
 	uint32_t n = (uint32_t)node;
 	switch (rec->kind) {
 	case ILOG_K_PROCESS:
-		return ilog_tracks_comm_set(t, n, rec->u.process.pid, rec->u.process.comm.p,
-					    rec->u.process.comm.n);
+		if (ilog_tracks_comm_set(t, n, rec->u.process.pid, rec->u.process.comm.p,
+					 rec->u.process.comm.n))
+			return -1;
+		return ops->process ? ops->process(s, n, rec->u.process.pid) : 0;
 	case ILOG_K_CUDA:
 		return ops->cuda(s, n, &rec->u.cuda, wall);
 	case ILOG_K_HOST:

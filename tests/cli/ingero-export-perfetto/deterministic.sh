@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # Same input, same bytes: both Perfetto exports (and the sqlite-free formats)
 # are functions of the log alone.  The JSON is valid JSON whose complete
-# events all carry a name, and process tracks come in node order.
+# events all carry a name, and processes sort by node, the node's own
+# process (counters, chains) first: sort index = node * 10000000 + pid.
 set -euo pipefail
 "$INGERO_OUT"/tests/tools/ranks -o rank --ranks 3 --steps 60 --chains
 export SOURCE_DATE_EPOCH=1795000000

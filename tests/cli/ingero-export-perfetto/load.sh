@@ -1,7 +1,11 @@
 # SPDX-License-Identifier: MIT
 # Both Perfetto exports of a merged 4-rank job load in Perfetto's own trace
-# processor with one process per rank (in rank order), one thread track per
-# thread, CUDA calls and preemptions as slices, snapshots as counter
+# processor with one process per (node, pid), named "python3 (pid P) on
+# node (rank R)", with pids unique across nodes (node k's pid P is
+# k*10000000+P), plus a process per node for its counters and chains; a
+# thread per tid with its preemptions on a track of their own (in the JSON
+# a second thread, "preemptions (tid N)", so 2 threads there), CUDA calls
+# and preemptions as slices that all nest at depth 0, snapshots as counter
 # tracks, chains as instants named by severity, and no error or data-loss
 # statistic.
 set -euo pipefail
