@@ -41,7 +41,7 @@ UNITS    := $(patsubst tests/unit/%.c,$(OUT)/tests/unit/%,$(UNIT_SRCS))
 TEST_TOOLS_SRCS := $(wildcard tests/tools/*.c)
 TEST_TOOLS := $(patsubst tests/tools/%.c,$(OUT)/tests/tools/%,$(TEST_TOOLS_SRCS))
 
-.PHONY: all test unit asan fuzz bench install clean demo deps check-format dist
+.PHONY: all test unit asan fuzz bench install uninstall deb man clean demo deps check-format dist
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -139,9 +139,85 @@ fuzz: $(FUZZERS) $(OUT)/tests/tools/synth
 bench: all
 	$(Q)for b in bench/*/run; do echo "== $$b"; INGERO_BIN=$(abspath $(BIN)) INGERO_OUT=$(abspath $(OUT)) $$b || exit 1; done
 
-install: $(BINS)
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+# ---- make install, make uninstall, make deb ----
+# `make install` (PREFIX, DESTDIR): the programs into bin/; section-1 man
+# pages generated from each program's --help by docs/man/gen.py (plus the
+# hand-written docs/man/NAME.1.in) and docs/man/ingero-log.5; bash and zsh
+# completions generated from the same --help texts; README, LICENSE, the
+# format spec and docs/ into share/doc/ingero/; the demo's fake CUDA
+# libraries and workload into libexec/ingero/, where the installed
+# ingero-demo finds them (../libexec/ingero from its bin/).  docs/man/install.sh
+# notes what it installed, and the directories it created, in
+# libexec/ingero/installed; `make uninstall` (the same PREFIX and DESTDIR)
+# removes exactly those.  `make deb`: $(DEBDIR)/ingero_VERSION-1_ARCH.deb from
+# a DESTDIR install with PREFIX=/usr (docs/man/deb.sh).
+INST_VERSION  := $(shell sed -n 's/^\#define INGERO_VERSION "\(.*\)"/\1/p' lib/include/ingero/ilog.h)
+INST_EPOCH    := $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct 2>/dev/null),1700000000)
+INST_DATE     := $(shell date -u -d @$(INST_EPOCH) +%Y-%m-%d)
+INST_GEN      := $(OUT)/install
+INST_SUBS     := $(patsubst ingero-%,%,$(filter ingero-%,$(CMDS)))
+INST_HELPS    := $(CMDS:%=$(INST_GEN)/help/%)
+INST_MAN1     := $(CMDS:%=$(INST_GEN)/man1/%.1)
+INST_BASH     := $(CMDS:%=$(INST_GEN)/bash/%)
+INST_ZSH      := $(CMDS:%=$(INST_GEN)/zsh/_%)
+INST_DOCS     := README.md LICENSE format/SPEC.md $(wildcard docs/*.md docs/*.proto)
+# MODE SOURCE DEST (under PREFIX), one file per line for docs/man/install.sh
+INST_LIST      = $(foreach c,$(CMDS),0755 $(BIN)/$(c) bin/$(c)) \
+	$(foreach c,$(CMDS),0644 $(INST_GEN)/man1/$(c).1 share/man/man1/$(c).1) \
+	0644 $(INST_GEN)/man5/ingero-log.5 share/man/man5/ingero-log.5 \
+	$(foreach c,$(CMDS),0644 $(INST_GEN)/bash/$(c) share/bash-completion/completions/$(c)) \
+	$(foreach c,$(CMDS),0644 $(INST_GEN)/zsh/_$(c) share/zsh/site-functions/_$(c)) \
+	$(foreach f,$(INST_DOCS),0644 $(f) share/doc/ingero/$(f)) \
+	$(foreach f,$(FAKECUDA_LIBS),0644 $(f) libexec/ingero/$(notdir $(f))) \
+	0755 $(FAKECUDA_DIR)/workload libexec/ingero/workload
+inst_list = printf '%s %s %s\n' $(INST_LIST)
+DEBDIR        ?= dist
+DEB_VERSION   ?= $(INST_VERSION)-1
+DEB_MAINTAINER ?= $(or $(shell git log -1 --format='%an <%ae>' 2>/dev/null),ingero maintainers <ingero@example.org>)
+DEB_WORK      := $(OUT)/deb
+
+$(INST_GEN)/help/%: $(BIN)/%
+	$(Q)mkdir -p $(@D)
+	$(Q)$< --help >$@
+$(INST_GEN)/man1/%.1: $(INST_GEN)/help/% docs/man/gen.py $$(wildcard docs/man/%.1.in)
+	$(call msg,MAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)python3 docs/man/gen.py man $* $< $(INST_VERSION) $(INST_DATE) $(wildcard docs/man/$*.1.in) >$@
+# the umbrella completes its commands' options too
+$(INST_GEN)/bash/ingero $(INST_GEN)/zsh/_ingero: $(INST_HELPS) docs/man/gen.py
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)python3 docs/man/gen.py $(if $(findstring /bash/,$@),bash,zsh) ingero $(INST_GEN)/help/ingero \
+		$(foreach s,$(INST_SUBS),$(s)=$(INST_GEN)/help/ingero-$(s)) >$@
+$(INST_GEN)/bash/%: $(INST_GEN)/help/% docs/man/gen.py
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)python3 docs/man/gen.py bash $* $< >$@
+$(INST_GEN)/zsh/_%: $(INST_GEN)/help/% docs/man/gen.py
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)python3 docs/man/gen.py zsh $* $< >$@
+
+# man pages and completions, without installing them
+man: $(INST_MAN1) $(INST_BASH) $(INST_ZSH)
+
+# inst_run,DESTDIR,PREFIX: install the list there
+inst_run = mkdir -p $(INST_GEN)/man5 && \
+	sed -e 's,@DOCDIR@,$(2)/share/doc/ingero,g' -e 's/@VERSION@/$(INST_VERSION)/' \
+		-e 's/@DATE@/$(INST_DATE)/' docs/man/ingero-log.5 >$(INST_GEN)/man5/ingero-log.5 && \
+	$(inst_list) | docs/man/install.sh install '$(1)' '$(2)'
+
+install: $(BINS) $(INST_MAN1) $(INST_BASH) $(INST_ZSH) $(FAKECUDA)
+	$(Q)$(call inst_run,$(DESTDIR),$(PREFIX))
+
+uninstall:
+	$(Q)$(inst_list) | docs/man/install.sh uninstall '$(DESTDIR)' '$(PREFIX)'
+
+deb: $(BINS) $(INST_MAN1) $(INST_BASH) $(INST_ZSH) $(FAKECUDA)
+	$(Q)rm -rf $(DEB_WORK)
+	$(Q)($(call inst_run,$(abspath $(DEB_WORK))/debian/ingero,/usr)) >/dev/null
+	$(call msg,DEB,$(DEBDIR)/ingero_$(DEB_VERSION)_$(shell dpkg --print-architecture 2>/dev/null).deb)
+	$(Q)docs/man/deb.sh $(DEB_WORK) $(DEBDIR) $(DEB_VERSION) $(INST_EPOCH) '$(DEB_MAINTAINER)' >/dev/null
 
 deps:
 	$(Q)tests/install-deps.sh

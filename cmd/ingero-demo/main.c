@@ -74,19 +74,22 @@ struct opts {
 	int no_bpf, bpf, json, check, keep, list;
 };
 
-/* The fake CUDA runtime: $INGERO_FAKECUDA_DIR, the build's, next to bin/. */
+/* The fake CUDA runtime: $INGERO_FAKECUDA_DIR, an installed tree's
+ * (bin/../libexec/ingero, `make install`), the build's, next to bin/. */
 static int find_fakecuda(const char *bindir, char *out, size_t n)
 {
-	const char *cand[4] = { getenv("INGERO_FAKECUDA_DIR"), NULL, NULL, NULL };
-	char a[PATH_MAX + 32], b[PATH_MAX + 32];
+	const char *cand[5] = { getenv("INGERO_FAKECUDA_DIR"), NULL, NULL, NULL, NULL };
+	char a[PATH_MAX + 32], b[PATH_MAX + 32], l[PATH_MAX + 32];
+	snprintf(l, sizeof(l), "%s/../libexec/ingero", bindir);
+	cand[1] = l;
 #ifdef INGERO_FAKECUDA_DIR
-	cand[1] = INGERO_FAKECUDA_DIR;
+	cand[2] = INGERO_FAKECUDA_DIR;
 #endif
 	snprintf(a, sizeof(a), "%s/../tests/fakecuda", bindir);
 	snprintf(b, sizeof(b), "%s/../.output/tests/fakecuda", bindir);
-	cand[2] = a;
-	cand[3] = b;
-	for (int i = 0; i < 4; i++) {
+	cand[3] = a;
+	cand[4] = b;
+	for (int i = 0; i < 5; i++) {
 		char p[PATH_MAX + 64];
 		if (!cand[i])
 			continue;
