@@ -62,13 +62,15 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < NELEM(cmds); i++)
 		fprintf(f, "  %-10s %s%s\n", cmds[i].name, cmds[i].help,
 			available(dir, cmds[i].name) ? "" : " (not installed)");
+	/* prose, not a list: the man page and completions take the words of
+	 * the COMMANDS list for commands */
 	fprintf(f, "\n`ingero COMMAND --help` describes one command.\n\n"
-		"Ingero's command names (trace, check, explain, query, dashboard) are\n"
-		"answered with the command that does that job here, on stderr with exit\n"
-		"status 2; they are not run, as their options and outputs differ:\n");
-	for (size_t i = 0; i < NELEM(ingero_names); i++)
-		fprintf(f, "  %-10s -> %s\n", ingero_names[i].name, ingero_names[i].is);
-	fprintf(f, "\nOPTIONS\n"
+		"Ingero's command names are answered with the command that does that\n"
+		"job here, on stderr with exit status 2, and not run (their options and\n"
+		"outputs differ): trace is record, check is record --check, explain is\n"
+		"correlate --report, query is export --format sqlite (then sqlite3, or\n"
+		"mcp), dashboard is export --format perfetto.\n\n"
+		"OPTIONS\n"
 		"  -q, --quiet    errors only: passed on to COMMAND\n"
 		"  -v, --verbose  more detail: passed on to COMMAND (repeatable)\n"
 		"  -h, --help     this text\n"
