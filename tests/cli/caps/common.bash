@@ -5,6 +5,17 @@
 # the COMMAND capabilities are only listed under sudo
 unset SUDO_UID SUDO_GID
 
+# a failed case leaves no recorder or workload behind
+caps_cleanup() {
+	local p
+	for p in ${RECPID:-} ${wpid:-}; do
+		# still ours (a reaped pid may have been reused)
+		grep -qs -e ingero-record -e workload "/proc/$p/cmdline" && kill -INT "$p"
+	done
+	return 0
+}
+trap caps_cleanup EXIT
+
 command -v setpriv >/dev/null || fail "setpriv not installed (tests/deps.txt: util-linux)"
 
 # NEEDED: "CAP_BPF CAP_PERFMON ..." from the --help line "needed: ..."
