@@ -31,6 +31,9 @@ static void usage(FILE *f)
 		"                               (default 10ms; 0 = never)\n"
 		"      --reference NODE         offsets relative to NODE (default: the first node)\n"
 		"  -n, --dry-run                estimate and report, write no log\n"
+		"  -j, --json                   the report as JSON Lines on stdout, one object per\n"
+		"                               node (as in the provenance record); needs -o FILE\n"
+		"                               or -n\n"
 		"  -L, --level N                zstd level of the output (default 3)\n"
 		"  -q, --quiet                  errors only: no report, progress or warnings\n"
 		"  -v, --verbose                also say how many records were read and written\n"
@@ -43,7 +46,8 @@ static void usage(FILE *f)
 		"  ingero-merge rank0.ilog rank1.ilog rank2.ilog rank3.ilog -o job.ilog\n"
 		"  ingero-merge --align --clock-skew-threshold 2ms node*.ilog -o job.ilog\n"
 		"  ingero-merge --node gpu-a --force-node old.ilog new.ilog -o both.ilog\n"
-		"  ingero-merge -n rank*.ilog          # offsets only\n\n"
+		"  ingero-merge -n rank*.ilog          # offsets only\n"
+		"  ingero-merge -n -j rank*.ilog | jq -r '.node + \" \" + (.offset_ns|tostring)'\n\n"
 		"EXIT STATUS\n  0 merged (skew warnings included), 2 usage error or bad input\n");
 }
 
@@ -85,21 +89,35 @@ static void warn_lines(const char *w)
 	}
 }
 
+static int json_report; /* --json */
+
 static void report(const struct ilog_merge *m, const struct ilog_merge_opts *o)
 {
 	progress_end(o);
 	uint32_t nn;
 	const struct ilog_merge_node *nodes = ilog_merge_nodes(m, &nn);
 	warn_lines(ilog_merge_warnings(m));
+	for (uint32_t i = 0; i < nn && json_report; i++) {
+		struct ilog_buf b = { 0 };
+		if (ilog_merge_node_json(&b, i, &nodes[i]) || ilog_buf_put(&b, "\n", 1))
+			ilog_errorf("out of memory");
+		else
+			fwrite(b.p, 1, b.len, stdout);
+		ilog_buf_free(&b);
+	}
 	for (uint32_t i = 0; i < nn && ilog_verbosity >= 0; i++) {
 		const struct ilog_merge_node *p = &nodes[i];
+		if (json_report && !p->warn)
+			continue; /* the text report, but its warnings, is in the JSON */
 		char off[48], unc[48], spread[48], rank[32] = "";
 		fmt_ms(off, sizeof(off), (double)p->offset_ns, 1);
 		fmt_small(unc, sizeof(unc), p->uncertainty_ns);
 		fmt_small(spread, sizeof(spread), p->spread_ns);
 		if (p->rank >= 0)
 			snprintf(rank, sizeof(rank), " rank %lld", (long long)p->rank);
-		switch (p->method) {
+		switch (json_report ? -1 : p->method) {
+		case -1:
+			break;
 		case ILOG_SKEW_REFERENCE:
 			fprintf(stderr, "%s: node %u %s%s: reference clock (%u anchors, largest step %.3f ms)\n",
 				ilog_prog, i, p->name, rank, p->anchors, (double)p->anchor_step_ns / 1e6);
@@ -195,7 +213,8 @@ int main(int argc, char **argv)
 		{ "force-node", no_argument, 0, 'F' }, { "align", no_argument, 0, 'A' },
 		{ "clock-skew-threshold", required_argument, 0, 'T' },
 		{ "reference", required_argument, 0, 'R' }, { "dry-run", no_argument, 0, 'n' },
-		{ "level", required_argument, 0, 'L' }, ILOG_COMMON_LONG, { 0 },
+		{ "level", required_argument, 0, 'L' }, { "json", no_argument, 0, 'j' },
+		ILOG_COMMON_LONG, { 0 },
 	};
 	struct ilog_merge_opts mo = { .skew_threshold_ns = 10000000 };
 	const char *out = NULL, *node = NULL;
@@ -211,7 +230,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* "-" first: inputs come back in order, so --node binds to the next LOG */
-	while ((c = getopt_long(argc, argv, "-o:nL:" ILOG_COMMON_SHORT, opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "-o:nL:j" ILOG_COMMON_SHORT, opts, NULL)) != -1) {
 		switch (c) {
 		case 1:
 			in[nin].path = optarg;
@@ -236,6 +255,7 @@ int main(int argc, char **argv)
 			break;
 		case 'R': mo.reference = optarg; break;
 		case 'n': dry = 1; break;
+		case 'j': json_report = 1; break;
 		case 'L': mo.level = atoi(optarg); break;
 		default:
 			if ((rc = ilog_opt_common(c, usage)) >= 0)
@@ -245,6 +265,10 @@ int main(int argc, char **argv)
 	}
 	if (node) {
 		ilog_errorf("--node %s: no LOG follows it", node);
+		goto out;
+	}
+	if (json_report && !dry && (!out || !strcmp(out, "-"))) {
+		ilog_errorf("--json: the report goes to stdout, so the log needs -o FILE (or -n)");
 		goto out;
 	}
 	if (!nin)

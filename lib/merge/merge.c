@@ -650,6 +650,21 @@ static int emit(struct ilog_merge *m, struct minput *mi)
 	}
 }
 
+int ilog_merge_node_json(struct ilog_buf *b, uint32_t i, const struct ilog_merge_node *p)
+{
+	int bad = ilog_buf_printf(b, "{\"node_index\":%u,\"node\":", i) ||
+		  ilog_json_str(b, p->name, strlen(p->name)) ||
+		  ilog_buf_printf(b, ",\"rank\":%lld,\"input\":%u,\"method\":\"%s\",\"offset_ns\":%lld,",
+				  (long long)p->rank, p->input, ilog_skew_method_name(p->method),
+				  (long long)p->offset_ns);
+	if (p->uncertainty_ns >= 0)
+		bad = bad || ilog_buf_printf(b, "\"uncertainty_ns\":%.0f,", p->uncertainty_ns);
+	else
+		bad = bad || ilog_buf_printf(b, "\"uncertainty_ns\":null,");
+	return bad || ilog_buf_printf(b, "\"matched\":%llu,\"applied\":%s}",
+				      (unsigned long long)p->matched, p->applied ? "true" : "false") ? -1 : 0;
+}
+
 /* The provenance record: who merged what, and each node's clock offset. */
 static int put_provenance(struct ilog_merge *m)
 {
@@ -662,20 +677,9 @@ static int put_provenance(struct ilog_merge *m)
 		bad = bad || (i && ilog_buf_put(&a, ",", 1)) || ilog_json_str(&a, name, strlen(name));
 	}
 	bad = bad || ilog_buf_put(&a, "],\"nodes\":[", 11);
-	for (uint32_t i = 0; i < m->nnodes; i++) {
-		const struct ilog_merge_node *p = &m->nodes[i]->pub;
-		bad = bad || ilog_buf_printf(&a, "%s{\"node_index\":%u,\"node\":", i ? "," : "", i) ||
-		      ilog_json_str(&a, p->name, strlen(p->name)) ||
-		      ilog_buf_printf(&a, ",\"rank\":%lld,\"input\":%u,\"method\":\"%s\",\"offset_ns\":%lld,",
-				      (long long)p->rank, p->input, ilog_skew_method_name(p->method),
-				      (long long)p->offset_ns);
-		if (p->uncertainty_ns >= 0)
-			bad = bad || ilog_buf_printf(&a, "\"uncertainty_ns\":%.0f,", p->uncertainty_ns);
-		else
-			bad = bad || ilog_buf_printf(&a, "\"uncertainty_ns\":null,");
-		bad = bad || ilog_buf_printf(&a, "\"matched\":%llu,\"applied\":%s}",
-					     (unsigned long long)p->matched, p->applied ? "true" : "false");
-	}
+	for (uint32_t i = 0; i < m->nnodes; i++)
+		bad = bad || (i && ilog_buf_put(&a, ",", 1)) ||
+		      ilog_merge_node_json(&a, i, &m->nodes[i]->pub);
 	bad = bad || ilog_buf_put(&a, "]}", 3); /* with its NUL */
 	if (bad) {
 		ilog_buf_free(&a);

@@ -79,6 +79,11 @@ struct ilog_merge *ilog_merge_open(const struct ilog_merge_input *in, uint32_t n
 				   const struct ilog_merge_opts *opts, char *err, size_t errlen);
 /* Nodes known before writing, in output order. */
 const struct ilog_merge_node *ilog_merge_nodes(const struct ilog_merge *m, uint32_t *n);
+/* Node i's clock estimate as one JSON object, appended to b -- the same
+ * object the provenance record's "nodes" array holds: node_index, node,
+ * rank, input, method, offset_ns, uncertainty_ns (null: unknown), matched,
+ * applied.  0 or -1 (ENOMEM). */
+int ilog_merge_node_json(struct ilog_buf *b, uint32_t i, const struct ilog_merge_node *p);
 /* Warnings gathered so far (renames, thin evidence), one per line; "" if none. */
 const char *ilog_merge_warnings(const struct ilog_merge *m);
 /*
