@@ -8,7 +8,8 @@
 # Writes TARBALL (ingero-VERSION-linux-x86_64.tar.gz, one top folder of
 # the same name): bin/ (debug info stripped), README.md, BUNDLE.md (what
 # is static, which shared libraries the others need), format/SPEC.md,
-# docs/, LICENSE if there is one, and SHA256SUMS over all of them.  The
+# docs/, bench/gpu/ (the GPU proof script), LICENSE if there is one, and
+# SHA256SUMS over all of them.  The
 # bytes depend only on the inputs: names sorted, owner 0, modes fixed,
 # every time SOURCE_DATE_EPOCH, gzip without name or time.  Run from the
 # repository root.
@@ -26,7 +27,7 @@ name=$(basename "$tarball" .tar.gz)
 stage=$(mktemp -d "${TMPDIR:-/tmp}/ingero-dist.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 top=$stage/$name
-mkdir -p "$top/bin" "$top/format" "$top/docs"
+mkdir -p "$top/bin" "$top/format" "$top/docs" "$top/bench/gpu"
 
 for p in "${static[@]}"; do
 	# a static program has no program interpreter (PT_INTERP)
@@ -42,6 +43,8 @@ cp README.md "$top/"
 cp format/SPEC.md "$top/format/"
 cp docs/*.md docs/*.proto "$top/docs/"
 [[ -f LICENSE ]] && cp LICENSE "$top/"
+# the GPU proof script: run as root on a GPU node, it finds ../../bin
+cp bench/gpu/run bench/gpu/*.py "$top/bench/gpu/"
 
 needed() {
 	readelf -dW "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | paste -sd ' ' -
