@@ -25,7 +25,6 @@
 #include "rec.h"
 #include "bpf/record.skel.h"
 
-enum { CL_RT = 0, CL_DRV = 1, CL_NCCL = 3 };
 
 struct pdef {
 	const char *sym;

@@ -120,6 +120,8 @@ int rec_attach_lib(struct rec *r, const char *path, const char *open_path);
 /* The ld.so link-map hook in an interpreter file.  0 or -1. */
 int rec_attach_dlhook(struct rec *r, const char *path, const char *open_path);
 /* Library class of a file name: 0 runtime, 1 driver, 3 nccl, -1 none. */
+/* rec_lib_class's answers */
+enum { CL_RT = 0, CL_DRV = 1, CL_NCCL = 3 };
 int rec_lib_class(const char *path);
 int rec_is_interp(const char *path);
 void rec_detach_all(struct rec *r);

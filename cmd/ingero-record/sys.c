@@ -240,6 +240,10 @@ static void check_libs(void)
 	/* every mapped CUDA library, and who maps it */
 	struct { char path[512]; char open[544]; char pids[256]; } found[32];
 	unsigned nf = 0;
+	/* processes with the driver mapped but no runtime: a CUDA runtime
+	 * linked into the program (nvcc -cudart static, the default) */
+	char statics[512] = "";
+	size_t nstatic = 0;
 	DIR *d = opendir("/proc");
 	struct dirent *e;
 	while (d && (e = readdir(d))) {
@@ -250,13 +254,17 @@ static void check_libs(void)
 		FILE *f = fopen(path, "re");
 		if (!f)
 			continue;
+		int rt = 0, drv = 0;
 		while (fgets(line, sizeof(line), f)) {
 			char *file = strchr(line, '/');
 			if (!file || !strstr(line, " r-xp "))
 				continue;
 			file[strcspn(file, "\n")] = 0;
-			if (rec_lib_class(file) < 0)
+			int cls = rec_lib_class(file);
+			if (cls < 0)
 				continue;
+			rt |= cls == CL_RT;
+			drv |= cls == CL_DRV;
 			unsigned i;
 			for (i = 0; i < nf && strcmp(found[i].path, file); i++)
 				;
@@ -276,9 +284,25 @@ static void check_libs(void)
 			}
 		}
 		fclose(f);
+		if (drv && !rt && nstatic < sizeof(statics) - 32) {
+			char comm[32] = "", cpath[64];
+			snprintf(cpath, sizeof(cpath), "/proc/%.20s/comm", e->d_name);
+			read_line(cpath, comm, sizeof(comm));
+			nstatic += (size_t)snprintf(statics + nstatic, sizeof(statics) - nstatic,
+						    "%s%.12s (%.16s)", nstatic ? ", " : "", e->d_name,
+						    comm);
+		}
 	}
 	if (d)
 		closedir(d);
+	if (nstatic) {
+		char detail[700];
+		snprintf(detail, sizeof(detail), "%s: libcuda mapped, no libcudart.so: the CUDA "
+			 "runtime is linked into the program; its driver calls are recorded, "
+			 "its runtime calls are not", statics);
+		item(-1, "static cuda runtime", detail,
+		     "build with -cudart shared (nvcc) to record runtime calls too");
+	}
 	if (!nf)
 		item(-1, "cuda libraries", "none mapped by any process now",
 		     "start the workload, or name a library with --cuda-lib PATH");

@@ -53,13 +53,7 @@ start_root_rec() {
 	rm -f rec.err
 	env -u INGERO_RECORD_LOCK chroot "$ROOT" /bin/ingero-record -o /rec.ilog "$@" 2>rec.err &
 	RECPID=$!
-	local i
-	for ((i = 0; i < 400; i++)); do
-		grep -q 'recording to' rec.err 2>/dev/null && return 0
-		kill -0 "$RECPID" 2>/dev/null || fail "ingero-record exited early"
-		sleep 0.05
-	done
-	fail "ingero-record did not start in 20s"
+	wait_rec
 }
 
 # link_types: what the recorder attached, from its descriptors: each BPF

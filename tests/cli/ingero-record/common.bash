@@ -34,6 +34,11 @@ start_rec() {
 	rm -f rec.err
 	ingero-record -o rec.ilog "$@" 2>rec.err &
 	RECPID=$!
+	wait_rec
+}
+
+# wait_rec: until the recorder RECPID (stderr in rec.err) has attached.
+wait_rec() {
 	local i
 	for ((i = 0; i < 400; i++)); do
 		grep -q 'recording to' rec.err 2>/dev/null && return 0
