@@ -8,7 +8,8 @@
 # Writes TARBALL (ingero-VERSION-linux-x86_64.tar.gz, one top folder of
 # the same name): bin/ (debug info stripped), README.md, BUNDLE.md (what
 # is static, which shared libraries the others need), format/SPEC.md,
-# docs/, bench/gpu/ (the GPU proof script), LICENSE if there is one, and
+# docs/, bench/gpu/ (the GPU proof script), man/ (pages generated from
+# the programs' --help, and the log format's), LICENSE if there is one, and
 # SHA256SUMS over all of them.  The
 # bytes depend only on the inputs: names sorted, owner 0, modes fixed,
 # every time SOURCE_DATE_EPOCH, gzip without name or time.  Run from the
@@ -27,7 +28,7 @@ name=$(basename "$tarball" .tar.gz)
 stage=$(mktemp -d "${TMPDIR:-/tmp}/ingero-dist.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 top=$stage/$name
-mkdir -p "$top/bin" "$top/format" "$top/docs" "$top/bench/gpu"
+mkdir -p "$top/bin" "$top/format" "$top/docs" "$top/bench/gpu" "$top/man/man1" "$top/man/man5"
 
 for p in "${static[@]}"; do
 	# a static program has no program interpreter (PT_INTERP)
@@ -45,6 +46,20 @@ cp docs/*.md docs/*.proto "$top/docs/"
 [[ -f LICENSE ]] && cp LICENSE "$top/"
 # the GPU proof script: run as root on a GPU node, it finds ../../bin
 cp bench/gpu/run bench/gpu/*.py "$top/bench/gpu/"
+# man pages (man -l man/man1/ingero-record.1, or MANPATH=$PWD/man), made
+# from the bundled programs' --help as `make install` makes them
+version=$(sed -n 's/^#define INGERO_VERSION "\(.*\)"/\1/p' lib/include/ingero/ilog.h)
+date=$(date -u -d "@$epoch" +%Y-%m-%d)
+for p in "${static[@]}" "${dynamic[@]}"; do
+	frag=()
+	[[ -f docs/man/$p.1.in ]] && frag=("docs/man/$p.1.in")
+	"$bindir/$p" --help >"$stage/help" || die "'$bindir/$p' --help failed"
+	python3 docs/man/gen.py man "$p" "$stage/help" "$version" "$date" "${frag[@]}" \
+		>"$top/man/man1/$p.1"
+done
+sed -e 's,@DOCDIR@/format/SPEC.md,format/SPEC.md (in the bundle),' -e 's,@DOCDIR@,the bundle,g' \
+	-e "s/@VERSION@/$version/" -e "s/@DATE@/$date/" \
+	docs/man/ingero-log.5 >"$top/man/man5/ingero-log.5"
 
 needed() {
 	readelf -dW "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | paste -sd ' ' -

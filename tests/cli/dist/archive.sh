@@ -35,3 +35,9 @@ assert_eq "entries not dated $when" "$bad" 0
 mkdir x
 tar -xzf "$a" -C x
 (cd "x/$top" && sha256sum --quiet -c SHA256SUMS) || fail "SHA256SUMS does not match"
+# the man pages render without a warning, one per bundled program
+for m in x/"$top"/man/man*/*; do
+	w=$(groff -man -ww -z "$m" 2>&1) || fail "$m: groff failed"
+	[[ -z $w ]] || fail "$m: $w"
+done
+assert_eq "man pages" "$(ls x/"$top"/man/man1 | wc -l)" "$(ls x/"$top"/bin | wc -l)"
