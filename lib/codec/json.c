@@ -171,19 +171,7 @@ static void put_value(struct ilog_buf *b, const struct ilog_field *f, const uint
 			put_hexbytes(b, bn->p, bn->n);
 			break;
 		}
-		/* argv: NUL-separated, a trailing NUL ends the last one */
-		PUTS(b, "[");
-		uint32_t i = 0, first = 1;
-		while (i < bn->n) {
-			const uint8_t *z = memchr(bn->p + i, 0, bn->n - i);
-			uint32_t e = z ? (uint32_t)(z - bn->p) : bn->n;
-			if (!first)
-				PUTS(b, ",");
-			put_jstr(b, (const char *)bn->p + i, e - i);
-			first = 0;
-			i = e + 1;
-		}
-		PUTS(b, "]");
+		(void)ilog_json_argv(b, *bn); /* a failed put shows at the end */
 		break;
 	}
 	case FT_ARR: {
@@ -232,6 +220,23 @@ static void put_fields(struct ilog_buf *b, const struct ilog_field *f, unsigned 
 			}
 		}
 	}
+}
+
+int ilog_json_argv(struct ilog_buf *b, struct ilog_bin argv)
+{
+	if (ilog_buf_put(b, "[", 1))
+		return -1;
+	size_t i = 0, first = 1;
+	while (i < argv.n) {
+		const char *a = (const char *)argv.p + i;
+		size_t len = strnlen(a, argv.n - i);
+		/* a trailing NUL ends the last argument, it does not add one */
+		if ((!first && ilog_buf_put(b, ",", 1)) || ilog_json_str(b, a, len))
+			return -1;
+		first = 0;
+		i += len + 1;
+	}
+	return ilog_buf_put(b, "]", 1);
 }
 
 /* The next msgpack value's whole encoding, as a hex string. */

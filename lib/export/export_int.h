@@ -43,8 +43,6 @@ static inline int ilog_node_map_get(const struct ilog_node_map *m, const struct 
 }
 void ilog_node_map_free(struct ilog_node_map *m);
 
-/* NUL-separated argv as a JSON array of strings.  0 or -1. */
-int ilog_json_argv(struct ilog_buf *b, struct ilog_bin argv);
 
 /*
  * Per (node, op) call statistics for prometheus and otlp: counts, errors,

@@ -65,24 +65,6 @@ void ilog_node_map_free(struct ilog_node_map *m)
 }
 
 
-int ilog_json_argv(struct ilog_buf *b, struct ilog_bin argv)
-{
-	if (ilog_buf_put(b, "[", 1))
-		return -1;
-	size_t i = 0, first = 1;
-	while (i < argv.n) {
-		const char *a = (const char *)argv.p + i;
-		size_t len = strnlen(a, argv.n - i);
-		/* a trailing NUL ends the last argument, it does not add one */
-		if ((!first && ilog_buf_put(b, ",", 1)) || ilog_json_str(b, a, len))
-			return -1;
-		first = 0;
-		i += len + 1;
-	}
-	return ilog_buf_put(b, "]", 1);
-}
-
-
 /* ---- metrics aggregation ---- */
 
 const uint64_t ilog_lat_bounds_ns[ILOG_LAT_NBOUNDS] = {

@@ -1,23 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* lib/export/util.c: argv as JSON, and the nesting check that keeps
- * Perfetto slices pairable. */
+/* lib/export/util.c: the nesting check that keeps Perfetto slices
+ * pairable. */
 #include "test.h"
 #include "export_int.h"
 
-
-static void test_json(void)
-{
-	struct ilog_buf b = { 0 };
-	static const char argv[] = "python3\0train.py\0--a b\0";
-	ilog_json_argv(&b, (struct ilog_bin){ (const uint8_t *)argv, sizeof(argv) - 1 });
-	ilog_buf_put(&b, "", 1);
-	is_str(b.p, "[\"python3\",\"train.py\",\"--a b\"]", "json: argv, the last NUL ends the last argument");
-	b.len = 0;
-	ilog_json_argv(&b, (struct ilog_bin){ (const uint8_t *)"", 0 });
-	ilog_buf_put(&b, "", 1);
-	is_str(b.p, "[]", "json: empty argv");
-	ilog_buf_free(&b);
-}
 
 /* Perfetto's view of a track: slices sorted by start, ties in written
  * order; a slice must nest in or follow the ones before it.  Returns the
@@ -90,7 +76,6 @@ static void test_nesting(void)
 
 int main(void)
 {
-	test_json();
 	test_nesting();
 	return done_testing();
 }

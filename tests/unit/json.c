@@ -26,8 +26,24 @@ static void put(struct ilog_writer *w, const struct ilog_record *rec)
 		abort();
 }
 
+/* ilog_json_argv: a process record's cmdline as a JSON array */
+static void test_argv(void)
+{
+	struct ilog_buf b = { 0 };
+	static const char argv[] = "python3\0train.py\0--a b\0";
+	ilog_json_argv(&b, (struct ilog_bin){ (const uint8_t *)argv, sizeof(argv) - 1 });
+	ilog_buf_put(&b, "", 1);
+	is_str(b.p, "[\"python3\",\"train.py\",\"--a b\"]", "json: argv, the last NUL ends the last argument");
+	b.len = 0;
+	ilog_json_argv(&b, (struct ilog_bin){ (const uint8_t *)"", 0 });
+	ilog_buf_put(&b, "", 1);
+	is_str(b.p, "[]", "json: empty argv");
+	ilog_buf_free(&b);
+}
+
 int main(void)
 {
+	test_argv();
 	int fd = memfd_create("json-test", 0);
 	char err[256];
 	struct ilog_writer *w = ilog_writer_open(fd, NULL, err, sizeof(err));

@@ -253,6 +253,9 @@ void ilog_reader_close(struct ilog_reader *r);
  * r (may be NULL) supplies wall-clock anchors and schemas. 0 or -1 (ENOMEM). */
 int ilog_json_record(struct ilog_buf *b, const struct ilog_record *rec,
 		     const struct ilog_reader *r);
+/* NUL-separated argv (a process record's cmdline) as a JSON array of
+ * strings; a trailing NUL ends the last argument.  0 or -1 (ENOMEM). */
+int ilog_json_argv(struct ilog_buf *b, struct ilog_bin argv);
 
 /* ---- parsers (lib/codec/parse.c) ---- */
 /* "1h30m", "5m", "250ms", "1.5s", "10" (seconds).  0 or -1. */
