@@ -140,7 +140,7 @@ static int read_inputs(struct opts *o, char **inputs, int n, struct run *ru,
 			*out_node = rec->node;
 		}
 		if (!ru->pid_seen)
-			ru->pid_seen = ilog_record_of_pid(rec, in.r, o->filt.pid);
+			ru->pid_seen = ilog_record_of_pid(rec, o->filt.pid);
 		if (ilog_callsites_observe(ru->sites, rec)) {
 			ilog_inputs_end(&in);
 			ilog_errorf("out of memory");

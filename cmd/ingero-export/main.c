@@ -167,7 +167,7 @@ int main(int argc, char **argv)
 	while (!sink->no_input && ilog_inputs_next(&in, &rec) > 0) {
 		int keep = ilog_filter_match(&filt, rec, in.r);
 		if (!pid_seen)
-			pid_seen = ilog_record_of_pid(rec, in.r, filt.pid);
+			pid_seen = ilog_record_of_pid(rec, filt.pid);
 		written += (uint64_t)keep;
 		if ((sink->observe && sink->observe(&ctx, rec)) ||
 		    (keep && sink->record(&ctx, rec, in.r))) {

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 #include "ingero/cli.h"
-#include "ingero/filter.h"
 
 int ilog_opt_common(int c, void (*usage)(FILE *))
 {
@@ -92,15 +91,4 @@ void ilog_suggest_add(struct ilog_suggest *s, const char *name)
 const char *ilog_suggest_best(const struct ilog_suggest *s)
 {
 	return s->best;
-}
-
-int ilog_record_of_pid(const struct ilog_record *rec, const struct ilog_reader *r, uint32_t pid)
-{
-	/* ilog_filter_match's own rules say whose a record is: it keeps a
-	 * record of no process under any pid, so one kept for pid but not for
-	 * a pid no process has (2^32-1, or 2^32-2 when that was asked for) is
-	 * that process's */
-	struct ilog_filter mine = { .pid = pid };
-	struct ilog_filter none = { .pid = pid == UINT32_MAX ? UINT32_MAX - 1 : UINT32_MAX };
-	return ilog_filter_match(&mine, rec, r) && !ilog_filter_match(&none, rec, r);
 }

@@ -3,27 +3,37 @@
  * ingero-correlate apply to what they read. */
 #include "ingero/filter.h"
 
+int ilog_record_pid(const struct ilog_record *rec, uint32_t *pid, uint32_t *other)
+{
+	*other = rec->kind == ILOG_K_HOST ? rec->u.host.other_pid : 0;
+	switch (rec->kind) {
+	case ILOG_K_CUDA: *pid = rec->u.cuda.pid; return 1;
+	case ILOG_K_HOST: *pid = rec->u.host.pid; return 1;
+	case ILOG_K_PROCESS: *pid = rec->u.process.pid; return 1;
+	case ILOG_K_MAPPING: *pid = rec->u.mapping.pid; return 1;
+	case ILOG_K_STACK: *pid = rec->u.stack.pid; return 1;
+	case ILOG_K_PYSTACK: *pid = rec->u.pystack.pid; return 1;
+	case ILOG_K_PYCODE: *pid = rec->u.pycode.pid; return 1;
+	case ILOG_K_CHAIN: *pid = rec->u.chain.pid; return 1;
+	default: *pid = 0; return 0;
+	}
+}
+
+int ilog_record_of_pid(const struct ilog_record *rec, uint32_t pid)
+{
+	uint32_t own, other;
+	return ilog_record_pid(rec, &own, &other) && (own == pid || other == pid);
+}
+
 int ilog_filter_match(struct ilog_filter *f, const struct ilog_record *rec,
 		      const struct ilog_reader *r)
 {
 	if (f->kinds && (rec->kind > 63 || !(f->kinds & (1ull << rec->kind))))
 		return 0;
-	if (f->pid) {
-		uint32_t pid = 0;
-		switch (rec->kind) {
-		case ILOG_K_CUDA: pid = rec->u.cuda.pid; break;
-		case ILOG_K_HOST: pid = rec->u.host.pid; break;
-		case ILOG_K_PROCESS: pid = rec->u.process.pid; break;
-		case ILOG_K_MAPPING: pid = rec->u.mapping.pid; break;
-		case ILOG_K_STACK: pid = rec->u.stack.pid; break;
-		case ILOG_K_PYSTACK: pid = rec->u.pystack.pid; break;
-		case ILOG_K_PYCODE: pid = rec->u.pycode.pid; break;
-		case ILOG_K_CHAIN: pid = rec->u.chain.pid; break;
-		default: pid = f->pid; /* not per-process: keep */
-		}
-		if (pid != f->pid && !(rec->kind == ILOG_K_HOST && rec->u.host.other_pid == f->pid))
-			return 0;
-	}
+	/* a record of no process is kept whatever the pid */
+	uint32_t own, other;
+	if (f->pid && ilog_record_pid(rec, &own, &other) && own != f->pid && other != f->pid)
+		return 0;
 	if (!f->since && !f->until && !f->since_rel && !f->until_rel)
 		return 1;
 	uint64_t ts = ilog_record_ts(rec);

@@ -69,13 +69,6 @@ struct ilog_suggest {
 void ilog_suggest_init(struct ilog_suggest *s, const char *word);
 void ilog_suggest_add(struct ilog_suggest *s, const char *name);
 const char *ilog_suggest_best(const struct ilog_suggest *s);
-/*
- * 1 when rec is a record of process pid by the rules of --pid
- * (ilog_filter_match: its own record, or a host event naming it as the
- * other process), 0 for other processes' records and records of no
- * process.  For "--pid N: no record of this process" after a run.
- */
-int ilog_record_of_pid(const struct ilog_record *rec, const struct ilog_reader *r, uint32_t pid);
 
 /* Open an input path ("-" = stdin).  Returns an fd or -1 (error printed). */
 int ilog_open_in(const char *path);

@@ -13,6 +13,16 @@ struct ilog_filter {
 	uint32_t pid;             /* 0 = all */
 };
 
+/* 1 for a per-process record (cuda, host, process, mapping, stack,
+ * pystack, pycode, chain), with *pid the process it is about and *other a
+ * host event's other process (who preempted or woke it; 0 when none or not
+ * a host event); 0 for a record of no process. */
+int ilog_record_pid(const struct ilog_record *rec, uint32_t *pid, uint32_t *other);
+/* 1 if rec is a record of process pid (nonzero): its own, or a host event
+ * naming pid as the other process, as --pid keeps them.  0 for other
+ * processes' records and records of no process. */
+int ilog_record_of_pid(const struct ilog_record *rec, uint32_t pid);
+
 /* 1 if the record passes.  Records without a timestamp (stacks, symbols,
  * schemas, headers) pass the time window; they are context. */
 int ilog_filter_match(struct ilog_filter *f, const struct ilog_record *rec,
