@@ -9,9 +9,7 @@
 # tracks, chains as instants named by severity, and no error or data-loss
 # statistic.
 set -euo pipefail
-tp=$INGERO_TESTS/../../shared/tools/trace_processor_shell
-[[ -x $tp ]] || tp=$(command -v trace_processor_shell) ||
-	{ echo "trace_processor_shell not found (../shared/tools/README.md)" >&2; exit 77; }
+. "$INGERO_TESTS/cli/ingero-export-perfetto/tp.bash"
 "$INGERO_OUT"/tests/tools/ranks -o rank --ranks 4 --skews 0,+3ms,-7ms,+40ms --steps 200 --chains
 ingero-merge -q --align rank*.ilog -o job.ilog
 ingero-export -f perfetto -o job.json job.ilog

@@ -10,12 +10,7 @@
 # track (protobuf) or lane thread (JSON), all at depth 0, and the protobuf
 # times are the log's nanoseconds exactly.
 set -euo pipefail
-tp=$INGERO_TESTS/../../shared/tools/trace_processor_shell
-[[ -x $tp ]] || tp=$(command -v trace_processor_shell) || {
-	[[ ${CI:-} == true ]] && { echo "trace_processor_shell not found (CI)" >&2; exit 1; }
-	echo "trace_processor_shell not found (../shared/tools/README.md)" >&2
-	exit 77
-}
+. "$INGERO_TESTS/cli/ingero-export-perfetto/tp.bash"
 q() { "$tp" -q /dev/stdin "$1" <<<"$2" 2>/dev/null | tail -n +2 | tr -d '"'; }
 "$INGERO_OUT"/tests/tools/preemptlog -o a.ilog --calls 40
 "$INGERO_OUT"/tests/tools/preemptlog -o p.ilog --calls 40

@@ -9,9 +9,7 @@
 # way in both, and Perfetto pairs every END (no misplaced_end_event).  (Trace processor adds a
 # legacy_event.* argument of its own to some protobuf instants: left out.)
 set -euo pipefail
-tp=$INGERO_TESTS/../../shared/tools/trace_processor_shell
-[[ -x $tp ]] || tp=$(command -v trace_processor_shell) ||
-	{ echo "trace_processor_shell not found (../shared/tools/README.md)" >&2; exit 77; }
+. "$INGERO_TESTS/cli/ingero-export-perfetto/tp.bash"
 "$INGERO_OUT"/tests/tools/ranks -o rank --ranks 2 --steps 100 --chains
 ingero-merge -q rank0.ilog rank1.ilog -o job.ilog
 "$INGERO_OUT"/tests/tools/synth --events 20000 --mix all -o synth.ilog
