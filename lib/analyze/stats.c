@@ -813,39 +813,6 @@ const char *ilog_stats_error(const struct ilog_stats *st)
 	return st->err[0] ? st->err : NULL;
 }
 
-/* The stats node id of a header's recording: the one already seen with
- * the same (name, session, boot id), else the reader's own index when no
- * other recording took it (a single log, merged or not, keeps its node
- * numbers), else the next free id.  -1 when out of memory. */
-static int64_t node_for_header(struct ilog_stats *st, uint32_t idx, const struct ilog_header *h)
-{
-	struct snodeid id = { .session = h->session_id, .rank = h->rank, .used = 1 };
-	snprintf(id.name, sizeof(id.name), "%.*s", (int)h->node.n, h->node.p);
-	snprintf(id.boot, sizeof(id.boot), "%.*s", (int)h->boot_id.n, h->boot_id.p);
-	uint32_t n = UINT32_MAX;
-	for (uint32_t i = 0; i < st->nids && n == UINT32_MAX; i++)
-		if (st->ids[i].used && st->ids[i].session == id.session &&
-		    !strcmp(st->ids[i].name, id.name) && !strcmp(st->ids[i].boot, id.boot))
-			n = i;
-	if (n == UINT32_MAX) {
-		n = idx < st->nids && st->ids[idx].used ? st->nids : idx;
-		uint32_t cap = st->nids;
-		if (ilog_reserve0((void **)&st->ids, &cap, n + 1, sizeof(*st->ids), n + 1))
-			return -1;
-		if (n >= st->nids)
-			st->nids = n + 1;
-		st->ids[n] = id;
-		st->logs += !idx;
-	}
-	uint32_t cap = st->nidx;
-	if (ilog_reserve0((void **)&st->by_index, &cap, idx + 1, sizeof(*st->by_index), idx + 1))
-		return -1;
-	if (idx >= st->nidx)
-		st->nidx = idx + 1;
-	st->by_index[idx] = n + 1;
-	return n;
-}
-
 int ilog_stats_add(struct ilog_stats *st, const struct ilog_record *rec,
 		   const struct ilog_reader *r)
 {
@@ -853,14 +820,17 @@ int ilog_stats_add(struct ilog_stats *st, const struct ilog_record *rec,
 	st->records++;
 	uint32_t node = rec->node;
 	if (rec->kind == ILOG_K_HEADER) {
-		int64_t n = node_for_header(st, rec->node, &rec->u.header);
+		int isnew, n = ilog_node_map_header(&st->nodemap, rec, r, &isnew);
 		if (n < 0) {
 			snprintf(st->err, sizeof(st->err), "out of memory");
 			return -1;
 		}
 		node = (uint32_t)n;
-	} else if (node < st->nidx && st->by_index[node]) {
-		node = st->by_index[node] - 1;
+		st->logs += isnew && !rec->node; /* a log's first node */
+	} else {
+		int n = ilog_node_map_get(&st->nodemap, rec, r);
+		if (n >= 0)
+			node = (uint32_t)n;
 	}
 	switch (rec->kind) {
 	case ILOG_K_CUDA: {
@@ -900,7 +870,6 @@ int ilog_stats_add(struct ilog_stats *st, const struct ilog_record *rec,
 			memcpy(nd->name, h->node.p, n);
 			nd->name[n] = 0;
 		}
-		(void)r;
 		break;
 	}
 	case ILOG_K_PROCESS: {
@@ -967,8 +936,7 @@ void ilog_stats_free(struct ilog_stats *st)
 	for (uint32_t i = 0; i < st->nnodes; i++)
 		free(st->nodes[i].snap);
 	free(st->nodes);
-	free(st->by_index);
-	free(st->ids);
+	ilog_node_map_free(&st->nodemap);
 	free(st->ser);
 	free(st->hs);
 	free(st->procs);

@@ -12,6 +12,7 @@
 #define ILOG_STATS_INT_H
 
 #include "ingero/hmap.h"
+#include "ingero/nodemap.h"
 #include "ingero/stats.h"
 #include "ingero/vec.h"
 
@@ -207,14 +208,10 @@ struct ilog_stats {
 	struct ilog_hmap commmap;
 	char (*comms)[INGERO_COMM_LEN + 1];
 	uint32_t ncomms, capcomms;
-	/* Nodes are recordings, told apart by their header's (node name, log
-	 * session, boot id): each input's reader numbers its nodes from 0, so
-	 * two unmerged logs given together would otherwise share node 0.
-	 * by_index maps the reader's node index to a stats node id + 1. */
-	uint32_t *by_index;
-	uint32_t nidx;
-	struct snodeid { char name[128], boot[64]; uint64_t session; int64_t rank; int used; } *ids;
-	uint32_t nids;
+	/* Nodes are recordings (ingero/nodemap.h): each input's reader numbers
+	 * its nodes from 0, so two unmerged logs given together would
+	 * otherwise share node 0.  A stats node id is its node map ordinal. */
+	struct ilog_node_map nodemap;
 	uint32_t logs;            /* new recordings at reader index 0: logs given */
 	uint64_t records, cuda, host, snapshots, chains_in, unknown;
 	uint64_t lost, seen_loss;

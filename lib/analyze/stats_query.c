@@ -216,10 +216,10 @@ uint32_t ilog_stats_logs(struct ilog_stats *st, int *overlap, char *ranks, size_
 			*overlap = a.real_start_ns < be && b.real_start_ns < ae;
 		}
 	size_t len = 0;
-	for (uint32_t i = 0; i < st->nids && rlen; i++)
-		if (st->ids[i].used && st->ids[i].rank >= 0 && len + 24 < rlen)
+	for (uint32_t i = 0; i < st->nodemap.nnodes && rlen; i++)
+		if (st->nodemap.nodes[i].rank >= 0 && len + 24 < rlen)
 			len += (size_t)snprintf(ranks + len, rlen - len, "%s%lld", len ? ", " : "",
-						(long long)st->ids[i].rank);
+						(long long)st->nodemap.nodes[i].rank);
 	return st->logs;
 }
 

@@ -326,6 +326,13 @@ const char *ilog_severity_name(uint32_t sev)
 	return sev < 3 ? n[sev] : NULL;
 }
 
+void ilog_str_copy(char *dst, size_t cap, struct ilog_str s)
+{
+	size_t n = s.n < cap - 1 ? s.n : cap - 1;
+	memcpy(dst, s.p, n);
+	dst[n] = 0;
+}
+
 struct ilog_str ilog_str_c(const char *s)
 {
 	return (struct ilog_str){ s ? s : "", s ? (uint32_t)strlen(s) : 0 };

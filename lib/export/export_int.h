@@ -8,40 +8,10 @@
 #define ILOG_EXPORT_INT_H
 
 #include "ingero/export.h"
+#include "ingero/nodemap.h"
 #include "ingero/hmap.h"
 #include "ingero/vec.h"
 
-/*
- * Export nodes: every distinct recording (node name, log session, boot id)
- * met in a header gets the next ordinal, in order of appearance, whatever
- * node_index it has in its log, so several logs in one export (each with
- * node_index 0) stay apart and a merged log keeps its order.
- */
-struct ilog_export_node {
-	char name[128], host[128];
-	int64_t rank;
-	uint64_t log_session;
-	char boot_id[64];
-};
-
-struct ilog_node_map {
-	int32_t *by_index;         /* reader node index -> export node, -1 none */
-	uint32_t nidx;
-	struct ilog_export_node *nodes;
-	uint32_t nnodes;
-};
-
-/* For a header record: its export node (>= 0) and *isnew, or -1 on ENOMEM. */
-int ilog_node_map_header(struct ilog_node_map *m, const struct ilog_record *rec,
-			 const struct ilog_reader *r, int *isnew);
-/* Export node of any record, or -1 when no header was seen for its node. */
-static inline int ilog_node_map_get(const struct ilog_node_map *m, const struct ilog_record *rec,
-				    const struct ilog_reader *r)
-{
-	(void)r;
-	return rec->node < m->nidx ? m->by_index[rec->node] : -1;
-}
-void ilog_node_map_free(struct ilog_node_map *m);
 
 
 /*
@@ -218,7 +188,5 @@ struct ilog_trace_ops {
 };
 int ilog_trace_record(struct ilog_tracks *t, const struct ilog_trace_ops *ops, void *s,
 		      const struct ilog_record *rec, const struct ilog_reader *r);
-/* Display name of an export node: "name (rank R)" or "name". */
-void ilog_node_label(const struct ilog_export_node *n, char *buf, size_t len);
 
 #endif

@@ -54,7 +54,7 @@ static int render(const struct ilog_metrics *m, struct ilog_buf *b)
 	int rc = ilog_buf_printf(b, "{\"resourceMetrics\":[");
 	for (uint32_t i = 0; i < m->nagg && !rc; i++) {
 		const struct ilog_nodeagg *a = &m->agg[i];
-		const struct ilog_export_node *n = &m->nodes.nodes[i];
+		const struct ilog_node_id *n = &m->nodes.nodes[i];
 		uint64_t t0 = a->first_ns, t1 = a->last_ns;
 		rc = ilog_buf_printf(b, "%s{\"resource\":{\"attributes\":[", i ? "," : "") ||
 		     str_attr(b, "service.name", "ingero", 0) ||

@@ -32,13 +32,13 @@ struct groups {
 	uint32_t *first;           /* per node: the group's first node */
 };
 
-static int same_group(const struct ilog_export_node *a, const struct ilog_export_node *b)
+static int same_group(const struct ilog_node_id *a, const struct ilog_node_id *b)
 {
 	return a->rank == b->rank && !strcmp(a->name, b->name);
 }
 
 /* {node="..",rank="..",layer="..",op=".."} or the node part only */
-static int labels(struct ilog_buf *b, const struct ilog_export_node *n, int op, const char *extra_k,
+static int labels(struct ilog_buf *b, const struct ilog_node_id *n, int op, const char *extra_k,
 		  const char *extra_v, const char *le)
 {
 	int rc = ilog_buf_put(b, "{node=", 6) || label_value(b, n->name[0] ? n->name : "unknown");
@@ -112,7 +112,7 @@ static int render(const struct ilog_metrics *m, struct ilog_buf *b)
 		for (uint32_t g = 0; g < n; g++) {
 			if (first[g] != g)
 				continue;
-			const struct ilog_export_node *nd = &m->nodes.nodes[g];
+			const struct ilog_node_id *nd = &m->nodes.nodes[g];
 			for (int op = 0; op < ILOG_OP__COUNT; op++) {
 				struct ilog_opagg s = op_sum(m, first, g, op);
 				if (!s.calls)

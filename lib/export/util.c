@@ -7,64 +7,6 @@
 #include <unistd.h>
 #include "export_int.h"
 
-static void copy_str(char *dst, size_t cap, struct ilog_str s)
-{
-	size_t n = s.n < cap - 1 ? s.n : cap - 1;
-	memcpy(dst, s.p, n);
-	dst[n] = 0;
-}
-
-int ilog_node_map_header(struct ilog_node_map *m, const struct ilog_record *rec,
-			 const struct ilog_reader *r, int *isnew)
-{
-	const struct ilog_header *h = &rec->u.header;
-	struct ilog_reader_stats st;
-	ilog_reader_stats(r, &st);
-	/* the first record of a stream: node indexes start over */
-	if (st.records == 1)
-		for (uint32_t i = 0; i < m->nidx; i++)
-			m->by_index[i] = -1;
-	if (rec->node >= m->nidx) {
-		uint32_t n = rec->node + 1;
-		int32_t *b = realloc(m->by_index, n * sizeof(*b));
-		if (!b)
-			return -1;
-		for (uint32_t i = m->nidx; i < n; i++)
-			b[i] = -1;
-		m->by_index = b;
-		m->nidx = n;
-	}
-	struct ilog_export_node key = { .rank = h->rank, .log_session = h->session_id };
-	copy_str(key.name, sizeof(key.name), h->node);
-	copy_str(key.host, sizeof(key.host), h->host);
-	copy_str(key.boot_id, sizeof(key.boot_id), h->boot_id);
-	*isnew = 0;
-	for (uint32_t i = 0; i < m->nnodes; i++) {
-		const struct ilog_export_node *e = &m->nodes[i];
-		if (e->log_session == key.log_session && !strcmp(e->name, key.name) &&
-		    !strcmp(e->boot_id, key.boot_id)) {
-			m->by_index[rec->node] = (int32_t)i;
-			return (int)i;
-		}
-	}
-	struct ilog_export_node *nn = realloc(m->nodes, (m->nnodes + 1) * sizeof(*nn));
-	if (!nn)
-		return -1;
-	m->nodes = nn;
-	nn[m->nnodes] = key;
-	m->by_index[rec->node] = (int32_t)m->nnodes;
-	*isnew = 1;
-	return (int)m->nnodes++;
-}
-
-void ilog_node_map_free(struct ilog_node_map *m)
-{
-	free(m->by_index);
-	free(m->nodes);
-	memset(m, 0, sizeof(*m));
-}
-
-
 /* ---- metrics aggregation ---- */
 
 const uint64_t ilog_lat_bounds_ns[ILOG_LAT_NBOUNDS] = {
@@ -134,7 +76,7 @@ int ilog_metrics_add(struct ilog_metrics *m, const struct ilog_record *rec,
 		/* cumulative counters: the latest record per source wins */
 		const struct ilog_loss *l = &rec->u.loss;
 		char src[64];
-		copy_str(src, sizeof(src), l->source);
+		ilog_str_copy(src, sizeof(src), l->source);
 		uint32_t i = 0;
 		while (i < a->nloss && strcmp(a->loss[i].source, src))
 			i++;
@@ -406,14 +348,6 @@ uint64_t ilog_tracks_fit_lane(struct ilog_tracks *t, int track, int lane, uint64
 		n->max_end = e;
 	}
 	return e;
-}
-
-void ilog_node_label(const struct ilog_export_node *n, char *buf, size_t len)
-{
-	if (n->rank >= 0)
-		snprintf(buf, len, "%s (rank %lld)", n->name[0] ? n->name : "node", (long long)n->rank);
-	else
-		snprintf(buf, len, "%s", n->name[0] ? n->name : "node");
 }
 
 int ilog_trace_record(struct ilog_tracks *t, const struct ilog_trace_ops *ops, void *s,

@@ -46,13 +46,6 @@ static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
 	return hash_add(h, w);
 }
 
-static void copy_str(char *dst, size_t cap, struct ilog_str s)
-{
-	size_t n = s.n < cap - 1 ? s.n : cap - 1;
-	memcpy(dst, s.p, n);
-	dst[n] = 0;
-}
-
 /* ---- nodes ---- */
 
 void ilog_merge_warnf(struct ilog_merge *m, const char *fmt, ...)
@@ -101,8 +94,8 @@ struct mnode *ilog_merge_resolve(struct ilog_merge *m, uint32_t in, const struct
 {
 	struct minput *mi = &m->in[in];
 	char name[256], hname[256], boot[128];
-	copy_str(hname, sizeof(hname), h->node);
-	copy_str(boot, sizeof(boot), h->boot_id);
+	ilog_str_copy(hname, sizeof(hname), h->node);
+	ilog_str_copy(boot, sizeof(boot), h->boot_id);
 	if (mi->node && (!hname[0] || m->o.force_node || !strcmp(hname, mi->node))) {
 		snprintf(name, sizeof(name), "%s", mi->node);
 	} else if (mi->node) {
@@ -160,7 +153,7 @@ struct mnode *ilog_merge_resolve(struct ilog_merge *m, uint32_t in, const struct
 	struct ilog_str *s[6] = { &n->hdr.node, &n->hdr.boot_id, &n->hdr.host, &n->hdr.recorder,
 				  &n->hdr.kernel, &n->hdr.driver };
 	for (int i = 0; i < 6; i++) {
-		copy_str(n->hstr[i], sizeof(n->hstr[i]), *s[i]);
+		ilog_str_copy(n->hstr[i], sizeof(n->hstr[i]), *s[i]);
 		*s[i] = ilog_str_c(n->hstr[i]);
 	}
 	n->hdr.node = ilog_str_c(n->pub.name);

@@ -127,20 +127,13 @@ static int oom(struct ilog_sink_ctx *c)
 	return -1;
 }
 
-static void copy_str(char *dst, size_t cap, struct ilog_str v)
-{
-	size_t n = v.n < cap - 1 ? v.n : cap - 1;
-	memcpy(dst, v.p, n);
-	dst[n] = 0;
-}
-
 /* A header: its export node (a new one gets a nodes row).  -1 on error. */
 static int header(struct ilog_sink_ctx *c, struct ch *s, const struct ilog_record *rec)
 {
 	const struct ilog_header *h = &rec->u.header;
 	struct nodeinfo key = { .rank = h->rank, .log_session = h->session_id };
-	copy_str(key.name, sizeof(key.name), h->node);
-	copy_str(key.boot_id, sizeof(key.boot_id), h->boot_id);
+	ilog_str_copy(key.name, sizeof(key.name), h->node);
+	ilog_str_copy(key.boot_id, sizeof(key.boot_id), h->boot_id);
 	key.n = (uint32_t)strlen(key.name);
 	if (rec->node >= s->nidx) {
 		int32_t *b = realloc(s->by_index, (rec->node + 1) * sizeof(*b));

@@ -32,6 +32,8 @@ struct ilog_str { const char *p; uint32_t n; };
 struct ilog_bin { const uint8_t *p; uint32_t n; };
 #define ILOG_STR(s) ((struct ilog_str){ (s), (uint32_t)sizeof(s) - 1 })
 struct ilog_str ilog_str_c(const char *s); /* NULL gives the empty string */
+/* s into dst as a C string, cut to cap - 1 bytes (cap >= 1). */
+void ilog_str_copy(char *dst, size_t cap, struct ilog_str s);
 
 struct ilog_header {
 	struct ilog_str magic;     /* "ILOG"; the writer always writes it */
