@@ -131,49 +131,28 @@ static int oom(struct ilog_sink_ctx *c)
 static int header(struct ilog_sink_ctx *c, struct ch *s, const struct ilog_record *rec)
 {
 	const struct ilog_header *h = &rec->u.header;
-	struct nodeinfo key = { .rank = h->rank, .log_session = h->session_id };
-	ilog_str_copy(key.name, sizeof(key.name), h->node);
-	ilog_str_copy(key.boot_id, sizeof(key.boot_id), h->boot_id);
-	key.n = (uint32_t)strlen(key.name);
-	if (rec->node >= s->nidx) {
-		int32_t *b = realloc(s->by_index, (rec->node + 1) * sizeof(*b));
-		if (!b)
-			return oom(c);
-		for (uint32_t i = s->nidx; i <= rec->node; i++)
-			b[i] = -1;
-		s->by_index = b;
-		s->nidx = rec->node + 1;
-	}
-	for (uint32_t i = 0; i < s->nni; i++)
-		if (s->ni[i].log_session == key.log_session && !strcmp(s->ni[i].name, key.name) &&
-		    !strcmp(s->ni[i].boot_id, key.boot_id)) {
-			s->by_index[rec->node] = (int32_t)i;
-			return (int)i;
-		}
-	struct nodeinfo *ni = realloc(s->ni, (s->nni + 1) * sizeof(*ni));
-	if (!ni)
+	int isnew, node = ilog_node_map_header(&s->nodes, rec, NULL, &isnew);
+	if (node < 0)
 		return oom(c);
-	s->ni = ni;
-	ni[s->nni] = key;
-	s->by_index[rec->node] = (int32_t)s->nni;
+	if (!isnew)
+		return node;
 	char ver[32];
 	snprintf(ver, sizeof(ver), "%u.%u", h->version_major, h->version_minor);
 	struct ilog_ch_node_row row = {
-		.session_id = s->session, .node = { ni[s->nni].name, key.n }, .host = h->host,
+		.session_id = s->session, .node = ilog_str_c(s->nodes.nodes[node].name), .host = h->host,
 		.boot_id = h->boot_id, .rank = h->rank, .log_session = h->session_id,
 		.recorder = h->recorder, .kernel = h->kernel, .driver = h->driver,
 		.format_version = ilog_str_c(ver), .node_index = h->node_index,
 		.anchor_mono_ns = h->mono_ns, .anchor_real_ns = h->real_ns,
 	};
-	s->nni++;
-	return add_row(c, s, ILOG_CH_NODES, &row) ? -1 : (int)(s->nni - 1);
+	return add_row(c, s, ILOG_CH_NODES, &row) ? -1 : node;
 }
 
 static uint32_t node_of(const struct ch *s, const struct ilog_record *rec)
 {
 	/* the reader refuses records before a header, so one is in force */
-	return rec->node < s->nidx && s->by_index[rec->node] >= 0 ?
-		(uint32_t)s->by_index[rec->node] : 0;
+	int node = ilog_node_map_get(&s->nodes, rec, NULL);
+	return node >= 0 ? (uint32_t)node : 0;
 }
 
 /* Context every record gives, whether or not the filter passes it:
@@ -206,8 +185,8 @@ static int ch_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 	struct ch *s = c->state;
 	s->sess.records++;
 	uint32_t node = node_of(s, rec);
-	struct ilog_str nname = s->nni ? (struct ilog_str){ s->ni[node].name, s->ni[node].n }
-				       : ilog_str_c("");
+	const struct ilog_node_id *nid = s->nodes.nnodes ? &s->nodes.nodes[node] : NULL;
+	struct ilog_str nname = ilog_str_c(nid ? nid->name : "");
 	uint64_t ts = ilog_record_ts(rec);
 	uint64_t wall = ts ? ilog_reader_wall(r, rec->node, ts) : 0;
 	switch (rec->kind) {
@@ -215,7 +194,7 @@ static int ch_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 		const struct ingero_cuda_event *e = &rec->u.cuda;
 		struct ilog_ch_event_row row = {
 			.session_id = s->session, .node = nname,
-			.rank = s->nni ? (int32_t)s->ni[node].rank : -1, .pid = e->pid, .tid = e->tid,
+			.rank = nid ? (int32_t)nid->rank : -1, .pid = e->pid, .tid = e->tid,
 			.ts_ns = wall, .dur_ns = e->dur_ns, .layer = e->layer, .flags = e->flags,
 			.op = e->op, .ret = e->ret, .stream = e->stream, .bytes = e->bytes,
 			.handle = e->handle, .kind = e->kind,
@@ -475,8 +454,7 @@ static void ch_free(struct ch *s)
 	ilog_ch_stacks_free(s->stacks);
 	ilog_symmap_free(s->sym);
 	ilog_buf_free(&s->resp);
-	free(s->by_index);
-	free(s->ni);
+	ilog_node_map_free(&s->nodes);
 	free(s->argv);
 	pthread_mutex_destroy(&s->mu);
 	pthread_cond_destroy(&s->wake_sender);
@@ -603,11 +581,11 @@ static int verify(struct ilog_sink_ctx *c, struct ch *s)
 		q.len = 0;
 		int bad = ilog_buf_printf(&q, "SELECT count() FROM %s.%s WHERE ", s->db,
 					  ilog_ch_tables[t].name);
-		for (uint32_t i = 0; i < s->nni && !bad; i++) {
+		for (uint32_t i = 0; i < s->nodes.nnodes && !bad; i++) {
 			bad |= ilog_buf_printf(&q, "%s'", i ? ", " : "node IN (");
-			for (const char *p = s->ni[i].name; *p && !bad; p++)
+			for (const char *p = s->nodes.nodes[i].name; *p && !bad; p++)
 				bad |= ilog_buf_printf(&q, "%s%c", *p == '\\' || *p == '\'' ? "\\" : "", *p);
-			bad |= ilog_buf_printf(&q, "'%s", i + 1 == s->nni ? ") AND " : "");
+			bad |= ilog_buf_printf(&q, "'%s", i + 1 == s->nodes.nnodes ? ") AND " : "");
 		}
 		bad |= ilog_buf_printf(&q, "session_id = %llu", (unsigned long long)s->session);
 		bad |= ilog_buf_put(&q, "", 1);

@@ -290,16 +290,6 @@ struct batch {
 	uint64_t born_ns;
 };
 
-/* An export node: one recording, told apart by (name, log session, boot
- * id) as the other sinks do (export_int.h), so `cat a.ilog b.ilog` of two
- * recordings of one node stays two. */
-struct nodeinfo {
-	char name[128], boot_id[64];
-	uint32_t n;
-	int64_t rank;
-	uint64_t log_session;
-};
-
 struct ch {
 	struct ilog_ch_http *http;
 	char db[65];
@@ -307,10 +297,7 @@ struct ch {
 	char *sql[ILOG_CH__COUNT];     /* INSERT statements */
 
 	/* the caller's thread */
-	int32_t *by_index;             /* reader node index -> ni[], -1 none */
-	uint32_t nidx;
-	struct nodeinfo *ni;
-	uint32_t nni;
+	struct ilog_node_map nodes;    /* recordings, as every tool numbers them */
 	struct ilog_ch_stacks *stacks;
 	struct ilog_symmap *sym;
 	struct ilog_ch_frames frames;  /* of the stack record being read */
