@@ -329,7 +329,8 @@ const char *ilog_severity_name(uint32_t sev)
 void ilog_str_copy(char *dst, size_t cap, struct ilog_str s)
 {
 	size_t n = s.n < cap - 1 ? s.n : cap - 1;
-	memcpy(dst, s.p, n);
+	if (n) /* an absent field's view is NULL */
+		memcpy(dst, s.p, n);
 	dst[n] = 0;
 }
 
