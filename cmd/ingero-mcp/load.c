@@ -7,10 +7,9 @@
  * in-memory database with the SQLite backup API and removed: the server
  * then holds no file that anything could change under it.
  *
- * A log that ingero-correlate has not seen has no chain records; then the
- * causal engine (lib/analyze/stats.c, lib/analyze/causal.c, the same as ingero-correlate's)
- * runs over the records as they load, and its chains are exported with
- * them, so get_causal_chains answers for a raw recording too.
+ * The sink writes the summaries the tools read (docs/schema.md), among
+ * them, for a log that ingero-correlate has not seen, the chains its
+ * causal engine finds: get_causal_chains answers for a raw recording too.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "ingero/causal.h"
 #include "ingero/export.h"
 #include "mcp_int.h"
 
@@ -45,28 +43,14 @@ static int export_log(const char *log, const char *path, int out_fd, char *note,
 	}
 	struct ilog_sink_ctx ctx = { .out_fd = out_fd, .out_path = path, .source = log };
 	int rc = -1, k = 0;
-	struct ilog_stats *st = NULL;
-	struct ilog_chain_set cs = { 0 };
 	if (sink->open(&ctx)) {
 		snprintf(err, errlen, "%s: loading: %s", log, ctx.err);
 		goto out;
 	}
 	const struct ilog_record *rec;
-	uint64_t n = 0, chains = 0;
-	st = ilog_stats_new(&(struct ilog_stats_opts){ 0 });
-	if (!st) {
-		snprintf(err, errlen, "out of memory");
-		sink->close(&ctx);
-		goto out;
-	}
+	uint64_t n = 0;
 	while ((k = ilog_reader_next(r, &rec)) > 0) {
 		n++;
-		chains += rec->kind == ILOG_K_CHAIN;
-		if (ilog_stats_add(st, rec, r)) {
-			snprintf(err, errlen, "%s: %s", log, ilog_stats_error(st));
-			sink->close(&ctx);
-			goto out;
-		}
 		if ((sink->observe && sink->observe(&ctx, rec)) || sink->record(&ctx, rec, r)) {
 			snprintf(err, errlen, "%s: loading: %s", log, ctx.err);
 			sink->close(&ctx);
@@ -84,32 +68,12 @@ static int export_log(const char *log, const char *path, int out_fd, char *note,
 		snprintf(note, notelen, "%s: %s (the %llu records before it are loaded)", log,
 			 ilog_reader_error(r), (unsigned long long)n);
 	}
-	if (!chains) {
-		char cerr[256];
-		if (ilog_stats_finish(st) || ilog_causal_run(st, &cs, cerr, sizeof(cerr))) {
-			snprintf(err, errlen, "%s: correlating: %s", log,
-				 ilog_stats_error(st) ? ilog_stats_error(st) : cerr);
-			sink->close(&ctx);
-			goto out;
-		}
-		for (uint32_t i = 0; i < cs.n; i++) {
-			struct ilog_record c = { .kind = ILOG_K_CHAIN, .node = cs.nodes[i] };
-			c.u.chain = cs.chains[i];
-			if (sink->record(&ctx, &c, r)) {
-				snprintf(err, errlen, "%s: loading chains: %s", log, ctx.err);
-				sink->close(&ctx);
-				goto out;
-			}
-		}
-	}
 	if (sink->close(&ctx)) {
 		snprintf(err, errlen, "%s: loading: %s", log, ctx.err);
 		goto out;
 	}
 	rc = 0;
 out:
-	ilog_chain_set_free(&cs);
-	ilog_stats_free(st);
 	ilog_reader_close(r);
 	close(fd);
 	return rc;

@@ -201,10 +201,21 @@ int tool_stacks(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *
 	char sql[768];
 	/* Calls with no stack are counted too, so the share of time the
 	 * listed stacks explain is honest. */
-	snprintf(sql, sizeof(sql),
-		 "SELECT stack_id, pystack_id, count(*) AS n, sum(dur_ns) AS t, min(pid),"
-		 " max(dur_ns) FROM events WHERE %s GROUP BY stack_id, pystack_id ORDER BY t DESC",
-		 f.sql);
+	int timed = json_object_get(args, "since") || json_object_get(args, "until");
+	if (!timed && mcp_has_table(m, "summary_callsites"))
+		/* the whole session: the call-site totals the export wrote
+		 * (the filter's columns are the summary's too) */
+		snprintf(sql, sizeof(sql),
+			 "SELECT stack_id, pystack_id, sum(calls) AS n, sum(total_ns) AS t, min(pid),"
+			 " max(max_ns) FROM summary_callsites WHERE %s GROUP BY stack_id, pystack_id"
+			 " ORDER BY t DESC",
+			 f.sql);
+	else
+		snprintf(sql, sizeof(sql),
+			 "SELECT stack_id, pystack_id, count(*) AS n, sum(dur_ns) AS t, min(pid),"
+			 " max(dur_ns) FROM events WHERE %s GROUP BY stack_id, pystack_id"
+			 " ORDER BY t DESC",
+			 f.sql);
 	sqlite3_stmt *st;
 	if ((rc = mcp_prepare(m, sql, 0, &st, err, errlen))) {
 		trace_filter_free(&f);

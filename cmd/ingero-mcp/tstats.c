@@ -2,13 +2,14 @@
 /*
  * get_trace_stats and get_process_breakdown.
  *
- * Quantiles are nearest-rank (the ceil(q*n)-th smallest duration), the
- * definition of the export's op_stats view, but computed in one ordered
- * pass: the export's index events_op(session_id, op, dur_ns) hands the
- * durations over already sorted per op, so each op needs its count and
- * three array reads instead of the view's window-function sort of the
- * whole table.  With a pid or time filter SQLite picks another index and
- * sorts just the matching rows.
+ * Over a whole session both read the summaries the export wrote at load
+ * (docs/schema.md: summary_ops, summary_process_ops, summary_preemptions),
+ * a few rows per op, whatever the trace's size; quantiles are then
+ * ingero-correlate's (nearest-rank from its histogram, within 0.39%).
+ * With a time window, or on a database written before the summaries
+ * (schema version 2), they read the events: through the time index, or
+ * in one storage-order pass, with exact nearest-rank quantiles (the
+ * ceil(q*n)-th smallest duration) selected in memory.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 struct op_row {
 	int op;
+	uint32_t node;
 	uint64_t n, total, min, max, p50, p95, p99, errors;
 	uint64_t *d;              /* the op's durations while collecting */
 	uint64_t cap;
@@ -149,6 +151,77 @@ oom:
 	return MCP_NOMEM;
 }
 
+/* The same rows from the summaries: one per (node, op) -- quantiles of
+ * several nodes do not merge, so a session of several nodes gets a row
+ * per node and op.  *nodes: how many nodes the rows span. */
+static int collect_summary(struct ilog_mcp *m, const struct trace_ctx *c,
+			   const struct trace_filter *f, struct op_row **rowsp, size_t *nrowsp,
+			   int *nodes, char *err, size_t errlen)
+{
+	char sql[512];
+	sqlite3_stmt *st;
+	snprintf(sql, sizeof(sql),
+		 "SELECT node, op, calls, total_ns, min_ns, max_ns, p50_ns, p95_ns, p99_ns, errors"
+		 " FROM %s WHERE session_id = %lld%s%s ORDER BY node, op",
+		 f->pid ? "summary_process_ops" : "summary_ops", (long long)c->session,
+		 f->pid ? " AND pid = ?" : "", f->op ? " AND op = ?" : "");
+	int rc = mcp_prepare(m, sql, 0, &st, err, errlen);
+	if (rc)
+		return rc;
+	int k = 1;
+	if (f->pid)
+		sqlite3_bind_int64(st, k++, f->pid);
+	if (f->op)
+		sqlite3_bind_int64(st, k++, f->op);
+	struct op_row *rows = NULL;
+	size_t nrows = 0, rcap = 0;
+	int s;
+	int64_t last_node = -1;
+	*nodes = 0;
+	while ((s = mcp_step(m, st, err, errlen)) == SQLITE_ROW) {
+		if (nrows == rcap) {
+			size_t ncap = rcap ? rcap * 2 : 16;
+			struct op_row *nr = realloc(rows, ncap * sizeof(*rows));
+			if (!nr) {
+				sqlite3_finalize(st);
+				free(rows);
+				return MCP_NOMEM;
+			}
+			rows = nr;
+			rcap = ncap;
+		}
+		struct op_row *r = &rows[nrows];
+		memset(r, 0, sizeof(*r));
+		int64_t node = sqlite3_column_int64(st, 0);
+		/* one pid may have rows of several processes (reused, or on
+		 * several nodes): counts add, the heaviest one's quantiles stay */
+		if (nrows && node == last_node && rows[nrows - 1].op == sqlite3_column_int(st, 1))
+			r = &rows[nrows - 1];
+		else
+			nrows++;
+		*nodes += node != last_node;
+		last_node = node;
+		uint64_t total = (uint64_t)sqlite3_column_int64(st, 3);
+		uint64_t mn = (uint64_t)sqlite3_column_int64(st, 4), mx = (uint64_t)sqlite3_column_int64(st, 5);
+		if (!r->n || total > r->total) {
+			r->p50 = (uint64_t)sqlite3_column_int64(st, 6);
+			r->p95 = (uint64_t)sqlite3_column_int64(st, 7);
+			r->p99 = (uint64_t)sqlite3_column_int64(st, 8);
+		}
+		r->min = !r->n || mn < r->min ? mn : r->min;
+		r->max = mx > r->max ? mx : r->max;
+		r->node = (uint32_t)node;
+		r->op = sqlite3_column_int(st, 1);
+		r->n += (uint64_t)sqlite3_column_int64(st, 2);
+		r->total += total;
+		r->errors += (uint64_t)sqlite3_column_int64(st, 9);
+	}
+	sqlite3_finalize(st);
+	*rowsp = rows;
+	*nrowsp = nrows;
+	return s == SQLITE_DONE ? MCP_OK : MCP_TOOL_ERROR;
+}
+
 int tool_trace_stats(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *text,
 		     char *err, size_t errlen)
 {
@@ -160,8 +233,12 @@ int tool_trace_stats(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_
 	struct op_row *rows = NULL;
 	size_t nrows = 0;
 	uint64_t all = 0, alltime = 0;
-	int timed = json_object_get(args, "since") || json_object_get(args, "until");
-	if ((rc = collect(m, &f, timed, &rows, &nrows, err, errlen)))
+	int timed = json_object_get(args, "since") || json_object_get(args, "until"), nodes = 1;
+	if (!timed && mcp_has_table(m, "summary_ops"))
+		rc = collect_summary(m, &c, &f, &rows, &nrows, &nodes, err, errlen);
+	else
+		rc = collect(m, &f, timed, &rows, &nrows, err, errlen);
+	if (rc)
 		goto out;
 	for (size_t i = 0; i < nrows; i++) {
 		all += rows[i].n;
@@ -179,6 +256,8 @@ int tool_trace_stats(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_
 				       (unsigned long long)all);
 		for (size_t i = 0; i < show; i++) {
 			const struct op_row *r = &rows[i];
+			if (nodes > 1)
+				e = e || mcp_buf_printf(text, "node %u: ", r->node);
 			e = e || mcp_buf_printf(
 				text,
 				"%s (%s): %llu calls, p50 %.1f us, p95 %.1f us, p99 %.1f us, max %.1f us, "
@@ -211,7 +290,9 @@ int tool_trace_stats(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_
 					  alltime ? (double)(int)(1000.0 * (double)r->total /
 								  (double)alltime) / 10.0
 						  : 0.0,
-					  (json_int_t)r->errors))) {
+					  (json_int_t)r->errors)) ||
+		    (nodes > 1 && json_array_append_new(json_array_get(jr, i),
+							json_integer(r->node)))) {
 			json_decref(jr);
 			jr = NULL;
 		}
@@ -224,6 +305,8 @@ int tool_trace_stats(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_
 		       : NULL;
 	if (o && show < nrows)
 		json_object_set_new(o, "more_ops", json_integer((json_int_t)(nrows - show)));
+	if (o && nodes > 1) /* a row per (node, op): the node ordinal last */
+		json_array_append_new(json_object_get(o, "cols"), json_string("node"));
 	rc = !o || mcp_buf_json(text, o) ? MCP_NOMEM : MCP_OK;
 	json_decref(o);
 out:
@@ -246,20 +329,35 @@ int tool_process_breakdown(struct ilog_mcp *m, json_t *args, int verbose, struct
 	int rc = trace_session(m, args, &c, err, errlen);
 	if (rc || (rc = trace_where(&c, args, TF_TIME, &f, err, errlen)))
 		return rc;
-	char sql[4096];
+	char sql[4096], e_sql[512], h_sql[512];
 	const char *hw = strstr(f.sql, " AND") ? strstr(f.sql, " AND") : "";
+	if (!*hw && mcp_has_table(m, "summary_process_ops")) {
+		/* the whole session: from the summaries */
+		snprintf(e_sql, sizeof(e_sql),
+			 "SELECT pid, op, sum(calls) AS n, sum(total_ns) AS t, sum(errors) AS bad"
+			 " FROM summary_process_ops WHERE session_id = %lld GROUP BY pid, op",
+			 (long long)c.session);
+		snprintf(h_sql, sizeof(h_sql),
+			 "SELECT pid, other_pid, other_comm, switches AS n, off_cpu_ns AS d"
+			 " FROM summary_preemptions WHERE session_id = %lld", (long long)c.session);
+	} else {
+		snprintf(e_sql, sizeof(e_sql),
+			 "SELECT pid, op, count(*) AS n, sum(dur_ns) AS t, sum(ret != 0) AS bad"
+			 " FROM events%s WHERE %s GROUP BY pid, op", *hw ? "" : " NOT INDEXED", f.sql);
+		snprintf(h_sql, sizeof(h_sql),
+			 "SELECT pid, other_pid, other_comm, 1 AS n, dur_ns AS d FROM host_events"
+			 " WHERE session_id = %lld AND type = 1%s", (long long)c.session, hw);
+	}
 	snprintf(sql, sizeof(sql),
-		 "WITH e AS (SELECT pid, op, count(*) AS n, sum(dur_ns) AS t, sum(ret != 0) AS bad"
-		 "  FROM events%s WHERE %s GROUP BY pid, op),"
+		 "WITH e AS (%s),"
 		 " p AS (SELECT pid, sum(n) AS calls, sum(t) AS cuda_ns, sum(bad) AS failed,"
 		 "  (SELECT op FROM e e2 WHERE e2.pid = e.pid ORDER BY t DESC LIMIT 1) AS top_op"
 		 "  FROM e GROUP BY pid),"
-		 " h AS (SELECT pid, count(*) AS preempted, sum(dur_ns) AS off_ns FROM host_events"
-		 "  WHERE session_id = %lld AND type = 1%s GROUP BY pid),"
-		 " w AS (SELECT pid, other_pid, other_comm, sum(dur_ns) AS s,"
-		 "  row_number() OVER (PARTITION BY pid ORDER BY sum(dur_ns) DESC) AS k"
-		 "  FROM host_events WHERE session_id = %lld AND type = 1%s"
-		 "  GROUP BY pid, other_pid, other_comm)"
+		 " hs AS (%s),"
+		 " h AS (SELECT pid, sum(n) AS preempted, sum(d) AS off_ns FROM hs GROUP BY pid),"
+		 " w AS (SELECT pid, other_pid, other_comm, sum(d) AS s,"
+		 "  row_number() OVER (PARTITION BY pid ORDER BY sum(d) DESC) AS k"
+		 "  FROM hs GROUP BY pid, other_pid, other_comm)"
 		 " SELECT p.pid,"
 		 "  (SELECT comm FROM processes q WHERE q.session_id = %lld AND q.pid = p.pid"
 		 "   ORDER BY q.ts DESC LIMIT 1) AS comm,"
@@ -267,8 +365,7 @@ int tool_process_breakdown(struct ilog_mcp *m, json_t *args, int verbose, struct
 		 "  coalesce(h.off_ns, 0), w.other_pid, w.other_comm"
 		 " FROM p LEFT JOIN h USING (pid) LEFT JOIN w ON w.pid = p.pid AND w.k = 1"
 		 " ORDER BY p.cuda_ns DESC LIMIT 100",
-		 *hw ? "" : " NOT INDEXED", f.sql, (long long)c.session, hw, (long long)c.session, hw,
-		 (long long)c.session);
+		 e_sql, h_sql, (long long)c.session);
 	trace_filter_free(&f);
 	sqlite3_stmt *st;
 	if ((rc = mcp_prepare(m, sql, 0, &st, err, errlen)))

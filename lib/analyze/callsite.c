@@ -13,7 +13,7 @@ struct path {
 	uint32_t node, pid;
 	uint16_t op;
 	uint64_t stack, pystack;
-	uint64_t calls, ns;
+	uint64_t calls, ns, max_ns;
 };
 
 struct ilog_callsites {
@@ -74,12 +74,14 @@ int ilog_callsites_add(struct ilog_callsites *c, const struct ilog_record *rec)
 		if (ilog_grow((void **)&c->paths, &c->cap, c->npaths, sizeof(*c->paths), 64))
 			return -1;
 		c->paths[c->npaths] = (struct path){ rec->node, e->pid, e->op, e->stack_id,
-						     e->pystack_id, 0, 0 };
+						     e->pystack_id, 0, 0, 0 };
 		*v = ++c->npaths;
 	}
 	struct path *p = &c->paths[*v - 1];
 	p->calls++;
 	p->ns += e->dur_ns;
+	if (e->dur_ns > p->max_ns)
+		p->max_ns = e->dur_ns;
 	return 0;
 }
 
@@ -231,7 +233,8 @@ int ilog_callsites_each(const struct ilog_callsites *c,
 		const struct path *p = &c->paths[i];
 		struct ilog_callpath cp = {
 			.node = p->node, .pid = p->pid, .op = p->op, .stack_id = p->stack,
-			.pystack_id = p->pystack, .calls = p->calls, .ns = p->ns, .frames = f,
+			.pystack_id = p->pystack, .calls = p->calls, .ns = p->ns, .max_ns = p->max_ns,
+			.frames = f,
 		};
 		cp.nframes = ilog_symmap_callstack(c->sym, p->node, p->stack, p->pystack, f, CAP);
 		int rc = fn(arg, &cp);

@@ -35,10 +35,13 @@
 #include <time.h>
 #include <unistd.h>
 #include <sqlite3.h>
+#include "ingero/callsite.h"
+#include "ingero/causal.h"
 #include "ingero/export.h"
+#include "ingero/stats.h"
 #include "../export_int.h"
 
-#define SCHEMA_VERSION 2 /* 2: pystacks.entry */
+#define SCHEMA_VERSION 3 /* 2: pystacks.entry; 3: summary tables */
 #define APP_ID 0x494e4752 /* "INGR": PRAGMA application_id of an ingero database */
 
 /* Tables (docs/schema.md).  u64 values (ids, handles, addresses) are
@@ -117,39 +120,66 @@ static const char ddl[] =
 	"CREATE TABLE IF NOT EXISTS layers(layer INTEGER PRIMARY KEY, name TEXT NOT NULL);\n"
 	"CREATE TABLE IF NOT EXISTS host_types(type INTEGER PRIMARY KEY, name TEXT NOT NULL);\n"
 	"CREATE TABLE IF NOT EXISTS severities(severity INTEGER PRIMARY KEY, name TEXT NOT NULL);\n"
-	/* views: nearest-rank quantiles (the ceil(q*n)-th smallest), computed
-	 * with integer arithmetic so no math extension is needed */
+	/* summaries: computed while the rows load by the code ingero-correlate
+	 * runs (lib/analyze: statistics, causal engine, call sites), so the
+	 * views below read a few rows per key instead of every event */
+	"CREATE TABLE IF NOT EXISTS summary_nodes("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, start_ts INTEGER, end_ts INTEGER,"
+	" window_ns INTEGER, windows INTEGER, records INTEGER, cuda_events INTEGER,"
+	" host_events INTEGER, processes INTEGER, lost INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS summary_ops("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, layer INTEGER, op INTEGER,"
+	" calls INTEGER, total_ns INTEGER, min_ns INTEGER, max_ns INTEGER, p50_ns INTEGER,"
+	" p95_ns INTEGER, p99_ns INTEGER, errors INTEGER, bytes INTEGER, wall_frac REAL);\n"
+	"CREATE TABLE IF NOT EXISTS summary_process_ops("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, pid INTEGER, comm TEXT, layer INTEGER,"
+	" op INTEGER, calls INTEGER, total_ns INTEGER, min_ns INTEGER, max_ns INTEGER,"
+	" p50_ns INTEGER, p95_ns INTEGER, p99_ns INTEGER, errors INTEGER, bytes INTEGER,"
+	" wall_frac REAL);\n"
+	"CREATE TABLE IF NOT EXISTS summary_windows("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, layer INTEGER, op INTEGER,"
+	" start_ts INTEGER, end_ts INTEGER, calls INTEGER, total_ns INTEGER, busy_frac REAL,"
+	" min_ns INTEGER, p50_ns INTEGER, p95_ns INTEGER, p99_ns INTEGER, max_ns INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS summary_process_windows("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, pid INTEGER, layer INTEGER,"
+	" op INTEGER, start_ts INTEGER, end_ts INTEGER, calls INTEGER, total_ns INTEGER,"
+	" busy_frac REAL, min_ns INTEGER, p50_ns INTEGER, p95_ns INTEGER, p99_ns INTEGER,"
+	" max_ns INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS summary_callsites("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, pid INTEGER, op INTEGER,"
+	" stack_id INTEGER, pystack_id INTEGER, calls INTEGER, total_ns INTEGER, max_ns INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS summary_preemptions("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, pid INTEGER, other_pid INTEGER,"
+	" other_comm TEXT, switches INTEGER, off_cpu_ns INTEGER);\n"
+	/* CUDA Graph calls are few among many launches: a partial index, kept
+	 * up row by row (only graph rows pay), serves the graph tools */
+	"CREATE INDEX IF NOT EXISTS events_graph ON events(op, ts) WHERE op BETWEEN 14 AND 18;\n"
+	/* views over the summaries */
+	"CREATE VIEW IF NOT EXISTS latest_session AS"
+	" SELECT session_id FROM sessions ORDER BY seq DESC LIMIT 1;\n"
 	"CREATE VIEW IF NOT EXISTS op_stats AS"
-	" WITH r AS (SELECT session_id, node, layer, op, dur_ns, ret, bytes,"
-	"  row_number() OVER w AS rn, count(*) OVER (PARTITION BY session_id, node, layer, op) AS n"
-	"  FROM events WINDOW w AS (PARTITION BY session_id, node, layer, op ORDER BY dur_ns))"
-	" SELECT r.session_id, r.node, nd.name AS node_name, r.layer, l.name AS layer_name, r.op,"
-	"  o.name AS op_name, count(*) AS calls, sum(dur_ns) AS total_ns,"
-	"  sum(dur_ns) / count(*) AS mean_ns, min(dur_ns) AS min_ns, max(dur_ns) AS max_ns,"
-	"  max(CASE WHEN rn = (n * 50 + 99) / 100 THEN dur_ns END) AS p50_ns,"
-	"  max(CASE WHEN rn = (n * 95 + 99) / 100 THEN dur_ns END) AS p95_ns,"
-	"  max(CASE WHEN rn = (n * 99 + 99) / 100 THEN dur_ns END) AS p99_ns,"
-	"  sum(ret != 0) AS errors, sum(bytes) AS bytes"
-	" FROM r LEFT JOIN ops o ON o.op = r.op LEFT JOIN layers l ON l.layer = r.layer"
-	" LEFT JOIN nodes nd ON nd.session_id = r.session_id AND nd.node = r.node"
-	" GROUP BY r.session_id, r.node, r.layer, r.op;\n"
+	" SELECT s.session_id, s.node, nd.name AS node_name, s.layer, l.name AS layer_name, s.op,"
+	"  o.name AS op_name, s.calls, s.total_ns, s.total_ns / max(s.calls, 1) AS mean_ns,"
+	"  s.min_ns, s.max_ns, s.p50_ns, s.p95_ns, s.p99_ns, s.errors, s.bytes, s.wall_frac"
+	" FROM summary_ops s LEFT JOIN ops o ON o.op = s.op LEFT JOIN layers l ON l.layer = s.layer"
+	" LEFT JOIN nodes nd ON nd.session_id = s.session_id AND nd.node = s.node;\n"
 	"CREATE VIEW IF NOT EXISTS process_op_stats AS"
-	" WITH r AS (SELECT session_id, node, pid, layer, op, dur_ns, ret, bytes,"
-	"  row_number() OVER w AS rn,"
-	"  count(*) OVER (PARTITION BY session_id, node, pid, layer, op) AS n"
-	"  FROM events WINDOW w AS (PARTITION BY session_id, node, pid, layer, op ORDER BY dur_ns))"
-	" SELECT r.session_id, r.node, r.pid,"
-	"  (SELECT comm FROM processes p WHERE p.session_id = r.session_id AND p.node = r.node"
-	"   AND p.pid = r.pid ORDER BY p.ts DESC LIMIT 1) AS comm,"
-	"  r.layer, r.op, o.name AS op_name, count(*) AS calls, sum(dur_ns) AS total_ns,"
-	"  sum(dur_ns) / count(*) AS mean_ns, min(dur_ns) AS min_ns, max(dur_ns) AS max_ns,"
-	"  max(CASE WHEN rn = (n * 50 + 99) / 100 THEN dur_ns END) AS p50_ns,"
-	"  max(CASE WHEN rn = (n * 95 + 99) / 100 THEN dur_ns END) AS p95_ns,"
-	"  max(CASE WHEN rn = (n * 99 + 99) / 100 THEN dur_ns END) AS p99_ns,"
-	"  sum(ret != 0) AS errors, sum(bytes) AS bytes"
-	" FROM r LEFT JOIN ops o ON o.op = r.op"
-	" GROUP BY r.session_id, r.node, r.pid, r.layer, r.op;\n"
-	"CREATE VIEW IF NOT EXISTS events_named AS"
+	" SELECT s.session_id, s.node, s.pid, s.comm, s.layer, s.op, o.name AS op_name, s.calls,"
+	"  s.total_ns, s.total_ns / max(s.calls, 1) AS mean_ns, s.min_ns, s.max_ns, s.p50_ns,"
+	"  s.p95_ns, s.p99_ns, s.errors, s.bytes, s.wall_frac"
+	" FROM summary_process_ops s LEFT JOIN ops o ON o.op = s.op;\n"
+	"CREATE VIEW IF NOT EXISTS window_stats AS"
+	" SELECT w.session_id, w.node, w.layer, w.op, o.name AS op_name, w.start_ts, w.end_ts,"
+	"  w.calls, w.total_ns, w.busy_frac, w.min_ns, w.p50_ns, w.p95_ns, w.p99_ns, w.max_ns"
+	" FROM summary_windows w LEFT JOIN ops o ON o.op = w.op;\n"
+	"CREATE VIEW IF NOT EXISTS process_window_stats AS"
+	" SELECT w.session_id, w.node, w.pid, w.layer, w.op, o.name AS op_name, w.start_ts,"
+	"  w.end_ts, w.calls, w.total_ns, w.busy_frac, w.min_ns, w.p50_ns, w.p95_ns, w.p99_ns,"
+	"  w.max_ns FROM summary_process_windows w LEFT JOIN ops o ON o.op = w.op;\n"
+	"CREATE VIEW IF NOT EXISTS call_sites AS"
+	" SELECT c.session_id, c.node, c.pid, c.op, o.name AS op_name, c.stack_id, c.pystack_id,"
+	"  c.calls, c.total_ns, c.max_ns FROM summary_callsites c LEFT JOIN ops o ON o.op = c.op;\n"
+"CREATE VIEW IF NOT EXISTS events_named AS"
 	" SELECT e.*, o.name AS op_name, l.name AS layer_name, nd.name AS node_name"
 	" FROM events e LEFT JOIN ops o ON o.op = e.op LEFT JOIN layers l ON l.layer = e.layer"
 	" LEFT JOIN nodes nd ON nd.session_id = e.session_id AND nd.node = e.node;\n"
@@ -183,7 +213,41 @@ static const char indexes[] =
 	"CREATE INDEX IF NOT EXISTS snapshots_ts ON snapshots(ts);\n"
 	"CREATE INDEX IF NOT EXISTS symbols_ip ON symbols(session_id, node, pid, ip);\n"
 	"CREATE INDEX IF NOT EXISTS processes_pid ON processes(session_id, node, pid);\n"
-	"CREATE INDEX IF NOT EXISTS chains_ts ON chains(ts_start);\n";
+	"CREATE INDEX IF NOT EXISTS chains_ts ON chains(ts_start);\n"
+	"CREATE INDEX IF NOT EXISTS summary_windows_op ON summary_windows(session_id, op, start_ts);\n"
+	"CREATE INDEX IF NOT EXISTS summary_process_windows_pid"
+	" ON summary_process_windows(session_id, pid, op, start_ts);\n";
+
+/*
+ * Upgrading a database of schema version 1 or 2: the views that read the
+ * raw rows go, and the summaries of its sessions are made from their rows
+ * (exact nearest-rank quantiles, by window functions) -- per-window rows
+ * and node summaries need the log and stay empty for those sessions.
+ */
+#define NEAREST_RANK(key)                                                                    \
+	"SELECT session_id, node, " key ", count(*) AS calls, sum(dur_ns) AS t, min(dur_ns) AS mn," \
+	" max(dur_ns) AS mx, max(CASE WHEN rn = (n * 50 + 99) / 100 THEN dur_ns END) AS p50,"   \
+	" max(CASE WHEN rn = (n * 95 + 99) / 100 THEN dur_ns END) AS p95,"                      \
+	" max(CASE WHEN rn = (n * 99 + 99) / 100 THEN dur_ns END) AS p99, sum(ret != 0) AS bad,"\
+	" sum(bytes) AS b FROM (SELECT *, row_number() OVER (PARTITION BY session_id, node, "   \
+	key " ORDER BY dur_ns) AS rn, count(*) OVER (PARTITION BY session_id, node, " key       \
+	") AS n FROM events) GROUP BY session_id, node, " key
+static const char backfill[] =
+	"INSERT INTO summary_ops SELECT session_id, node, layer, op, calls, t, mn, mx, p50, p95,"
+	" p99, bad, b, NULL FROM (" NEAREST_RANK("layer, op") ");\n"
+	"INSERT INTO summary_process_ops SELECT r.session_id, r.node, r.pid,"
+	" (SELECT comm FROM processes p WHERE p.session_id = r.session_id AND p.node = r.node"
+	"  AND p.pid = r.pid ORDER BY p.ts DESC LIMIT 1), r.layer, r.op, calls, t, mn, mx, p50,"
+	" p95, p99, bad, b, NULL FROM (" NEAREST_RANK("pid, layer, op") ") r;\n"
+	"INSERT INTO summary_callsites SELECT session_id, node, pid, op, stack_id, pystack_id,"
+	" count(*), sum(dur_ns), max(dur_ns) FROM events"
+	" GROUP BY session_id, node, pid, op, stack_id, pystack_id;\n";
+
+/* Preemptions per (thread's process, preempter): host switch events. */
+#define PREEMPT_SUMMARY(where)                                                               \
+	"INSERT INTO summary_preemptions SELECT session_id, node, pid, other_pid,"              \
+	" max(other_comm), count(*), sum(dur_ns) FROM host_events WHERE type = 1" where         \
+	" GROUP BY session_id, node, pid, other_pid"
 
 #define BATCH 64
 #define EVENT_COLS 22
@@ -228,6 +292,11 @@ struct sq {
 	sqlite3_stmt *batch;
 	struct ev_row { struct ingero_cuda_event e; int64_t wall; int node; } pend[BATCH];
 	unsigned npend;
+	/* the summaries: the statistics, chains and call sites of
+	 * ingero-correlate, fed the rows as they load */
+	struct ilog_stats *stats;
+	struct ilog_callsites *sites;
+	uint64_t chain_records;
 };
 
 static int sq_err(struct ilog_sink_ctx *c, struct sq *s, const char *what)
@@ -322,6 +391,8 @@ static void sq_free(struct sq *s)
 		sqlite3_close(s->db); /* uncommitted work is rolled back */
 	ilog_node_map_free(&s->nodes);
 	ilog_buf_free(&s->tmp);
+	ilog_stats_free(s->stats);
+	ilog_callsites_free(s->sites);
 	free(s);
 }
 
@@ -340,6 +411,14 @@ static int sq_open(struct ilog_sink_ctx *c)
 		return -1;
 	}
 	c->state = s;
+	s->stats = ilog_stats_new(&(struct ilog_stats_opts){ 0 });
+	s->sites = ilog_callsites_new(1);
+	if (!s->stats || !s->sites) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		sq_free(s);
+		c->state = NULL;
+		return -1;
+	}
 	if (sq_open_db(c, s)) {
 		sq_free(s);
 		c->state = NULL;
@@ -373,7 +452,8 @@ static int sq_open_db(struct ilog_sink_ctx *c, struct sq *s)
 		return -1;
 	}
 	int64_t ver = query_int(s, "PRAGMA user_version");
-	int upgrade = ntab > 0 && ver == 1; /* version 1 lacks pystacks.entry only */
+	/* version 1 lacks pystacks.entry, 2 the summaries */
+	int upgrade = ntab > 0 && (ver == 1 || ver == 2);
 	if (ntab > 0 && ver != SCHEMA_VERSION && !upgrade) {
 		snprintf(c->err, sizeof(c->err), "ingero database schema version %lld, this export "
 			 "writes version %d; choose a new file", (long long)ver, SCHEMA_VERSION);
@@ -392,8 +472,11 @@ static int sq_open_db(struct ilog_sink_ctx *c, struct sq *s)
 	char pragma[96];
 	snprintf(pragma, sizeof(pragma), "PRAGMA application_id=%d; PRAGMA user_version=%d", APP_ID,
 		 SCHEMA_VERSION);
-	if ((upgrade && exec(c, s, "ALTER TABLE pystacks ADD COLUMN entry INTEGER")) ||
-	    exec(c, s, ddl) || exec(c, s, pragma) || lookups(c, s))
+	if ((upgrade && ver == 1 && exec(c, s, "ALTER TABLE pystacks ADD COLUMN entry INTEGER")) ||
+	    (upgrade && exec(c, s, "DROP VIEW IF EXISTS op_stats;"
+				   "DROP VIEW IF EXISTS process_op_stats")) ||
+	    exec(c, s, ddl) || exec(c, s, pragma) || lookups(c, s) ||
+	    (upgrade && (exec(c, s, backfill) || exec(c, s, PREEMPT_SUMMARY(""))))) 
 		return -1;
 	if (!s->fresh && exec(c, s, indexes))
 		return -1;
@@ -517,12 +600,43 @@ static const char *hex(struct sq *s, struct ilog_bin b)
 	return s->tmp.p ? s->tmp.p : "";
 }
 
+/* One chain row; ts_start and ts_end are wall-clock ns. */
+static int put_chain(struct ilog_sink_ctx *c, struct sq *s, int node, const struct ilog_chain *ch,
+		     int64_t wall_start, int64_t wall_end)
+{
+	sqlite3_stmt *st = s->st[S_CHAIN];
+	BI(st, 1, s->session);
+	BI(st, 2, node);
+	BI(st, 3, ch->id);
+	BI(st, 4, wall_start);
+	BI(st, 5, wall_end);
+	BI(st, 6, ch->severity);
+	bt(st, 7, ch->pattern);
+	BI(st, 8, ch->pid);
+	BI(st, 9, ch->op);
+	BD(st, 10, ch->score);
+	bt(st, 11, ch->title);
+	bt(st, 12, ch->root_cause);
+	bt(st, 13, ch->fix);
+	bt(st, 14, ch->evidence);
+	bt(st, 15, ch->comm);
+	BI(st, 16, ch->culprit_pid);
+	bt(st, 17, ch->culprit_comm);
+	BI(st, 18, ch->lost_ns);
+	bt(st, 19, ch->metrics);
+	return step(c, s, st);
+}
+
 static int sq_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 		     const struct ilog_reader *r)
 {
 	struct sq *s = c->state;
 	sqlite3_stmt *st;
 	s->records++;
+	if (ilog_stats_add(s->stats, rec, r)) {
+		snprintf(c->err, sizeof(c->err), "%s", ilog_stats_error(s->stats));
+		return -1;
+	}
 	if (rec->kind == ILOG_K_HEADER) {
 		int isnew;
 		int node = ilog_node_map_header(&s->nodes, rec, r, &isnew);
@@ -568,6 +682,19 @@ static int sq_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 		if (wall + (int64_t)e->dur_ns > s->last_ts)
 			s->last_ts = wall + (int64_t)e->dur_ns;
 		s->pend[s->npend++] = (struct ev_row){ *e, wall, node };
+		/* call sites are keyed by the record's node: the session's here */
+		int bad;
+		if (rec->node == (uint32_t)node) {
+			bad = ilog_callsites_add(s->sites, rec);
+		} else {
+			struct ilog_record t = { .kind = ILOG_K_CUDA, .node = (uint32_t)node };
+			t.u.cuda = *e;
+			bad = ilog_callsites_add(s->sites, &t);
+		}
+		if (bad) {
+			snprintf(c->err, sizeof(c->err), "out of memory");
+			return -1;
+		}
 		return s->npend == BATCH ? flush_events(c, s) : 0;
 	}
 	case ILOG_K_HOST: {
@@ -753,30 +880,11 @@ static int sq_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 		BI(st, 5, rec->u.loss.lost);
 		BI(st, 6, rec->u.loss.seen);
 		return step(c, s, st);
-	case ILOG_K_CHAIN: {
-		const struct ilog_chain *ch = &rec->u.chain;
-		st = s->st[S_CHAIN];
-		BI(st, 1, s->session);
-		BI(st, 2, node);
-		BI(st, 3, ch->id);
-		BI(st, 4, wall);
-		BI(st, 5, ch->ts_end ? ilog_reader_wall(r, rec->node, ch->ts_end) : 0);
-		BI(st, 6, ch->severity);
-		bt(st, 7, ch->pattern);
-		BI(st, 8, ch->pid);
-		BI(st, 9, ch->op);
-		BD(st, 10, ch->score);
-		bt(st, 11, ch->title);
-		bt(st, 12, ch->root_cause);
-		bt(st, 13, ch->fix);
-		bt(st, 14, ch->evidence);
-		bt(st, 15, ch->comm);
-		BI(st, 16, ch->culprit_pid);
-		bt(st, 17, ch->culprit_comm);
-		BI(st, 18, ch->lost_ns);
-		bt(st, 19, ch->metrics);
-		return step(c, s, st);
-	}
+	case ILOG_K_CHAIN:
+		s->chain_records++;
+		return put_chain(c, s, node, &rec->u.chain, wall,
+				 rec->u.chain.ts_end ? (int64_t)ilog_reader_wall(r, rec->node,
+									 rec->u.chain.ts_end) : 0);
 	case ILOG_K_PROVENANCE:
 		st = s->st[S_PROV];
 		BI(st, 1, s->session);
@@ -794,12 +902,186 @@ static int sq_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 	}
 }
 
+/* ---- summaries, written at close from what the rows fed ---- */
+
+static int64_t wall_of(struct sq *s, uint32_t node, uint64_t mono)
+{
+	return mono ? (int64_t)ilog_stats_wall(s->stats, node, mono) : 0;
+}
+
+struct sum_ctx {
+	struct ilog_sink_ctx *c;
+	struct sq *s;
+	sqlite3_stmt *st;
+};
+
+static int put_callsite(void *arg, const struct ilog_callpath *p)
+{
+	struct sum_ctx *x = arg;
+	sqlite3_stmt *st = x->st;
+	BI(st, 1, x->s->session);
+	BI(st, 2, p->node);
+	BI(st, 3, p->pid);
+	BI(st, 4, p->op);
+	BI(st, 5, p->stack_id);
+	BI(st, 6, p->pystack_id);
+	BI(st, 7, p->calls);
+	BI(st, 8, p->ns);
+	BI(st, 9, p->max_ns);
+	return step(x->c, x->s, st);
+}
+
+/* Statistics rows (whole run or per window, per node or per process)
+ * into their summary table. */
+static int put_stat_rows(struct ilog_sink_ctx *c, struct sq *s, int per_process, int windows)
+{
+	static const char *const sql[2][2] = {
+		{ "INSERT INTO summary_ops VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		  "INSERT INTO summary_windows VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)" },
+		{ "INSERT INTO summary_process_ops VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		  "INSERT INTO summary_process_windows VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" },
+	};
+	struct ilog_stat_row *rows;
+	int n = windows ? ilog_stats_window_rows(s->stats, per_process, &rows)
+			: ilog_stats_rows(s->stats, per_process, &rows);
+	if (n < 0) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return -1;
+	}
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, sql[per_process][windows], -1, &st, NULL) != SQLITE_OK) {
+		free(rows);
+		return sq_err(c, s, "prepare");
+	}
+	int rc = 0;
+	for (int i = 0; i < n && !rc; i++) {
+		const struct ilog_stat_row *r = &rows[i];
+		int k = 1;
+		BI(st, k++, s->session);
+		BI(st, k++, r->node);
+		if (per_process)
+			BI(st, k++, r->pid);
+		if (per_process && !windows)
+			sqlite3_bind_text(st, k++, r->comm ? r->comm : "", -1, SQLITE_STATIC);
+		BI(st, k++, r->layer);
+		BI(st, k++, r->op);
+		if (windows) {
+			BI(st, k++, wall_of(s, r->node, r->start_ns));
+			BI(st, k++, wall_of(s, r->node, r->end_ns));
+			BI(st, k++, r->count);
+			BI(st, k++, r->total_ns);
+			BD(st, k++, r->frac);
+			BI(st, k++, r->min_ns);
+			BI(st, k++, r->p50_ns);
+			BI(st, k++, r->p95_ns);
+			BI(st, k++, r->p99_ns);
+			BI(st, k++, r->max_ns);
+		} else {
+			BI(st, k++, r->count);
+			BI(st, k++, r->total_ns);
+			BI(st, k++, r->min_ns);
+			BI(st, k++, r->max_ns);
+			BI(st, k++, r->p50_ns);
+			BI(st, k++, r->p95_ns);
+			BI(st, k++, r->p99_ns);
+			BI(st, k++, r->errors);
+			BI(st, k++, r->bytes);
+			BD(st, k++, r->frac);
+		}
+		rc = step(c, s, st);
+	}
+	sqlite3_finalize(st);
+	free(rows);
+	return rc;
+}
+
+/*
+ * The session's summaries: per node, per (node, layer, op) and per
+ * process, the same per time window, call sites, preemptions, and -- for
+ * a log without chain records -- the chains ingero-correlate would add.
+ */
+static int put_summaries(struct ilog_sink_ctx *c, struct sq *s)
+{
+	char err[256];
+	struct ilog_chain_set cs = { 0 };
+	sqlite3_stmt *st = NULL;
+	int rc = -1;
+	if (ilog_stats_finish(s->stats)) {
+		snprintf(c->err, sizeof(c->err), "%s", ilog_stats_error(s->stats));
+		return -1;
+	}
+	if (!s->chain_records) {
+		if (ilog_causal_run(s->stats, &cs, err, sizeof(err))) {
+			snprintf(c->err, sizeof(c->err), "correlating: %s", err);
+			goto out;
+		}
+		for (uint32_t i = 0; i < cs.n; i++) {
+			const struct ilog_chain *ch = &cs.chains[i];
+			if (put_chain(c, s, (int)cs.nodes[i], ch, wall_of(s, cs.nodes[i], ch->ts_start),
+				      wall_of(s, cs.nodes[i], ch->ts_end)))
+				goto out;
+		}
+	}
+	if (sqlite3_prepare_v2(s->db, "INSERT INTO summary_nodes VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+			       -1, &st, NULL) != SQLITE_OK) {
+		sq_err(c, s, "prepare");
+		goto out;
+	}
+	for (uint32_t i = 0; i < ilog_stats_nnodes(s->stats); i++) {
+		struct ilog_stats_summary n;
+		ilog_stats_summary(s->stats, i, &n);
+		BI(st, 1, s->session);
+		BI(st, 2, n.node);
+		BI(st, 3, wall_of(s, n.node, n.start_ns));
+		BI(st, 4, wall_of(s, n.node, n.end_ns));
+		BI(st, 5, n.window_ns);
+		BI(st, 6, n.nwindows);
+		BI(st, 7, n.records);
+		BI(st, 8, n.cuda);
+		BI(st, 9, n.host);
+		BI(st, 10, n.processes);
+		BI(st, 11, n.lost);
+		if (step(c, s, st))
+			goto out;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	for (int k = 0; k < 4; k++)
+		if (put_stat_rows(c, s, k & 1, k >> 1))
+			goto out;
+	if (sqlite3_prepare_v2(s->db, "INSERT INTO summary_callsites VALUES(?,?,?,?,?,?,?,?,?)", -1,
+			       &st, NULL) != SQLITE_OK) {
+		sq_err(c, s, "prepare");
+		goto out;
+	}
+	struct sum_ctx x = { c, s, st };
+	if (ilog_callsites_each(s->sites, put_callsite, &x))
+		goto out;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(s->db, PREEMPT_SUMMARY(" AND session_id = ?"), -1, &st, NULL) !=
+	    SQLITE_OK) {
+		sq_err(c, s, "prepare");
+		goto out;
+	}
+	BI(st, 1, s->session);
+	if (step(c, s, st))
+		goto out;
+	rc = 0;
+out:
+	sqlite3_finalize(st);
+	ilog_chain_set_free(&cs);
+	return rc;
+}
+
 static int sq_close(struct ilog_sink_ctx *c)
 {
 	struct sq *s = c->state;
 	if (!s)
 		return 0;
 	int rc = s->in_txn && s->npend ? flush_events(c, s) : 0;
+	if (!rc && s->in_txn)
+		rc = put_summaries(c, s);
 	for (int i = 0; i < S__COUNT; i++) {
 		sqlite3_finalize(s->st[i]);
 		s->st[i] = NULL;

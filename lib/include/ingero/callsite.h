@@ -47,7 +47,7 @@ struct ilog_callpath {
 	uint32_t node, pid;
 	uint16_t op;
 	uint64_t stack_id, pystack_id;
-	uint64_t calls, ns;
+	uint64_t calls, ns, max_ns; /* max_ns: the longest call */
 	const struct ilog_callframe *frames;
 	unsigned nframes;
 };

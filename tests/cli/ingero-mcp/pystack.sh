@@ -1,7 +1,8 @@
 # get_stacks shows Python frames: a code object compiled by this machine's
 # CPython (its real co_linetable) is attached, the way the export stores
 # pycode and pyframes, to half of the cudaStreamSynchronize calls of a
-# synthesized trace; the frame must resolve to the source line of the
+# synthesized trace (and the call-site totals the export keeps are made
+# again from the rows); the frame must resolve to the source line of the
 # chosen instruction, and the other half must be counted as stackless.
 set -euo pipefail
 command -v python3 >/dev/null || { echo "python3 is needed to compile a code object" >&2; exit 77; }
@@ -24,7 +25,10 @@ INSERT INTO pycode(session_id, node, pid, code, py_version, filename, qualname, 
   SELECT session_id, 0, 4242, 1234, $ver, '/srv/job/train.py', '$qual', $first, x'$table' FROM sessions;
 INSERT INTO pyframes(session_id, node, pystack_id, frame, code, lasti)
   SELECT session_id, 0, 77, 0, 1234, $lasti FROM sessions;
-UPDATE events SET pystack_id = 77 WHERE op = 11 AND rowid % 2 = 0;"
+UPDATE events SET pystack_id = 77 WHERE op = 11 AND rowid % 2 = 0;
+DELETE FROM summary_callsites;
+INSERT INTO summary_callsites SELECT session_id, node, pid, op, stack_id, pystack_id, count(*),
+  sum(dur_ns), max(dur_ns) FROM events GROUP BY session_id, node, pid, op, stack_id, pystack_id;"
 printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_stacks","arguments":{"op":"cudaStreamSynchronize"}}}' |
 	ingero-mcp --db run.db >out.json
 jq -c '.result.content[0].text | fromjson | {python: [.stacks[].python], native: [.stacks[].native | length], with: [.stacks[].calls], without: .no_stack_calls}' out.json

@@ -2,8 +2,9 @@
 # StdioClientTransport, pinned in tests/mcp/package-lock.json) talks to
 # ingero-mcp over stdio: lists the tools and calls each one on a
 # synthesized training trace (a python3 process preempted by "backup"),
-# served from an exported database and straight from the log.  The
-# database file is unchanged afterwards.  In the CPU-contention scenario the
+# served from an exported database and straight from the log; either way
+# the causal chains (computed by the export, or while loading the log) name
+# the culprit.  The database file is unchanged afterwards.  In the CPU-contention scenario the
 # top causal chain names the culprit, with the log correlated while loading
 # and with ingero-correlate + ingero-export.
 set -euo pipefail
@@ -12,7 +13,7 @@ set -euo pipefail
 ingero-export --format sqlite -o run.db run.ilog
 before=$(sha256sum run.db)
 echo "== --db run.db"
-node "$INGERO_TESTS/mcp/client.mjs" 20000 -- ingero-mcp --db run.db --timeout 1s
+EXPECT_CULPRIT=backup node "$INGERO_TESTS/mcp/client.mjs" 20000 -- ingero-mcp --db run.db --timeout 1s
 [[ $before == "$(sha256sum run.db)" ]] && echo "run.db unchanged"
 echo "== run.ilog"
 EXPECT_CULPRIT=backup node "$INGERO_TESTS/mcp/client.mjs" 20000 -- ingero-mcp run.ilog --timeout 1s | grep -c '^ok - '
