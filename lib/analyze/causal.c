@@ -54,6 +54,10 @@ struct cand *causal_cand_new(struct ctx *x, const struct sproc *p, const char *p
 	c->ts_end = b;
 	c->lost = lost;
 	c->wall = p && p->last_end > p->first_ts ? p->last_end - p->first_ts : 1;
+	c->span = x->nd->last_ts > x->nd->t0 ? x->nd->last_ts - x->nd->t0 : 1;
+	if (c->span < c->wall)
+		c->span = c->wall;
+	c->floor = ILOG_SEV_FLOOR_CALLS * (p ? causal_typical(x, p, op) : 0);
 	cpy(c->comm, sizeof(c->comm), p ? ilog_stats_comm(x->st, x->nd->idx, p->pid) : "");
 	causal_met_u(c, "t0_ns", x->nd->t0);
 	causal_met_u(c, "window_ns", x->nd->width);
@@ -62,18 +66,48 @@ struct cand *causal_cand_new(struct ctx *x, const struct sproc *p, const char *p
 	return c;
 }
 
-int causal_severity(const struct cand *c)
+int causal_grade(uint64_t lost, uint64_t wall, uint64_t span, uint64_t floor)
 {
-	if (c->forced >= 0)
-		return c->forced;
-	double impact = (double)c->lost / (double)c->wall;
-	if (impact >= ILOG_SEV_HIGH_IMPACT)
+	double impact = (double)lost / (double)(wall ? wall : 1);
+	double of_span = (double)lost / (double)(span ? span : 1);
+	if (impact >= ILOG_SEV_HIGH_IMPACT && of_span >= ILOG_SEV_HIGH_SPAN && lost >= floor)
 		return ILOG_SEV_HIGH;
-	if (impact >= ILOG_SEV_MEDIUM_IMPACT)
+	if (impact >= ILOG_SEV_MEDIUM_IMPACT && of_span >= ILOG_SEV_MEDIUM_SPAN && lost >= floor)
 		return ILOG_SEV_MEDIUM;
 	if (impact >= ILOG_SEV_MIN_IMPACT)
 		return ILOG_SEV_LOW;
 	return -1;
+}
+
+int causal_severity(const struct cand *c)
+{
+	return c->forced >= 0 ? c->forced : causal_grade(c->lost, c->wall, c->span, c->floor);
+}
+
+uint64_t causal_typical(struct ctx *x, const struct sproc *p, uint16_t op)
+{
+	const struct sseries *best = NULL;
+	for (uint32_t i = 0; i < x->st->nser; i++) {
+		const struct sseries *s = x->st->ser[i];
+		if (s->node != p->node || s->pid != p->pid || !s->n)
+			continue;
+		if (op != ILOG_OP_UNKNOWN && s->op == op) {
+			best = s;
+			break;
+		}
+		if (!best || s->n > best->n)
+			best = s;
+	}
+	struct dhist h;
+	if (!best)
+		return 0;
+	if (ilog_dhist_series(&h, best, 0, best->nt, NULL, 0)) { /* nt: every tick */
+		x->oom = 1;
+		return 0;
+	}
+	uint64_t med = ilog_dhist_quantile(&h, 0.5);
+	ilog_dhist_free(&h);
+	return med;
 }
 
 void causal_ev_add(struct ctx *x, struct cand *c, uint64_t ts, const char *f, ...)
@@ -158,6 +192,8 @@ static int cmp_rank(const void *pa, const void *pb, void *base)
 	const struct cand *cb = base;
 	const struct cand *a = &cb[*(const uint32_t *)pa], *b = &cb[*(const uint32_t *)pb];
 	int sa = causal_severity(a), sb = causal_severity(b);
+	if (a->info != b->info) /* the cost of observing comes after the findings */
+		return a->info ? 1 : -1;
 	if (sa != sb)
 		return sa > sb ? -1 : 1;
 	if (a->fatal != b->fatal)
@@ -284,6 +320,8 @@ int ilog_causal_run(struct ilog_stats *st, struct ilog_chain_set *cs, char *err,
 		x.nd = ilog_stats_node(st, c->node);
 		ev_render(&x, c, &ev);
 		causal_met_f(c, "impact", (double)c->lost / (double)c->wall);
+		causal_met_u(c, "recording_ns", c->span);
+		causal_met_u(c, "severity_floor_ns", c->floor);
 		ilog_buf_put(&c->met, "}", 1);
 		o->id = chain_id(c, st->chains_in);
 		o->ts_start = c->ts_start;

@@ -25,6 +25,8 @@ struct cand {
 	int forced;               /* severity, or -1 = by impact */
 	const char *pattern;
 	uint64_t ts_start, ts_end, lost, wall;
+	uint64_t span, floor;     /* the severity rule's recording length and floor */
+	int info;                 /* informational (recording overhead): ranked last */
 	char comm[32], ccomm[32];
 	char title[256], root[1536], fix[768];
 	struct ilog_buf met;
@@ -114,8 +116,33 @@ void causal_met_anomalies(struct ctx *x, struct cand *c, const uint8_t *inany);
  * (and x->oom set) when out of memory. */
 struct cand *causal_cand_new(struct ctx *x, const struct sproc *p, const char *pattern,
 			     uint16_t op, uint64_t a, uint64_t b, uint64_t lost);
-/* The candidate's severity (ILOG_SEV_*), or -1 when below the smallest impact. */
+/*
+ * The severity rule, the one place every chain is graded (the engine calls
+ * causal_severity on each candidate; a detector that proposes a chain only
+ * sets its lost time, and may widen c->wall or c->floor):
+ *
+ *   HIGH    lost >= 25% of wall, >= 5% of span and >= floor
+ *   MEDIUM  lost >=  5% of wall, >= 1% of span and >= floor
+ *   LOW     lost >=  1% of wall
+ *   none    below (no chain)
+ *
+ * wall:  the process's CUDA wall time (first call to last return);
+ * span:  the recording's length on the node (header to last record): a
+ *        loss that is a blip in what was recorded is not an alarm;
+ * floor: ILOG_SEV_FLOOR_CALLS typical calls (the median duration of the
+ *        chain's op in that process, or of the process's busiest op): a
+ *        loss shorter than a few ordinary calls is call-to-call variation.
+ * A killed process or a failed GPU operation is HIGH whatever it cost
+ * (c->forced).  The constants are in ingero/causal.h and the rule is in
+ * ingero-correlate --help and the README.
+ */
+int causal_grade(uint64_t lost, uint64_t wall, uint64_t span, uint64_t floor);
+/* The candidate's severity (ILOG_SEV_*, its forced one or causal_grade),
+ * or -1 when below the smallest impact. */
 int causal_severity(const struct cand *c);
+/* The typical (median) duration of op's calls in p; of p's busiest op
+ * when op is ILOG_OP_UNKNOWN or p has no such series; 0 when none. */
+uint64_t causal_typical(struct ctx *x, const struct sproc *p, uint16_t op);
 /* A line of the candidate's timeline (at most 16 are kept). */
 void causal_ev_add(struct ctx *x, struct cand *c, uint64_t ts, const char *f, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -189,6 +216,15 @@ static inline int has_tid(const struct sproc *p, uint32_t tid)
 		if (p->tids[i] == tid)
 			return 1;
 	return 0;
+}
+
+/* Whether pid is the recorder that wrote the node's log (its process name
+ * is the header's program, "ingero-record"): the cost of observing, never
+ * a culprit. */
+static inline int causal_is_recorder(struct ctx *x, uint32_t pid)
+{
+	const char *r = x->nd->recorder[0] ? x->nd->recorder : "ingero-record";
+	return pid && !strcmp(ilog_stats_comm(x->st, x->nd->idx, pid), r);
 }
 
 /* Preemptions of p's CUDA threads in windows [a, b), by preempter. */

@@ -865,6 +865,15 @@ int ilog_stats_add(struct ilog_stats *st, const struct ilog_record *rec,
 			nd->anchor_mono = h->mono_ns;
 			nd->anchor_real = h->real_ns;
 		}
+		/* the recorder's process name: the first word of its program */
+		if (!nd->recorder[0] && h->recorder.n) {
+			size_t w = 0;
+			while (w < h->recorder.n && w < sizeof(nd->recorder) - 1 &&
+			       w < INGERO_COMM_LEN - 1 && h->recorder.p[w] != ' ')
+				w++;
+			memcpy(nd->recorder, h->recorder.p, w);
+			nd->recorder[w] = 0;
+		}
 		size_t n = h->node.n < sizeof(nd->name) - 1 ? h->node.n : sizeof(nd->name) - 1;
 		if (n && !nd->name[0]) {
 			memcpy(nd->name, h->node.p, n);

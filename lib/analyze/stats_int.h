@@ -179,6 +179,7 @@ struct snode {
 	uint64_t mem_total, avail_min, swap_total, swap_used_first, swap_used_max;
 	uint32_t ncpu;
 	int have_swap_first;
+	char recorder[INGERO_COMM_LEN + 1]; /* the recorder's comm (header's program) */
 };
 
 struct ilog_stats {

@@ -34,8 +34,11 @@
  *     a rhythm (robust CV < ILOG_PERIODIC_RCV, so one or two irregular gaps
  *     do not count); at least 4 spikes;
  *   - severity: HIGH when a process was killed or a GPU operation failed,
- *     or the lost time is >= 25% of the process's CUDA wall time; MEDIUM
- *     >= 5%; LOW >= 1%; below 1% no chain.
+ *     or the lost time is >= 25% of the process's CUDA wall time AND >= 5%
+ *     of the recording's length AND at least ILOG_SEV_FLOOR_CALLS typical
+ *     calls of the op (its median in that process); MEDIUM >= 5%, >= 1%
+ *     and the same floor; LOW >= 1% of the process's time; below, no
+ *     chain (causal_grade in lib/analyze/causal_int.h is the one rule).
  */
 #ifndef ILOG_CAUSAL_H
 #define ILOG_CAUSAL_H
@@ -48,6 +51,9 @@
 #define ILOG_SEV_HIGH_IMPACT 0.25
 #define ILOG_SEV_MEDIUM_IMPACT 0.05
 #define ILOG_SEV_MIN_IMPACT 0.01
+#define ILOG_SEV_HIGH_SPAN 0.05   /* HIGH: share of the recording's length */
+#define ILOG_SEV_MEDIUM_SPAN 0.01 /* MEDIUM: share of the recording's length */
+#define ILOG_SEV_FLOOR_CALLS 10   /* HIGH/MEDIUM: lost >= this many typical calls */
 #define ILOG_MIN_SERIES 20      /* calls needed to judge a series' windows */
 #define ILOG_WINDOW_CALLS 20    /* calls per analysis window, on average */
 #define ILOG_PERIODIC_RCV 0.5   /* robust CV of spike intervals; Poisson ~1.0 */
