@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "ingero/cli.h"
 #include "ingero/export.h"
+#include "live.h"
 
 static void usage(FILE *f)
 {
@@ -34,9 +35,31 @@ static void usage(FILE *f)
 		"                       ingero-symbolize first for native names)\n"
 		"      --no-compress    perfetto-proto: plain packets (for protoc --decode_raw)\n"
 		"                       instead of deflated groups of them\n"
-		"      --url URL        ClickHouse HTTP interface (clickhouse), http://HOST:8123\n"
+		"      --url URL        ClickHouse HTTP interface (clickhouse), http://HOST:8123;\n"
+		"                       otlp: push the live metrics of the stream there every\n"
+		"                       --interval (OTLP/HTTP JSON, e.g. http://HOST:4318/v1/metrics)\n"
 		"      --database D     ClickHouse database (clickhouse, clickhouse-sql; ingero)\n"
 		"      --create         create the database and tables if absent (clickhouse)\n"
+		"\nLIVE (a stream such as `ingero-record -o - | ingero-export ...`)\n"
+		"      --listen ADDR:PORT  prometheus: serve the metrics at http://ADDR:PORT/metrics,\n"
+		"                       updated as records arrive (127.0.0.1:9464; :PORT is\n"
+		"                       loopback).  Besides the counters and histograms of the\n"
+		"                       log so far: latency quantiles (0.5, 0.9, 0.99) and calls\n"
+		"                       over the last --window of the stream's time, preemptions\n"
+		"                       per second, CPU, memory, swap and load of the newest\n"
+		"                       snapshot, and causal chains by kind and severity as\n"
+		"                       ingero-correlate finds them in each --chain-window.\n"
+		"                       Memory stays flat however long the stream runs\n"
+		"      --interval DUR   otlp --url: time between pushes (default 10s).  A push\n"
+		"                       that fails is retried with doubling backoff from 1 s\n"
+		"                       (at most DUR); intervals that pass meanwhile are dropped\n"
+		"                       and counted (ingero.export.otlp.pushes); the stream is\n"
+		"                       never held up\n"
+		"      --linger DUR     after the stream ends, keep serving (and pushing) this\n"
+		"                       long (default 0: exit at once; an otlp push is made at\n"
+		"                       the end); SIGTERM or SIGINT end it cleanly at any time\n"
+		"      --window DUR     the sliding window of the quantiles and rates (default 60s)\n"
+		"      --chain-window DUR  the windows the causal engine analyzes (default 60s)\n\n"
 		"  -q, --quiet          errors only: no progress or warnings\n"
 		"  -v, --verbose        also say how many records were read and written\n"
 		"  -h, --help           this text\n"
@@ -70,13 +93,18 @@ int main(int argc, char **argv)
 		{ "since", required_argument, 0, 'S' }, { "until", required_argument, 0, 'U' },
 		{ "url", required_argument, 0, 'u' }, { "database", required_argument, 0, 'd' },
 		{ "create", no_argument, 0, 'C' }, { "callstacks", no_argument, 0, 'K' },
-		{ "no-compress", no_argument, 0, 'Z' }, ILOG_COMMON_LONG, { 0 },
+		{ "no-compress", no_argument, 0, 'Z' }, { "listen", required_argument, 0, 'L' },
+		{ "interval", required_argument, 0, 'I' }, { "linger", required_argument, 0, 'G' },
+		{ "window", required_argument, 0, 'W' }, { "chain-window", required_argument, 0, 'X' },
+		ILOG_COMMON_LONG, { 0 },
 	};
 	const char *fmt = "jsonl", *out = NULL;
 	struct ilog_filter filt = { 0 };
 	struct ilog_sink_ctx ctx = { 0 };
 	char bad[128];
 	int c, rc;
+	struct ilog_listen listen;
+	struct export_live_opts live = { .interval_ns = 10000000000ull };
 
 	ilog_cli_init(argv[0]);
 	while ((c = getopt_long(argc, argv, "f:o:t:p:" ILOG_COMMON_SHORT, opts, NULL)) != -1) {
@@ -108,6 +136,25 @@ int main(int argc, char **argv)
 		case 'C': ctx.create = 1; break;
 		case 'K': ctx.callstacks = 1; break;
 		case 'Z': ctx.uncompressed = 1; break;
+		case 'L':
+			if (ilog_opt_listen("--listen", optarg, &listen))
+				return ILOG_EXIT_USAGE;
+			live.listen = &listen;
+			break;
+		case 'I': case 'G': case 'W': case 'X': {
+			static const char *const names[] = { "--interval", "--linger", "--window",
+							     "--chain-window" };
+			int k = c == 'I' ? 0 : c == 'G' ? 1 : c == 'W' ? 2 : 3;
+			uint64_t ns;
+			if (ilog_parse_duration(optarg, &ns) || (k != 1 && ns < 1000000)) {
+				ilog_errorf("%s: not a duration%s '%s'", names[k],
+					    k != 1 ? " of at least 1ms" : "", optarg);
+				return ILOG_EXIT_USAGE;
+			}
+			*(k == 0 ? &live.interval_ns : k == 1 ? &live.linger_ns
+				   : k == 2 ? &live.window_ns : &live.chain_window_ns) = ns;
+			break;
+		}
 		default:
 			if ((rc = ilog_opt_common(c, usage)) >= 0)
 				return rc;
@@ -132,6 +179,23 @@ int main(int argc, char **argv)
 	}
 	int ninputs = argc - optind;
 	char *const *inputs = argv + optind;
+	int otlp_push = !strcmp(sink->name, "otlp") && ctx.url;
+	if (live.listen || otlp_push) {
+		if (live.listen && strcmp(sink->name, "prometheus")) {
+			ilog_errorf("--listen serves --format prometheus, not '%s'", sink->name);
+			return ILOG_EXIT_USAGE;
+		}
+		if (out) {
+			ilog_errorf("-o: the live metrics go to %s, not to a file",
+				    live.listen ? "--listen" : "--url");
+			return ILOG_EXIT_USAGE;
+		}
+		live.inputs = inputs;
+		live.ninputs = ninputs;
+		live.filt = &filt;
+		live.url = otlp_push ? ctx.url : NULL;
+		return export_live(&live);
+	}
 	struct ilog_out o = { .fd = -1 };
 	ctx.out_path = out && strcmp(out, "-") ? out : NULL;
 	if (sink->path_output) {

@@ -5,7 +5,10 @@
  * letter means two things across the tools, and "did you mean" for a
  * mistyped name.
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "ingero/cli.h"
 
@@ -91,4 +94,61 @@ void ilog_suggest_add(struct ilog_suggest *s, const char *name)
 const char *ilog_suggest_best(const struct ilog_suggest *s)
 {
 	return s->best;
+}
+
+int ilog_opt_listen(const char *opt, const char *arg, struct ilog_listen *a)
+{
+	char host[64];
+	memset(a, 0, sizeof(*a));
+	snprintf(a->text, sizeof(a->text), "%s", arg);
+	const char *colon = strrchr(arg, ':'), *h = arg;
+	size_t hn = colon ? (size_t)(colon - arg) : 0;
+	if (hn >= 2 && arg[0] == '[' && arg[hn - 1] == ']') {
+		h++;
+		hn -= 2;
+	}
+	char *end;
+	unsigned long port = colon ? strtoul(colon + 1, &end, 10) : 0;
+	if (!colon || !colon[1] || *end || port > 65535 || hn >= sizeof(host)) {
+		ilog_errorf("%s: not ADDR:PORT '%s' (e.g. 127.0.0.1:9464, [::1]:9464)", opt, arg);
+		return -1;
+	}
+	memcpy(host, h, hn);
+	host[hn] = 0;
+	if (!hn || !strcmp(host, "localhost"))
+		snprintf(host, sizeof(host), "127.0.0.1");
+	struct sockaddr_in *v4 = (struct sockaddr_in *)&a->ss;
+	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&a->ss;
+	if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+		v4->sin_family = AF_INET;
+		v4->sin_port = htons((uint16_t)port);
+		a->loopback = (ntohl(v4->sin_addr.s_addr) >> 24) == 127;
+	} else if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+		v6->sin6_family = AF_INET6;
+		v6->sin6_port = htons((uint16_t)port);
+		a->loopback = IN6_IS_ADDR_LOOPBACK(&v6->sin6_addr);
+	} else {
+		ilog_errorf("%s: not an IP address '%s' (give one, or localhost)", opt, host);
+		return -1;
+	}
+	return 0;
+}
+
+int ilog_host_is_loopback(const char *host)
+{
+	static const char *const names[] = { "localhost", "127.0.0.1", "[::1]" };
+	if (!host)
+		return 0;
+	for (int i = 0; i < 3; i++) {
+		size_t n = strlen(names[i]);
+		if (!strncasecmp(host, names[i], n) && (!host[n] || host[n] == ':')) {
+			const char *p = host + n;
+			if (*p == ':')
+				for (p++; *p >= '0' && *p <= '9'; p++)
+					;
+			if (!*p)
+				return 1;
+		}
+	}
+	return 0;
 }

@@ -196,7 +196,10 @@ static int next_frame(struct ilog_reader *r)
 			if ((size_t)avail > ZSTD_compressBound(ILOG_MAX_FRAME_CONTENT) + 64)
 				return fail(r, "offset %llu: frame larger than the %u MiB limit",
 					    (unsigned long long)off, ILOG_MAX_FRAME_CONTENT >> 20);
-			avail = fill(r, (size_t)avail + CHUNK);
+			/* any more bytes, not a whole CHUNK more: on a live
+			 * stream (ingero-record -o - | ...) the rest of the
+			 * frame may be all the writer has sent */
+			avail = fill(r, (size_t)avail + 1);
 			if (avail < 0)
 				return fail(r, "offset %llu: read error: %s",
 					    (unsigned long long)off, strerror(errno));

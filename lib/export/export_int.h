@@ -62,6 +62,64 @@ int ilog_metrics_sink_close(struct ilog_sink_ctx *c,
 			    int (*render)(const struct ilog_metrics *m, struct ilog_buf *b));
 
 /*
+ * The live model (ingero/export.h, lib/export/live.c).  The sliding
+ * window is ILOG_LIVE_SLOTS slots of window/ILOG_LIVE_SLOTS each, indexed
+ * by slot number (wall ns / slot ns) modulo the count; a slot is cleared
+ * and reused when the stream reaches a later slot number.  A slot holds,
+ * per node and op, a log-linear latency histogram (allocated on the op's
+ * first call and then reused) and the node's preemptions.
+ */
+#define ILOG_LIVE_SLOTS 12
+#define ILOG_LIVE_SUB 16                          /* sub-buckets per power of two */
+#define ILOG_LIVE_NB (ILOG_LIVE_SUB + 60 * ILOG_LIVE_SUB) /* covers 0 .. 2^64 ns */
+struct ilog_live_cell { uint32_t *h; uint64_t calls; };
+struct ilog_live_slotnode { struct ilog_live_cell op[ILOG_OP__COUNT]; uint64_t preempt; };
+struct ilog_live_slot {
+	uint64_t id;                        /* slot number + 1; 0 = never used */
+	struct ilog_live_slotnode *n;       /* per export node */
+	uint32_t nn;
+};
+struct ilog_live_host {
+	int seen;
+	double cpu_pct, load1;
+	uint64_t mem_total, mem_avail, swap_total, swap_free;
+};
+struct ilog_live_chains { uint32_t node, sev; char kind[48]; uint64_t n; };
+struct ilog_live {
+	struct ilog_live_opts o;
+	struct ilog_metrics m;                 /* cumulative, as --format prometheus */
+	uint64_t slot_ns, latest_slot, first_wall, latest_wall;
+	struct ilog_live_slot slot[ILOG_LIVE_SLOTS];
+	struct ilog_live_host *host;           /* per export node */
+	uint32_t nhost;
+	struct ilog_live_chains *chains;
+	uint32_t nchains;
+	uint64_t chain_windows;                /* chain windows analyzed */
+	struct ilog_stats *st;                 /* the open chain window */
+	uint64_t st_end;                       /* its end (wall ns) */
+	uint8_t *st_hdr;                       /* per reader node: header fed */
+	uint32_t nst_hdr;
+	uint64_t records, push[ILOG_PUSH__N];
+	int oom;
+	void *mu;                              /* pthread_mutex_t */
+};
+void ilog_live_lock(struct ilog_live *l);
+void ilog_live_unlock(struct ilog_live *l);
+/* Which export nodes a figure is about: node g alone (first NULL), or
+ * every node i with first[i] == g (the Prometheus export's node groups). */
+struct ilog_live_nodes { const uint32_t *first; uint32_t g; };
+/* Nearest-rank quantiles qs[0..nq) (0..1) of the window's calls of op on
+ * the nodes, in ns, into out; returns the number of calls in the window
+ * (0: out untouched).  Under the lock. */
+uint64_t ilog_live_quantiles(const struct ilog_live *l, struct ilog_live_nodes on, int op,
+			     const double *qs, int nq, uint64_t *out);
+/* Preemptions per second on the nodes over the window.  Under the lock. */
+double ilog_live_preempt_rate(const struct ilog_live *l, struct ilog_live_nodes on);
+/* The window actually covered so far (the full window once the stream is
+ * longer), ns. */
+uint64_t ilog_live_span(const struct ilog_live *l);
+
+/*
  * Timeline tracks for the trace formats, created in order of first use so
  * output is a function of the input only:
  *  - a process per (export node, pid), named from process records

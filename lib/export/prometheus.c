@@ -39,7 +39,7 @@ static int same_group(const struct ilog_node_id *a, const struct ilog_node_id *b
 
 /* {node="..",rank="..",layer="..",op=".."} or the node part only */
 static int labels(struct ilog_buf *b, const struct ilog_node_id *n, int op, const char *extra_k,
-		  const char *extra_v, const char *le)
+		  const char *extra_v, const char *tail)
 {
 	int rc = ilog_buf_put(b, "{node=", 6) || label_value(b, n->name[0] ? n->name : "unknown");
 	if (!rc && n->rank >= 0)
@@ -50,8 +50,8 @@ static int labels(struct ilog_buf *b, const struct ilog_node_id *n, int op, cons
 	}
 	if (!rc && extra_k)
 		rc = ilog_buf_printf(b, ",%s=", extra_k) || label_value(b, extra_v);
-	if (!rc && le)
-		rc = ilog_buf_printf(b, ",le=\"%s\"", le);
+	if (!rc && tail) /* label="value" pairs with nothing to escape */
+		rc = ilog_buf_printf(b, ",%s", tail);
 	return rc || ilog_buf_put(b, "}", 1);
 }
 
@@ -85,7 +85,11 @@ static struct ilog_opagg op_sum(const struct ilog_metrics *m, const uint32_t *fi
 	return s;
 }
 
-static int render(const struct ilog_metrics *m, struct ilog_buf *b)
+static int render_live(const struct ilog_live *l, const uint32_t *first, struct ilog_buf *b);
+
+/* The metrics of m, and with l (m is then l's) the live families too. */
+static int render_with(const struct ilog_metrics *m, const struct ilog_live *l,
+		       struct ilog_buf *b)
 {
 	uint32_t n = m->nagg;
 	int rc = 0;
@@ -126,12 +130,12 @@ static int render(const struct ilog_metrics *m, struct ilog_buf *b)
 				}
 				uint64_t cum = 0;
 				for (int k = 0; k <= ILOG_LAT_NBOUNDS; k++) {
-					char le[32];
+					char le[40];
 					cum += s.bucket[k];
 					if (k < ILOG_LAT_NBOUNDS)
-						snprintf(le, sizeof(le), "%g", (double)ilog_lat_bounds_ns[k] / 1e9);
+						snprintf(le, sizeof(le), "le=\"%g\"", (double)ilog_lat_bounds_ns[k] / 1e9);
 					else
-						snprintf(le, sizeof(le), "+Inf");
+						snprintf(le, sizeof(le), "le=\"+Inf\"");
 					OUT("%s_bucket", fam[f].name);
 					rc |= labels(b, nd, op, NULL, NULL, le);
 					OUT(" %" PRIu64 "\n", cum);
@@ -214,9 +218,167 @@ static int render(const struct ilog_metrics *m, struct ilog_buf *b)
 			}
 		}
 	}
+	if (l)
+		rc |= render_live(l, first, b);
 	free(first);
 	return rc ? -1 : 0;
 #undef OUT
+}
+
+static int render(const struct ilog_metrics *m, struct ilog_buf *b)
+{
+	return render_with(m, NULL, b);
+}
+
+/* ---- live (ilog_live_prometheus): what only a running stream has ---- */
+
+static const double live_q[] = { 0.5, 0.9, 0.99 };
+#define NQ (int)(sizeof(live_q) / sizeof(live_q[0]))
+
+static int render_live(const struct ilog_live *l, const uint32_t *first, struct ilog_buf *b)
+{
+	const struct ilog_metrics *m = &l->m;
+	int rc = 0;
+#define OUT(...) (rc |= ilog_buf_printf(b, __VA_ARGS__))
+	/* a summary as Prometheus' client libraries keep one: quantiles over
+	 * a sliding window, _sum and _count over everything */
+	char help[160];
+	snprintf(help, sizeof(help),
+		 "Call latency: quantiles over the last %g s of the stream (within 3.2%%), "
+		 "sum and count of all calls.", (double)l->o.window_ns / 1e9);
+	rc |= family(b, "ingero_cuda_call_window_duration_seconds", "summary", help);
+	for (uint32_t g = 0; g < m->nagg; g++) {
+		if (first[g] != g)
+			continue;
+		struct ilog_live_nodes on = { first, g };
+		for (int op = 0; op < ILOG_OP__COUNT; op++) {
+			uint64_t qv[NQ];
+			struct ilog_opagg s = op_sum(m, first, g, op);
+			if (!s.calls)
+				continue;
+			int have = ilog_live_quantiles(l, on, op, live_q, NQ, qv) != 0;
+			for (int k = 0; have && k < NQ; k++) {
+				char qs[32];
+				snprintf(qs, sizeof(qs), "quantile=\"%g\"", live_q[k]);
+				OUT("ingero_cuda_call_window_duration_seconds");
+				rc |= labels(b, &m->nodes.nodes[g], op, NULL, NULL, qs);
+				OUT(" %.9f\n", (double)qv[k] / 1e9);
+			}
+			OUT("ingero_cuda_call_window_duration_seconds_sum");
+			rc |= labels(b, &m->nodes.nodes[g], op, NULL, NULL, NULL);
+			OUT(" %.9f\n", (double)s.sum_ns / 1e9);
+			OUT("ingero_cuda_call_window_duration_seconds_count");
+			rc |= labels(b, &m->nodes.nodes[g], op, NULL, NULL, NULL);
+			OUT(" %" PRIu64 "\n", s.calls);
+		}
+	}
+	snprintf(help, sizeof(help), "Calls in the last %g s of the stream.",
+		 (double)l->o.window_ns / 1e9);
+	rc |= family(b, "ingero_cuda_window_calls", "gauge", help);
+	for (uint32_t g = 0; g < m->nagg; g++) {
+		if (first[g] != g)
+			continue;
+		struct ilog_live_nodes on = { first, g };
+		for (int op = 0; op < ILOG_OP__COUNT; op++) {
+			uint64_t qv[1], n = ilog_live_quantiles(l, on, op, live_q, 1, qv);
+			if (!n)
+				continue;
+			OUT("ingero_cuda_window_calls");
+			rc |= labels(b, &m->nodes.nodes[g], op, NULL, NULL, NULL);
+			OUT(" %" PRIu64 "\n", n);
+		}
+	}
+	snprintf(help, sizeof(help), "Preemptions of traced threads per second over the last %g s.",
+		 (double)l->o.window_ns / 1e9);
+	rc |= family(b, "ingero_host_preemptions_per_second", "gauge", help);
+	for (uint32_t g = 0; g < m->nagg; g++) {
+		if (first[g] != g)
+			continue;
+		OUT("ingero_host_preemptions_per_second");
+		rc |= labels(b, &m->nodes.nodes[g], -1, NULL, NULL, NULL);
+		OUT(" %.6g\n", ilog_live_preempt_rate(l, (struct ilog_live_nodes){ first, g }));
+	}
+	/* host gauges: the newest snapshot of each node (a group shows its
+	 * first node that has one) */
+	static const struct { const char *name, *help; } hfam[] = {
+		{ "ingero_host_cpu_busy_ratio", "Share of all CPUs busy, newest snapshot (0..1)." },
+		{ "ingero_host_load1", "One-minute load average, newest snapshot." },
+		{ "ingero_host_memory_total_bytes", "Memory of the node, newest snapshot." },
+		{ "ingero_host_memory_available_bytes", "Available memory, newest snapshot." },
+		{ "ingero_host_swap_used_bytes", "Swap in use, newest snapshot." },
+	};
+	for (int f = 0; f < 5; f++) {
+		rc |= family(b, hfam[f].name, "gauge", hfam[f].help);
+		for (uint32_t g = 0; g < m->nagg; g++) {
+			if (first[g] != g)
+				continue;
+			const struct ilog_live_host *h = NULL;
+			for (uint32_t i = g; i < l->nhost && !h; i++)
+				if (first[i] == g && l->host[i].seen)
+					h = &l->host[i];
+			if (!h)
+				continue;
+			double v = f == 0 ? h->cpu_pct / 100 : f == 1 ? h->load1
+				 : f == 2 ? (double)h->mem_total : f == 3 ? (double)h->mem_avail
+				 : (double)(h->swap_total - (h->swap_free < h->swap_total ? h->swap_free : h->swap_total));
+			OUT("%s", hfam[f].name);
+			rc |= labels(b, &m->nodes.nodes[g], -1, NULL, NULL, NULL);
+			OUT(" %.10g\n", v);
+		}
+	}
+	snprintf(help, sizeof(help), "Causal chains ingero-correlate's engine found, by kind and "
+		 "severity, in windows of %g s of the stream.", (double)l->o.chain_window_ns / 1e9);
+	rc |= family(b, "ingero_chains_total", "counter", help);
+	for (uint32_t g = 0; g < m->nagg; g++) {
+		if (first[g] != g)
+			continue;
+		/* one series per (kind, severity) of the group: summed, in
+		 * order of first appearance */
+		for (uint32_t c = 0; c < l->nchains; c++) {
+			const struct ilog_live_chains *k = &l->chains[c];
+			if (first[k->node] != g)
+				continue;
+			uint64_t n = 0;
+			int before = 0;
+			for (uint32_t d = 0; d < l->nchains; d++) {
+				const struct ilog_live_chains *o = &l->chains[d];
+				if (first[o->node] != g || o->sev != k->sev || strcmp(o->kind, k->kind))
+					continue;
+				before |= d < c;
+				n += o->n;
+			}
+			if (before)
+				continue;
+			char sev[40];
+			snprintf(sev, sizeof(sev), "severity=\"%s\"", ilog_severity_name(k->sev));
+			OUT("ingero_chains_total");
+			rc |= labels(b, &m->nodes.nodes[g], -1, "kind", k->kind, sev);
+			OUT(" %" PRIu64 "\n", n);
+		}
+	}
+	rc |= family(b, "ingero_chain_windows_total", "counter",
+		     "Chain windows of the stream the causal engine has analyzed.");
+	OUT("ingero_chain_windows_total %" PRIu64 "\n", l->chain_windows);
+	rc |= family(b, "ingero_export_records_total", "counter", "Records read from the stream.");
+	OUT("ingero_export_records_total %" PRIu64 "\n", l->records);
+	if (l->push[0] + l->push[1] + l->push[2]) {
+		static const char *const what[ILOG_PUSH__N] = { "sent", "failed", "dropped" };
+		rc |= family(b, "ingero_export_otlp_pushes_total", "counter",
+			     "OTLP pushes by result: sent, failed after retries, dropped.");
+		for (int k = 0; k < ILOG_PUSH__N; k++)
+			OUT("ingero_export_otlp_pushes_total{result=\"%s\"} %" PRIu64 "\n", what[k],
+			    l->push[k]);
+	}
+	return rc ? -1 : 0;
+#undef OUT
+}
+
+int ilog_live_prometheus(struct ilog_live *l, struct ilog_buf *b)
+{
+	ilog_live_lock(l);
+	int rc = render_with(&l->m, l, b);
+	ilog_live_unlock(l);
+	return rc;
 }
 
 static int prom_close(struct ilog_sink_ctx *c)

@@ -10,6 +10,7 @@
 #define ILOG_CLI_H
 
 #include <stdio.h>
+#include <sys/socket.h>
 #include <time.h>
 #include "ingero/ilog.h"
 
@@ -199,4 +200,19 @@ int ilog_out_open(struct ilog_out *o, const char *path, char *const *inputs, int
  */
 int ilog_out_close(struct ilog_out *o, int ok);
 
+/*
+ * ilog_opt_listen: "--listen" and its ADDR:PORT ("127.0.0.1:9464",
+ * "[::1]:8080", "localhost:9464", ":9464" = 127.0.0.1) into *a; prints
+ * "prog: OPT: ..." and returns -1 (exit ILOG_EXIT_USAGE) when it is not
+ * an IP address (or localhost) and a port.
+ */
+struct ilog_listen {
+	struct sockaddr_storage ss;
+	int loopback;            /* 127.0.0.0/8 or ::1 */
+	char text[80];           /* as given, for messages */
+};
+int ilog_opt_listen(const char *opt, const char *arg, struct ilog_listen *a);
+/* 1 when a Host header names the loopback interface: localhost,
+ * 127.0.0.1 or [::1], with or without a port. */
+int ilog_host_is_loopback(const char *host);
 #endif

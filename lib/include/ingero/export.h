@@ -8,6 +8,7 @@
 #ifndef ILOG_EXPORT_H
 #define ILOG_EXPORT_H
 
+#include "ingero/buf.h"
 #include "ingero/filter.h"
 #include "ingero/ilog.h"
 
@@ -48,6 +49,49 @@ struct ilog_sink {
 };
 
 extern const struct ilog_sink *const ilog_sinks[];
+
+/*
+ * Live metrics of a stream (ingero-export --listen, --format otlp --url):
+ * the metrics of --format prometheus kept current record by record, plus
+ * what only makes sense while the stream runs, over a sliding window of
+ * the stream's own time (the newest record's wall clock, so a replayed log
+ * gives the same numbers as the live run):
+ *  - latency quantiles (0.5, 0.9, 0.99) per (node, op) over the window,
+ *    read from a log-linear histogram (16 sub-buckets per power of two:
+ *    within 3.2% of the nearest-rank sample), and the calls in the window;
+ *  - host gauges from the newest snapshot (CPU busy, memory, swap, load)
+ *    and preemptions per second over the window;
+ *  - causal chains by kind and severity, as ingero-correlate finds them,
+ *    in consecutive chain windows of the stream (each window analyzed
+ *    once, when the stream passes its end, and at the end of the stream).
+ * Memory is flat: bounded by nodes x ops x window slots and one chain
+ * window's statistics, never by the stream's length.
+ *
+ * Every function is safe to call from several threads: one reads the
+ * stream (ilog_live_add), others render for a scraper or a push.
+ */
+struct ilog_live_opts {
+	uint64_t window_ns;        /* quantile and rate window (default 60 s) */
+	uint64_t chain_window_ns;  /* chain analysis window (default 60 s) */
+};
+struct ilog_live;
+/* NULL on out of memory. */
+struct ilog_live *ilog_live_new(const struct ilog_live_opts *o);
+/* Account one record; r is its reader.  0, or -1 on out of memory. */
+int ilog_live_add(struct ilog_live *l, const struct ilog_record *rec,
+		  const struct ilog_reader *r);
+/* The stream ended: analyze the open chain window.  0 or -1 (ENOMEM). */
+int ilog_live_end(struct ilog_live *l);
+/* Counters of the pushes that ilog_live_otlp's caller made, rendered with
+ * the metrics: sent, failed (after retries), dropped (a push was due while
+ * one was still being tried). */
+enum { ILOG_PUSH_SENT, ILOG_PUSH_FAILED, ILOG_PUSH_DROPPED, ILOG_PUSH__N };
+void ilog_live_push_count(struct ilog_live *l, int which);
+/* The current metrics appended to b: Prometheus text format 0.0.4, or one
+ * OTLP/HTTP JSON ExportMetricsServiceRequest.  0, or -1 on out of memory. */
+int ilog_live_prometheus(struct ilog_live *l, struct ilog_buf *b);
+int ilog_live_otlp(struct ilog_live *l, struct ilog_buf *b);
+void ilog_live_free(struct ilog_live *l);
 const struct ilog_sink *ilog_sink_find(const char *name);
 
 #endif
