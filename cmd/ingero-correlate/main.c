@@ -14,6 +14,7 @@
 #include "ingero/explain.h"
 #include "ingero/export.h"
 #include "ingero/gate.h"
+#include "ingero/html.h"
 #include "ingero/io.h"
 
 static void usage(FILE *f)
@@ -24,6 +25,7 @@ static void usage(FILE *f)
 		"  ingero-correlate [OPTIONS] [LOG...]            log in, log + chain records out\n"
 		"  ingero-correlate --report [OPTIONS] [LOG...]   incident report for humans\n"
 		"  ingero-correlate --json [OPTIONS] [LOG...]     JSON Lines for machines\n"
+		"  ingero-correlate --html FILE [OPTIONS] [LOG...] the report as one web page\n"
 		"  ingero-correlate --baseline OLD [OPTIONS] NEW  regression gate (CI)\n\n"
 		"Reads the LOGs in turn (none or - = stdin).  Without --report, --json or\n"
 		"--stats it is a filter: every input record is passed through and the chains\n"
@@ -33,6 +35,16 @@ static void usage(FILE *f)
 		"                       timeline, root cause and fix, then the statistics\n"
 		"  -j, --json           JSON Lines: summary, stat rows, chain objects\n"
 		"      --stats          the statistics table only\n"
+		"      --html FILE      the report as one self-contained HTML page in FILE:\n"
+		"                       header and verdict, chain cards, a timeline of p50\n"
+		"                       and p99 per window (log scale) for the 6 ops with\n"
+		"                       the most CUDA time and every op a chain names, the\n"
+		"                       chains' intervals shaded, host signals in lanes under\n"
+		"                       it, sortable tables, call-path icicles of the 24\n"
+		"                       heaviest paths per op; after ingero merge a lane per\n"
+		"                       node with its clock offset.  Drawn from the\n"
+		"                       per-window statistics, so its size does not grow with\n"
+		"                       the log; it loads nothing from the network\n"
 		"  -P, --per-process    statistics per process (default: per node and op)\n"
 		"  -w, --windows        statistics per time window too\n"
 		"      --window DUR     window width (default: adaptive, 128-255 windows)\n"
@@ -78,6 +90,7 @@ static void usage(FILE *f)
 		"EXAMPLES\n"
 		"  ingero-correlate --report run.ilog\n"
 		"  ingero-correlate run.ilog -o run+chains.ilog\n"
+		"  ingero-correlate --html run.html run.ilog\n"
 		"  ingero-correlate --json run.ilog | jq 'select(.type==\"chain\") | .root_cause'\n"
 		"  ingero-correlate --baseline main.ilog pr.ilog --threshold 10 || echo regressed\n\n"
 		"EXIT STATUS\n"
@@ -87,7 +100,7 @@ static void usage(FILE *f)
 
 struct opts {
 	int report, json, stats, per_process, windows;
-	const char *out, *baseline;
+	const char *out, *baseline, *html;
 	double threshold;
 	struct ilog_filter filt;
 	struct ilog_stats_opts so;
@@ -257,10 +270,10 @@ static int gate(struct opts *o)
 static int analyze(struct opts *o)
 {
 	struct ilog_out dst;
-	if (ilog_out_open(&dst, o->out, o->inputs, o->ninputs, NULL))
+	if (ilog_out_open(&dst, o->html ? o->html : o->out, o->inputs, o->ninputs, NULL))
 		return ILOG_EXIT_USAGE;
 	int fd = dst.fd;
-	int filter = !o->report && !o->json && !o->stats;
+	int filter = !o->report && !o->json && !o->stats && !o->html;
 	if (filter && !o->out && isatty(fd))
 		filter = 0, o->report = 1; /* humans at a terminal get the report */
 	struct ilog_writer *w = NULL;
@@ -303,14 +316,17 @@ static int analyze(struct opts *o)
 		}
 		w = NULL;
 	} else {
-		if (o->json)
+		struct ilog_html_opts ho = { .name = eo.name, .sites = ru.sites };
+		if (o->html)
+			wrc = ilog_html_report(&b, ru.st, &ru.cs, &ho);
+		else if (o->json)
 			wrc = ilog_explain_json(&b, ru.st, &ru.cs, &eo);
 		else if (o->stats)
 			wrc = ilog_explain_stats(&b, ru.st, &eo);
 		else
 			wrc = ilog_explain_report(&b, ru.st, &ru.cs, &eo);
 		if (wrc || ilog_write_all(fd, b.p, b.len)) {
-			ilog_errorf("%s: write error", o->out ? o->out : "(stdout)");
+			ilog_errorf("%s: write error", o->html ? o->html : o->out ? o->out : "(stdout)");
 			rc = ILOG_EXIT_USAGE;
 			whole = 0;
 		}
@@ -336,6 +352,7 @@ int main(int argc, char **argv)
 		{ "baseline", required_argument, 0, 'b' }, { "threshold", required_argument, 0, 't' },
 		{ "pid", required_argument, 0, 'p' }, { "since", required_argument, 0, 's' },
 		{ "until", required_argument, 0, 'u' }, { "output", required_argument, 0, 'o' },
+		{ "html", required_argument, 0, 'H' },
 		ILOG_COMMON_LONG, { 0 },
 	};
 	struct opts o = { .threshold = 0.20 };
@@ -347,6 +364,7 @@ int main(int argc, char **argv)
 		case 'r': o.report = 1; break;
 		case 'j': o.json = 1; break;
 		case 'S': o.stats = 1; break;
+		case 'H': o.html = optarg; break;
 		case 'P': o.per_process = 1; break;
 		case 'w': o.windows = 1; break;
 		case 'W':
@@ -394,8 +412,16 @@ int main(int argc, char **argv)
 		}
 		li = -1;
 	}
-	if (o.report + o.json + o.stats > 1) {
-		ilog_errorf("choose one of --report, --json and --stats");
+	if (o.report + o.json + o.stats + !!o.html > 1) {
+		ilog_errorf("choose one of --report, --json, --stats and --html");
+		return ILOG_EXIT_USAGE;
+	}
+	if (o.html && o.out) {
+		ilog_errorf("--html names its own output file (no -o)");
+		return ILOG_EXIT_USAGE;
+	}
+	if (o.html && o.baseline) {
+		ilog_errorf("--baseline prints its own diff table (no --html)");
 		return ILOG_EXIT_USAGE;
 	}
 	if (o.baseline && (o.report || o.stats)) {

@@ -20,6 +20,8 @@
 #include "ingero/cli.h"
 #include "demo.h"
 #include "ingero/explain.h"
+#include "ingero/html.h"
+#include "ingero/io.h"
 #include "scenario.h"
 #if __has_include("demo_config.h")
 #include "demo_config.h" /* INGERO_FAKECUDA_DIR, written by cmd/ingero-demo/build.mk */
@@ -50,6 +52,8 @@ static void usage(FILE *f)
 		"      --sync-factor F the GPU work of a step F times longer (regression\n"
 		"                      gate demonstrations; default 1)\n"
 		"  -j, --json          print ingero-correlate --json instead of the report\n"
+		"      --html FILE     also write the report as one web page (ingero-correlate\n"
+		"                      --html's)\n"
 		"      --check         exit 1 unless the top chain is the staged pattern\n"
 		"                      (clean: no HIGH or MEDIUM chain)\n"
 		"      --keep          keep the work directory (library copies, log)\n"
@@ -63,12 +67,13 @@ static void usage(FILE *f)
 		"EXAMPLES\n"
 		"  sudo ingero demo incident\n"
 		"  ingero demo --no-bpf gpu-contention\n"
+		"  sudo ingero demo incident --html incident.html\n"
 		"  sudo ingero demo cold-start -o cold.ilog && ingero-export cold.ilog | head\n\n"
 		"EXIT STATUS\n  0 ok, 1 --check: not diagnosed as staged, 2 usage error or failure\n");
 }
 
 struct opts {
-	const char *scen, *out;
+	const char *scen, *out, *html;
 	double seconds, sync_factor;
 	uint64_t seed;
 	int no_bpf, bpf, json, check, keep, list;
@@ -325,6 +330,26 @@ static int explain(const struct opts *o, const char *log, const char *expect, in
 		ilog_buf_put(&b, line, strlen(line));
 		ilog_explain_report(&b, st, &cs, &eo);
 	}
+	if (o->html) {
+		char note[512];
+		snprintf(note, sizeof(note), "ingero demo %s: %s (%s)", o->scen,
+			 ilog_scenario_help(o->scen) ? ilog_scenario_help(o->scen) : "",
+			 synthetic ? "synthesized log" : "recorded with ingero-record on the fake CUDA "
+			 "libraries");
+		struct ilog_html_opts ho = { .name = o->out, .note = note, .sites = sites };
+		struct ilog_buf h = { 0 };
+		struct ilog_out dst;
+		if (ilog_out_open(&dst, o->html, NULL, 0, NULL)) {
+			rc = ILOG_EXIT_USAGE;
+		} else {
+			int bad = ilog_html_report(&h, st, &cs, &ho) || ilog_write_all(dst.fd, h.p, h.len);
+			if (bad)
+				ilog_errorf("%s: write error", o->html);
+			if (ilog_out_close(&dst, !bad) || bad)
+				rc = ILOG_EXIT_USAGE;
+		}
+		ilog_buf_free(&h);
+	}
 	/* did ingero find what the scenario staged? */
 	int as_staged;
 	if (!expect[0]) {
@@ -373,7 +398,7 @@ int main(int argc, char **argv)
 		{ "output", required_argument, 0, 'o' }, { "seconds", required_argument, 0, 's' },
 		{ "seed", required_argument, 0, 'S' }, { "json", no_argument, 0, 'j' },
 		{ "check", no_argument, 0, 'c' }, { "keep", no_argument, 0, 'k' },
-		{ "sync-factor", required_argument, 0, 'F' },
+		{ "sync-factor", required_argument, 0, 'F' }, { "html", required_argument, 0, 'H' },
 		{ "list", no_argument, 0, 'l' }, ILOG_COMMON_LONG, { 0 },
 	};
 	struct opts o = { .scen = "incident", .seed = 1 };
@@ -406,6 +431,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'j': o.json = 1; break;
+		case 'H': o.html = optarg; break;
 		case 'c': o.check = 1; break;
 		case 'k': o.keep = 1; break;
 		case 'l': o.list = 1; break;

@@ -902,6 +902,16 @@ int ilog_stats_add(struct ilog_stats *st, const struct ilog_record *rec,
 	case ILOG_K_CHAIN:
 		st->chains_in++;
 		break;
+	case ILOG_K_PROVENANCE: {
+		/* ingero-merge says in it how each node's clock was aligned */
+		const struct ilog_provenance *pv = &rec->u.provenance;
+		if (pv->tool.n == 12 && !memcmp(pv->tool.p, "ingero-merge", 12)) {
+			st->merge_prov.len = 0;
+			rc = (pv->args.n && ilog_buf_put(&st->merge_prov, pv->args.p, pv->args.n)) ||
+			     ilog_buf_put(&st->merge_prov, "", 1);
+		}
+		break;
+	}
 	default:
 		if (!ilog_kind_name(rec->kind))
 			st->unknown++;
@@ -946,6 +956,7 @@ void ilog_stats_free(struct ilog_stats *st)
 		free(st->nodes[i].snap);
 	free(st->nodes);
 	ilog_node_map_free(&st->nodemap);
+	ilog_buf_free(&st->merge_prov);
 	free(st->ser);
 	free(st->hs);
 	free(st->procs);

@@ -217,6 +217,8 @@ struct ilog_stats {
 	uint64_t records, cuda, host, snapshots, chains_in, unknown;
 	uint64_t lost, seen_loss;
 	struct ilog_buf loss_src;  /* "source=lost/seen;..." latest per source */
+	struct ilog_buf merge_prov; /* args of the latest ingero-merge provenance
+				     * record (its "nodes": each clock's offset) */
 	struct sseries *last_ser;
 	struct sproc *last_proc;
 	int finished;
