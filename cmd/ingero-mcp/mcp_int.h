@@ -70,10 +70,12 @@ struct mcp_table {
 	json_t *cols;             /* array of column names */
 	json_t *rows;             /* array of arrays */
 	uint64_t nrows;
+	uint64_t offset;          /* rows skipped before the first kept */
 	int truncated;            /* MCP_CUT_*: why rows stopped early */
 };
 struct mcp_table_caps {
 	uint64_t max_rows;
+	uint64_t offset;          /* skip this many rows first (paging) */
 	size_t max_bytes;         /* rough size of kept cells; 0 = no cap */
 	size_t max_cell;          /* bytes of one text cell; 0 = no cap */
 };
@@ -83,7 +85,8 @@ int mcp_table_query(struct ilog_mcp *m, const char *sql, const json_t *binds, in
 		    const struct mcp_table_caps *caps, struct mcp_table *t, char *err,
 		    size_t errlen);
 void mcp_table_free(struct mcp_table *t);
-/* {"cols","rows","n"[,"truncated":{"more":true,"why"}]}, NULL on OOM. */
+/* {"cols","rows","n"[,"offset"][,"truncated":{"more":true,"why","next_offset"}]},
+ * NULL on OOM. */
 json_t *mcp_table_json(const struct mcp_table *t);
 /* An aligned text table and a row count line.  0 or -1. */
 int mcp_table_prose(struct ilog_buf *b, const struct mcp_table *t);

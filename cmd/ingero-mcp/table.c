@@ -67,7 +67,8 @@ int mcp_table_query(struct ilog_mcp *m, const char *sql, const json_t *binds, in
 			goto oom;
 	}
 	size_t bytes = 0;
-	for (;;) {
+	t->offset = caps->offset;
+	for (uint64_t skip = caps->offset;;) {
 		rc = mcp_step(m, st, err, errlen);
 		if (rc == SQLITE_DONE)
 			break;
@@ -75,6 +76,10 @@ int mcp_table_query(struct ilog_mcp *m, const char *sql, const json_t *binds, in
 			sqlite3_finalize(st);
 			mcp_table_free(t);
 			return MCP_TOOL_ERROR;
+		}
+		if (skip) { /* paging: rows before the page are stepped over */
+			skip--;
+			continue;
 		}
 		if (t->nrows >= caps->max_rows) {
 			t->truncated = MCP_CUT_ROWS;
@@ -119,9 +124,13 @@ json_t *mcp_table_json(const struct mcp_table *t)
 {
 	json_t *o = json_pack("{s:O, s:O, s:I}", "cols", t->cols, "rows", t->rows, "n",
 			      (json_int_t)t->nrows);
+	if (o && t->offset && json_object_set_new(o, "offset", json_integer((json_int_t)t->offset)))
+		return json_decref(o), NULL;
 	if (o && t->truncated &&
-	    json_object_set_new(o, "truncated", json_pack("{s:b, s:s}", "more", 1, "why",
-							  mcp_cut_note(t->truncated))))
+	    json_object_set_new(o, "truncated",
+				json_pack("{s:b, s:s, s:I}", "more", 1, "why",
+					  mcp_cut_note(t->truncated), "next_offset",
+					  (json_int_t)(t->offset + t->nrows))))
 		return json_decref(o), NULL;
 	return o;
 }
@@ -184,7 +193,9 @@ int mcp_table_prose(struct ilog_buf *b, const struct mcp_table *t)
 	if (mcp_buf_printf(b, "(%llu row%s)", (unsigned long long)t->nrows,
 			   t->nrows == 1 ? "" : "s"))
 		goto oom;
-	if (t->truncated && mcp_buf_printf(b, " TRUNCATED: %s", mcp_cut_note(t->truncated)))
+	if (t->truncated && mcp_buf_printf(b, " TRUNCATED: %s; the next page: offset %llu",
+					   mcp_cut_note(t->truncated),
+					   (unsigned long long)(t->offset + t->nrows)))
 		goto oom;
 	ilog_buf_free(&tmp);
 	return mcp_put(b, "\n", 1);

@@ -37,6 +37,7 @@ static int t_run_sql(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_
 	json_t *lim = json_object_get(args, "limit");
 	struct mcp_table_caps caps = {
 		.max_rows = lim ? (uint64_t)json_integer_value(lim) : m->o.max_rows,
+		.offset = (uint64_t)json_integer_value(json_object_get(args, "offset")),
 		.max_bytes = MCP_MAX_BYTES,
 		.max_cell = MCP_MAX_CELL,
 	};
@@ -251,13 +252,17 @@ const struct mcp_tool mcp_tools[] = {
 			"Run one read-only SQLite statement (SELECT, WITH...SELECT, or a reporting "
 			"PRAGMA such as table_info) on the trace database; writes, ATTACH and "
 			"load_extension are refused, statements time out. Schema: "
-			"SELECT sql FROM sqlite_schema. Output {cols,rows,n}; rows capped "
-			"(truncated says so).",
+			"SELECT sql FROM sqlite_schema; op_stats, process_op_stats, window_stats and "
+			"call_sites read summaries (fast on any trace); raw events need a time "
+			"window (ts) or pid. Output {cols,rows,n}; rows capped (truncated says so, "
+			"with next_offset: call again with offset for the next page).",
 		.schema = "{\"type\":\"object\",\"properties\":{"
 			  "\"sql\":{\"type\":\"string\",\"maxLength\":100000,"
 			  "\"description\":\"one read-only statement\"},"
 			  "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":10000,"
-			  "\"description\":\"most rows to return (default 200)\"}},"
+			  "\"description\":\"most rows to return (default 200)\"},"
+			  "\"offset\":{\"type\":\"integer\",\"minimum\":0,"
+			  "\"description\":\"skip this many rows first (the next page)\"}},"
 			  "\"required\":[\"sql\"],\"additionalProperties\":false}",
 		.run = t_run_sql,
 	},

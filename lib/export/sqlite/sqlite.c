@@ -5,6 +5,10 @@
  * column store for fleets).  One export run is one session: it appends to
  * an existing ingero database and never rewrites what is there.
  *
+ * The rows also feed the statistics, call sites and causal engine of
+ * ingero-correlate (lib/analyze), on a second thread (struct feed); at
+ * close their results go into the summary tables the views read.
+ *
  * Speed (bench/sqlite): prepared statements with positional binds and
  * static text; events inserted BATCH rows per statement (the per-statement
  * VM start, halt and reset paid once per batch); everything in one
@@ -30,6 +34,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -293,11 +298,185 @@ struct sq {
 	struct ev_row { struct ingero_cuda_event e; int64_t wall; int node; } pend[BATCH];
 	unsigned npend;
 	/* the summaries: the statistics, chains and call sites of
-	 * ingero-correlate, fed the rows as they load */
+	 * ingero-correlate, fed the rows as they load (by struct feed) */
 	struct ilog_stats *stats;
 	struct ilog_callsites *sites;
 	uint64_t chain_records;
+	struct feed *feed;
 };
+
+/*
+ * The summaries are computed on a second thread while this one inserts
+ * rows.  Records whose statistics need only fixed-size fields (CUDA and
+ * host events; every other kind, which the statistics only count, as its
+ * kind) are copied into batches of FEED_BATCH and handed over, one batch
+ * worked on while the next fills; the few whose statistics read strings or
+ * arrays (headers, processes, snapshots, losses) wait for the thread to
+ * finish what it was given and are added here, in order.  Without a
+ * thread (it could not start) everything is added here.
+ */
+#define FEED_BATCH 4096
+struct feed_ent {
+	uint32_t kind, node;  /* node: the record's, as the statistics map it */
+	int ord;              /* the session's node: call sites are keyed by it */
+	union {
+		struct ingero_cuda_event cuda;
+		struct ingero_host_event host;
+	} u;
+};
+struct feed {
+	struct ilog_stats *stats;
+	struct ilog_callsites *sites;
+	pthread_t th;
+	int running;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct feed_ent *buf[2];
+	unsigned cur, n;      /* this thread fills buf[cur], n entries so far */
+	struct feed_ent *todo; /* handed over, not yet taken; NULL: none */
+	unsigned ntodo;
+	int busy, stop, failed;
+	struct ilog_record rec; /* the worker's record, rebuilt per entry */
+};
+
+static void feed_apply(struct feed *f, const struct feed_ent *q, unsigned n)
+{
+	struct ilog_record *rec = &f->rec;
+	for (unsigned i = 0; i < n && !f->failed; i++, q++) {
+		rec->kind = q->kind;
+		rec->node = q->node;
+		if (q->kind == ILOG_K_CUDA)
+			rec->u.cuda = q->u.cuda;
+		else if (q->kind == ILOG_K_HOST)
+			rec->u.host = q->u.host;
+		if (ilog_stats_add(f->stats, rec, NULL))
+			f->failed = 1;
+		if (q->kind == ILOG_K_CUDA) {
+			rec->node = (uint32_t)q->ord;
+			if (ilog_callsites_add(f->sites, rec))
+				f->failed = 1;
+		}
+	}
+}
+
+static void *feed_main(void *arg)
+{
+	struct feed *f = arg;
+	pthread_mutex_lock(&f->mu);
+	for (;;) {
+		while (!f->todo && !f->stop)
+			pthread_cond_wait(&f->cv, &f->mu);
+		if (!f->todo)
+			break;
+		struct feed_ent *q = f->todo;
+		unsigned n = f->ntodo;
+		f->todo = NULL;
+		f->busy = 1;
+		pthread_mutex_unlock(&f->mu);
+		feed_apply(f, q, n);
+		pthread_mutex_lock(&f->mu);
+		f->busy = 0;
+		pthread_cond_broadcast(&f->cv);
+	}
+	pthread_mutex_unlock(&f->mu);
+	return NULL;
+}
+
+/* Hand the filled batch over (once the thread is done with the other)
+ * and fill the other.  With wait, also wait until it is worked off. */
+static void feed_hand(struct feed *f, int wait)
+{
+	if (!f->running) {
+		feed_apply(f, f->buf[f->cur], f->n);
+		f->n = 0;
+		return;
+	}
+	pthread_mutex_lock(&f->mu);
+	while (f->todo || f->busy)
+		pthread_cond_wait(&f->cv, &f->mu);
+	if (f->n) {
+		f->todo = f->buf[f->cur];
+		f->ntodo = f->n;
+		f->cur ^= 1;
+		f->n = 0;
+		pthread_cond_broadcast(&f->cv);
+	}
+	while (wait && (f->todo || f->busy))
+		pthread_cond_wait(&f->cv, &f->mu);
+	pthread_mutex_unlock(&f->mu);
+}
+
+/* NULL when out of memory. */
+static struct feed *feed_new(struct ilog_stats *stats, struct ilog_callsites *sites)
+{
+	struct feed *f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->stats = stats;
+	f->sites = sites;
+	f->buf[0] = malloc(2 * FEED_BATCH * sizeof(struct feed_ent));
+	if (!f->buf[0]) {
+		free(f);
+		return NULL;
+	}
+	f->buf[1] = f->buf[0] + FEED_BATCH;
+	pthread_mutex_init(&f->mu, NULL);
+	pthread_cond_init(&f->cv, NULL);
+	f->running = !pthread_create(&f->th, NULL, feed_main, f);
+	return f;
+}
+
+/* Stop the thread after what it was given. */
+static void feed_end(struct feed *f)
+{
+	if (!f || !f->running)
+		return;
+	pthread_mutex_lock(&f->mu);
+	f->stop = 1;
+	pthread_cond_broadcast(&f->cv);
+	pthread_mutex_unlock(&f->mu);
+	pthread_join(f->th, NULL);
+	f->running = 0;
+}
+
+static void feed_free(struct feed *f)
+{
+	if (!f)
+		return;
+	feed_end(f);
+	pthread_mutex_destroy(&f->mu);
+	pthread_cond_destroy(&f->cv);
+	free(f->buf[0]);
+	free(f);
+}
+
+/* One record for the summaries.  0, or -1 out of memory. */
+static int feed_record(struct feed *f, const struct ilog_record *rec,
+		       const struct ilog_reader *r, int ord)
+{
+	switch (rec->kind) {
+	case ILOG_K_HEADER:
+	case ILOG_K_PROCESS:
+	case ILOG_K_SNAPSHOT:
+	case ILOG_K_LOSS:
+		/* strings and arrays: in order, once the thread is idle */
+		feed_hand(f, 1);
+		return f->failed || ilog_stats_add(f->stats, rec, r) ? -1 : 0;
+	default:
+		break;
+	}
+	struct feed_ent *q = &f->buf[f->cur][f->n++];
+	q->kind = rec->kind;
+	q->node = rec->node;
+	q->ord = ord;
+	if (rec->kind == ILOG_K_CUDA)
+		q->u.cuda = rec->u.cuda;
+	else if (rec->kind == ILOG_K_HOST)
+		q->u.host = rec->u.host;
+	if (f->n == FEED_BATCH)
+		feed_hand(f, 0);
+	return f->failed ? -1 : 0;
+}
 
 static int sq_err(struct ilog_sink_ctx *c, struct sq *s, const char *what)
 {
@@ -391,6 +570,7 @@ static void sq_free(struct sq *s)
 		sqlite3_close(s->db); /* uncommitted work is rolled back */
 	ilog_node_map_free(&s->nodes);
 	ilog_buf_free(&s->tmp);
+	feed_free(s->feed);
 	ilog_stats_free(s->stats);
 	ilog_callsites_free(s->sites);
 	free(s);
@@ -413,7 +593,9 @@ static int sq_open(struct ilog_sink_ctx *c)
 	c->state = s;
 	s->stats = ilog_stats_new(&(struct ilog_stats_opts){ 0 });
 	s->sites = ilog_callsites_new(1);
-	if (!s->stats || !s->sites) {
+	if (s->stats && s->sites)
+		s->feed = feed_new(s->stats, s->sites);
+	if (!s->feed) {
 		snprintf(c->err, sizeof(c->err), "out of memory");
 		sq_free(s);
 		c->state = NULL;
@@ -633,8 +815,10 @@ static int sq_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 	struct sq *s = c->state;
 	sqlite3_stmt *st;
 	s->records++;
-	if (ilog_stats_add(s->stats, rec, r)) {
-		snprintf(c->err, sizeof(c->err), "%s", ilog_stats_error(s->stats));
+	int ord = rec->kind == ILOG_K_HEADER ? 0 : ilog_node_map_get(&s->nodes, rec, r);
+	if (feed_record(s->feed, rec, r, ord < 0 ? 0 : ord)) {
+		snprintf(c->err, sizeof(c->err), "%s",
+			 ilog_stats_error(s->stats) ? ilog_stats_error(s->stats) : "out of memory");
 		return -1;
 	}
 	if (rec->kind == ILOG_K_HEADER) {
@@ -682,19 +866,6 @@ static int sq_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 		if (wall + (int64_t)e->dur_ns > s->last_ts)
 			s->last_ts = wall + (int64_t)e->dur_ns;
 		s->pend[s->npend++] = (struct ev_row){ *e, wall, node };
-		/* call sites are keyed by the record's node: the session's here */
-		int bad;
-		if (rec->node == (uint32_t)node) {
-			bad = ilog_callsites_add(s->sites, rec);
-		} else {
-			struct ilog_record t = { .kind = ILOG_K_CUDA, .node = (uint32_t)node };
-			t.u.cuda = *e;
-			bad = ilog_callsites_add(s->sites, &t);
-		}
-		if (bad) {
-			snprintf(c->err, sizeof(c->err), "out of memory");
-			return -1;
-		}
 		return s->npend == BATCH ? flush_events(c, s) : 0;
 	}
 	case ILOG_K_HOST: {
@@ -1006,6 +1177,12 @@ static int put_summaries(struct ilog_sink_ctx *c, struct sq *s)
 	struct ilog_chain_set cs = { 0 };
 	sqlite3_stmt *st = NULL;
 	int rc = -1;
+	feed_hand(s->feed, 1);
+	feed_end(s->feed);
+	if (s->feed->failed) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return -1;
+	}
 	if (ilog_stats_finish(s->stats)) {
 		snprintf(c->err, sizeof(c->err), "%s", ilog_stats_error(s->stats));
 		return -1;
