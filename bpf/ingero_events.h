@@ -109,6 +109,9 @@ enum ilog_host_type {
 	ILOG_HOST_FORK = 6,
 	ILOG_HOST_EXEC = 7,
 	ILOG_HOST_EXIT = 8,
+	ILOG_HOST_PAGE_ALLOC_REST = 9, /* window sum of mm_page_alloc of processes not listed */
+	ILOG_HOST_RECLAIM = 10,   /* a direct (or cgroup) reclaim stall of a task */
+	ILOG_HOST_COMPACT = 11,   /* a direct compaction stall of a task */
 	ILOG_HOST__COUNT
 };
 
@@ -152,8 +155,9 @@ struct ingero_host_event {
 	__u16 _pad;
 	char comm[INGERO_COMM_LEN];
 	char other_comm[INGERO_COMM_LEN];
+	__u64 cgroup_id;  /* cgroup of pid (SPEC §5.5), 0 = not known; since 1.2 */
 };
-_Static_assert(sizeof(struct ingero_host_event) == 80, "host event layout");
+_Static_assert(sizeof(struct ingero_host_event) == 88, "host event layout");
 
 /* A deduplicated user stack (SPEC §5.6). */
 struct ingero_stack {

@@ -2,7 +2,9 @@
 /*
  * ingero-record's kernel half: CUDA/driver/graph/NCCL uprobes paired with
  * uretprobes (durations and arguments computed here), scheduler, memory
- * and process-lifecycle raw tracepoints, and the target-process set.
+ * and process-lifecycle raw tracepoints, and the target-process set; the
+ * whole host (every process's page allocations, reclaim and compaction
+ * stalls, cgroups) in host.bpf.h.
  *
  * Only raw tracepoints and uprobes are used: they need neither kprobes
  * nor tracefs, and raw tracepoints read their arguments with CO-RE.
@@ -179,13 +181,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct rec_sched_agg);
 } sched_agg SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u32);
-	__type(value, struct rec_page_agg);
-} page_agg SEC(".maps");
 
 static __always_inline void count_rb(__u32 ring, int ok)
 {
@@ -868,6 +863,9 @@ static __always_inline struct ingero_host_event *host_reserve(void *rb, __u32 ri
 	return &m->ev;
 }
 
+/* the whole host: cgroups, page allocations, reclaim and compaction */
+#include "host.bpf.h"
+
 static __always_inline __u32 task_state(struct task_struct *t)
 {
 	if (bpf_core_field_exists(t->__state))
@@ -927,6 +925,7 @@ int sched_switch(struct bpf_raw_tracepoint_args *ctx)
 				e->other_pid = w->waker_pid;
 				e->other_tid = w->waker_tid;
 				e->cpu = cpu;
+				e->cgroup_id = task_cgid(next);
 				BPF_CORE_READ_STR_INTO(&e->comm, next, comm);
 				__builtin_memcpy(e->other_comm, w->waker_comm, INGERO_COMM_LEN);
 				bpf_ringbuf_submit(m, BPF_RB_NO_WAKEUP);
@@ -950,6 +949,7 @@ int sched_switch(struct bpf_raw_tracepoint_args *ctx)
 		e->other_tid = oc->other_tid;
 		e->cpu = oc->cpu;
 		e->value = oc->state;
+		e->cgroup_id = task_cgid(next);
 		BPF_CORE_READ_STR_INTO(&e->comm, next, comm);
 		__builtin_memcpy(e->other_comm, oc->other_comm, INGERO_COMM_LEN);
 		bpf_ringbuf_submit(m, BPF_RB_NO_WAKEUP);
@@ -975,29 +975,6 @@ int sched_wakeup(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
-/* raw_tp mm_page_alloc(struct page *, unsigned int order, gfp_t, int migratetype) */
-SEC("raw_tp/mm_page_alloc")
-int mm_page_alloc(struct bpf_raw_tracepoint_args *ctx)
-{
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	if (!is_target(tgid))
-		return 0;
-	__u32 order = (__u32)ctx->args[1];
-	struct rec_page_agg *a = bpf_map_lookup_elem(&page_agg, &tgid);
-	if (!a) {
-		struct rec_page_agg z = {};
-		struct task_struct *t = (void *)bpf_get_current_task();
-		BPF_CORE_READ_STR_INTO(&z.comm, t, group_leader, comm);
-		bpf_map_update_elem(&page_agg, &tgid, &z, BPF_NOEXIST);
-		a = bpf_map_lookup_elem(&page_agg, &tgid);
-		if (!a)
-			return 0;
-	}
-	__sync_fetch_and_add(&a->calls, 1);
-	__sync_fetch_and_add(&a->pages, 1ull << (order & 31));
-	return 0;
-}
-
 static __always_inline void crit_event(__u16 type, struct task_struct *t, __u32 other_pid,
 				       __u32 other_tid, struct task_struct *other, __u64 value)
 {
@@ -1012,6 +989,7 @@ static __always_inline void crit_event(__u16 type, struct task_struct *t, __u32 
 	e->other_tid = other_tid;
 	e->cpu = bpf_get_smp_processor_id();
 	e->value = value;
+	e->cgroup_id = task_cgid(t);
 	BPF_CORE_READ_STR_INTO(&e->comm, t, comm);
 	if (other)
 		BPF_CORE_READ_STR_INTO(&e->other_comm, other, comm);
@@ -1129,8 +1107,10 @@ int mark_victim(struct bpf_raw_tracepoint_args *ctx)
 	e->other_pid = id >> 32;   /* the task that ran out of memory */
 	e->other_tid = (__u32)id;
 	e->cpu = bpf_get_smp_processor_id();
-	if (victim)
+	if (victim) {
+		e->cgroup_id = task_cgid(victim);
 		BPF_CORE_READ_STR_INTO(&e->comm, victim, comm);
+	}
 	bpf_get_current_comm(&e->other_comm, sizeof(e->other_comm));
 	bpf_ringbuf_submit(m, 0);
 	return 0;

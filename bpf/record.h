@@ -180,6 +180,7 @@ struct rec_sched_agg {
 
 struct rec_page_agg {
 	__u64 calls, pages;
+	__u64 cgroup_id;
 	char comm[INGERO_COMM_LEN];
 };
 

@@ -124,7 +124,7 @@ int rec_add_target(struct rec *r, uint32_t pid)
 				    BPF_ANY);
 }
 
-static int is_target(struct rec *r, uint32_t pid)
+int rec_is_target(struct rec *r, uint32_t pid)
 {
 	struct rec_target t;
 	return bpf_map__lookup_elem(r->skel->maps.targets, &pid, sizeof(pid), &t, sizeof(t), 0) ==
@@ -207,7 +207,39 @@ static size_t build_id_cached(const char *open_path, uint64_t dev, uint64_t ino,
  * recorder got to it -- a fork copies comm, executable and arguments, and
  * its start time is then unknown (0).  0, or -1 when /proc/<from> is gone.
  */
+static int write_process_rec(struct rec *r, uint32_t pid, uint32_t from, int track);
+
 static int write_process_from(struct rec *r, uint32_t pid, uint32_t from)
+{
+	return write_process_rec(r, pid, from, 1);
+}
+
+/*
+ * A process that is not a target but that the log names (a top page
+ * allocator of a window): its process record, once per process (pid and
+ * start time), without making it a target or listing it in snapshots.
+ */
+void rec_write_other(struct rec *r, uint32_t pid)
+{
+	static struct { uint32_t pid; uint64_t start; } seen[4096];
+	uint64_t start = 0;
+	if (proc_stat(pid, NULL, &start, NULL))
+		return;
+	unsigned h = (pid * 2654435761u) % 4096;
+	for (unsigned i = 0; i < 4096; i++) {
+		unsigned k = (h + i) % 4096;
+		if (seen[k].pid == pid && seen[k].start == start)
+			return;
+		if (!seen[k].pid || i == 4095 || seen[k].pid == pid) {
+			seen[k].pid = pid;
+			seen[k].start = start;
+			break;
+		}
+	}
+	write_process_rec(r, pid, pid, 0);
+}
+
+static int write_process_rec(struct rec *r, uint32_t pid, uint32_t from, int track)
 {
 	char path[64], comm[64] = "", exe[4096] = "";
 	static char cmdline[32768];
@@ -237,8 +269,17 @@ static int write_process_from(struct rec *r, uint32_t pid, uint32_t from)
 		.comm = ilog_str_c(comm), .exe = ilog_str_c(exe),
 		.cmdline = { (const uint8_t *)cmdline, cl > 0 ? (uint32_t)cl : 0 },
 	};
+	char cg[4096], pod[37], ctr[65];
+	uint64_t cgid = 0;
+	if (!rec_cgroup_of(from, cg, sizeof(cg), &cgid)) {
+		ilog_cgroup_parse(cg, pod, ctr);
+		rec.u.process.cgroup = ilog_str_c(cg);
+		rec.u.process.cgroup_id = cgid;
+		rec.u.process.pod_uid = ilog_str_c(pod);
+		rec.u.process.container_id = ilog_str_c(ctr);
+	}
 	ilog_writer_put(r->w, &rec);
-	struct rec_proc *p = rec_proc_get(r, pid, 1);
+	struct rec_proc *p = track ? rec_proc_get(r, pid, 1) : NULL;
 	if (p) {
 		p->start_ticks = start;
 		p->written_gen = p->exec_gen + 1;
@@ -295,7 +336,7 @@ void rec_scan_pid(struct rec *r, uint32_t pid)
 			write_process_from(r, pid, c->fork_parent);
 		return;
 	}
-	int target = is_target(r, pid), cuda = 0;
+	int target = rec_is_target(r, pid), cuda = 0;
 	if (!target && r->o.mode == REC_MODE_UID) {
 		uint32_t uid;
 		if (rec_proc_uid(pid, &uid) || uid != r->o.uid) {
@@ -373,7 +414,7 @@ void rec_scan_all(struct rec *r)
 		uint32_t pid = (uint32_t)strtoul(e->d_name, NULL, 10);
 		if (pid == self)
 			continue;
-		if (r->o.mode == REC_MODE_PIDS && !is_target(r, pid))
+		if (r->o.mode == REC_MODE_PIDS && !rec_is_target(r, pid))
 			continue;
 		rec_scan_pid(r, pid);
 	}

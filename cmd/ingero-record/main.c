@@ -66,6 +66,12 @@ static void usage(FILE *f)
 		"                         stack is copied once per new call path and\n"
 		"                         unwound here with the files' DWARF CFI\n"
 		"      --wakeup-min DUR   record wakeups that waited at least DUR (50us)\n"
+		"      --host-top N       page allocations are counted in the kernel for every\n"
+		"                         process; each second the targets and the N others\n"
+		"                         that allocated most are written, the rest summed in\n"
+		"                         one record (default 8; 0 = targets only)\n"
+		"      --stall-min DUR    record direct reclaim and compaction stalls of at\n"
+		"                         least DUR (default 100us; a target's: all)\n"
 		"      --rank N           job rank in the header (default $RANK or -1)\n"
 		"      --check            print a readiness report and exit\n"
 		"  -q, --quiet            errors only: no status lines, live table or warnings\n"
@@ -134,7 +140,7 @@ static uint32_t round_ring(uint64_t v)
 static int parse_args(int argc, char **argv, struct rec_opts *o)
 {
 	enum { O_ALL = 256, O_LIB, O_RB, O_SAMPLE, O_STACK, O_NOSTACK, O_WAKE, O_RANK, O_CHECK,
-	       O_PYWALK, O_UNWIND };
+	       O_PYWALK, O_UNWIND, O_HOSTTOP, O_STALL };
 	static const struct option lo[] = {
 		{ "output", 1, 0, 'o' }, { "pid", 1, 0, 'p' }, { "user", 1, 0, 'u' },
 		{ "all-users", 0, 0, O_ALL }, { "cuda-lib", 1, 0, O_LIB },
@@ -143,6 +149,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		{ "no-stack", 0, 0, O_NOSTACK }, { "wakeup-min", 1, 0, O_WAKE },
 		{ "rank", 1, 0, O_RANK }, { "check", 0, 0, O_CHECK }, { "quiet", 0, 0, 'q' },
 		{ "py-walker", 1, 0, O_PYWALK }, { "unwind", 1, 0, O_UNWIND },
+		{ "host-top", 1, 0, O_HOSTTOP }, { "stall-min", 1, 0, O_STALL },
 		{ "verbose", 0, 0, 'v' }, { "help", 0, 0, 'h' },
 		{ "version", 0, 0, ILOG_OPT_VERSION }, { 0, 0, 0, 0 },
 	};
@@ -157,6 +164,8 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 	o->py_walker = 1;
 	o->unwind = REC_UNWIND_AUTO;
 	o->wakeup_min_ns = 50000;
+	o->host_top = 8;
+	o->stall_min_ns = 100000;
 	o->rank = getenv("RANK") ? strtoll(getenv("RANK"), NULL, 10) : -1;
 	o->lock_path = getenv("INGERO_RECORD_LOCK");
 	if (!o->lock_path || !*o->lock_path)
@@ -236,6 +245,22 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		case O_WAKE:
 			if (ilog_parse_duration(optarg, &o->wakeup_min_ns)) {
 				ilog_errorf("--wakeup-min: bad duration '%s'", optarg);
+				return -1;
+			}
+			break;
+		case O_HOSTTOP: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || !*optarg || v > 4096) {
+				ilog_errorf("--host-top: want N from 0 to 4096, got '%s'", optarg);
+				return -1;
+			}
+			o->host_top = (unsigned)v;
+			break;
+		}
+		case O_STALL:
+			if (ilog_parse_duration(optarg, &o->stall_min_ns)) {
+				ilog_errorf("--stall-min: bad duration '%s'", optarg);
 				return -1;
 			}
 			break;
@@ -328,6 +353,9 @@ again:
 	r->skel->rodata->targ_unwind = o->unwind;
 	rec_py_setup(r);
 	r->skel->rodata->targ_wakeup_min_ns = o->wakeup_min_ns;
+	r->skel->rodata->targ_host_mem = o->host_top > 0;
+	r->skel->rodata->targ_stall_min_ns = o->stall_min_ns;
+	r->skel->rodata->targ_cgv1 = rec_cgroup_v1();
 	/* bench/record: measure the bare uprobe+uretprobe cost, recording nothing */
 	r->skel->rodata->targ_empty = getenv("INGERO_RECORD_BENCH_EMPTY") != NULL;
 	r->sample_every = o->sampling ? o->sampling : 1;
@@ -377,13 +405,19 @@ again:
 		r->skel->progs.sched_switch, r->skel->progs.sched_wakeup,
 		r->skel->progs.mm_page_alloc, r->skel->progs.sched_process_fork,
 		r->skel->progs.sched_process_exec, r->skel->progs.sched_process_exit,
-		r->skel->progs.mark_victim,
+		r->skel->progs.mark_victim, r->skel->progs.reclaim_begin,
+		r->skel->progs.reclaim_end, r->skel->progs.memcg_reclaim_begin,
+		r->skel->progs.memcg_reclaim_end, r->skel->progs.compact_begin,
+		r->skel->progs.compact_end,
 	};
 	struct bpf_link **links[] = {
 		&r->skel->links.sched_switch, &r->skel->links.sched_wakeup,
 		&r->skel->links.mm_page_alloc, &r->skel->links.sched_process_fork,
 		&r->skel->links.sched_process_exec, &r->skel->links.sched_process_exit,
-		&r->skel->links.mark_victim,
+		&r->skel->links.mark_victim, &r->skel->links.reclaim_begin,
+		&r->skel->links.reclaim_end, &r->skel->links.memcg_reclaim_begin,
+		&r->skel->links.memcg_reclaim_end, &r->skel->links.compact_begin,
+		&r->skel->links.compact_end,
 	};
 	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++) {
 		*links[i] = bpf_program__attach(tps[i]);
@@ -402,7 +436,10 @@ static void detach_tracepoints(struct rec *r)
 		&r->skel->links.sched_switch, &r->skel->links.sched_wakeup,
 		&r->skel->links.mm_page_alloc, &r->skel->links.sched_process_fork,
 		&r->skel->links.sched_process_exec, &r->skel->links.sched_process_exit,
-		&r->skel->links.mark_victim,
+		&r->skel->links.mark_victim, &r->skel->links.reclaim_begin,
+		&r->skel->links.reclaim_end, &r->skel->links.memcg_reclaim_begin,
+		&r->skel->links.memcg_reclaim_end, &r->skel->links.compact_begin,
+		&r->skel->links.compact_end,
 	};
 	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
 		bpf_link__destroy(*links[i]);

@@ -38,6 +38,8 @@ struct rec_opts {
 	int quiet;
 	int64_t rank;
 	uint64_t wakeup_min_ns;
+	unsigned host_top;         /* --host-top: processes named per window */
+	uint64_t stall_min_ns;     /* --stall-min */
 	const char *lock_path;
 	char **cmd;               /* after "--": run it under recording */
 };
@@ -142,6 +144,17 @@ void rec_scan_pending(struct rec *r);
 /* Read build-id of an ELF file.  Returns its length (0 if none). */
 size_t rec_build_id(const char *path, uint8_t *out, size_t cap);
 int rec_proc_uid(uint32_t pid, uint32_t *uid);
+int rec_is_target(struct rec *r, uint32_t pid);
+/* The process record of a process the log names that is no target. */
+void rec_write_other(struct rec *r, uint32_t pid);
+
+/* cgroup.c: which cgroup a process is in */
+/* 1 when cgroups are v1 (or hybrid): the memory controller's hierarchy
+ * names a process's cgroup; 0 when the unified (v2) hierarchy does. */
+int rec_cgroup_v1(void);
+/* pid's cgroup path (in that hierarchy) and id (its folder's inode, as
+ * the BPF side reads it).  0, or -1 when /proc/PID/cgroup is gone. */
+int rec_cgroup_of(uint32_t pid, char *path, size_t cap, uint64_t *id);
 
 /* sink.c */
 int rec_sink_open(struct rec *r);   /* ring buffers -> handlers */

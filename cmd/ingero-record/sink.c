@@ -309,24 +309,76 @@ static void drain_sched(struct rec *r, uint64_t now, uint64_t win)
 	}
 }
 
+struct page_ent {
+	uint32_t pid;
+	struct rec_page_agg a;
+};
+
+static int page_cmp(const void *x, const void *y)
+{
+	const struct page_ent *a = x, *b = y;
+	if (a->a.pages != b->a.pages)
+		return a->a.pages < b->a.pages ? 1 : -1;
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+/*
+ * Page allocations of the window, counted per process in the kernel for
+ * every process: the targets' and the --host-top others that allocated
+ * most, one record each; the rest summed in one page_alloc_rest record,
+ * so a busy host writes a bounded number of records per window.
+ */
 static void drain_pages(struct rec *r, uint64_t now, uint64_t win)
 {
 	struct bpf_map *m = r->skel->maps.page_agg;
-	static uint32_t keys[8192];
-	unsigned nk = map_keys(m, keys, 8192);
+	static uint32_t keys[16384];
+	static struct page_ent ents[16384];
+	unsigned nk = map_keys(m, keys, 16384), ne = 0;
 	for (unsigned i = 0; i < nk; i++) {
-		struct rec_page_agg a;
-		if (bpf_map__lookup_elem(m, &keys[i], sizeof(keys[i]), &a, sizeof(a), 0) ||
-		    bpf_map__delete_elem(m, &keys[i], sizeof(keys[i]), 0))
+		struct page_ent *e = &ents[ne];
+		if (bpf_map__lookup_and_delete_elem(m, &keys[i], sizeof(keys[i]), &e->a, sizeof(e->a),
+						    0) &&
+		    (bpf_map__lookup_elem(m, &keys[i], sizeof(keys[i]), &e->a, sizeof(e->a), 0) ||
+		     bpf_map__delete_elem(m, &keys[i], sizeof(keys[i]), 0)))
 			continue;
+		e->pid = keys[i];
+		ne++;
+	}
+	qsort(ents, ne, sizeof(ents[0]), page_cmp);
+	unsigned named = 0;
+	uint64_t rest_pages = 0, rest_n = 0;
+	for (unsigned i = 0; i < ne; i++) {
+		const struct page_ent *pe = &ents[i];
+		int target = rec_is_target(r, pe->pid);
+		if (!target && named >= r->o.host_top) {
+			rest_pages += pe->a.pages;
+			rest_n++;
+			continue;
+		}
+		if (!target) {
+			named++;
+			rec_write_other(r, pe->pid);
+		}
 		struct ilog_record rec = { .kind = ILOG_K_HOST };
 		struct ingero_host_event *e = &rec.u.host;
 		e->ts_ns = now - win;
 		e->type = ILOG_HOST_PAGE_ALLOC;
-		e->pid = keys[i];
+		e->pid = pe->pid;
 		e->dur_ns = win;
-		e->value = a.pages;
-		memcpy(e->comm, a.comm, sizeof(e->comm));
+		e->value = pe->a.pages;
+		e->cgroup_id = pe->a.cgroup_id;
+		memcpy(e->comm, pe->a.comm, sizeof(e->comm));
+		ilog_writer_put(r->w, &rec);
+		r->n_host++;
+	}
+	if (rest_n) {
+		struct ilog_record rec = { .kind = ILOG_K_HOST };
+		struct ingero_host_event *e = &rec.u.host;
+		e->ts_ns = now - win;
+		e->type = ILOG_HOST_PAGE_ALLOC_REST;
+		e->other_pid = (uint32_t)rest_n;
+		e->dur_ns = win;
+		e->value = rest_pages;
 		ilog_writer_put(r->w, &rec);
 		r->n_host++;
 	}

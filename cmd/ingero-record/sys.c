@@ -17,6 +17,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "ingero/cli.h"
+#include "ingero/hmap.h"
 #include "rec.h"
 #include "bpf/record.skel.h"
 
@@ -88,6 +89,134 @@ static uint64_t meminfo(const char *buf, const char *key)
 	return p ? strtoull(p + strlen(key), NULL, 10) * 1024 : 0;
 }
 
+/* /proc/PID/stat: CPU ticks, resident pages, start time and name.  0 or -1. */
+static int proc_rss(uint32_t pid, char *buf, size_t cap, unsigned long long *ut,
+		    unsigned long long *st, unsigned long long *rss, unsigned long long *start,
+		    char comm[16])
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, cap - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	char *o = strchr(buf, '('), *q = strrchr(buf, ')');
+	unsigned long long sta = 0;
+	if (!o || !q || q < o ||
+	    sscanf(q + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d "
+			  "%*d %*d %*d %*d %llu %*u %llu", ut, st, &sta, rss) != 4)
+		return -1;
+	size_t l = (size_t)(q - o - 1);
+	if (l > 15)
+		l = 15;
+	memcpy(comm, o + 1, l);
+	comm[l] = 0;
+	if (start)
+		*start = sta;
+	return 0;
+}
+
+#define REC_GROWTH_TOP 4 /* processes by RSS growth added to each snapshot */
+
+/*
+ * The processes whose resident memory grew most since the previous
+ * snapshot, targets or not, appended to the snapshot's procs (after the
+ * targets, REC_GROWTH_TOP of them, growth > 0 only).  Every process's RSS
+ * is kept from one snapshot to the next, keyed by pid and start time.
+ */
+static void top_growth(struct rec *r, struct ilog_snapshot *s, char *buf, size_t cap,
+		       uint64_t page)
+{
+	static struct ilog_hmap prev, cur;
+	static int primed;
+	struct { uint32_t pid; int64_t grow; uint64_t rss; char comm[16]; } top[REC_GROWTH_TOP];
+	unsigned ntop = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		uint32_t pid = (uint32_t)strtoul(e->d_name, NULL, 10);
+		unsigned long long ut, st, rss, start;
+		char comm[16];
+		if (proc_rss(pid, buf, cap, &ut, &st, &rss, &start, comm))
+			continue;
+		uint64_t *was = ilog_hmap_get(&prev, pid, start);
+		if (ilog_hmap_set(&cur, pid, start, rss))
+			break;
+		if (!primed || !was || rss <= *was)
+			continue;
+		int64_t grow = (int64_t)((rss - *was) * page);
+		unsigned k = ntop < REC_GROWTH_TOP ? ntop++ : REC_GROWTH_TOP;
+		if (k == REC_GROWTH_TOP) {
+			if (grow <= top[REC_GROWTH_TOP - 1].grow)
+				continue;
+			k = REC_GROWTH_TOP - 1;
+		}
+		for (; k > 0 && top[k - 1].grow < grow; k--)
+			top[k] = top[k - 1];
+		top[k].pid = pid;
+		top[k].grow = grow;
+		top[k].rss = rss * page;
+		memcpy(top[k].comm, comm, 16);
+	}
+	if (d)
+		closedir(d);
+	ilog_hmap_free(&prev);
+	prev = cur;
+	memset(&cur, 0, sizeof(cur));
+	primed = 1;
+	for (unsigned i = 0; i < ntop; i++) {
+		unsigned j;
+		for (j = 0; j < s->nprocs && s->procs[j].pid != top[i].pid; j++)
+			;
+		if (j == s->nprocs) {
+			if (s->nprocs == ILOG_MAX_SNAPSHOT_PROCS)
+				break;
+			s->nprocs++;
+			s->procs[j].pid = top[i].pid;
+			s->procs[j].rss = top[i].rss;
+			memcpy(s->procs[j].comm, top[i].comm, 16);
+		}
+		s->procs[j].rss_growth = top[i].grow;
+	}
+	(void)r;
+}
+
+/*
+ * Pressure stall information: the share of the time since the previous
+ * snapshot that some (or all) runnable tasks were stalled on CPU, memory
+ * or I/O, from the `total=` microsecond counters in /proc/pressure.
+ */
+static void read_psi(struct ilog_snapshot *s, double dt)
+{
+	static const char *const files[3] = { "/proc/pressure/cpu", "/proc/pressure/memory",
+					      "/proc/pressure/io" };
+	static uint64_t last[3][2];
+	double *out[3][2] = { { &s->psi_cpu_some, NULL }, { &s->psi_mem_some, &s->psi_mem_full },
+			      { &s->psi_io_some, &s->psi_io_full } };
+	for (int i = 0; i < 3; i++) {
+		FILE *f = fopen(files[i], "re");
+		char line[256];
+		while (f && fgets(line, sizeof(line), f)) {
+			int full = !strncmp(line, "full", 4);
+			const char *t = strstr(line, "total=");
+			if (!t || (strncmp(line, "some", 4) && !full))
+				continue;
+			uint64_t v = strtoull(t + 6, NULL, 10);
+			if (out[i][full] && dt > 0 && last[i][full] && v >= last[i][full]) {
+				double pct = (double)(v - last[i][full]) / 1e4 / dt;
+				*out[i][full] = pct > 100 ? 100 : pct;
+			}
+			last[i][full] = v;
+		}
+		if (f)
+			fclose(f);
+	}
+}
+
 void rec_write_snapshot(struct rec *r)
 {
 	static struct ilog_record rec;
@@ -142,27 +271,21 @@ void rec_write_snapshot(struct rec *r)
 		struct rec_proc *p = &r->procs[i];
 		if (!p->pid || p->exited)
 			continue;
-		char path[64];
-		snprintf(path, sizeof(path), "/proc/%u/stat", p->pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		ssize_t n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		buf[n > 0 ? n : 0] = 0;
-		char *q = strrchr(buf, ')');
 		unsigned long long ut = 0, st = 0, rss = 0;
-		if (!q || sscanf(q + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d "
-				     "%*d %*d %*d %*d %*u %*u %llu", &ut, &st, &rss) != 3)
+		char comm[16];
+		if (proc_rss(p->pid, buf, sizeof(buf), &ut, &st, &rss, NULL, comm))
 			continue;
 		uint64_t ticks = ut + st;
 		struct ilog_snapshot_proc *sp = &s->procs[s->nprocs++];
 		sp->pid = p->pid;
 		sp->rss = rss * (uint64_t)page;
+		memcpy(sp->comm, comm, sizeof(sp->comm));
 		if (dt > 0 && p->cpu_ticks && ticks >= p->cpu_ticks)
 			sp->cpu_pct = 100.0 * (double)(ticks - p->cpu_ticks) / (double)hz / dt;
 		p->cpu_ticks = ticks;
 	}
+	top_growth(r, s, buf, sizeof(buf), (uint64_t)page);
+	read_psi(s, dt);
 	ilog_writer_put(r->w, &rec);
 }
 

@@ -69,6 +69,7 @@ static const struct ilog_field host_f[] = {
 	F(E, cpu, "cpu", FT_U32, FV_NUM),
 	F(E, comm, "comm", FT_CHARS, FV_STR),
 	F(E, other_comm, "other_comm", FT_CHARS, FV_STR),
+	F(E, cgroup_id, "cgroup_id", FT_U64, FV_NUM),
 };
 #undef E
 
@@ -108,6 +109,10 @@ static const struct ilog_field process_f[] = {
 	F(E, comm, "comm", FT_STR, FV_STR),
 	F(E, exe, "exe", FT_STR, FV_STR),
 	F(E, cmdline, "argv", FT_BIN, FV_ARGV),
+	F(E, cgroup, "cgroup", FT_STR, FV_STR),
+	F(E, cgroup_id, "cgroup_id", FT_U64, FV_NUM),
+	F(E, pod_uid, "pod_uid", FT_STR, FV_STR),
+	F(E, container_id, "container_id", FT_STR, FV_STR),
 };
 #undef E
 
@@ -141,6 +146,8 @@ static const struct ilog_field sproc_elem[] = {
 	F(P, pid, "pid", FT_U32, FV_NUM),
 	F(P, cpu_pct, "cpu_pct", FT_F64, FV_NUM),
 	F(P, rss, "rss", FT_U64, FV_NUM),
+	F(P, rss_growth, "rss_growth", FT_S64, FV_NUM),
+	F(P, comm, "comm", FT_CHARS, FV_STR),
 };
 #undef P
 #define E struct ilog_snapshot
@@ -156,6 +163,11 @@ static const struct ilog_field snapshot_f[] = {
 	F(E, load5, "load5", FT_F64, FV_NUM),
 	F(E, load15, "load15", FT_F64, FV_NUM),
 	A(E, procs, nprocs, "procs", struct ilog_snapshot_proc, ILOG_MAX_SNAPSHOT_PROCS, sproc_elem),
+	F(E, psi_cpu_some, "psi_cpu_some", FT_F64, FV_NUM),
+	F(E, psi_mem_some, "psi_mem_some", FT_F64, FV_NUM),
+	F(E, psi_mem_full, "psi_mem_full", FT_F64, FV_NUM),
+	F(E, psi_io_some, "psi_io_some", FT_F64, FV_NUM),
+	F(E, psi_io_full, "psi_io_full", FT_F64, FV_NUM),
 };
 #undef E
 
@@ -316,6 +328,8 @@ const char *ilog_host_type_name(uint32_t type)
 		[ILOG_HOST_WAKEUP] = "wakeup", [ILOG_HOST_PAGE_ALLOC] = "page_alloc",
 		[ILOG_HOST_OOM] = "oom", [ILOG_HOST_FORK] = "fork",
 		[ILOG_HOST_EXEC] = "exec", [ILOG_HOST_EXIT] = "exit",
+		[ILOG_HOST_PAGE_ALLOC_REST] = "page_alloc_rest", [ILOG_HOST_RECLAIM] = "reclaim",
+		[ILOG_HOST_COMPACT] = "compact",
 	};
 	return type < ILOG_HOST__COUNT ? n[type] : NULL;
 }

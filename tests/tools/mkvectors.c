@@ -33,6 +33,12 @@
 
 static const char *outdir = ".";
 
+/* a container of a Kubernetes pod, as containerd's systemd driver names it */
+#define KUBE_CTR "4c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d"
+#define KUBE_CGROUP \
+	"/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod0f3c1a52_6b1e_4d2a_" \
+	"9c41_7e5b2d8a9f10.slice/cri-containerd-" KUBE_CTR ".scope"
+
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)
 {
@@ -299,7 +305,7 @@ static void v_kinds(void)
 	rec = (struct ilog_record){ .kind = ILOG_K_HOST };
 	rec.u.host = (struct ingero_host_event){
 		.ts_ns = MONO0 + 1000200000, .type = ILOG_HOST_FORK, .pid = PID, .tid = PID,
-		.other_pid = 4300, .other_tid = 4300, .cpu = 5,
+		.other_pid = 4300, .other_tid = 4300, .cpu = 5, .cgroup_id = 8812,
 	};
 	memcpy(rec.u.host.comm, "python3", 8);
 	memcpy(rec.u.host.other_comm, "python3", 8);
@@ -322,6 +328,9 @@ static void v_kinds(void)
 		.start_ns = MONO0 - 2000000000, .comm = ILOG_STR("python3"),
 		.exe = ILOG_STR("/usr/bin/python3.11"),
 		.cmdline = { (const uint8_t *)argv, sizeof(argv) },
+		.cgroup = ILOG_STR(KUBE_CGROUP), .cgroup_id = 8812,
+		.pod_uid = ILOG_STR("0f3c1a52-6b1e-4d2a-9c41-7e5b2d8a9f10"),
+		.container_id = ILOG_STR(KUBE_CTR),
 	};
 	put(w, &rec);
 	static const uint8_t bid[20] = { 0x3f, 0x8a, 0x41, 0x07, 0xc2, 0x9e, 0x51, 0xd0, 0x6b, 0x14,
@@ -348,7 +357,15 @@ static void v_kinds(void)
 		.mem_total = 32ull << 30, .mem_avail = 20ull << 30, .swap_total = 2ull << 30,
 		.swap_free = 2ull << 30, .load1 = 1.25, .load5 = 0.75, .load15 = 0.5, .nprocs = 1,
 	};
-	rec.u.snapshot.procs[0] = (struct ilog_snapshot_proc){ PID, 98.5, 3ull << 30 };
+	rec.u.snapshot.nprocs = 2;
+	rec.u.snapshot.procs[0] = (struct ilog_snapshot_proc){ PID, 98.5, 3ull << 30, 0, "python3" };
+	/* not a target: the process whose resident memory grew most */
+	rec.u.snapshot.procs[1] = (struct ilog_snapshot_proc){ 5120, 97.0, 6ull << 30, 1ull << 30,
+							       "preproc" };
+	rec.u.snapshot.psi_cpu_some = 2.5;
+	rec.u.snapshot.psi_mem_some = 12.25;
+	rec.u.snapshot.psi_mem_full = 4.5;
+	rec.u.snapshot.psi_io_some = 0.75;
 	put(w, &rec);
 	rec = (struct ilog_record){ .kind = ILOG_K_LOSS };
 	rec.u.loss = (struct ilog_loss){ .ts_ns = MONO0 + 2000000000,
@@ -438,6 +455,42 @@ static void v_symbolized(void)
 }
 
 /* Two frames: the delta bases start again at 0 in the second (§4.3). */
+/* The whole host (§5.5): a window's page allocations of every process,
+ * top ones named and the rest summed, and the stalls tasks suffered. */
+static void v_host(void)
+{
+	int fd;
+	struct ilog_writer *w = log_open("host", &fd);
+	struct ilog_record rec = { .kind = ILOG_K_HOST };
+	struct ingero_host_event *h = &rec.u.host;
+	const uint64_t win = MONO0 + 1000000000;
+	*h = (struct ingero_host_event){ .ts_ns = win, .type = ILOG_HOST_PAGE_ALLOC, .pid = PID,
+					 .dur_ns = 1000000000, .value = 1536, .cgroup_id = 8812 };
+	memcpy(h->comm, "python3", 8);
+	put(w, &rec);
+	*h = (struct ingero_host_event){ .ts_ns = win, .type = ILOG_HOST_PAGE_ALLOC, .pid = 5120,
+					 .dur_ns = 1000000000, .value = 262144,
+					 .cgroup_id = 9310 };
+	memcpy(h->comm, "preproc", 8);
+	put(w, &rec);
+	*h = (struct ingero_host_event){ .ts_ns = win, .type = ILOG_HOST_PAGE_ALLOC_REST,
+					 .other_pid = 37, .dur_ns = 1000000000, .value = 5120 };
+	put(w, &rec);
+	*h = (struct ingero_host_event){ .ts_ns = win + 420000000, .type = ILOG_HOST_RECLAIM,
+					 .pid = PID, .tid = PID + 3, .dur_ns = 2300000, .value = 96,
+					 .cpu = 3, .cgroup_id = 8812 };
+	memcpy(h->comm, "pt_data_worker", 15);
+	memcpy(h->other_comm, "python3", 8);
+	put(w, &rec);
+	*h = (struct ingero_host_event){ .ts_ns = win + 610000000, .type = ILOG_HOST_COMPACT,
+					 .pid = 5120, .tid = 5120, .dur_ns = 850000, .value = 3,
+					 .cpu = 1, .cgroup_id = 9310 };
+	memcpy(h->comm, "preproc", 8);
+	memcpy(h->other_comm, "preproc", 8);
+	put(w, &rec);
+	wclose(w, fd);
+}
+
 static void v_frames(void)
 {
 	int fd;
@@ -1126,7 +1179,7 @@ static void describe(const char *name)
 static const struct { const char *name; void (*make)(void); } vectors[] = {
 	{ "examples", v_examples }, { "begin", v_begin }, { "kinds", v_kinds },
 	{ "frames", v_frames }, { "merged", v_merged }, { "concat", v_concat },
-	{ "symbolized", v_symbolized },
+	{ "symbolized", v_symbolized }, { "host", v_host },
 	{ "forward", v_forward }, { "truncated", v_truncated }, { "corrupt", v_corrupt },
 	{ "bad-record", v_badrecord }, { "future-major", v_future_major },
 };

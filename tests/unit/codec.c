@@ -792,7 +792,7 @@ static void test_forward_compat(void)
 	msgpack_pack_map(&m.pk, 0);
 	msgpack_pack_ext(&m.pk, 16, 1);
 	msgpack_pack_ext_body(&m.pk, "0123456789abcdef", 16);
-	msgpack_pack_array(&m.pk, 1 + 11 + 1);
+	msgpack_pack_array(&m.pk, 1 + 12 + 1);
 	msgpack_pack_uint32(&m.pk, ILOG_K_HOST);
 	msgpack_pack_int64(&m.pk, 777);
 	msgpack_pack_uint16(&m.pk, ILOG_HOST_OOM);
@@ -803,6 +803,7 @@ static void test_forward_compat(void)
 	msgpack_pack_str_body(&m.pk, "comm", 4);
 	msgpack_pack_str(&m.pk, 5);
 	msgpack_pack_str_body(&m.pk, "other", 5);
+	msgpack_pack_uint64(&m.pk, 4026531835ull); /* cgroup_id (1.2) */
 	msgpack_pack_array(&m.pk, 0);
 
 	struct bytes log = log_with_raw(0, m.sb.data, m.sb.size, 0, NULL);
@@ -823,7 +824,8 @@ static void test_forward_compat(void)
 	rc = ilog_reader_next(r, &got);
 	ok(rc == 1 && got->kind == ILOG_K_HOST && got->u.host.ts_ns == 777 &&
 	   got->u.host.type == ILOG_HOST_OOM && got->u.host.cpu == 3 &&
-	   !strcmp(got->u.host.comm, "comm") && !strcmp(got->u.host.other_comm, "other"),
+	   !strcmp(got->u.host.comm, "comm") && !strcmp(got->u.host.other_comm, "other") &&
+	   got->u.host.cgroup_id == 4026531835ull,
 	   "a host record with a trailing field decodes on the generic path");
 	ok(ilog_reader_next(r, &got) == 0, "clean end after them");
 	struct ilog_reader_stats st;

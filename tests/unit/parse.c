@@ -165,11 +165,49 @@ static void lists(void)
 	   "op names through ilog_op_from_name");
 }
 
+/* Containers from cgroup paths: both cgroup drivers, several runtimes. */
+static void test_cgroup(void)
+{
+	static const struct { const char *path, *pod, *ctr; } t[] = {
+		{ "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod0f3c1a52_6b1e_4d2a_"
+		  "9c41_7e5b2d8a9f10.slice/cri-containerd-4c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f"
+		  "1a0b9c8d7e6f5a4b3c2d.scope",
+		  "0f3c1a52-6b1e-4d2a-9c41-7e5b2d8a9f10",
+		  "4c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d" },
+		{ "/kubepods/besteffort/pod6e1b2c3d-0000-4a4a-8b8b-123456789abc/"
+		  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+		  "6e1b2c3d-0000-4a4a-8b8b-123456789abc",
+		  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" },
+		{ "/system.slice/docker-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.scope",
+		  "", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" },
+		{ "/machine.slice/libpod-bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb.scope/container",
+		  "", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb" },
+		{ "/kubepods.slice/kubepods-pod11111111_2222_3333_4444_555555555555.slice/"
+		  "crio-cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc.scope",
+		  "11111111-2222-3333-4444-555555555555",
+		  "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc" },
+		{ "/user.slice/user-1000.slice/session-3.scope", "", "" },
+		{ "/", "", "" },
+		{ "", "", "" },
+		/* 63 hex digits, an upper-case digit, a pod without a UUID: none */
+		{ "/docker/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde", "", "" },
+		{ "/docker/0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef", "", "" },
+		{ "/kubepods/podnotauuid/x", "", "" },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char pod[37], ctr[65];
+		ilog_cgroup_parse(t[i].path, pod, ctr);
+		ok(!strcmp(pod, t[i].pod) && !strcmp(ctr, t[i].ctr), "cgroup '%s': pod '%s' container '%s'",
+		   t[i].path, pod, ctr);
+	}
+}
+
 int main(void)
 {
 	durations();
 	sizes();
 	walltimes();
 	lists();
+	test_cgroup();
 	return done_testing();
 }

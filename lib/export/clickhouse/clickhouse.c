@@ -218,6 +218,7 @@ static int ch_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 			.other_tid = h->other_tid, .cpu = h->cpu, .value = h->value,
 			.comm = { h->comm, (uint32_t)strnlen(h->comm, INGERO_COMM_LEN) },
 			.other_comm = { h->other_comm, (uint32_t)strnlen(h->other_comm, INGERO_COMM_LEN) },
+			.cgroup_id = h->cgroup_id,
 		};
 		s->sess.host_events++;
 		return add_row(c, s, ILOG_CH_HOST_EVENTS, &row);
@@ -245,12 +246,18 @@ static int ch_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 			.session_id = s->session, .node = nname, .ts_ns = wall, .pid = p->pid,
 			.ppid = p->ppid, .uid = p->uid, .start_ns = p->start_ns, .comm = p->comm,
 			.exe = p->exe, .argv = ARR(s->argv, na, struct ilog_str),
+			.cgroup = p->cgroup, .cgroup_id = p->cgroup_id, .pod_uid = p->pod_uid,
+			.container_id = p->container_id,
 		};
 		return add_row(c, s, ILOG_CH_PROCESSES, &row);
 	}
 	case ILOG_K_SNAPSHOT: {
 		const struct ilog_snapshot *n = &rec->u.snapshot;
 		uint32_t np = n->nprocs < ILOG_MAX_SNAPSHOT_PROCS ? n->nprocs : ILOG_MAX_SNAPSHOT_PROCS;
+		struct ilog_str comms[ILOG_MAX_SNAPSHOT_PROCS];
+		for (uint32_t i = 0; i < np; i++)
+			comms[i] = (struct ilog_str){ n->procs[i].comm,
+						      (uint32_t)strnlen(n->procs[i].comm, 16) };
 		struct ilog_ch_snapshot_row row = {
 			.session_id = s->session, .node = nname, .ts_ns = wall, .cpu_pct = n->cpu_pct,
 			.ncpu = n->ncpu, .mem_total = n->mem_total, .mem_avail = n->mem_avail,
@@ -259,6 +266,11 @@ static int ch_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 			.proc_pid = ARR(&n->procs[0].pid, np, struct ilog_snapshot_proc),
 			.proc_cpu_pct = ARR(&n->procs[0].cpu_pct, np, struct ilog_snapshot_proc),
 			.proc_rss = ARR(&n->procs[0].rss, np, struct ilog_snapshot_proc),
+			.psi_cpu_some = n->psi_cpu_some, .psi_mem_some = n->psi_mem_some,
+			.psi_mem_full = n->psi_mem_full, .psi_io_some = n->psi_io_some,
+			.psi_io_full = n->psi_io_full,
+			.proc_rss_growth = ARR(&n->procs[0].rss_growth, np, struct ilog_snapshot_proc),
+			.proc_comm = ARR(comms, np, struct ilog_str),
 		};
 		return add_row(c, s, ILOG_CH_SNAPSHOTS, &row);
 	}

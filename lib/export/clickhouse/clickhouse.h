@@ -97,6 +97,7 @@ struct ilog_ch_host_row {
 	uint32_t pid, tid, other_pid, other_tid, cpu;
 	uint64_t value;
 	struct ilog_str comm, other_comm;
+	uint64_t cgroup_id;
 };
 
 struct ilog_ch_process_row {
@@ -107,6 +108,9 @@ struct ilog_ch_process_row {
 	uint64_t start_ns;
 	struct ilog_str comm, exe;
 	struct ilog_ch_arr argv;
+	struct ilog_str cgroup;
+	uint64_t cgroup_id;
+	struct ilog_str pod_uid, container_id;
 };
 
 struct ilog_ch_snapshot_row {
@@ -118,6 +122,8 @@ struct ilog_ch_snapshot_row {
 	uint64_t mem_total, mem_avail, swap_total, swap_free;
 	double load1, load5, load15;
 	struct ilog_ch_arr proc_pid, proc_cpu_pct, proc_rss;
+	double psi_cpu_some, psi_mem_some, psi_mem_full, psi_io_some, psi_io_full;
+	struct ilog_ch_arr proc_rss_growth, proc_comm;
 };
 
 struct ilog_ch_chain_row {

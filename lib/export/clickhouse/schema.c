@@ -100,6 +100,7 @@ static const struct ilog_ch_column host_events[] = {
 	C(ilog_ch_host_row, value, "UInt64", U64),
 	C(ilog_ch_host_row, comm, "String", STR),
 	C(ilog_ch_host_row, other_comm, "String", STR),
+	C(ilog_ch_host_row, cgroup_id, "UInt64", U64),
 };
 
 static const struct ilog_ch_column processes[] = {
@@ -113,6 +114,10 @@ static const struct ilog_ch_column processes[] = {
 	C(ilog_ch_process_row, comm, "String", STR),
 	C(ilog_ch_process_row, exe, "String", STR),
 	C(ilog_ch_process_row, argv, "Array(String)", ASTR),
+	C(ilog_ch_process_row, cgroup, "String", STR),
+	C(ilog_ch_process_row, cgroup_id, "UInt64", U64),
+	C(ilog_ch_process_row, pod_uid, "String", STR),
+	C(ilog_ch_process_row, container_id, "String", STR),
 };
 
 static const struct ilog_ch_column snapshots[] = {
@@ -131,6 +136,14 @@ static const struct ilog_ch_column snapshots[] = {
 	C(ilog_ch_snapshot_row, proc_pid, "Array(UInt32)", AU32),
 	C(ilog_ch_snapshot_row, proc_cpu_pct, "Array(Float64)", AF64),
 	C(ilog_ch_snapshot_row, proc_rss, "Array(UInt64)", AU64),
+	C(ilog_ch_snapshot_row, psi_cpu_some, "Float64", F64),
+	C(ilog_ch_snapshot_row, psi_mem_some, "Float64", F64),
+	C(ilog_ch_snapshot_row, psi_mem_full, "Float64", F64),
+	C(ilog_ch_snapshot_row, psi_io_some, "Float64", F64),
+	C(ilog_ch_snapshot_row, psi_io_full, "Float64", F64),
+	/* Int64 and UInt64 have the same 8 bytes on the wire */
+	C(ilog_ch_snapshot_row, proc_rss_growth, "Array(Int64)", AU64),
+	C(ilog_ch_snapshot_row, proc_comm, "Array(String)", ASTR),
 };
 
 static const struct ilog_ch_column chains[] = {

@@ -46,11 +46,27 @@
 #include "ingero/stats.h"
 #include "../export_int.h"
 
-#define SCHEMA_VERSION 3 /* 2: pystacks.entry; 3: summary tables */
+#define SCHEMA_VERSION 4 /* 2: pystacks.entry; 3: summary tables; 4: the whole host
+			  * (format 1.2: cgroups, PSI, RSS growth) */
 #define APP_ID 0x494e4752 /* "INGR": PRAGMA application_id of an ingero database */
 
 /* Tables (docs/schema.md).  u64 values (ids, handles, addresses) are
  * stored as their 64-bit pattern in a signed INTEGER. */
+/* To version 4: the columns format 1.2 added. */
+static const char upgrade4[] =
+	"ALTER TABLE processes ADD COLUMN cgroup TEXT;"
+	"ALTER TABLE processes ADD COLUMN cgroup_id INTEGER;"
+	"ALTER TABLE processes ADD COLUMN pod_uid TEXT;"
+	"ALTER TABLE processes ADD COLUMN container_id TEXT;"
+	"ALTER TABLE host_events ADD COLUMN cgroup_id INTEGER;"
+	"ALTER TABLE snapshots ADD COLUMN psi_cpu_some REAL;"
+	"ALTER TABLE snapshots ADD COLUMN psi_mem_some REAL;"
+	"ALTER TABLE snapshots ADD COLUMN psi_mem_full REAL;"
+	"ALTER TABLE snapshots ADD COLUMN psi_io_some REAL;"
+	"ALTER TABLE snapshots ADD COLUMN psi_io_full REAL;"
+	"ALTER TABLE snapshot_procs ADD COLUMN rss_growth INTEGER;"
+	"ALTER TABLE snapshot_procs ADD COLUMN comm TEXT;";
+
 static const char ddl[] =
 	"CREATE TABLE IF NOT EXISTS sessions("
 	" session_id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, imported_ns INTEGER NOT NULL,"
@@ -67,7 +83,8 @@ static const char ddl[] =
 	" real_ns INTEGER);\n"
 	"CREATE TABLE IF NOT EXISTS processes("
 	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER, pid INTEGER, ppid INTEGER,"
-	" uid INTEGER, start_ns INTEGER, comm TEXT, exe TEXT, argv TEXT);\n"
+	" uid INTEGER, start_ns INTEGER, comm TEXT, exe TEXT, argv TEXT, cgroup TEXT,"
+	" cgroup_id INTEGER, pod_uid TEXT, container_id TEXT);\n"
 	"CREATE TABLE IF NOT EXISTS mappings("
 	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER, pid INTEGER,"
 	" start INTEGER, end INTEGER, file_offset INTEGER, prot INTEGER, path TEXT, build_id TEXT);\n"
@@ -80,7 +97,7 @@ static const char ddl[] =
 	"CREATE TABLE IF NOT EXISTS host_events("
 	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER NOT NULL, dur_ns INTEGER,"
 	" type INTEGER, pid INTEGER, tid INTEGER, other_pid INTEGER, other_tid INTEGER, cpu INTEGER,"
-	" value INTEGER, comm TEXT, other_comm TEXT);\n"
+	" value INTEGER, comm TEXT, other_comm TEXT, cgroup_id INTEGER);\n"
 	"CREATE TABLE IF NOT EXISTS stacks("
 	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, stack_id INTEGER NOT NULL,"
 	" pid INTEGER, depth INTEGER, PRIMARY KEY(session_id, node, stack_id)) WITHOUT ROWID;\n"
@@ -106,10 +123,11 @@ static const char ddl[] =
 	"CREATE TABLE IF NOT EXISTS snapshots("
 	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER NOT NULL, cpu_pct REAL,"
 	" ncpu INTEGER, mem_total INTEGER, mem_avail INTEGER, swap_total INTEGER,"
-	" swap_free INTEGER, load1 REAL, load5 REAL, load15 REAL);\n"
+	" swap_free INTEGER, load1 REAL, load5 REAL, load15 REAL, psi_cpu_some REAL,"
+	" psi_mem_some REAL, psi_mem_full REAL, psi_io_some REAL, psi_io_full REAL);\n"
 	"CREATE TABLE IF NOT EXISTS snapshot_procs("
 	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER NOT NULL, pid INTEGER,"
-	" cpu_pct REAL, rss INTEGER);\n"
+	" cpu_pct REAL, rss INTEGER, rss_growth INTEGER, comm TEXT);\n"
 	"CREATE TABLE IF NOT EXISTS losses("
 	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER, source TEXT,"
 	" lost INTEGER, seen INTEGER);\n"
@@ -265,18 +283,18 @@ enum stmt {
 static const char *const inserts[S__COUNT] = {
 	[S_NODE] = "INSERT INTO nodes VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[S_CLOCK] = "INSERT INTO clocks VALUES(?,?,?,?,?)",
-	[S_PROCESS] = "INSERT INTO processes VALUES(?,?,?,?,?,?,?,?,?,?)",
+	[S_PROCESS] = "INSERT INTO processes VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[S_MAPPING] = "INSERT INTO mappings VALUES(?,?,?,?,?,?,?,?,?,?)",
 	[S_EVENT] = "INSERT INTO events VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[S_HOST] = "INSERT INTO host_events VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[S_HOST] = "INSERT INTO host_events VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[S_STACK] = "INSERT OR IGNORE INTO stacks VALUES(?,?,?,?,?)",
 	[S_FRAME] = "INSERT OR IGNORE INTO frames VALUES(?,?,?,?,?)",
 	[S_PYSTACK] = "INSERT OR IGNORE INTO pystacks VALUES(?,?,?,?,?,?)",
 	[S_PYFRAME] = "INSERT OR IGNORE INTO pyframes VALUES(?,?,?,?,?,?)",
 	[S_PYCODE] = "INSERT INTO pycode VALUES(?,?,?,?,?,?,?,?,?)",
 	[S_SYMBOL] = "INSERT INTO symbols VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-	[S_SNAP] = "INSERT INTO snapshots VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-	[S_SNAPPROC] = "INSERT INTO snapshot_procs VALUES(?,?,?,?,?,?)",
+	[S_SNAP] = "INSERT INTO snapshots VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[S_SNAPPROC] = "INSERT INTO snapshot_procs VALUES(?,?,?,?,?,?,?,?)",
 	[S_LOSS] = "INSERT INTO losses VALUES(?,?,?,?,?,?)",
 	[S_CHAIN] = "INSERT INTO chains VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[S_PROV] = "INSERT INTO provenance VALUES(?,?,?,?,?)",
@@ -634,8 +652,8 @@ static int sq_open_db(struct ilog_sink_ctx *c, struct sq *s)
 		return -1;
 	}
 	int64_t ver = query_int(s, "PRAGMA user_version");
-	/* version 1 lacks pystacks.entry, 2 the summaries */
-	int upgrade = ntab > 0 && (ver == 1 || ver == 2);
+	/* version 1 lacks pystacks.entry, 2 the summaries, 3 the host columns */
+	int upgrade = ntab > 0 && ver >= 1 && ver < SCHEMA_VERSION;
 	if (ntab > 0 && ver != SCHEMA_VERSION && !upgrade) {
 		snprintf(c->err, sizeof(c->err), "ingero database schema version %lld, this export "
 			 "writes version %d; choose a new file", (long long)ver, SCHEMA_VERSION);
@@ -655,10 +673,11 @@ static int sq_open_db(struct ilog_sink_ctx *c, struct sq *s)
 	snprintf(pragma, sizeof(pragma), "PRAGMA application_id=%d; PRAGMA user_version=%d", APP_ID,
 		 SCHEMA_VERSION);
 	if ((upgrade && ver == 1 && exec(c, s, "ALTER TABLE pystacks ADD COLUMN entry INTEGER")) ||
-	    (upgrade && exec(c, s, "DROP VIEW IF EXISTS op_stats;"
+	    (upgrade && exec(c, s, upgrade4)) ||
+	    (upgrade && ver < 3 && exec(c, s, "DROP VIEW IF EXISTS op_stats;"
 				   "DROP VIEW IF EXISTS process_op_stats")) ||
 	    exec(c, s, ddl) || exec(c, s, pragma) || lookups(c, s) ||
-	    (upgrade && (exec(c, s, backfill) || exec(c, s, PREEMPT_SUMMARY(""))))) 
+	    (upgrade && ver < 3 && (exec(c, s, backfill) || exec(c, s, PREEMPT_SUMMARY("")))))
 		return -1;
 	if (!s->fresh && exec(c, s, indexes))
 		return -1;
@@ -885,6 +904,7 @@ static int sq_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 		sqlite3_bind_text(st, 12, h->comm, (int)strnlen(h->comm, INGERO_COMM_LEN), SQLITE_STATIC);
 		sqlite3_bind_text(st, 13, h->other_comm, (int)strnlen(h->other_comm, INGERO_COMM_LEN),
 				  SQLITE_STATIC);
+		BI(st, 14, h->cgroup_id);
 		s->host++;
 		return step(c, s, st);
 	}
@@ -913,6 +933,10 @@ static int sq_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 			return sq_err(c, s, "out of memory");
 		sqlite3_bind_text(st, 10, s->tmp.p ? s->tmp.p : "[]", (int)(s->tmp.p ? s->tmp.len : 2),
 				  SQLITE_STATIC);
+		bt(st, 11, p->cgroup);
+		BI(st, 12, p->cgroup_id);
+		bt(st, 13, p->pod_uid);
+		bt(st, 14, p->container_id);
 		return step(c, s, st);
 	}
 	case ILOG_K_MAPPING: {
@@ -1027,6 +1051,11 @@ static int sq_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 		BD(st, 10, n->load1);
 		BD(st, 11, n->load5);
 		BD(st, 12, n->load15);
+		BD(st, 13, n->psi_cpu_some);
+		BD(st, 14, n->psi_mem_some);
+		BD(st, 15, n->psi_mem_full);
+		BD(st, 16, n->psi_io_some);
+		BD(st, 17, n->psi_io_full);
 		if (step(c, s, st))
 			return -1;
 		st = s->st[S_SNAPPROC];
@@ -1037,6 +1066,9 @@ static int sq_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 			BI(st, 4, n->procs[i].pid);
 			BD(st, 5, n->procs[i].cpu_pct);
 			BI(st, 6, n->procs[i].rss);
+			BI(st, 7, n->procs[i].rss_growth);
+			sqlite3_bind_text(st, 8, n->procs[i].comm, (int)strnlen(n->procs[i].comm, 16),
+					  SQLITE_STATIC);
 			if (step(c, s, st))
 				return -1;
 		}

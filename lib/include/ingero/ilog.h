@@ -16,7 +16,7 @@
 
 #define ILOG_MAGIC "ILOG"
 #define ILOG_VERSION_MAJOR 1   /* readers reject a larger major (SPEC §8) */
-#define ILOG_VERSION_MINOR 1
+#define ILOG_VERSION_MINOR 2
 #define INGERO_VERSION "0.1.0"
 
 /* Exit codes shared by every program (DESIGN "The filters"). */
@@ -34,6 +34,9 @@ struct ilog_bin { const uint8_t *p; uint32_t n; };
 struct ilog_str ilog_str_c(const char *s); /* NULL gives the empty string */
 /* s into dst as a C string, cut to cap - 1 bytes (cap >= 1). */
 void ilog_str_copy(char *dst, size_t cap, struct ilog_str s);
+/* The Kubernetes pod UID (36 characters) and container id (64 hex
+ * digits) a cgroup path names, "" for each it does not (lib/codec/cgroup.c). */
+void ilog_cgroup_parse(const char *path, char pod[37], char ctr[65]);
 
 struct ilog_header {
 	struct ilog_str magic;     /* "ILOG"; the writer always writes it */
@@ -65,6 +68,9 @@ struct ilog_process {
 	uint64_t start_ns;         /* process start, CLOCK_BOOTTIME ns: pid reuse key */
 	struct ilog_str comm, exe;
 	struct ilog_bin cmdline;   /* NUL-separated argv as in /proc/PID/cmdline */
+	struct ilog_str cgroup;    /* cgroup path (1.2) */
+	uint64_t cgroup_id;        /* its id, as host events carry it (1.2) */
+	struct ilog_str pod_uid, container_id; /* parsed from the path (1.2) */
 };
 
 struct ilog_mapping {
@@ -85,7 +91,13 @@ struct ilog_pycode {
 	struct ilog_bin linetable; /* co_linetable bytes (format by py_version) */
 };
 
-struct ilog_snapshot_proc { uint32_t pid; double cpu_pct; uint64_t rss; };
+struct ilog_snapshot_proc {
+	uint32_t pid;
+	double cpu_pct;
+	uint64_t rss;
+	int64_t rss_growth;        /* bytes since the previous snapshot (1.2) */
+	char comm[16];             /* task name (1.2) */
+};
 
 struct ilog_snapshot {
 	uint64_t ts_ns;
@@ -95,6 +107,9 @@ struct ilog_snapshot {
 	double load1, load5, load15;
 	uint32_t nprocs;
 	struct ilog_snapshot_proc procs[ILOG_MAX_SNAPSHOT_PROCS];
+	/* pressure stall information (1.2): share of the time since the
+	 * previous snapshot, 0..100 */
+	double psi_cpu_some, psi_mem_some, psi_mem_full, psi_io_some, psi_io_full;
 };
 
 struct ilog_loss {

@@ -3,19 +3,30 @@
 # when a session is appended: the column is added (empty for the old rows),
 # the old session's rows stay as they were, the new pystacks carry entry.
 # A database of version 2 (before the summary tables) gains them, filled for
-# its old session from the rows, and its views read them.  Any other version
-# is refused.
+# its old session from the rows, and its views read them.  Both gain the
+# columns of version 4 (cgroups, PSI, RSS growth), empty for the old rows.
+# Any other version is refused.
 set -uo pipefail
 synth=$INGERO_OUT/tests/tools/synth
 $synth --events 2000 --seed 3 -o a.ilog
 ingero-export -f sqlite -o run.db "$INGERO_TESTS/vectors/kinds.ilog"
+# the columns version 4 added
+v4='ALTER TABLE processes DROP COLUMN cgroup; ALTER TABLE processes DROP COLUMN cgroup_id;
+	ALTER TABLE processes DROP COLUMN pod_uid; ALTER TABLE processes DROP COLUMN container_id;
+	ALTER TABLE host_events DROP COLUMN cgroup_id;
+	ALTER TABLE snapshots DROP COLUMN psi_cpu_some; ALTER TABLE snapshots DROP COLUMN psi_mem_some;
+	ALTER TABLE snapshots DROP COLUMN psi_mem_full; ALTER TABLE snapshots DROP COLUMN psi_io_some;
+	ALTER TABLE snapshots DROP COLUMN psi_io_full;
+	ALTER TABLE snapshot_procs DROP COLUMN rss_growth; ALTER TABLE snapshot_procs DROP COLUMN comm;'
 # make it what schema version 1 wrote
-sqlite3 run.db 'ALTER TABLE pystacks DROP COLUMN entry; PRAGMA user_version = 1'
+sqlite3 run.db "ALTER TABLE pystacks DROP COLUMN entry; $v4 PRAGMA user_version = 1"
 sqlite3 run.db 'SELECT count(*) FROM pystacks'
 ingero-export -f sqlite -o run.db "$INGERO_TESTS/vectors/kinds.ilog" a.ilog && echo "appended"
 sqlite3 run.db 'PRAGMA user_version'
 sqlite3 -separator ' ' run.db 'SELECT s.seq, p.depth, quote(p.entry) FROM pystacks p
 	JOIN sessions s USING (session_id) ORDER BY s.seq'
+sqlite3 -separator ' ' run.db 'SELECT s.seq, quote(p.container_id) FROM processes p
+	JOIN sessions s USING (session_id) ORDER BY s.seq LIMIT 2'
 sqlite3 run.db 'PRAGMA integrity_check'
 # what version 2 wrote: no summaries, op_stats over the rows
 ingero-export -f sqlite -o v2.db a.ilog
@@ -23,7 +34,7 @@ sqlite3 v2.db "$(sqlite3 v2.db "SELECT 'DROP ' || type || ' ' || name || ';' FRO
 	WHERE (name LIKE 'summary%' OR name = 'events_graph' OR type = 'view')
 	AND name NOT LIKE 'sqlite_%' ORDER BY type = 'table'")
 	CREATE VIEW op_stats AS SELECT op, count(*) AS calls FROM events GROUP BY op;
-	PRAGMA user_version = 2"
+	$v4 PRAGMA user_version = 2"
 ingero-export -f sqlite -o v2.db a.ilog && echo "appended to version 2"
 sqlite3 -separator ' ' v2.db 'PRAGMA user_version' 'SELECT s.seq, s.events, (SELECT sum(calls)
 	FROM op_stats o WHERE o.session_id = s.session_id), (SELECT sum(calls) FROM call_sites c
