@@ -557,6 +557,12 @@ static void header(struct ctx *x)
 	}
 	bprintf(b, "%s%s</b></span>\n</div>\n", np > 8 ? ", ..." : "", np ? "" : "none");
 	free(pr);
+	/* lost events first: every figure below is a lower bound then */
+	if (lost)
+		bprintf(b, "<p class=\"loss\" id=\"loss\">The recorder lost %llu of %llu events (%.2f%%): "
+			   "counts and times below are lower bounds.</p>\n",
+			(unsigned long long)lost, (unsigned long long)(lost + seen),
+			100.0 * (double)lost / (double)(lost + seen));
 	/* the verdict */
 	if (!x->cs->n) {
 		bprintf(b, "<p class=\"verdict\" id=\"verdict\">No causal chain: no anomaly cost 1%% or "
@@ -571,11 +577,6 @@ static void header(struct ctx *x)
 				x->cs->n == 2 ? "" : "s");
 		bprintf(b, "</p>\n");
 	}
-	if (lost)
-		bprintf(b, "<p class=\"loss\" id=\"loss\">The recorder lost %llu of %llu events (%.2f%%): "
-			   "counts and times below are lower bounds.</p>\n",
-			(unsigned long long)lost, (unsigned long long)(lost + seen),
-			100.0 * (double)lost / (double)(lost + seen));
 	bprintf(b, "</header>\n");
 }
 
