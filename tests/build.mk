@@ -29,7 +29,7 @@ $(FAKECUDA_DIR)/libnccl.so.2: tests/fakecuda/nccl.c
 $(FAKECUDA_LIBS): tests/fakecuda/fake.c $(FAKECUDA_HDRS) tests/build.mk | $(FAKECUDA_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -D_GNU_SOURCE $(FAKECUDA_CFLAGS) -fPIC -shared -fvisibility=hidden \
-		-Wl,-soname,$(notdir $@) -o $@ $(filter %.c,$^)
+		-Wl,-soname,$(notdir $@) -o $@ $(filter %.c,$^) -lm
 
 $(FAKECUDA_DIR)/workload: tests/fakecuda/workload.c $(FAKECUDA_HDRS) | $(FAKECUDA_DIR)
 	$(call msg,CC,$@)

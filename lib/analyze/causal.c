@@ -181,6 +181,115 @@ out:
 	free(pc.cl);
 }
 
+/* ---- short-lived processes that behave alike: one finding ---- */
+static int cmp_lost_idx(const void *pa, const void *pb, void *base)
+{
+	const struct cand *cb = base;
+	uint64_t a = cb[*(const uint32_t *)pa].lost, b = cb[*(const uint32_t *)pb].lost;
+	return a < b ? -1 : a > b;
+}
+
+static int short_lived(const struct cand *c)
+{
+	return c->pid && c->forced < 0 && !c->info && !c->dead &&
+	       (double)c->wall < ILOG_GROUP_SHORT * (double)c->span;
+}
+
+static int alike(const struct cand *a, const struct cand *b)
+{
+	return a->node == b->node && a->op == b->op && !strcmp(a->pattern, b->pattern) &&
+	       !strcmp(a->comm, b->comm);
+}
+
+/*
+ * The chains of >= ILOG_GROUP_MIN short-lived processes (CUDA wall time
+ * under ILOG_GROUP_SHORT of the recording) of one program with the same
+ * pattern and op become one chain about the group.  It is graded as its
+ * typical member (the median loss): twenty processes that each lost a
+ * little are one note that says so, not twenty alarms, and not one alarm
+ * for their sum.
+ */
+static void group_alike(struct ctx *x, uint32_t *idx)
+{
+	uint32_t n0 = x->n;
+	for (uint32_t i = 0; i < n0 && !x->oom; i++) {
+		if (!short_lived(&x->c[i]))
+			continue;
+		uint32_t m = 0;
+		for (uint32_t j = i; j < n0; j++) {
+			if (!short_lived(&x->c[j]) || !alike(&x->c[i], &x->c[j]))
+				continue;
+			/* one member per process: its costliest chain */
+			uint32_t k;
+			for (k = 0; k < m && x->c[idx[k]].pid != x->c[j].pid; k++)
+				;
+			if (k == m)
+				idx[m++] = j;
+			else if (x->c[j].lost > x->c[idx[k]].lost)
+				idx[k] = j;
+		}
+		uint32_t procs = m;
+		if (procs < ILOG_GROUP_MIN)
+			continue;
+		qsort_r(idx, m, sizeof(*idx), cmp_lost_idx, x->c);
+		uint64_t total = 0, wall = 0, a = UINT64_MAX, b = 0;
+		uint32_t same_culprit = 1;
+		for (uint32_t k = 0; k < m; k++) {
+			const struct cand *c = &x->c[idx[k]];
+			total += c->lost, wall += c->wall;
+			a = c->ts_start < a ? c->ts_start : a;
+			b = c->ts_end > b ? c->ts_end : b;
+			same_culprit &= c->culprit == x->c[idx[0]].culprit;
+		}
+		uint32_t mid = idx[m / 2];
+		x->nd = ilog_stats_node(x->st, x->c[mid].node);
+		const struct sproc *p = ilog_stats_proc(x->st, x->c[mid].node, x->c[mid].pid);
+		int grade = causal_severity(&x->c[mid]);
+		struct cand *g = causal_cand_new(x, p, x->c[mid].pattern, x->c[mid].op, a, b, total);
+		if (!g)
+			return;
+		const struct cand *t = &x->c[mid]; /* after the realloc */
+		g->forced = grade < 0 ? ILOG_SEV_LOW : grade;
+		g->wall = wall;
+		if (same_culprit) {
+			g->culprit = t->culprit;
+			cpy(g->ccomm, sizeof(g->ccomm), t->ccomm);
+		}
+		char pids[160];
+		size_t l = 0;
+		for (uint32_t k = 0; k < m && k < 8; k++) /* 8 x 12 < sizeof(pids) */
+			l += (size_t)snprintf(pids + l, sizeof(pids) - l, "%s%u%s", k ? ", " : "",
+					      x->c[idx[k]].pid, k == 7 && m > 8 ? ", ..." : "");
+		snprintf(g->title, sizeof(g->title), "%u short-lived processes of %s each lost about %s to %s%s",
+			 procs, t->comm, D(x, (double)t->lost), t->pattern,
+			 g->culprit ? causal_fmt(x, " (%s, PID %u)", g->ccomm, g->culprit) : "");
+		snprintf(g->root, sizeof(g->root),
+			 "%u short-lived processes of %s (PIDs %s) each lost about %s to %s (from %s to "
+			 "%s, %s in all, %s of their %s of CUDA time); the typical one: %.900s",
+			 procs, t->comm, pids, D(x, (double)t->lost), t->pattern,
+			 D(x, (double)x->c[idx[0]].lost), D(x, (double)x->c[idx[m - 1]].lost),
+			 D(x, (double)total), P(x, (double)total / (double)wall), D(x, (double)wall),
+			 t->root);
+		cpy(g->fix, sizeof(g->fix), t->fix);
+		causal_met_u(g, "processes", procs);
+		causal_met_u(g, "lost_median_ns", t->lost);
+		causal_met_u(g, "lost_min_ns", x->c[idx[0]].lost);
+		causal_met_u(g, "lost_max_ns", x->c[idx[m - 1]].lost);
+		causal_met_u(g, "lost_total_ns", total);
+		causal_met_u(g, "group_wall_ns", wall);
+		for (uint32_t k = 0; k < m; k++) {
+			struct cand *c = &x->c[idx[k]];
+			causal_ev_add(x, g, c->ts_start, "PID %u: %s", c->pid, c->title);
+		}
+		/* every alike chain of these processes is the group's now */
+		for (uint32_t j = 0; j < n0; j++)
+			for (uint32_t k = 0; k < m; k++)
+				if (short_lived(&x->c[j]) && alike(&x->c[j], t) &&
+				    x->c[j].pid == x->c[idx[k]].pid)
+					x->c[j].dead = 1;
+	}
+}
+
 /* ---- ranking and output ---- */
 static int overlap(const struct cand *a, const struct cand *b)
 {
@@ -299,6 +408,12 @@ int ilog_causal_run(struct ilog_stats *st, struct ilog_chain_set *cs, char *err,
 				a->dead = 1;
 		}
 	}
+	uint32_t *grp = malloc((x.n ? x.n : 1) * sizeof(*grp));
+	if (grp)
+		group_alike(&x, grp);
+	else
+		x.oom = 1;
+	free(grp);
 	uint32_t *ord = malloc((x.n ? x.n : 1) * sizeof(*ord)), m = 0;
 	if (!ord)
 		x.oom = 1;

@@ -232,6 +232,15 @@ struct preempt { uint32_t pid; uint64_t n, dur; double excess; };
 #define MAXPRE 1024 /* distinct preempters kept per query */
 uint32_t causal_preempters(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t b,
 			   struct preempt *out, uint32_t max, uint64_t *n_all, uint64_t *dur_all);
+/* Time p's CUDA threads waited for a CPU after a wakeup in windows [a, b);
+ * the number of such waits in n (NULL: not wanted). */
+uint64_t causal_runq_wait(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t b,
+			  uint64_t *n);
+/* Take the process itself and the recorder out of pr[0..m) (order kept):
+ * neither is ever a culprit.  Their preemptions are added to own and rec
+ * (NULL: not wanted); returns how many remain. */
+uint32_t causal_drop_own(struct ctx *x, const struct sproc *p, struct preempt *pr, uint32_t m,
+			 struct preempt *own, struct preempt *rec);
 /* Pages allocated in [a, b): all, and the biggest allocator. */
 uint64_t causal_pages(struct ctx *x, uint32_t a, uint32_t b, uint32_t *top_pid, uint64_t *top_n);
 

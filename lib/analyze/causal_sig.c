@@ -48,6 +48,43 @@ uint32_t causal_preempters(struct ctx *x, const struct sproc *p, uint32_t a, uin
 	return m;
 }
 
+uint64_t causal_runq_wait(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t b,
+			  uint64_t *n)
+{
+	uint64_t d = 0, k_n = 0;
+	for (uint32_t i = 0; i < x->st->nhs; i++) {
+		const struct hseries *h = x->st->hs[i];
+		if (h->node != x->nd->idx || h->type != ILOG_HOST_WAKEUP || h->pid != p->pid ||
+		    !has_tid(p, h->tid))
+			continue;
+		for (uint32_t k = a; k < b && k < h->nt; k++)
+			d += h->t[k].dur, k_n += h->t[k].n;
+	}
+	if (n)
+		*n = k_n;
+	return d;
+}
+
+uint32_t causal_drop_own(struct ctx *x, const struct sproc *p, struct preempt *pr, uint32_t m,
+			 struct preempt *own, struct preempt *rec)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < m; i++) {
+		struct preempt *to = pr[i].pid == p->pid ? own
+				     : causal_is_recorder(x, pr[i].pid) ? rec : NULL;
+		if (pr[i].pid != p->pid && !causal_is_recorder(x, pr[i].pid)) {
+			pr[k++] = pr[i];
+			continue;
+		}
+		if (to) {
+			to->pid = pr[i].pid;
+			to->n += pr[i].n;
+			to->dur += pr[i].dur;
+		}
+	}
+	return k;
+}
+
 uint64_t causal_pages(struct ctx *x, uint32_t a, uint32_t b, uint32_t *top_pid, uint64_t *top_n)
 {
 	uint64_t all = 0;

@@ -2,7 +2,9 @@
 /*
  * Detector: preemption over the whole run - the process that took the
  * CPU from a process's CUDA threads the longest, when no interval chain
- * of that process already names it.
+ * of that process already names it.  The process itself (its own threads:
+ * detect_oversub.c) and the recorder (detect_overhead.c) are never the
+ * culprit, and their preemptions are not counted as lost to contention.
  */
 #include <stdlib.h>
 #include "causal_int.h"
@@ -19,15 +21,19 @@ static void cpu_run(struct ctx *x, struct causal_proc *pc, const struct causal_s
 		return;
 	}
 	uint32_t m = causal_preempters(x, p, lo, hi, pr, MAXPRE, &n, &d);
+	m = causal_drop_own(x, p, pr, m, NULL, NULL);
 	struct cand *c = NULL;
 	if (!m)
 		goto out;
+	uint64_t ext = 0; /* off-CPU time other processes took */
+	for (uint32_t i = 0; i < m; i++)
+		ext += pr[i].dur;
 	/* an interval chain already names this culprit */
 	for (uint32_t i = first_cand; i < x->n; i++)
 		if (!strcmp(x->c[i].pattern, "cpu-contention") && x->c[i].culprit == pr[0].pid)
 			goto out;
 	c = causal_cand_new(x, p, "cpu-contention", ILOG_OP_UNKNOWN, tick_ts(x, lo), tick_ts(x, hi),
-			    d);
+			    ext);
 	if (!c)
 		goto out;
 	const char *cc = ilog_stats_comm(x->st, x->nd->idx, pr[0].pid);
@@ -46,6 +52,7 @@ static void cpu_run(struct ctx *x, struct causal_proc *pc, const struct causal_s
 	causal_met_u(c, "culprit_offcpu_ns", pr[0].dur);
 	causal_met_u(c, "preemptions", n);
 	causal_met_u(c, "offcpu_ns", d);
+	causal_met_u(c, "offcpu_others_ns", ext);
 	for (uint32_t i = 0; i < m && i < 4; i++)
 		causal_ev_add(x, c, tick_ts(x, lo), "PID %u (%s): %llu preemptions, %s off-CPU",
 			      pr[i].pid, ilog_stats_comm(x->st, x->nd->idx, pr[i].pid),

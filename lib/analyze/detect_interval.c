@@ -11,21 +11,6 @@
 #include <stdlib.h>
 #include "causal_int.h"
 
-/* Time p's CUDA threads waited for a CPU after a wakeup, in [a, b). */
-static uint64_t runq_wait(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t b)
-{
-	uint64_t d = 0;
-	for (uint32_t i = 0; i < x->st->nhs; i++) {
-		const struct hseries *h = x->st->hs[i];
-		if (h->node != x->nd->idx || h->type != ILOG_HOST_WAKEUP || h->pid != p->pid ||
-		    !has_tid(p, h->tid))
-			continue;
-		for (uint32_t k = a; k < b && k < h->nt; k++)
-			d += h->t[k].dur;
-	}
-	return d;
-}
-
 /* CUDA calls by processes other than p on the node in [a, b): the busiest. */
 static uint64_t others_calls(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t b,
 			     uint32_t *top_pid, uint64_t *top_n)
@@ -136,12 +121,20 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 	uint64_t pn, pd, pn_run, pd_run;
 	uint32_t npr = causal_preempters(x, p, iv.a, iv.b, pr, MAXPRE, &pn, &pd);
 	uint32_t nall = causal_preempters(x, p, lo, hi, prun, MAXPRE, &pn_run, &pd_run);
-	uint64_t wq_in = runq_wait(x, p, iv.a, iv.b), wq_run = runq_wait(x, p, lo, hi);
+	/* the process's own threads and the recorder are no culprits, and the
+	 * time they took is not contention by others (detect_oversub.c and
+	 * detect_overhead.c report it) */
+	struct preempt own = { 0 }, own_run = { 0 };
+	npr = causal_drop_own(x, p, pr, npr, &own, &own);
+	nall = causal_drop_own(x, p, prun, nall, &own_run, &own_run);
+	uint64_t pdx = pd - own.dur, pdx_run = pd_run - own_run.dur; /* by others */
+	uint64_t wq_in = causal_runq_wait(x, p, iv.a, iv.b, NULL);
+	uint64_t wq_run = causal_runq_wait(x, p, lo, hi, NULL);
 	double len_out = 0;
 	for (uint32_t k = lo; k < hi; k++)
 		if (k < iv.a || k >= iv.b)
 			len_out += (double)x->nd->width;
-	double off_in = (double)(pd + wq_in), off_out = (double)(pd_run - pd + wq_run - wq_in);
+	double off_in = (double)(pdx + wq_in), off_out = (double)(pdx_run - pdx + wq_run - wq_in);
 	double off_rate_out = len_out > 0 ? off_out / len_out : 0;
 	double off_excess = off_in - off_rate_out * (double)len;
 	double share = lost ? off_excess / (double)lost : 0;
@@ -288,7 +281,7 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 		if (pg) {
 			l += (size_t)snprintf(tail + l, sizeof(tail) - l, "; %llu pages were allocated",
 					      (unsigned long long)pg);
-			if (ppid && ppid != p->pid)
+			if (ppid && ppid != p->pid && !causal_is_recorder(x, ppid))
 				l += (size_t)snprintf(tail + l, sizeof(tail) - l,
 						      " (%llu by PID %u (%s))",
 						      (unsigned long long)ptop, ppid, cc);
@@ -303,7 +296,7 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 					      B(x, (double)ss.swap_growth));
 		snprintf(c->root, sizeof(c->root), "%s while the host was under memory pressure%s", head,
 			 tail);
-		if (ppid && ppid != p->pid) {
+		if (ppid && ppid != p->pid && !causal_is_recorder(x, ppid)) {
 			c->culprit = ppid;
 			cpy(c->ccomm, sizeof(c->ccomm), cc);
 		}

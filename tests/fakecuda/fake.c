@@ -7,11 +7,15 @@
  * sharing the CPU stretches the wall-clock duration, as a preempted host
  * thread stretches a real CUDA call).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "fake.h"
+
+static uint64_t seed; /* FAKECUDA_SEED, else the pid: each process differs */
 
 /* FAKECUDA_<what>[_<op>][_<unit>]: the per-op setting, else def. */
 static uint64_t env_u64(const char *what, const char *op, const char *unit, uint64_t def)
@@ -39,12 +43,17 @@ void fk_init(struct fk_op *ops, unsigned n)
 	uint64_t lat = env_u64("LAT", "", "NS", 0);
 	uint64_t bw = env_u64("BW", "", "MBPS", 0);
 	enum fk_mode mode = parse_mode(getenv("FAKECUDA_MODE"), FK_SPIN);
+	uint64_t first = env_u64("FIRST", "", "NS", 0);
+	uint64_t jit = env_u64("JITTER", "", "PCT", 0);
+	seed = env_u64("SEED", "", "", (uint64_t)getpid());
 	for (unsigned i = 0; i < n; i++) {
 		struct fk_op *o = &ops[i];
 		char key[128];
 		o->lat_ns = env_u64("LAT", o->name, "NS", lat);
 		o->bw_mbps = env_u64("BW", o->name, "MBPS", bw);
 		o->ret = (int)env_u64("RET", o->name, "", 0);
+		o->first_ns = env_u64("FIRST", o->name, "NS", first);
+		o->jitter = (double)env_u64("JITTER", o->name, "PCT", jit) / 100.0;
 		snprintf(key, sizeof(key), "FAKECUDA_MODE_%s", o->name);
 		o->mode = parse_mode(getenv(key), mode);
 		snprintf(key, sizeof(key), "FAKECUDA_SPIKE_%s", o->name);
@@ -80,14 +89,39 @@ static void spend(enum fk_mode mode, uint64_t ns)
 		__asm__ volatile("pause");
 }
 
+/* A standard normal draw from a per-thread generator (splitmix64 seeded by
+ * FAKECUDA_SEED and the thread, Box-Muller). */
+static double normal(void)
+{
+	static __thread uint64_t s;
+	static __thread int init;
+	if (!init) {
+		s = seed * 0x9e3779b97f4a7c15ull ^ (uint64_t)gettid();
+		init = 1;
+	}
+	double u[2];
+	for (int i = 0; i < 2; i++) {
+		uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+		z ^= z >> 31;
+		u[i] = ((double)(z >> 11) + 0.5) / 9007199254740992.0; /* (0, 1) */
+	}
+	return sqrt(-2 * log(u[0])) * cos(6.283185307179586 * u[1]);
+}
+
 int fk_run(struct fk_op *op, uint64_t bytes)
 {
 	uint64_t n = __atomic_add_fetch(&op->calls, 1, __ATOMIC_RELAXED);
 	uint64_t ns = op->lat_ns;
 	if (op->data && op->bw_mbps)
 		ns += bytes * 1000 / op->bw_mbps; /* MB/s = bytes per microsecond */
+	if (op->jitter > 0 && ns) /* natural variation: log-normal around the setting */
+		ns = (uint64_t)((double)ns * exp(op->jitter * normal() - op->jitter * op->jitter / 2));
 	if (op->spike_every && n % op->spike_every == 0)
 		ns += op->spike_ns;
+	if (n == 1)
+		ns += op->first_ns;
 	spend(op->mode, ns);
 	return op->ret;
 }

@@ -21,6 +21,8 @@ struct fk_op {
 	int data;                 /* 1: time grows with bytes (FAKECUDA_BW_MBPS) */
 	/* filled by fk_init */
 	uint64_t lat_ns, bw_mbps, spike_every, spike_ns;
+	uint64_t first_ns;        /* the first call in the process takes this more */
+	double jitter;            /* log-normal sigma of each call's time (0 = exact) */
 	enum fk_mode mode;
 	int ret;
 	uint64_t calls;           /* atomic */

@@ -54,6 +54,8 @@
 #define ILOG_SEV_HIGH_SPAN 0.05   /* HIGH: share of the recording's length */
 #define ILOG_SEV_MEDIUM_SPAN 0.01 /* MEDIUM: share of the recording's length */
 #define ILOG_SEV_FLOOR_CALLS 10   /* HIGH/MEDIUM: lost >= this many typical calls */
+#define ILOG_GROUP_MIN 3          /* alike short-lived processes summarized as one */
+#define ILOG_GROUP_SHORT 0.10     /* short-lived: CUDA wall time < this share of the recording */
 #define ILOG_MIN_SERIES 20      /* calls needed to judge a series' windows */
 #define ILOG_WINDOW_CALLS 20    /* calls per analysis window, on average */
 #define ILOG_PERIODIC_RCV 0.5   /* robust CV of spike intervals; Poisson ~1.0 */
