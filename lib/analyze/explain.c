@@ -31,17 +31,6 @@ static const char *dur(char *b, double ns)
 	return ilog_fmt_dur(b, 32, ns);
 }
 
-static void walltime(char *out, size_t n, uint64_t real_ns)
-{
-	time_t s = (time_t)(real_ns / 1000000000ull);
-	struct tm tm;
-	if (!real_ns || !gmtime_r(&s, &tm)) {
-		snprintf(out, n, "unknown time");
-		return;
-	}
-	strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 /* ---- statistics ---- */
 static int stats_rows(struct ilog_buf *b, struct ilog_stats *st, const struct ilog_explain_opts *o,
 		      int windows)
@@ -151,7 +140,7 @@ static void node_summary(struct ilog_buf *b, struct ilog_stats *st, uint32_t i)
 	struct ilog_stats_summary s;
 	ilog_stats_summary(st, i, &s);
 	char w[64], d1[32], d2[32];
-	walltime(w, sizeof(w), s.real_start_ns);
+	ilog_fmt_wall(w, sizeof(w), s.real_start_ns);
 	bprintf(b, "  node %s: %s, %s recorded, %u CUDA process%s, windows of %s\n",
 		s.node_name[0] ? s.node_name : "?", w,
 		dur(d1, (double)(s.end_ns > s.start_ns ? s.end_ns - s.start_ns : 0)), s.processes,

@@ -8,7 +8,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "ingero/html.h"
 #include "stats_int.h"
 
@@ -474,17 +473,6 @@ static const char script[] =
 	"});\n"
 	"})();\n";
 
-static void walltime(char *out, size_t n, uint64_t real_ns)
-{
-	time_t s = (time_t)(real_ns / 1000000000ull);
-	struct tm tm;
-	if (!real_ns || !gmtime_r(&s, &tm)) {
-		snprintf(out, n, "unknown time");
-		return;
-	}
-	strftime(out, n, "%Y-%m-%d %H:%M:%S UTC", &tm);
-}
-
 static const char *sev_class(uint32_t sev)
 {
 	return sev == ILOG_SEV_HIGH ? "sev-high" : sev == ILOG_SEV_MEDIUM ? "sev-medium" : "sev-low";
@@ -533,7 +521,7 @@ static void header(struct ctx *x)
 	}
 	if (!x->nn)
 		bprintf(b, "none");
-	walltime(w, sizeof(w), x->nn ? x->nv[0].s.real_start_ns : 0);
+	ilog_fmt_wall(w, sizeof(w), x->nn ? x->nv[0].s.real_start_ns : 0);
 	bprintf(b, "</b></span>\n<span>Recorded: <b>%s</b></span>\n<span>Duration: <b>%s</b></span>\n",
 		w, dur(d, x->nn > 1 ? x->axis : (double)span));
 	/* the processes with CUDA calls, heaviest first */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "stats_int.h"
 
 /* ---- dense histograms over tick ranges ---- */
@@ -139,6 +140,17 @@ char *ilog_fmt_dur(char *b, size_t n, double ns)
 		v = ns / 1e9, u = "s";
 	snprintf(b, n, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, u);
 	return b;
+}
+
+char *ilog_fmt_wall(char *out, size_t n, uint64_t real_ns)
+{
+	time_t s = (time_t)(real_ns / 1000000000ull);
+	struct tm tm;
+	if (!real_ns || !gmtime_r(&s, &tm))
+		snprintf(out, n, "unknown time");
+	else
+		strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return out;
 }
 
 char *ilog_fmt_bytes(char *b, size_t n, double bytes)

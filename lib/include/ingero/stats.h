@@ -93,6 +93,9 @@ uint32_t ilog_stats_logs(struct ilog_stats *st, int *overlap, char *ranks, size_
 
 /* "412 ms", "9.81 ms", "42.1 us", "1.24 s": three significant digits. Returns buf. */
 char *ilog_fmt_dur(char *buf, size_t n, double ns);
+/* "2026-11-26T20:44:33Z" (UTC) of a CLOCK_REALTIME ns, "unknown time" for 0.
+ * Returns buf. */
+char *ilog_fmt_wall(char *buf, size_t n, uint64_t real_ns);
 /* "1.50 GiB", "12.0 MiB", "512 B" (binary units).  Returns buf. */
 char *ilog_fmt_bytes(char *buf, size_t n, double bytes);
 
