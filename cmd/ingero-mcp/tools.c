@@ -176,7 +176,8 @@ const struct mcp_tool mcp_tools[] = {
 		.description =
 			"Per CUDA op: calls, p50/p95/p99/max latency (us, nearest-rank), total time "
 			"(ms), share of all CUDA call time, failed calls; heaviest first. A p99 far "
-			"above p50 means an intermittent stall: ask get_causal_chains why.",
+			"above p50 means an intermittent stall: ask get_causal_chains why. Several "
+			"nodes: a row per node and op (node column).",
 		.schema = SCHEMA(P_PID "," P_OP("only this") "," P_TIME "," P_SESSION ","
 				 P_LIMIT(20, 100), ""),
 		.run = tool_trace_stats,

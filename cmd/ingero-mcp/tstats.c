@@ -14,12 +14,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ingero/vec.h"
 #include "mcp_trace.h"
 
 struct op_row {
 	int op;
 	uint32_t node;
 	uint64_t n, total, min, max, p50, p95, p99, errors;
+	uint64_t qtotal;          /* summaries: the total of the row the quantiles are from */
 	uint64_t *d;              /* the op's durations while collecting */
 	uint64_t cap;
 };
@@ -174,27 +176,22 @@ static int collect_summary(struct ilog_mcp *m, const struct trace_ctx *c,
 	if (f->op)
 		sqlite3_bind_int64(st, k++, f->op);
 	struct op_row *rows = NULL;
-	size_t nrows = 0, rcap = 0;
+	uint32_t nrows = 0, rcap = 0;
 	int s;
 	int64_t last_node = -1;
 	*nodes = 0;
 	while ((s = mcp_step(m, st, err, errlen)) == SQLITE_ROW) {
-		if (nrows == rcap) {
-			size_t ncap = rcap ? rcap * 2 : 16;
-			struct op_row *nr = realloc(rows, ncap * sizeof(*rows));
-			if (!nr) {
-				sqlite3_finalize(st);
-				free(rows);
-				return MCP_NOMEM;
-			}
-			rows = nr;
-			rcap = ncap;
+		if (ilog_grow((void **)&rows, &rcap, nrows, sizeof(*rows), 16)) {
+			sqlite3_finalize(st);
+			free(rows);
+			return MCP_NOMEM;
 		}
 		struct op_row *r = &rows[nrows];
 		memset(r, 0, sizeof(*r));
 		int64_t node = sqlite3_column_int64(st, 0);
-		/* one pid may have rows of several processes (reused, or on
-		 * several nodes): counts add, the heaviest one's quantiles stay */
+		/* one pid may have rows of several processes (a reused pid):
+		 * counts add up, the quantiles are those of the one with the
+		 * most time */
 		if (nrows && node == last_node && rows[nrows - 1].op == sqlite3_column_int(st, 1))
 			r = &rows[nrows - 1];
 		else
@@ -203,7 +200,8 @@ static int collect_summary(struct ilog_mcp *m, const struct trace_ctx *c,
 		last_node = node;
 		uint64_t total = (uint64_t)sqlite3_column_int64(st, 3);
 		uint64_t mn = (uint64_t)sqlite3_column_int64(st, 4), mx = (uint64_t)sqlite3_column_int64(st, 5);
-		if (!r->n || total > r->total) {
+		if (!r->n || total > r->qtotal) {
+			r->qtotal = total;
 			r->p50 = (uint64_t)sqlite3_column_int64(st, 6);
 			r->p95 = (uint64_t)sqlite3_column_int64(st, 7);
 			r->p99 = (uint64_t)sqlite3_column_int64(st, 8);
