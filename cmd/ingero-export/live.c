@@ -162,7 +162,7 @@ int export_live(const struct export_live_opts *o)
 	struct MHD_Daemon *d = NULL;
 	CURL *cu = NULL;
 	int rc = ILOG_EXIT_OK, ended = 0;
-	if (o->listen && !(d = ilog_http_start(o->listen, on_request, l, err, sizeof(err)))) {
+	if (o->listen && !(d = ilog_http_start(o->listen, on_request, l, NULL, err, sizeof(err)))) {
 		ilog_errorf("--listen: %s", err);
 		ilog_live_free(l);
 		return ILOG_EXIT_USAGE;

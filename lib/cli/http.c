@@ -15,7 +15,8 @@
 #include "ingero/http.h"
 
 struct MHD_Daemon *ilog_http_start(const struct ilog_listen *a, MHD_AccessHandlerCallback handler,
-				   void *cls, char *err, size_t errlen)
+				   void *cls, MHD_RequestCompletedCallback done, char *err,
+				   size_t errlen)
 {
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL;
 	if (a->ss.ss_family == AF_INET6)
@@ -33,6 +34,7 @@ struct MHD_Daemon *ilog_http_start(const struct ilog_listen *a, MHD_AccessHandle
 	}
 	struct MHD_Daemon *d = MHD_start_daemon(flags, 0, NULL, NULL, handler, cls,
 						MHD_OPTION_LISTEN_SOCKET, fd,
+						MHD_OPTION_NOTIFY_COMPLETED, done, NULL,
 						MHD_OPTION_CONNECTION_TIMEOUT, 30u,
 						MHD_OPTION_CONNECTION_LIMIT, 64u,
 						MHD_OPTION_END);

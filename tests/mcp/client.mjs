@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Drives ingero-mcp with the official MCP TypeScript SDK (Client +
-// StdioClientTransport): a client nobody here wrote.  Usage:
+// StdioClientTransport, or StreamableHTTPClientTransport for a server
+// started with --http): a client nobody here wrote.  Usage:
 //   node client.mjs EVENTS -- SERVER [ARGS...]
+//   node client.mjs EVENTS -- http://127.0.0.1:PORT/mcp   (MCP_TOKEN: bearer token)
 // EVENTS is the number of CUDA events the served trace holds.  Prints one
 // "ok - ..." / "not ok - ..." line per check; exits 1 if any failed.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 const sep = process.argv.indexOf("--");
 const events = Number(process.argv[2]);
@@ -21,7 +24,10 @@ function check(cond, what, detail) {
 const text = (r) => r.content?.[0]?.text ?? "";
 const json = (r) => { try { return JSON.parse(text(r)); } catch { return null; } };
 
-const transport = new StdioClientTransport({ command, args, stderr: "inherit" });
+const transport = /^https?:/.test(command)
+	? new StreamableHTTPClientTransport(new URL(command), process.env.MCP_TOKEN
+		? { requestInit: { headers: { Authorization: `Bearer ${process.env.MCP_TOKEN}` } } } : {})
+	: new StdioClientTransport({ command, args, stderr: "inherit" });
 const client = new Client({ name: "ingero-sdk-test", version: "1.0.0" });
 await client.connect(transport);
 

@@ -11,13 +11,15 @@
 #include "ingero/cli.h"
 
 /*
- * Listen on a and answer every request with handler.  Requests are handled
+ * Listen on a and answer every request with handler; done (may be NULL)
+ * is called when a request ends, to free what the handler kept in it.  Requests are handled
  * one at a time on one internal thread, so handlers need no locks among
  * themselves; a connection idle for 30 s is closed.  NULL and err filled
  * ("127.0.0.1:9464: Address already in use") on failure.
  */
 struct MHD_Daemon *ilog_http_start(const struct ilog_listen *a, MHD_AccessHandlerCallback handler,
-				   void *cls, char *err, size_t errlen);
+				   void *cls, MHD_RequestCompletedCallback done, char *err,
+				   size_t errlen);
 /* Queue a reply of n bytes (copied) with a content type (NULL: none), a
  * status and an optional extra header (name NULL: none). */
 enum MHD_Result ilog_http_reply(struct MHD_Connection *c, unsigned status, const char *type,
