@@ -25,7 +25,7 @@ static void usage(FILE *f)
 		"  ingero-correlate [OPTIONS] [LOG...]            log in, log + chain records out\n"
 		"  ingero-correlate --report [OPTIONS] [LOG...]   incident report for humans\n"
 		"  ingero-correlate --json [OPTIONS] [LOG...]     JSON Lines for machines\n"
-		"  ingero-correlate --html FILE [OPTIONS] [LOG...] the report as one web page\n"
+		"  ingero-correlate --html FILE [OPTIONS] [LOG...]  the report as a web page\n"
 		"  ingero-correlate --baseline OLD [OPTIONS] NEW  regression gate (CI)\n\n"
 		"Reads the LOGs in turn (none or - = stdin).  Without --report, --json or\n"
 		"--stats it is a filter: every input record is passed through and the chains\n"

@@ -223,6 +223,10 @@ static const struct lanedef {
 	{ ILOG_HOST_SCHED_AGG, 'v', "switches", "other context switches", "count" },
 	{ ILOG_HOST_WAKEUP, 'd', "wakeup-delay", "wakeup-to-run delay", "ns" },
 	{ ILOG_HOST_PAGE_ALLOC, 'v', "page-alloc", "page allocations", "pages" },
+	{ ILOG_HOST_PAGE_ALLOC_REST, 'v', "page-alloc-rest", "page allocations, other processes",
+	  "pages" },
+	{ ILOG_HOST_RECLAIM, 'd', "reclaim", "direct reclaim stalls", "ns" },
+	{ ILOG_HOST_COMPACT, 'd', "compact", "compaction stalls", "ns" },
 };
 
 static int by_u16(const void *a, const void *b)
@@ -272,6 +276,25 @@ static void pick_lanes(struct ctx *x, struct nview *v)
 			c->v[k] = t->cpu_sum / t->n;
 			m->v[k] = (double)t->avail_min;
 			swap |= t->swap_used_max > 0;
+		}
+		/* pressure stall information, where the snapshots have it */
+		static const char *const psi[PSI_N][2] = {
+			{ "psi-cpu-some", "CPU pressure, some" }, { "psi-mem-some", "memory pressure, some" },
+			{ "psi-mem-full", "memory pressure, full" }, { "psi-io-some", "I/O pressure, some" },
+			{ "psi-io-full", "I/O pressure, full" } };
+		for (int p = 0; p < PSI_N; p++) {
+			struct lane *l = lane_add(x, v, psi[p][0], psi[p][1], "pct");
+			if (!l)
+				return;
+			l->full = 100;
+			t = NULL;
+			for (uint32_t k = 0; k < v->nw; k++) {
+				if (k < nd->nsnap && nd->snap[k].n)
+					t = &nd->snap[k];
+				if (t)
+					l->v[k] = t->psi_max[p];
+			}
+			lane_keep_if_any(v);
 		}
 		if (swap) {
 			struct lane *s = lane_add(x, v, "swap-used", "swap used", "bytes");
@@ -594,9 +617,12 @@ static void chains(struct ctx *x)
 		bprintf(b, "\">\n<div class=\"top\"><span class=\"rank\">#%u</span><span class=\"sev\">%s</span>"
 			   "<b class=\"pattern\">", i + 1, ilog_severity_name(c->severity) ?: "?");
 		escs(b, c->pattern);
-		bprintf(b, "</b><span>PID %u (", c->pid);
-		escs(b, c->comm);
-		bprintf(b, ")");
+		bprintf(b, "</b><span>");
+		if (c->pid) { /* a chain about the node as a whole names none */
+			bprintf(b, "PID %u (", c->pid);
+			escs(b, c->comm);
+			bprintf(b, ")");
+		}
 		if (x->nn > 1 && v) {
 			bprintf(b, " on ");
 			escz(b, v->label);
@@ -1181,7 +1207,10 @@ int ilog_html_report(struct ilog_buf *b, struct ilog_stats *st, const struct ilo
 		ilog_stats_summary(st, i, &v->s);
 		v->nd = ilog_stats_node(st, v->s.node);
 		v->nw = (uint32_t)v->s.nwindows;
-		ilog_node_label(&st->nodemap.nodes[v->s.node], v->label, sizeof(v->label));
+		if (v->s.node < st->nodemap.nnodes)
+			ilog_node_label(&st->nodemap.nodes[v->s.node], v->label, sizeof(v->label));
+		else /* records before any header */
+			snprintf(v->label, sizeof(v->label), "%s", v->s.node_name[0] ? v->s.node_name : "?");
 		walls &= v->s.real_start_ns != 0;
 		if (v->s.real_start_ns && v->s.real_start_ns < r0)
 			r0 = v->s.real_start_ns;

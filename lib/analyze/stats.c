@@ -217,6 +217,9 @@ static void merge_snap(struct snaptick *d, const struct snaptick *a, const struc
 			r.avail_min = b->avail_min;
 		if (b->swap_used_max > r.swap_used_max)
 			r.swap_used_max = b->swap_used_max;
+		for (int i = 0; i < PSI_N; i++)
+			if (b->psi_max[i] > r.psi_max[i])
+				r.psi_max[i] = b->psi_max[i];
 	}
 	*d = r;
 }
@@ -638,7 +641,9 @@ static int add_snapshot(struct ilog_stats *st, struct snode *nd, const struct il
 		return -1;
 	uint64_t swap_used = s->swap_total > s->swap_free ? s->swap_total - s->swap_free : 0;
 	struct snaptick one = { 1, s->cpu_pct, s->cpu_pct, s->load1, s->mem_avail, s->mem_total,
-				swap_used, s->swap_total };
+				swap_used, s->swap_total,
+				{ s->psi_cpu_some, s->psi_mem_some, s->psi_mem_full, s->psi_io_some,
+				  s->psi_io_full } };
 	struct snaptick old = nd->snap[k];
 	merge_snap(&nd->snap[k], &old, &one);
 	if (!nd->nsnaps || s->mem_avail < nd->avail_min)

@@ -116,10 +116,14 @@ struct hseries {
 	uint32_t nt;
 };
 
+/* Pressure stall information of a snapshot (format 1.2), 0..100. */
+enum { PSI_CPU_SOME, PSI_MEM_SOME, PSI_MEM_FULL, PSI_IO_SOME, PSI_IO_FULL, PSI_N };
+
 struct snaptick {
 	uint32_t n;
 	double cpu_sum, cpu_max, load_max;
 	uint64_t avail_min, total, swap_used_max, swap_total;
+	double psi_max[PSI_N];    /* the highest of the window's snapshots */
 };
 
 #define MAXTIDS 64
