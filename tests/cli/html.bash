@@ -55,10 +55,12 @@ check_html() {
 		check(($ch | length) == 0 or ($d.verdict | contains($ch[0].pattern)); "verdict names chain 1"),
 		check($f.errors == []; "no console error: \($f.errors)"),
 		check($f.left_page == [] and ($f.requests | length) == 1; "no request left the page: \($f.requests)"),
-		check($f.hover.shown and ($f.hover.text | contains($d.timelines[0].series[0])); "hover tooltip"),
-		check(($ch | length) == 0 or ($f.click.highlighted == "iv-1"); "chain link highlights its interval"),
-		check($f.sort.values == ($f.sort.values | if $f.sort.order == "ascending" then sort else sort | reverse end);
-			"table sorts (\($f.sort.order))"),
+		check(($f.hover.shown // false) and (($f.hover.text // "") | contains($d.timelines[0].series[0]));
+			"hover tooltip"),
+		check(($ch | length) == 0 or ($f.click.highlighted? == "iv-1"); "chain link highlights its interval"),
+		(($f.sort.values // null) as $v
+		 | check($v != null and $v == ($v | if $f.sort.order == "ascending" then sort else sort | reverse end);
+			"table sorts (\($f.sort.order))")),
 		check($d.op_rows | length > 0; "statistics table")
 	' >html.out || { echo "jq failed" >&2; return 1; }
 	# the screenshot: a PNG 1400 px wide, not blank -- a blank page of the
