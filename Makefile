@@ -123,8 +123,8 @@ FUZZ_LAYERS_records     := codec base
 FUZZ_LAYERS_parse       := codec base
 FUZZ_LAYERS_correlate   := analyze codec base
 FUZZ_LAYERS_mcp_request := export analyze cli codec base
-FUZZ_SRCS_mcp_request   := $(filter-out %/main.c,$(wildcard cmd/ingero-mcp/*.c))
-FUZZ_LDLIBS_mcp_request := -ljansson -lsqlite3 -lcurl -ldeflate
+FUZZ_SRCS_mcp_request   := $(filter-out %/main.c %/http.c,$(wildcard cmd/ingero-mcp/*.c))
+FUZZ_LDLIBS_mcp_request := -ljansson -lsqlite3 -lcurl -ldeflate -lmicrohttpd
 fuzz_srcs = $(foreach l,$(FUZZ_LAYERS_$(1)),$(call layer_srcs,$(l))) $(FUZZ_SRCS_$(1))
 .output/fuzz/%: tests/fuzz/%.c $$(call fuzz_srcs,$$*) $(shell find lib -name '*.h') $(wildcard tests/fuzz/*.h)
 	$(call msg,FUZZ,$@)
