@@ -783,7 +783,7 @@ static void timeline(struct ctx *x, uint32_t vi)
 		else if (!strcmp(ln->unit, "bytes"))
 			ilog_fmt_bytes(m, sizeof(m), mx);
 		else if (pct)
-			snprintf(m, sizeof(m), "%.0f%%", mx);
+			snprintf(m, sizeof(m), mx < 10 ? "%.1f%%" : "%.0f%%", mx);
 		else
 			snprintf(m, sizeof(m), "%.0f%s%s", mx, strcmp(ln->unit, "count") ? " " : "",
 				 strcmp(ln->unit, "count") ? ln->unit : "");
