@@ -35,6 +35,7 @@ enum ilog_kind {
 	ILOG_K_CHAIN = 14,
 	ILOG_K_PROVENANCE = 15,
 	ILOG_K_NODE = 16,
+	ILOG_K_OPNAME = 17,
 	ILOG_K__COUNT
 };
 
@@ -99,6 +100,16 @@ enum ilog_op {
 	ILOG_OP__COUNT
 };
 
+/*
+ * Named ops (SPEC §5.17): `--api` times functions outside the table above.
+ * A log numbers them itself, from ILOG_OP_NAMED_FIRST up, and names each
+ * number once with an `opname` record before its first call; their
+ * records carry raw arguments (`args`) instead of decoded ones.
+ */
+#define ILOG_OP_NAMED_FIRST 256
+#define ILOG_OP_MAX 65536        /* op is a u16 */
+#define ILOG_CUDA_MAX_ARGS 4     /* raw integer arguments of a named op */
+
 /* Host event types (SPEC §5.5). */
 enum ilog_host_type {
 	ILOG_HOST_SWITCH = 1,     /* a target thread was switched out and back in */
@@ -135,11 +146,12 @@ struct ingero_cuda_event {
 	__u32 kind;       /* memcpy kind, datatype, capture mode, flags */
 	__u32 grid_x, grid_y, grid_z;
 	__u32 block_x, block_y, block_z;
-	__u32 _pad;
+	__u32 nargs;      /* args in use: named ops only (SPEC §5.4), else 0 */
 	__u64 stack_id;   /* 0 = none */
 	__u64 pystack_id; /* 0 = none */
+	__u64 args[ILOG_CUDA_MAX_ARGS]; /* the first integer arguments, raw */
 };
-_Static_assert(sizeof(struct ingero_cuda_event) == 104, "cuda event layout");
+_Static_assert(sizeof(struct ingero_cuda_event) == 136, "cuda event layout");
 
 /* A scheduler, memory or process-lifecycle event (SPEC §5.5). */
 struct ingero_host_event {

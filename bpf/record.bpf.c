@@ -90,7 +90,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, ILOG_OP__COUNT);
+	__uint(max_entries, REC_MAX_OPS);
 	__type(key, __u32);
 	__type(value, struct rec_op_stat);
 } op_stats SEC(".maps");
@@ -370,6 +370,14 @@ static __always_inline void decode(struct pt_regs *ctx, struct rec_frame *f, __u
 		f->out = a1;
 		f->bytes = (__u32)a2;
 		f->kind = (__u32)a3;
+		break;
+	case REC_DEC_RAW:
+		/* --api: kept in the frame's fields, moved to args by fill_event */
+		f->handle = a1;
+		f->bytes = a2;
+		f->stream = a3;
+		f->grid[0] = (__u32)a4;
+		f->grid[1] = (__u32)(a4 >> 32);
 		break;
 	}
 }
@@ -722,9 +730,24 @@ static __always_inline void fill_event(struct ingero_cuda_event *e, struct rec_f
 	e->block_x = f->block[0];
 	e->block_y = f->block[1];
 	e->block_z = f->block[2];
-	e->_pad = 0;
+	e->nargs = 0;
 	e->stack_id = 0;
 	e->pystack_id = 0;
+	if (REC_COOKIE_DEC(c) == REC_DEC_RAW) {
+		/* a named op (--api): raw arguments, nothing decoded (SPEC §5.4) */
+		e->nargs = ILOG_CUDA_MAX_ARGS;
+		e->args[0] = f->handle;
+		e->args[1] = f->bytes;
+		e->args[2] = f->stream;
+		e->args[3] = (__u64)f->grid[0] | ((__u64)f->grid[1] << 32);
+		e->stream = 0;
+		e->bytes = 0;
+		e->handle = 0;
+		e->grid_x = 0;
+		e->grid_y = 0;
+	} else {
+		e->args[0] = e->args[1] = e->args[2] = e->args[3] = 0;
+	}
 }
 
 static __always_inline int on_return(struct pt_regs *ctx)

@@ -108,13 +108,14 @@ enum rec_ring { REC_RB_CUDA = 0, REC_RB_HOST = 1, REC_RB_CRIT = 2, REC_RB_USTACK
 
 /*
  * A probe's attach cookie says how to decode its call:
- *   bits 0-7 op (enum ilog_op), 8-15 decoder (enum rec_dec), 16-19 layer,
- *   20-23 fixed memcpy kind + 1 (0: none), bit 24 sampling may skip it.
+ *   bits 32-47 op (enum ilog_op, or a named op: --api), 8-15 decoder
+ *   (enum rec_dec), 16-19 layer, 20-23 fixed memcpy kind + 1 (0: none),
+ *   bit 24 sampling may skip it.
  */
 #define REC_COOKIE(op, dec, layer, kind1, sampleable) \
-	((__u64)(op) | ((__u64)(dec) << 8) | ((__u64)(layer) << 16) | \
+	(((__u64)(op) << 32) | ((__u64)(dec) << 8) | ((__u64)(layer) << 16) | \
 	 ((__u64)(kind1) << 20) | ((__u64)(sampleable) << 24))
-#define REC_COOKIE_OP(c) ((c) & 0xff)
+#define REC_COOKIE_OP(c) (((c) >> 32) & 0xffff)
 #define REC_COOKIE_DEC(c) (((c) >> 8) & 0xff)
 #define REC_COOKIE_LAYER(c) (((c) >> 16) & 0xf)
 #define REC_COOKIE_KIND1(c) (((c) >> 20) & 0xf)
@@ -148,8 +149,13 @@ enum rec_dec {
 	REC_DEC_NCCL_GATHER,   /* (send, recv, count, dtype, comm, stream) */
 	REC_DEC_NCCL_P2P,      /* (buf, count, dtype, peer, comm, stream) */
 	REC_DEC_NCCL_INIT,     /* (comm *out, nranks, ncclUniqueId by value, rank) */
+	REC_DEC_RAW,           /* --api: the first four integer arguments, undecoded */
 	REC_DEC__COUNT
 };
+
+/* Op numbers the recorder gives probes: the table and named ops (--api)
+ * from ILOG_OP_NAMED_FIRST up; the size of the per-op statistics. */
+#define REC_MAX_OPS 4096
 
 /* Per op, per CPU: calls seen at entry, not recorded, skipped by sampling. */
 struct rec_op_stat {

@@ -48,6 +48,12 @@ static void usage(FILE *f)
 		"  -u, --user NAME        trace CUDA processes of this user\n"
 		"      --all-users        trace CUDA processes of every user\n"
 		"      --cuda-lib PATH    attach to this library only, no discovery (repeatable)\n"
+		"      --api all|LIST     also time every other exported function of the\n"
+		"                         libraries (all), or those named in LIST: names and\n"
+		"                         globs, comma-separated ('cudaStream*,cuInit');\n"
+		"                         each call is recorded with its duration, return\n"
+		"                         value and first four integer arguments, raw; the\n"
+		"                         functions decoded by default keep their arguments\n"
 		"  -d, --duration DUR     stop after DUR (5s, 2m, 1h); a COMMAND still\n"
 		"                         running then gets SIGTERM\n"
 		"      --ringbuf-size SIZE  CUDA ring buffer (default 8m; host gets a quarter,\n"
@@ -140,7 +146,7 @@ static uint32_t round_ring(uint64_t v)
 static int parse_args(int argc, char **argv, struct rec_opts *o)
 {
 	enum { O_ALL = 256, O_LIB, O_RB, O_SAMPLE, O_STACK, O_NOSTACK, O_WAKE, O_RANK, O_CHECK,
-	       O_PYWALK, O_UNWIND, O_HOSTTOP, O_STALL };
+	       O_PYWALK, O_UNWIND, O_HOSTTOP, O_STALL, O_API };
 	static const struct option lo[] = {
 		{ "output", 1, 0, 'o' }, { "pid", 1, 0, 'p' }, { "user", 1, 0, 'u' },
 		{ "all-users", 0, 0, O_ALL }, { "cuda-lib", 1, 0, O_LIB },
@@ -150,6 +156,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		{ "rank", 1, 0, O_RANK }, { "check", 0, 0, O_CHECK }, { "quiet", 0, 0, 'q' },
 		{ "py-walker", 1, 0, O_PYWALK }, { "unwind", 1, 0, O_UNWIND },
 		{ "host-top", 1, 0, O_HOSTTOP }, { "stall-min", 1, 0, O_STALL },
+		{ "api", 1, 0, O_API },
 		{ "verbose", 0, 0, 'v' }, { "help", 0, 0, 'h' },
 		{ "version", 0, 0, ILOG_OPT_VERSION }, { 0, 0, 0, 0 },
 	};
@@ -263,6 +270,13 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 				ilog_errorf("--stall-min: bad duration '%s'", optarg);
 				return -1;
 			}
+			break;
+		case O_API:
+			if (!*optarg || strspn(optarg, ",") == strlen(optarg)) {
+				ilog_errorf("--api: want all or a list of names, got '%s'", optarg);
+				return -1;
+			}
+			o->api = optarg;
 			break;
 		case O_RANK: o->rank = strtoll(optarg, NULL, 10); break;
 		case O_CHECK: o->check = 1; break;

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <pthread.h>
@@ -154,6 +155,19 @@ static int hit_cmp(const void *a, const void *b)
 	return (int)x->def - (int)y->def;
 }
 
+/* The file offset of a symbol's address: through the PT_LOAD that maps
+ * it.  UINT64_MAX when none does. */
+static uint64_t sym_file_off(Elf *e, size_t nph, uint64_t value)
+{
+	for (size_t p = 0; p < nph; p++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(e, (int)p, &ph) && ph.p_type == PT_LOAD && value >= ph.p_vaddr &&
+		    value < ph.p_vaddr + ph.p_filesz)
+			return value - ph.p_vaddr + ph.p_offset;
+	}
+	return UINT64_MAX;
+}
+
 /*
  * Resolve the traced symbols of class `cls` (or the single name `only`)
  * in an ELF file to file offsets.  Returns the number of hits, -1 on error.
@@ -193,16 +207,7 @@ static int resolve(const char *path, int cls, const char *only, struct hit *hits
 			if (!name || (name[0] != 'c' && name[0] != 'n' && name[0] != 'p' &&
 				      name[0] != '_'))
 				continue;
-			/* file offset of the symbol: through the PT_LOAD that maps it */
-			uint64_t off = UINT64_MAX;
-			for (size_t p = 0; p < nph; p++) {
-				GElf_Phdr ph;
-				if (gelf_getphdr(e, (int)p, &ph) && ph.p_type == PT_LOAD &&
-				    s.st_value >= ph.p_vaddr && s.st_value < ph.p_vaddr + ph.p_filesz) {
-					off = s.st_value - ph.p_vaddr + ph.p_offset;
-					break;
-				}
-			}
+			uint64_t off = sym_file_off(e, nph, s.st_value);
 			if (off == UINT64_MAX)
 				continue;
 			if (only) {
@@ -232,6 +237,135 @@ out:
 		elf_end(e);
 	close(fd);
 	return n;
+}
+
+/* --api: is `name` in the list ("all", or comma-separated names and globs)? */
+static int api_match(const char *api, const char *name)
+{
+	if (!strcmp(api, "all"))
+		return 1;
+	for (const char *p = api; *p;) {
+		size_t n = strcspn(p, ",");
+		char pat[256];
+		if (n && n < sizeof(pat)) {
+			memcpy(pat, p, n);
+			pat[n] = 0;
+			if (!fnmatch(pat, name, 0))
+				return 1;
+		}
+		p += n;
+		if (*p)
+			p++;
+	}
+	return 0;
+}
+
+static int is_decoded_name(const char *name)
+{
+	for (unsigned k = 0; k < NDEFS; k++)
+		if (!strcmp(defs[k].sym, name))
+			return 1;
+	return 0;
+}
+
+/* An exported function for --api: its file offset and name. */
+struct api_fn {
+	uint64_t off;
+	char *name;
+};
+
+static int api_fn_cmp(const void *a, const void *b)
+{
+	const struct api_fn *x = a, *y = b;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * --api: the functions a library exports (its dynamic symbol table:
+ * defined, global or weak, default visibility) that the list selects and
+ * the decoded table does not hold, one per address (the first name in
+ * byte order among aliases), sorted by offset.  Returns how many (*out
+ * allocated, names too), -1 on error.
+ */
+static int api_collect(const char *path, const char *api, struct api_fn **out, char *err,
+		       size_t errlen)
+{
+	*out = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t nph = 0, n = 0, cap = 0;
+	struct api_fn *v = NULL;
+	int rc = -1;
+	if (!e || elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &nph)) {
+		snprintf(err, errlen, "%s: not an ELF file", path);
+		goto out;
+	}
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (!d || !sh.sh_entsize)
+			continue;
+		size_t cnt = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; i < cnt; i++) {
+			GElf_Sym sy;
+			if (!gelf_getsym(d, (int)i, &sy) || GELF_ST_TYPE(sy.st_info) != STT_FUNC ||
+			    sy.st_shndx == SHN_UNDEF || !sy.st_value ||
+			    (GELF_ST_BIND(sy.st_info) != STB_GLOBAL &&
+			     GELF_ST_BIND(sy.st_info) != STB_WEAK) ||
+			    GELF_ST_VISIBILITY(sy.st_other) != STV_DEFAULT)
+				continue;
+			const char *name = elf_strptr(e, sh.sh_link, sy.st_name);
+			if (!name || !*name || strlen(name) > 255 || is_decoded_name(name) ||
+			    !api_match(api, name))
+				continue;
+			uint64_t off = sym_file_off(e, nph, sy.st_value);
+			if (off == UINT64_MAX)
+				continue;
+			if (n == cap) {
+				cap = cap ? cap * 2 : 256;
+				struct api_fn *nv = realloc(v, cap * sizeof(*nv));
+				if (!nv)
+					goto oom;
+				v = nv;
+			}
+			if (!(v[n].name = strdup(name)))
+				goto oom;
+			v[n++].off = off;
+		}
+	}
+	qsort(v, n, sizeof(*v), api_fn_cmp);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (m && v[m - 1].off == v[i].off) {
+			free(v[i].name); /* an alias of the name just kept */
+			continue;
+		}
+		v[m++] = v[i];
+	}
+	*out = v;
+	v = NULL;
+	rc = (int)m;
+	goto out;
+oom:
+	snprintf(err, errlen, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+out:
+	free(v);
+	if (e)
+		elf_end(e);
+	close(fd);
+	return rc;
 }
 
 static struct rec_lib *lib_find_or_add(struct rec *r, const char *path, const char *open_path,
@@ -393,8 +527,22 @@ int rec_attach_lib(struct rec *r, const char *path, const char *open_path)
 							   "%s%s", mlen ? ", " : "", defs[k].sym);
 		}
 	}
-	uint64_t offs[NDEFS * 2], cookies[NDEFS * 2];
-	unsigned m = 0;
+	struct api_fn *api = NULL;
+	int napi = 0;
+	if (r->o.api && (napi = api_collect(open_path, r->o.api, &api, r->err, sizeof(r->err))) < 0)
+		return -1;
+	uint64_t *offs = malloc((NDEFS * 2 + (size_t)napi) * sizeof(*offs));
+	uint64_t *cookies = malloc((NDEFS * 2 + (size_t)napi) * sizeof(*cookies));
+	unsigned m = 0, unnumbered = 0;
+	if (!offs || !cookies) {
+		snprintf(r->err, sizeof(r->err), "out of memory");
+		free(offs);
+		free(cookies);
+		for (int j = 0; j < napi; j++)
+			free(api[j].name);
+		free(api);
+		return -1;
+	}
 	for (int j = 0; j < n; j++) {
 		if (j && hits[j].off == hits[j - 1].off)
 			continue; /* an alias of the name just taken: once */
@@ -403,7 +551,31 @@ int rec_attach_lib(struct rec *r, const char *path, const char *open_path)
 		cookies[m++] = REC_COOKIE(d->op, d->dec, ilog_op_layer(d->op), d->kind1,
 					  d->sampleable);
 	}
+	/* --api: named ops (SPEC §5.17), after the decoded ones; an address
+	 * the table already probes (an alias of a decoded name) stays decoded */
+	unsigned ndec = m;
+	for (int j = 0; j < napi; j++) {
+		int dup = 0;
+		for (unsigned k = 0; k < ndec && !dup; k++)
+			dup = offs[k] == api[j].off;
+		int op = dup ? -1 : ilog_op_intern(api[j].name, strlen(api[j].name), (uint32_t)cls, 0);
+		if (!dup && (op < 0 || op >= REC_MAX_OPS))
+			unnumbered++;
+		else if (!dup) {
+			offs[m] = api[j].off;
+			cookies[m++] = REC_COOKIE(op, REC_DEC_RAW, cls, 0, 0);
+		}
+		free(api[j].name);
+	}
+	free(api);
+	if (unnumbered)
+		ilog_warnf("%s: %u functions not traced: more than %d named ops", path, unnumbered,
+			   REC_MAX_OPS - ILOG_OP_NAMED_FIRST);
+	uint64_t t0 = rec_now(CLOCK_MONOTONIC);
 	l->nprobes = attach_set(r, l, open_path, offs, cookies, m, 1);
+	uint64_t t1 = rec_now(CLOCK_MONOTONIC);
+	free(offs);
+	free(cookies);
 	if (m && !l->nprobes) {
 		/* forget it, so a later sighting tries again */
 		free(l->links);
@@ -415,7 +587,8 @@ int rec_attach_lib(struct rec *r, const char *path, const char *open_path)
 		ilog_warnf("%s: %u traced function%s not in this library, skipped: %s", path,
 			   nmissing, nmissing == 1 ? " is" : "s are", missing);
 	if (ILOG_VERBOSE(1))
-		fprintf(stderr, "%s: attached %d probes to %s\n", ilog_prog, l->nprobes, path);
+		fprintf(stderr, "%s: attached %d probes (%u named ops) to %s in %.1f ms\n", ilog_prog,
+			l->nprobes, m - ndec, path, (double)(t1 - t0) / 1e6);
 	return 0;
 }
 

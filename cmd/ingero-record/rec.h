@@ -42,6 +42,7 @@ struct rec_opts {
 	uint64_t stall_min_ns;     /* --stall-min */
 	const char *lock_path;
 	char **cmd;               /* after "--": run it under recording */
+	const char *api;          /* --api: "all" or names and globs; NULL: the table only */
 };
 
 /* One attached library file (identified by device and inode). */
@@ -97,8 +98,8 @@ struct rec {
 	uint64_t t0_ns, last_tick_ns;
 	/* counts written by the sink */
 	uint64_t n_cuda, n_host, n_stack, n_note, n_other, n_pystack;
-	uint64_t cuda_by_op[ILOG_OP__COUNT];
-	struct rec_hist hist[ILOG_OP__COUNT];
+	uint64_t cuda_by_op[REC_MAX_OPS];
+	struct rec_hist hist[REC_MAX_OPS];
 	/* last loss counters written, to write only changes */
 	uint64_t last_loss_sum;
 	/* previous /proc/stat totals for cpu % */

@@ -67,7 +67,7 @@ static int on_msg(void *ctx, void *data, size_t size)
 			ilog_writer_put_cuda(r->w, &m->ev);
 		}
 		r->n_cuda++;
-		if (m->ev.op < ILOG_OP__COUNT) {
+		if (m->ev.op < REC_MAX_OPS) {
 			r->cuda_by_op[m->ev.op]++;
 			struct rec_hist *hs = &r->hist[m->ev.op];
 			hs->n++;
@@ -220,12 +220,15 @@ static const char *const ring_name[REC_RB__COUNT] = { "ringbuf:cuda", "ringbuf:h
  */
 static void write_losses(struct rec *r, uint64_t ts, int final)
 {
-	struct rec_op_stat ops[ILOG_OP__COUNT];
+	static struct rec_op_stat ops[REC_MAX_OPS];
+	uint32_t nops = ilog_op_limit() < REC_MAX_OPS ? ilog_op_limit() : REC_MAX_OPS;
 	struct rec_rb_stat rbs[REC_RB__COUNT];
 	struct rec_host_stat hs[ILOG_HOST__COUNT];
 	struct rec_stack_stat ss;
 	uint64_t sum = 0;
-	for (uint32_t i = 0; i < ILOG_OP__COUNT; i++) {
+	for (uint32_t i = 0; i < nops; i++) {
+		if (!ilog_op_name(i))
+			continue; /* no probe has its number */
 		percpu_sum(r->skel->maps.op_stats, i, (uint64_t *)&ops[i], 4);
 		sum += ops[i].calls * 3 + ops[i].lost * 5 + ops[i].sampled * 7;
 	}
@@ -247,8 +250,8 @@ static void write_losses(struct rec *r, uint64_t ts, int final)
 		if (i != REC_RB_USTACK || rbs[i].sent || rbs[i].lost)
 			put_loss(r, ts, ring_name[i], rbs[i].lost, rbs[i].sent + rbs[i].lost);
 	char src[96];
-	for (uint32_t i = 1; i < ILOG_OP__COUNT; i++) {
-		if (!ops[i].calls)
+	for (uint32_t i = 1; i < nops; i++) {
+		if (!ilog_op_name(i) || !ops[i].calls)
 			continue;
 		snprintf(src, sizeof(src), "probe:%s", ilog_op_name(i));
 		put_loss(r, ts, src, ops[i].lost, ops[i].calls);
@@ -413,6 +416,14 @@ void rec_flush_inflight(struct rec *r)
 				.grid_x = f->grid[0], .grid_y = f->grid[1], .grid_z = f->grid[2],
 				.block_x = f->block[0], .block_y = f->block[1], .block_z = f->block[2],
 			};
+			if (REC_COOKIE_DEC(f->cookie) == REC_DEC_RAW) /* as fill_event in BPF */
+				e = (struct ingero_cuda_event){
+					.ts_ns = e.ts_ns, .dur_ns = e.dur_ns, .pid = e.pid, .tid = e.tid,
+					.op = e.op, .layer = e.layer, .flags = e.flags,
+					.nargs = ILOG_CUDA_MAX_ARGS,
+					.args = { f->handle, f->bytes, f->stream,
+						  (uint64_t)f->grid[0] | (uint64_t)f->grid[1] << 32 },
+				};
 			ilog_writer_put_cuda(r->w, &e);
 			r->n_cuda++;
 		}
@@ -513,7 +524,7 @@ void rec_summary(struct rec *r, int final)
 	lines++;
 	fprintf(stderr, "%-30s %10s %9s %9s %9s\n", "OP", "COUNT", "P50", "P95", "P99");
 	lines++;
-	for (uint32_t op = 1; op < ILOG_OP__COUNT && lines < 40; op++) {
+	for (uint32_t op = 1; op < REC_MAX_OPS && op < ilog_op_limit() && lines < 40; op++) {
 		const struct rec_hist *h = &r->hist[op];
 		if (!h->n)
 			continue;

@@ -201,6 +201,12 @@ static void put_fields(struct ilog_buf *b, const struct ilog_field *f, unsigned 
 		       const struct ilog_record *rec)
 {
 	for (unsigned i = 0; i < nf; i++) {
+		if (f[i].view == FV_OMIT_EMPTY) {
+			uint32_t n;
+			memcpy(&n, base + f[i].cnt_off, 4);
+			if (!n)
+				continue;
+		}
 		if (first) {
 			PUTS(b, "\"");
 			put(b, f[i].name, strlen(f[i].name));

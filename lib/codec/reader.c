@@ -19,9 +19,13 @@
 
 #define CHUNK (1u << 20)
 #define MAX_NODES 65536
+#define NAMED_OPS (ILOG_OP_MAX - ILOG_OP_NAMED_FIRST)
 
 struct node_slot {
 	int has_hdr, has_anchor;
+	/* SPEC §5.17: this section's op numbers >= ILOG_OP_NAMED_FIRST to the
+	 * program's (ilog_op_intern); 0 = not named; NULL until an opname */
+	uint16_t *opmap;
 	struct ilog_header hdr;   /* strings point into strs */
 	char *strs;
 	uint64_t a_mono, a_real;
@@ -87,8 +91,10 @@ void ilog_reader_close(struct ilog_reader *r)
 {
 	if (!r)
 		return;
-	for (uint32_t i = 0; i < r->nnodes; i++)
+	for (uint32_t i = 0; i < r->nnodes; i++) {
 		free(r->nodes[i].strs);
+		free(r->nodes[i].opmap);
+	}
 	for (uint32_t i = 0; i < r->nschemas; i++)
 		free(r->schemas[i].strs);
 	free(r->nodes);
@@ -479,7 +485,8 @@ static int decode_cuda_fast(struct ilog_reader *r, struct mp_cur *c, struct inge
 #define X(fld, nm, ty, vw) FAST_##ty(fld)
 	ILOG_CUDA_FIELDS(X)
 #undef X
-	e->_pad = 0;
+	e->nargs = 0;
+	memset(e->args, 0, sizeof(e->args));
 	/* SPEC §4.3: the next cuda ts is coded against this call's end */
 	r->tsbase[ILOG_K_CUDA] = e->ts_ns + e->dur_ns;
 	c->p = p;
@@ -537,7 +544,8 @@ static int decode_cuda(struct ilog_reader *r, struct mp_cur *c, uint32_t nvals,
 	uint32_t i = 0;
 	uint64_t v;
 	int rc;
-	e->_pad = 0;
+	e->nargs = 0;
+	memset(e->args, 0, sizeof(e->args));
 #define X(fld, nm, ty, vw)                                   \
 	if (i++ < nvals) {                                   \
 		if ((rc = DEC_##ty(c, &v))) {                \
@@ -552,6 +560,12 @@ static int decode_cuda(struct ilog_reader *r, struct mp_cur *c, uint32_t nvals,
 #undef X
 	/* SPEC §4.3: the next cuda ts is coded against this call's end */
 	r->tsbase[ILOG_K_CUDA] = e->ts_ns + e->dur_ns;
+	if (i++ < nvals) { /* args (1.2), the one field after the X-macro list */
+		const struct ilog_kind_desc *d = ilog_kind_desc(ILOG_K_CUDA);
+		if ((rc = decode_field(r, c, ILOG_K_CUDA, &d->fields[CUDA_NFIELDS], (uint8_t *)e,
+				       bad)))
+			return rc;
+	}
 	for (; i < nvals; i++) {
 		*bad = "(trailing field)";
 		if ((rc = ilog_mp_skip(c)))
@@ -629,6 +643,8 @@ static int on_header(struct ilog_reader *r, const struct ilog_header *h, uint32_
 		return fail(r, "offset %llu: node index %u out of range",
 			    (unsigned long long)r->fr_off, h->node_index);
 	free(n->strs);
+	if (n->opmap) /* a new section numbers its named ops anew */
+		memset(n->opmap, 0, NAMED_OPS * sizeof(*n->opmap));
 	n->hdr = *h;
 	struct ilog_str *s[] = { &n->hdr.magic, &n->hdr.node, &n->hdr.boot_id, &n->hdr.host,
 				 &n->hdr.recorder, &n->hdr.kernel, &n->hdr.driver };
@@ -641,6 +657,37 @@ static int on_header(struct ilog_reader *r, const struct ilog_header *h, uint32_
 	r->node = h->node_index;
 	r->seen_header = 1;
 	return 0;
+}
+
+/* SPEC §5.17: learn a name, and give the record the program's number. */
+static int on_opname(struct ilog_reader *r, struct ilog_opname *o)
+{
+	if (o->op < ILOG_OP_NAMED_FIRST || o->op >= ILOG_OP_MAX)
+		return fail(r, "offset %llu: record %u of the frame: opname: op %u is not a named op (%u..%u)",
+			    (unsigned long long)r->fr_off, r->fr_idx - 1, o->op,
+			    ILOG_OP_NAMED_FIRST, ILOG_OP_MAX - 1);
+	int g = ilog_op_intern(o->name.p, o->name.n, o->layer, o->op);
+	if (g < 0)
+		return fail(r, "offset %llu: record %u of the frame: opname: bad name for op %u",
+			    (unsigned long long)r->fr_off, r->fr_idx - 1, o->op);
+	struct node_slot *n = node_slot(r, r->node);
+	if (!n)
+		return fail(r, "out of memory");
+	if (!n->opmap && !(n->opmap = calloc(NAMED_OPS, sizeof(*n->opmap))))
+		return fail(r, "out of memory");
+	n->opmap[o->op - ILOG_OP_NAMED_FIRST] = (uint16_t)g;
+	o->op = (uint32_t)g;
+	return 0;
+}
+
+/* A named op's number in this program's table; unnamed ones stay as they are. */
+static inline void map_op(struct ilog_reader *r, struct ingero_cuda_event *e)
+{
+	if (e->op < ILOG_OP_NAMED_FIRST)
+		return;
+	const uint16_t *m = r->node < r->nnodes ? r->nodes[r->node].opmap : NULL;
+	if (m && m[e->op - ILOG_OP_NAMED_FIRST])
+		e->op = m[e->op - ILOG_OP_NAMED_FIRST];
 }
 
 static int on_schema(struct ilog_reader *r, const struct ilog_schema *s)
@@ -686,6 +733,7 @@ int ilog_reader_next(struct ilog_reader *r, const struct ilog_record **out)
 	    c.p[2] == 1 + CUDA_NFIELDS && c.p[3] == ILOG_K_CUDA && r->seen_header) {
 		c.p += 4;
 		if (decode_cuda_fast(r, &c, &rec->u.cuda)) {
+			map_op(r, &rec->u.cuda);
 			rec->kind = ILOG_K_CUDA;
 			rec->raw.p = r->fp;
 			rec->raw.n = (uint32_t)(c.p - r->fp);
@@ -763,6 +811,13 @@ int ilog_reader_next(struct ilog_reader *r, const struct ilog_record **out)
 		break;
 	case ILOG_K_SCHEMA:
 		if (on_schema(r, &rec->u.schema))
+			return -1;
+		break;
+	case ILOG_K_CUDA:
+		map_op(r, &rec->u.cuda);
+		break;
+	case ILOG_K_OPNAME:
+		if (on_opname(r, &rec->u.opname))
 			return -1;
 		break;
 	}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Record layouts (SPEC §5) and the names used at the edges. */
 #include <stddef.h>
+#include <pthread.h>
 #include <string.h>
 #include "ingero/schema.h"
 
@@ -50,9 +51,19 @@ static const struct ilog_field schema_f[] = {
 };
 #undef S
 
+static const struct ilog_field u64_elem[] = {
+	{ .name = "", .type = FT_U64, .view = FV_HEX, .off = 0 },
+};
 #define E struct ingero_cuda_event
 #define CUDA_F(fld, nm, ty, vw) F(E, fld, nm, ty, vw),
-static const struct ilog_field cuda_f[] = { ILOG_CUDA_FIELDS(CUDA_F) };
+static const struct ilog_field cuda_f[] = {
+	ILOG_CUDA_FIELDS(CUDA_F)
+	/* appended in 1.2: raw arguments of a named op; writers leave the
+	 * field out when empty (§4.4) and JSON shows it only when present */
+	{ .name = "args", .type = FT_ARR, .view = FV_OMIT_EMPTY, .off = offsetof(E, args),
+	  .cnt_off = offsetof(E, nargs), .esize = sizeof(__u64), .max = ILOG_CUDA_MAX_ARGS,
+	  .nsub = 1, .sub = u64_elem },
+};
 #undef CUDA_F
 #undef E
 
@@ -230,6 +241,14 @@ static const struct ilog_field node_f[] = {
 	F(struct ilog_node, node_index, "node_index", FT_U32, FV_NUM),
 };
 
+#define E struct ilog_opname
+static const struct ilog_field opname_f[] = {
+	F(E, op, "op", FT_U16, FV_NUM),
+	F(E, layer, "layer", FT_U8, FV_LAYER),
+	F(E, name, "name", FT_STR, FV_STR),
+};
+#undef E
+
 #define K(id, nm, member, tab) \
 	[id] = { nm, sizeof(((struct ilog_record *)0)->u.member), \
 		 sizeof(tab) / sizeof(tab[0]), tab }
@@ -250,6 +269,7 @@ static const struct ilog_kind_desc kinds[ILOG_K__COUNT] = {
 	K(ILOG_K_CHAIN, "chain", chain, chain_f),
 	K(ILOG_K_PROVENANCE, "provenance", provenance, provenance_f),
 	K(ILOG_K_NODE, "node", node, node_f),
+	K(ILOG_K_OPNAME, "opname", opname, opname_f),
 };
 
 const struct ilog_kind_desc *ilog_kind_desc(uint32_t kind)
@@ -297,9 +317,73 @@ static const struct { const char *name; uint8_t layer; } ops[ILOG_OP__COUNT] = {
 	OP(ncclRecv, NCCL), OP(ncclCommInitRank, NCCL), OP(ncclCommDestroy, NCCL),
 };
 
+/*
+ * Named ops (SPEC §5.17): one table for the whole process, so that every
+ * reader, writer and tool of a program agrees on their numbers.  Readers
+ * put the names of a log's `opname` records here and renumber its records
+ * into this table when two logs number them differently (ilog_op_intern);
+ * writers name each number they write once (writer.c).  Entries are never
+ * removed; lookups take no lock (a name is published after it is written).
+ */
+#define NNAMED (ILOG_OP_MAX - ILOG_OP_NAMED_FIRST)
+static struct named_op { const char *name; uint8_t layer; } named[NNAMED];
+static uint32_t named_hi = ILOG_OP_NAMED_FIRST; /* one past the highest in use */
+static pthread_mutex_t named_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static const struct named_op *named_get(uint32_t op)
+{
+	if (op < ILOG_OP_NAMED_FIRST || op >= ILOG_OP_MAX)
+		return NULL;
+	const struct named_op *o = &named[op - ILOG_OP_NAMED_FIRST];
+	return __atomic_load_n(&o->name, __ATOMIC_ACQUIRE) ? o : NULL;
+}
+
+int ilog_op_intern(const char *name, size_t n, uint32_t layer, uint32_t want)
+{
+	if (!n || n > 255 || memchr(name, 0, n))
+		return -1;
+	int got = -1;
+	pthread_mutex_lock(&named_mu);
+	uint32_t hi = named_hi;
+	for (uint32_t i = 0; i < hi - ILOG_OP_NAMED_FIRST; i++) {
+		const char *nm = named[i].name;
+		if (nm && !strncmp(nm, name, n) && !nm[n]) {
+			got = (int)(i + ILOG_OP_NAMED_FIRST);
+			goto out;
+		}
+	}
+	uint32_t slot;
+	if (want >= ILOG_OP_NAMED_FIRST && want < ILOG_OP_MAX && !named[want - ILOG_OP_NAMED_FIRST].name)
+		slot = want;
+	else if (hi < ILOG_OP_MAX)
+		slot = hi;
+	else
+		goto out; /* full: 65280 distinct names */
+	char *copy = strndup(name, n);
+	if (!copy)
+		goto out;
+	named[slot - ILOG_OP_NAMED_FIRST].layer = (uint8_t)layer;
+	__atomic_store_n(&named[slot - ILOG_OP_NAMED_FIRST].name, copy, __ATOMIC_RELEASE);
+	if (slot >= hi)
+		__atomic_store_n(&named_hi, slot + 1, __ATOMIC_RELEASE);
+	got = (int)slot;
+out:
+	pthread_mutex_unlock(&named_mu);
+	return got;
+}
+
+uint32_t ilog_op_limit(void)
+{
+	uint32_t hi = __atomic_load_n(&named_hi, __ATOMIC_ACQUIRE);
+	return hi > ILOG_OP_NAMED_FIRST ? hi : ILOG_OP__COUNT;
+}
+
 const char *ilog_op_name(uint32_t op)
 {
-	return op < ILOG_OP__COUNT ? ops[op].name : NULL;
+	if (op < ILOG_OP__COUNT)
+		return ops[op].name;
+	const struct named_op *o = named_get(op);
+	return o ? o->name : NULL;
 }
 
 int ilog_op_from_name(const char *name)
@@ -307,12 +391,21 @@ int ilog_op_from_name(const char *name)
 	for (uint32_t i = 1; i < ILOG_OP__COUNT; i++)
 		if (!strcmp(ops[i].name, name))
 			return (int)i;
+	uint32_t hi = __atomic_load_n(&named_hi, __ATOMIC_ACQUIRE);
+	for (uint32_t i = ILOG_OP_NAMED_FIRST; i < hi; i++) {
+		const struct named_op *o = named_get(i);
+		if (o && !strcmp(o->name, name))
+			return (int)i;
+	}
 	return -1;
 }
 
 enum ilog_layer ilog_op_layer(uint32_t op)
 {
-	return op < ILOG_OP__COUNT ? (enum ilog_layer)ops[op].layer : ILOG_LAYER_RUNTIME;
+	if (op < ILOG_OP__COUNT)
+		return (enum ilog_layer)ops[op].layer;
+	const struct named_op *o = named_get(op);
+	return o ? (enum ilog_layer)o->layer : ILOG_LAYER_RUNTIME;
 }
 
 const char *ilog_layer_name(uint32_t layer)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <msgpack.h>
 #include <zstd.h>
+#include "ingero/hmap.h"
 #include "ingero/io.h"
 #include "ingero/schema.h"
 
@@ -34,6 +35,9 @@ struct ilog_writer {
 	uint32_t nrec;           /* records in the current frame */
 	uint64_t frame_t0;       /* ms, CLOCK_MONOTONIC_COARSE */
 	uint64_t tsbase[ILOG_K__COUNT]; /* SPEC §4.3 delta bases */
+	/* SPEC §5.17: named ops already named, key (node, op); the node in force */
+	struct ilog_hmap named;
+	uint32_t node;
 	int failed;
 	char err[256];
 	struct ilog_writer_stats st;
@@ -155,6 +159,7 @@ struct ilog_writer *ilog_writer_open(int fd, const struct ilog_writer_opts *opts
 	return w;
 fail:
 	ZSTD_freeCCtx(w->cctx);
+	ilog_hmap_free(&w->named);
 	free(w->buf);
 	free(w->zbuf);
 	free(w);
@@ -285,6 +290,19 @@ static void pack_fields(struct ilog_writer *w, uint32_t kind, const struct ilog_
 		pack_field(w, kind, &f[i], base);
 }
 
+static int named_already(const struct ilog_writer *w, uint32_t op)
+{
+	const uint64_t *v = ilog_hmap_get(&w->named, w->node, op);
+	return v && *v;
+}
+
+static void forget_names(struct ilog_writer *w, uint32_t node)
+{
+	for (size_t i = 0; i < w->named.cap; i++)
+		if (w->named.s[i].a == node && w->named.s[i].v)
+			w->named.s[i].v = 0;
+}
+
 int ilog_writer_put(struct ilog_writer *w, const struct ilog_record *rec)
 {
 	if (w->failed)
@@ -297,6 +315,21 @@ int ilog_writer_put(struct ilog_writer *w, const struct ilog_record *rec)
 	}
 	if (rec->kind == ILOG_K_CUDA)
 		return ilog_writer_put_cuda(w, &rec->u.cuda);
+	switch (rec->kind) {
+	case ILOG_K_OPNAME: /* once per number and node: put_cuda may have named it */
+		if (named_already(w, rec->u.opname.op))
+			return 0;
+		if (ilog_hmap_set(&w->named, w->node, rec->u.opname.op, 1))
+			return fail(w, "out of memory");
+		break;
+	case ILOG_K_HEADER: /* a new section: its named ops are named again */
+		w->node = rec->u.header.node_index;
+		forget_names(w, w->node);
+		break;
+	case ILOG_K_NODE:
+		w->node = rec->u.node.node_index;
+		break;
+	}
 	size_t start = w->len;
 	uint64_t base0 = w->tsbase[rec->kind];
 	msgpack_pack_array(&w->pk, 1 + d->nfields);
@@ -352,23 +385,44 @@ static inline uint8_t *enc_int(uint8_t *d, int64_t v)
 	return enc_be(d, 0xd3, (uint64_t)v, 8);
 }
 
+/* SPEC §5.17: before a named op's first record (per node), its name. */
+static int name_op(struct ilog_writer *w, uint32_t op)
+{
+	if (named_already(w, op))
+		return 0;
+	const char *nm = ilog_op_name(op);
+	if (!nm) /* a number its log never named: written as it is */
+		return 0;
+	struct ilog_record o = { .kind = ILOG_K_OPNAME };
+	o.u.opname.op = op;
+	o.u.opname.layer = ilog_op_layer(op);
+	o.u.opname.name = ilog_str_c(nm);
+	return ilog_writer_put(w, &o);
+}
+
 int ilog_writer_put_cuda(struct ilog_writer *w, const struct ingero_cuda_event *ev)
 {
 	if (w->failed)
+		return -1;
+	if (ev->op >= ILOG_OP_NAMED_FIRST && name_op(w, ev->op))
 		return -1;
 	/* the cuda table, unrolled from the same X-macro list */
 #define X(fld, nm, ty, vw) +1
 	enum { NVALS = 1 ILOG_CUDA_FIELDS(X), MAXLEN = 3 + 9 * NVALS };
 #undef X
 	_Static_assert(NVALS >= 16 && NVALS < 65536, "cuda record is an array16");
+	/* args (1.2) only when there are any: SPEC §4.4 lets trailing
+	 * defaults go, and decoded ops, the hot ones, have none */
+	uint32_t nargs = ev->nargs < ILOG_CUDA_MAX_ARGS ? ev->nargs : ILOG_CUDA_MAX_ARGS;
 	size_t start = w->len;
 	uint64_t base0 = w->tsbase[ILOG_K_CUDA];
-	if (w->cap - w->len < MAXLEN && grow(w, MAXLEN)) {
+	if (w->cap - w->len < MAXLEN + 1 + 9 * ILOG_CUDA_MAX_ARGS &&
+	    grow(w, MAXLEN + 1 + 9 * ILOG_CUDA_MAX_ARGS)) {
 		w->oom = 1;
 		return end_record(w, start, ILOG_K_CUDA, base0);
 	}
 	uint8_t *d = w->buf + w->len;
-	d = enc_be(d, 0xdc, NVALS, 2);
+	d = enc_be(d, 0xdc, NVALS + (nargs ? 1 : 0), 2);
 	d = enc_uint(d, ILOG_K_CUDA);
 #define ENC_FT_U8(v) enc_uint(d, v)
 #define ENC_FT_U16(v) enc_uint(d, v)
@@ -379,6 +433,11 @@ int ilog_writer_put_cuda(struct ilog_writer *w, const struct ingero_cuda_event *
 #define X(fld, nm, ty, vw) d = ENC_##ty(ev->fld);
 	ILOG_CUDA_FIELDS(X)
 #undef X
+	if (nargs) {
+		*d++ = (uint8_t)(0x90 | nargs);
+		for (uint32_t i = 0; i < nargs; i++)
+			d = enc_uint(d, ev->args[i]);
+	}
 	w->len = (size_t)(d - w->buf);
 	/* SPEC §4.3: the next cuda ts is coded against this call's end */
 	w->tsbase[ILOG_K_CUDA] = ev->ts_ns + ev->dur_ns;
@@ -441,6 +500,7 @@ int ilog_writer_close(struct ilog_writer *w, char *err, size_t errlen)
 	if (rc && err)
 		snprintf(err, errlen, "%s", w->err);
 	ZSTD_freeCCtx(w->cctx);
+	ilog_hmap_free(&w->named);
 	free(w->buf);
 	free(w->zbuf);
 	free(w);

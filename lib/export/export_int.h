@@ -31,7 +31,8 @@ struct ilog_opagg {
 struct ilog_loss_agg { char source[64]; uint64_t lost, seen; };
 
 struct ilog_nodeagg {
-	struct ilog_opagg op[ILOG_OP__COUNT];
+	struct ilog_opagg *op;                 /* by op number; named ops too */
+	uint32_t nop;
 	uint64_t preempt, preempt_ns;
 	uint64_t first_ns, last_ns;            /* wall clock span of the events */
 	struct ilog_loss_agg *loss;

@@ -42,7 +42,7 @@ static int op_sum_metric(struct ilog_buf *b, const struct ilog_nodeagg *a, const
 				 "\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":true,"
 				 "\"dataPoints\":[", name, desc, unit);
 	int first = 1;
-	for (int op = 0; op < ILOG_OP__COUNT && !rc; op++) {
+	for (int op = 0; op < (int)a->nop && !rc; op++) {
 		const struct ilog_opagg *o = &a->op[op];
 		if (!o->calls)
 			continue;
@@ -83,7 +83,7 @@ static int render_with(const struct ilog_metrics *m, const struct ilog_live *l,
 					   "\"description\":\"Call latency, entry to return.\",\"unit\":\"s\","
 					   "\"histogram\":{\"aggregationTemporality\":2,\"dataPoints\":[");
 		int first = 1;
-		for (int op = 0; op < ILOG_OP__COUNT && !rc; op++) {
+		for (int op = 0; op < (int)a->nop && !rc; op++) {
 			const struct ilog_opagg *g = &a->op[op];
 			if (!g->calls)
 				continue;

@@ -66,7 +66,7 @@ static struct ilog_opagg op_sum(const struct ilog_metrics *m, const uint32_t *fi
 {
 	struct ilog_opagg s = { 0 };
 	for (uint32_t i = g; i < m->nagg; i++) {
-		if (first[i] != g)
+		if (first[i] != g || (uint32_t)op >= m->agg[i].nop)
 			continue;
 		const struct ilog_opagg *o = &m->agg[i].op[op];
 		if (!o->calls)
@@ -117,7 +117,7 @@ static int render_with(const struct ilog_metrics *m, const struct ilog_live *l,
 			if (first[g] != g)
 				continue;
 			const struct ilog_node_id *nd = &m->nodes.nodes[g];
-			for (int op = 0; op < ILOG_OP__COUNT; op++) {
+			for (int op = 0; op < (int)ilog_op_limit(); op++) {
 				struct ilog_opagg s = op_sum(m, first, g, op);
 				if (!s.calls)
 					continue;

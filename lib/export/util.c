@@ -46,7 +46,16 @@ int ilog_metrics_add(struct ilog_metrics *m, const struct ilog_record *rec,
 	switch (rec->kind) {
 	case ILOG_K_CUDA: {
 		const struct ingero_cuda_event *e = &rec->u.cuda;
-		struct ilog_opagg *o = &a->op[e->op < ILOG_OP__COUNT ? e->op : ILOG_OP_UNKNOWN];
+		if (e->op >= a->nop) {
+			uint32_t n = ilog_op_limit() > e->op ? ilog_op_limit() : (uint32_t)e->op + 1;
+			struct ilog_opagg *no = realloc(a->op, n * sizeof(*no));
+			if (!no)
+				return -1;
+			memset(no + a->nop, 0, (n - a->nop) * sizeof(*no));
+			a->op = no;
+			a->nop = n;
+		}
+		struct ilog_opagg *o = &a->op[e->op];
 		if (!o->calls || e->dur_ns < o->min_ns)
 			o->min_ns = e->dur_ns;
 		if (e->dur_ns > o->max_ns)
@@ -137,8 +146,10 @@ int ilog_metrics_sink_close(struct ilog_sink_ctx *c,
 
 void ilog_metrics_free(struct ilog_metrics *m)
 {
-	for (uint32_t i = 0; i < m->nagg; i++)
+	for (uint32_t i = 0; i < m->nagg; i++) {
 		free(m->agg[i].loss);
+		free(m->agg[i].op);
+	}
 	free(m->agg);
 	ilog_node_map_free(&m->nodes);
 	memset(m, 0, sizeof(*m));

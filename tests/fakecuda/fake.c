@@ -9,6 +9,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -131,4 +132,19 @@ uint64_t fk_handle(uint64_t base)
 	static uint64_t next;
 	/* 4 KiB apart, as real allocations are at least page aligned */
 	return base + (__atomic_add_fetch(&next, 1, __ATOMIC_RELAXED) << 12);
+}
+
+static struct fk_op api_op = { "API", 0, 0, 0, 0, 0, FK_SPIN, 0, 0 };
+static pthread_once_t api_once = PTHREAD_ONCE_INIT;
+
+static void api_init(void)
+{
+	fk_init(&api_op, 1);
+}
+
+int fk_api(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+	pthread_once(&api_once, api_init);
+	__asm__ volatile("" : : "r"(a), "r"(b), "r"(c), "r"(d) : "memory");
+	return fk_run(&api_op, 0);
 }

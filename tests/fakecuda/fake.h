@@ -33,6 +33,9 @@ void fk_init(struct fk_op *ops, unsigned n);
 /* Spend the op's configured time for a call moving `bytes`; returns its
  * configured return code (0 unless FAKECUDA_RET_<op> is set). */
 int fk_run(struct fk_op *op, uint64_t bytes);
+/* The body of the generated API functions (genapi.sh): spends
+ * FAKECUDA_LAT_API_NS, returns FAKECUDA_RET_API (0). */
+int fk_api(uint64_t a, uint64_t b, uint64_t c, uint64_t d);
 /* A fresh, never-repeating fake handle in a range chosen by `base`. */
 uint64_t fk_handle(uint64_t base);
 

@@ -401,6 +401,21 @@ static void v_kinds(void)
 	rec = (struct ilog_record){ .kind = ILOG_K_NODE };
 	rec.u.node.node_index = 0;
 	put(w, &rec);
+	/* §5.17: a named op (--api), named once, then a call of it with its
+	 * raw arguments (a cudaStream_t * and flags) */
+	int op = ilog_op_intern("cudaStreamCreateWithFlags", 25, ILOG_LAYER_RUNTIME, 0);
+	if (op < 0)
+		die("ilog_op_intern failed");
+	rec = (struct ilog_record){ .kind = ILOG_K_OPNAME };
+	rec.u.opname = (struct ilog_opname){ (uint32_t)op, ILOG_LAYER_RUNTIME,
+					     ILOG_STR("cudaStreamCreateWithFlags") };
+	put(w, &rec);
+	rec = cuda(MONO0 + 2000100000, 5300, PID, (uint16_t)op);
+	rec.u.cuda.stream = 0;
+	rec.u.cuda.nargs = 2;
+	rec.u.cuda.args[0] = 0x7ffd5c2a1e40ull;
+	rec.u.cuda.args[1] = 1;
+	put(w, &rec);
 	wclose(w, fd);
 }
 
@@ -600,7 +615,7 @@ static void v_forward(void)
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
 	/* the first cuda record of the frame: its delta is the whole ts */
 	struct ingero_cuda_event e = launch(MONO0 + 250000, 4200).u.cuda;
-	msgpack_pack_array(&pk, 1 + 20 + 2);
+	msgpack_pack_array(&pk, 1 + 21 + 2);
 	msgpack_pack_uint32(&pk, ILOG_K_CUDA);
 	msgpack_pack_int64(&pk, (int64_t)e.ts_ns);
 	msgpack_pack_uint64(&pk, e.dur_ns);
@@ -622,6 +637,7 @@ static void v_forward(void)
 	msgpack_pack_uint8(&pk, e.flags);
 	msgpack_pack_uint64(&pk, e.stack_id);
 	msgpack_pack_uint64(&pk, e.pystack_id);
+	msgpack_pack_array(&pk, 0);           /* args (1.2): none for a decoded op */
 	msgpack_pack_uint32(&pk, 7);          /* fields of a later 1.x */
 	pack_s(&pk, "sm_90");
 	put_raw(w, &sb);

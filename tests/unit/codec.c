@@ -473,6 +473,8 @@ static void test_round_trip(void)
 	size_t n = 0;
 	struct check ck;
 	for (uint32_t kind = 1; kind < ILOG_K__COUNT; kind++) {
+		if (kind == ILOG_K_OPNAME)
+			continue; /* renumbered by the reader: test_named_ops */
 		check_begin(&ck);
 		for (size_t vi = 0; vi < NVARIANTS; vi++) {
 			fill(&recs[n], kind, &variants[vi]);
@@ -742,9 +744,9 @@ static void test_forward_compat(void)
 	struct ilog_record want;
 	uint64_t base;
 	fill(&want, ILOG_K_CUDA, &variants[3]);
-	/* a cuda record with four trailing fields of every shape */
+	/* a cuda record with its args (1.2) and four trailing fields of every shape */
 	mp_begin(&m);
-	msgpack_pack_array(&m.pk, 21 + 4);
+	msgpack_pack_array(&m.pk, 22 + 4);
 	msgpack_pack_uint32(&m.pk, ILOG_K_CUDA);
 	msgpack_pack_int64(&m.pk, (int64_t)want.u.cuda.ts_ns);
 	msgpack_pack_uint64(&m.pk, want.u.cuda.dur_ns);
@@ -766,6 +768,7 @@ static void test_forward_compat(void)
 	msgpack_pack_uint8(&m.pk, want.u.cuda.flags);
 	msgpack_pack_uint64(&m.pk, want.u.cuda.stack_id);
 	msgpack_pack_uint64(&m.pk, want.u.cuda.pystack_id);
+	msgpack_pack_array(&m.pk, 0);
 	/* trailing: a map of nested things, a string, a float, an extension */
 	msgpack_pack_map(&m.pk, 2);
 	msgpack_pack_str(&m.pk, 3);
@@ -1782,6 +1785,147 @@ static void test_reader_context(void)
 	   "op names round trip and map to their layer");
 }
 
+/* SPEC §5.17: a log's named op numbers, read into the program's table. */
+static struct bytes named_log(const char *const *names, const uint32_t *nums, size_t n,
+			      uint32_t calls)
+{
+	struct wlog wl;
+	struct ilog_writer *w = wopen(&wl, NULL);
+	struct ilog_record h = test_header();
+	wput(w, &h);
+	for (size_t i = 0; i < n; i++) {
+		/* written by hand: this writer's own table would renumber them */
+		msgpack_sbuffer sb;
+		msgpack_packer pk;
+		msgpack_sbuffer_init(&sb);
+		msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+		msgpack_pack_array(&pk, 4);
+		msgpack_pack_uint32(&pk, ILOG_K_OPNAME);
+		msgpack_pack_uint32(&pk, nums[i]);
+		msgpack_pack_uint32(&pk, ILOG_LAYER_DRIVER);
+		msgpack_pack_str(&pk, strlen(names[i]));
+		msgpack_pack_str_body(&pk, names[i], strlen(names[i]));
+		wraw(w, sb.data, sb.size);
+		msgpack_sbuffer_destroy(&sb);
+		for (uint32_t c = 0; c < calls; c++) {
+			struct ilog_record r = { .kind = ILOG_K_CUDA };
+			r.u.cuda.ts_ns = 2000000000ull + c;
+			r.u.cuda.pid = 9;
+			r.u.cuda.op = (uint16_t)nums[i];
+			r.u.cuda.layer = ILOG_LAYER_DRIVER;
+			r.u.cuda.nargs = 3;
+			r.u.cuda.args[0] = c;
+			r.u.cuda.args[1] = UINT64_MAX;
+			r.u.cuda.args[2] = 0x7f00;
+			/* put_raw of the cuda record, also by hand: the writer's
+			 * put_cuda would name the number from its own table */
+			msgpack_sbuffer_init(&sb);
+			msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+			msgpack_pack_array(&pk, 22);
+			msgpack_pack_uint32(&pk, ILOG_K_CUDA);
+			msgpack_pack_int64(&pk, 0);
+			for (int f = 0; f < 19; f++) {
+				if (f == 1)
+					msgpack_pack_uint32(&pk, 9); /* pid */
+				else if (f == 4)
+					msgpack_pack_uint32(&pk, nums[i]); /* op */
+				else if (f == 3)
+					msgpack_pack_uint32(&pk, ILOG_LAYER_DRIVER);
+				else
+					msgpack_pack_uint32(&pk, 0);
+			}
+			msgpack_pack_array(&pk, 3);
+			for (int a = 0; a < 3; a++)
+				msgpack_pack_uint64(&pk, r.u.cuda.args[a]);
+			wraw(w, sb.data, sb.size);
+			msgpack_sbuffer_destroy(&sb);
+		}
+		ilog_writer_flush(w);
+	}
+	return wclose(&wl);
+}
+
+static void test_named_ops(void)
+{
+	static const char *const na[] = { "cuTestNamedA", "cuTestNamedB" };
+	static const uint32_t ia[] = { 300, 301 };
+	static const char *const nb[] = { "cuTestNamedB", "cuTestNamedC" };
+	static const uint32_t ib[] = { 300, 256 };
+	struct bytes la = named_log(na, ia, 2, 2), lb = named_log(nb, ib, 2, 3);
+	/* read both in one program, and write them through one writer */
+	struct wlog wl;
+	struct ilog_writer *w = wopen(&wl, NULL);
+	const struct bytes *in[] = { &la, &lb };
+	uint64_t calls[3] = { 0 };
+	int good = 1, nrec = 0;
+	for (int k = 0; k < 2; k++) {
+		struct rlog rl;
+		struct ilog_reader *r = ropen(&rl, in[k]->p, in[k]->n);
+		const struct ilog_record *rec;
+		int rc;
+		while ((rc = ilog_reader_next(r, &rec)) == 1) {
+			if (rec->kind == ILOG_K_CUDA) {
+				const char *nm = ilog_op_name(rec->u.cuda.op);
+				int j = nm ? nm[11] - 'A' : -1;
+				if (j < 0 || j > 2 || rec->u.cuda.nargs != 3 ||
+				    rec->u.cuda.args[1] != UINT64_MAX ||
+				    ilog_op_layer(rec->u.cuda.op) != ILOG_LAYER_DRIVER)
+					good = 0;
+				else
+					calls[j]++;
+			}
+			if (k == 0 || rec->kind != ILOG_K_HEADER)
+				wput(w, rec);
+			nrec++;
+		}
+		if (rc < 0) {
+			diag("%s", ilog_reader_error(r));
+			good = 0;
+		}
+		rclose(&rl);
+	}
+	ok(good && calls[0] == 2 && calls[1] == 2 + 3 && calls[2] == 3 &&
+	   ilog_op_from_name("cuTestNamedA") == 300 && ilog_op_from_name("cuTestNamedB") == 301 &&
+	   ilog_op_from_name("cuTestNamedC") == 256 && ilog_op_limit() == 302,
+	   "named ops: two logs numbering the same name differently read into one table "
+	   "(a log's own numbers kept where free)");
+	struct bytes out = wclose(&wl);
+	struct rlog rl;
+	struct ilog_reader *r = ropen(&rl, out.p, out.n);
+	const struct ilog_record *rec;
+	int names = 0, ncuda = 0, named_first = 1;
+	uint64_t seen = 0;
+	while (ilog_reader_next(r, &rec) == 1) {
+		if (rec->kind == ILOG_K_OPNAME) {
+			names++;
+			seen |= 1ull << (rec->u.opname.op & 63);
+		} else if (rec->kind == ILOG_K_CUDA) {
+			ncuda++;
+			if (!(seen & (1ull << (rec->u.cuda.op & 63))))
+				named_first = 0;
+		}
+	}
+	ok(names == 3 && ncuda == 10 && named_first && !ilog_reader_error(r),
+	   "named ops: a writer names each number once, before its first record (%d names)",
+	   names);
+	rclose(&rl);
+	/* an opname below 256 is damage */
+	static const char *const bad[] = { "cuTestNamedA" };
+	static const uint32_t ibad[] = { 12 };
+	struct bytes lbad = named_log(bad, ibad, 1, 0);
+	r = ropen(&rl, lbad.p, lbad.n);
+	while (ilog_reader_next(r, &rec) == 1)
+		;
+	const char *e = ilog_reader_error(r);
+	ok(e && strstr(e, "opname: op 12 is not a named op"), "named ops: opname of op 12 is damage: %s",
+	   e ? e : "(none)");
+	rclose(&rl);
+	bytes_free(&la);
+	bytes_free(&lb);
+	bytes_free(&lbad);
+	bytes_free(&out);
+}
+
 int main(void)
 {
 	pattern_init();
@@ -1796,5 +1940,6 @@ int main(void)
 	test_pipe();
 	test_writer();
 	test_reader_context();
+	test_named_ops();
 	return done_testing();
 }

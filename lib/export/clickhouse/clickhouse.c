@@ -192,6 +192,16 @@ static int ch_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 	switch (rec->kind) {
 	case ILOG_K_CUDA: {
 		const struct ingero_cuda_event *e = &rec->u.cuda;
+		/* a named op's row in `ops` when first seen (SPEC §5.17) */
+		if (e->op >= ILOG_OP_NAMED_FIRST && ilog_op_name(e->op) &&
+		    !ilog_hmap_get(&s->named_ops, e->op, 0)) {
+			struct ilog_ch_name_row orow = { .id16 = e->op,
+							 .name = ilog_str_c(ilog_op_name(e->op)),
+							 .layer = (uint8_t)ilog_op_layer(e->op) };
+			if (ilog_hmap_set(&s->named_ops, e->op, 0, 1) ||
+			    add_row(c, s, ILOG_CH_OPS, &orow))
+				return -1;
+		}
 		struct ilog_ch_event_row row = {
 			.session_id = s->session, .node = nname,
 			.rank = nid ? (int32_t)nid->rank : -1, .pid = e->pid, .tid = e->tid,
@@ -442,6 +452,7 @@ static int session_row(struct ilog_sink_ctx *c, struct ch *s)
 
 static void ch_free(struct ch *s)
 {
+	ilog_hmap_free(&s->named_ops);
 	for (int t = 0; t < ILOG_CH__COUNT; t++) {
 		free(s->sql[t]);
 		if (s->cur[t]) {

@@ -10,6 +10,7 @@
 #define ILOG_EXPORT_CLICKHOUSE_H
 
 #include "../export_int.h"
+#include "ingero/hmap.h"
 
 /* ---- schema (export_clickhouse_schema.c) ---- */
 
@@ -311,6 +312,7 @@ struct ch {
 	struct ilog_str *argv;
 	uint32_t capargv;
 	struct ilog_ch_session_row sess;
+	struct ilog_hmap named_ops;    /* named ops whose `ops` row was sent */
 
 	/* shared, under mu */
 	pthread_mutex_t mu;

@@ -322,6 +322,10 @@ struct sq {
 	struct ilog_callsites *sites;
 	uint64_t chain_records;
 	struct feed *feed;
+	/* named ops (SPEC §5.17): this program's number -> the database's,
+	 * found by name in `ops` so that sessions appended to one database
+	 * share numbers; 0 = not looked up yet */
+	uint16_t *dbop;
 };
 
 /*
@@ -592,6 +596,7 @@ static void sq_free(struct sq *s)
 	feed_free(s->feed);
 	ilog_stats_free(s->stats);
 	ilog_callsites_free(s->sites);
+	free(s->dbop);
 	free(s);
 }
 
@@ -743,6 +748,46 @@ static int step(struct ilog_sink_ctx *c, struct sq *s, sqlite3_stmt *st)
 	return 0;
 }
 
+/* A named op's number in this database: its row in `ops` by name, or a
+ * new row after the highest.  -1 on a database error. */
+static int db_op(struct ilog_sink_ctx *c, struct sq *s, uint32_t op)
+{
+	const char *name = ilog_op_name(op);
+	if (op < ILOG_OP_NAMED_FIRST || op >= ILOG_OP_MAX || !name)
+		return (int)op;
+	if (!s->dbop && !(s->dbop = calloc(ILOG_OP_MAX - ILOG_OP_NAMED_FIRST, sizeof(*s->dbop)))) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return -1;
+	}
+	uint16_t *m = &s->dbop[op - ILOG_OP_NAMED_FIRST];
+	if (*m)
+		return *m;
+	sqlite3_stmt *st;
+	int64_t got = -1;
+	if (sqlite3_prepare_v2(s->db, "SELECT op FROM ops WHERE name=?1 AND op>=?2 UNION ALL "
+			       "SELECT max(max(op)+1, ?2) FROM ops LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+		return sq_err(c, s, "prepare");
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, ILOG_OP_NAMED_FIRST);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		got = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (got < ILOG_OP_NAMED_FIRST || got >= ILOG_OP_MAX)
+		return sq_err(c, s, "named op numbers");
+	if (sqlite3_prepare_v2(s->db, "INSERT OR IGNORE INTO ops VALUES(?,?,?)", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return sq_err(c, s, "prepare");
+	sqlite3_bind_int64(st, 1, got);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, ilog_op_layer(op));
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sq_err(c, s, "insert");
+	*m = (uint16_t)got;
+	return (int)got;
+}
+
 static void bind_event(sqlite3_stmt *st, int base, int64_t session, const struct ev_row *row)
 {
 	const struct ingero_cuda_event *e = &row->e;
@@ -815,7 +860,10 @@ static int put_chain(struct ilog_sink_ctx *c, struct sq *s, int node, const stru
 	BI(st, 6, ch->severity);
 	bt(st, 7, ch->pattern);
 	BI(st, 8, ch->pid);
-	BI(st, 9, ch->op);
+	int op = db_op(c, s, ch->op);
+	if (op < 0)
+		return -1;
+	BI(st, 9, op);
 	BD(st, 10, ch->score);
 	bt(st, 11, ch->title);
 	bt(st, 12, ch->root_cause);
@@ -885,7 +933,14 @@ static int sq_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 			s->first_ts = wall;
 		if (wall + (int64_t)e->dur_ns > s->last_ts)
 			s->last_ts = wall + (int64_t)e->dur_ns;
-		s->pend[s->npend++] = (struct ev_row){ *e, wall, node };
+		s->pend[s->npend] = (struct ev_row){ *e, wall, node };
+		if (e->op >= ILOG_OP_NAMED_FIRST) {
+			int op = db_op(c, s, e->op);
+			if (op < 0)
+				return -1;
+			s->pend[s->npend].e.op = (uint16_t)op;
+		}
+		s->npend++;
 		return s->npend == BATCH ? flush_events(c, s) : 0;
 	}
 	case ILOG_K_HOST: {
@@ -1126,7 +1181,10 @@ static int put_callsite(void *arg, const struct ilog_callpath *p)
 	BI(st, 1, x->s->session);
 	BI(st, 2, p->node);
 	BI(st, 3, p->pid);
-	BI(st, 4, p->op);
+	int op = db_op(x->c, x->s, p->op);
+	if (op < 0)
+		return -1;
+	BI(st, 4, op);
 	BI(st, 5, p->stack_id);
 	BI(st, 6, p->pystack_id);
 	BI(st, 7, p->calls);
@@ -1168,7 +1226,12 @@ static int put_stat_rows(struct ilog_sink_ctx *c, struct sq *s, int per_process,
 		if (per_process && !windows)
 			sqlite3_bind_text(st, k++, r->comm ? r->comm : "", -1, SQLITE_STATIC);
 		BI(st, k++, r->layer);
-		BI(st, k++, r->op);
+		int op = db_op(c, s, r->op);
+		if (op < 0) {
+			rc = -1;
+			break;
+		}
+		BI(st, k++, op);
 		if (windows) {
 			BI(st, k++, wall_of(s, r->node, r->start_ns));
 			BI(st, k++, wall_of(s, r->node, r->end_ns));

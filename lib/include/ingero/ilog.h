@@ -158,6 +158,14 @@ struct ilog_provenance {
 
 struct ilog_node { uint32_t node_index; };
 
+/* Names op number `op` (>= ILOG_OP_NAMED_FIRST) for the records after it
+ * (SPEC §5.17).  Readers return it renumbered into this program's table. */
+struct ilog_opname {
+	uint32_t op;
+	uint32_t layer;            /* enum ilog_layer: the library it is in */
+	struct ilog_str name;      /* the exported function's name */
+};
+
 /* Unknown kinds: the whole msgpack record, for pass-through and JSON. */
 struct ilog_raw { const uint8_t *p; uint32_t n; };
 
@@ -181,6 +189,7 @@ struct ilog_record {
 		struct ilog_chain chain;
 		struct ilog_provenance provenance;
 		struct ilog_node node;
+		struct ilog_opname opname;
 	} u;
 	struct ilog_raw raw;       /* the encoded record (reader fills) */
 };
@@ -188,9 +197,20 @@ struct ilog_record {
 /* Names at the edges.  Return NULL for out-of-range values. */
 const char *ilog_kind_name(uint32_t kind);      /* "cuda", "host", ... */
 int ilog_kind_from_name(const char *name);      /* -1 if unknown */
-const char *ilog_op_name(uint32_t op);          /* "cudaMalloc" */
+const char *ilog_op_name(uint32_t op);          /* "cudaMalloc"; named ops too */
 int ilog_op_from_name(const char *name);        /* -1 if unknown */
 enum ilog_layer ilog_op_layer(uint32_t op);
+/*
+ * Named ops (SPEC §5.17) share one table per program.  ilog_op_intern
+ * returns the number of name[0..n) with its layer, adding it when new:
+ * as `want` when that number is free (a log's own numbering is kept
+ * where it can be), else the next free number.  -1 when the name is
+ * empty, over 255 bytes or holds a NUL, or the table is full.
+ * ilog_op_limit: one past the highest op number in use, for loops over
+ * ops (at least ILOG_OP__COUNT).
+ */
+int ilog_op_intern(const char *name, size_t n, uint32_t layer, uint32_t want);
+uint32_t ilog_op_limit(void);
 const char *ilog_layer_name(uint32_t layer);    /* "runtime" */
 const char *ilog_host_type_name(uint32_t type); /* "switch" */
 const char *ilog_severity_name(uint32_t sev);   /* "HIGH" */

@@ -23,6 +23,7 @@ enum ilog_fview {
 	FV_NUM, FV_HEX, FV_OP, FV_LAYER, FV_HOST, FV_SEV, FV_KIND,
 	FV_ARGV, FV_HEXBYTES, FV_STR,
 	FV_MONO,  /* a plain u64 that is a monotonic time: a number, then "time" (§6.1) */
+	FV_OMIT_EMPTY, /* an array left out of the JSON object when it has no element */
 };
 
 struct ilog_field {

@@ -98,6 +98,7 @@ assert_eq() {
 record_workload() {
 	local rec_args=$1
 	shift
+	rm -f ready go # a case may record several workloads
 	"$W" "$@" --ready-file ready --wait-file go --report report.json &
 	wpid=$!
 	wait_for ready
