@@ -13,8 +13,9 @@
  * instantiation again, the pattern behind "graph re-capture" stalls.
  *
  * Graph calls are few among a trace's launches: both tools read them
- * through the export's partial index events_graph (ops 14-18 only), so
- * the rest of the events are never visited.
+ * through the export's partial index events_graph (ops 14-18 only, in
+ * time order, covering the columns read), so their cost follows the
+ * number of graph calls, not of events.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -680,25 +680,32 @@ static int graph_track(struct ilog_stats *st, uint32_t node, struct sproc *p,
 		}
 		if (ilog_reserve0((void **)&st->cap, &st->capcap, st->ncap + 1, sizeof(*st->cap), 16))
 			return -1;
+		uint64_t *newest = ilog_hmap_put(&st->openmap, (uint64_t)node << 32 | e->pid, e->stream);
+		if (!newest)
+			return -1;
 		st->cap[st->ncap++] = (struct scapture){
 			.node = node, .pid = e->pid, .tid = e->tid, .stream = e->stream,
-			.begin_ts = e->ts_ns, .open = 1, .eager_before = p->eager_launches,
+			.begin_ts = e->ts_ns, .open = 1, .prev_open = (uint32_t)*newest,
+			.eager_before = p->eager_launches,
 		};
+		*newest = st->ncap;
 		st->nopen++;
 		return 0;
-	case ILOG_OP_cudaStreamEndCapture:
-		for (uint32_t i = st->ncap; i-- > 0;) {
-			struct scapture *c = &st->cap[i];
-			if (c->open && c->node == node && c->pid == e->pid && c->stream == e->stream) {
-				c->open = 0;
-				c->end_ts = e->ts_ns;
-				c->end_dur = e->dur_ns;
-				c->ret = e->ret;
-				st->nopen--;
-				break;
-			}
+	case ILOG_OP_cudaStreamEndCapture: {
+		/* it ends the newest open capture of its stream: kept per
+		 * stream, so captures never ended cost no search */
+		uint64_t *top = ilog_hmap_get(&st->openmap, (uint64_t)node << 32 | e->pid, e->stream);
+		if (top && *top) {
+			struct scapture *c = &st->cap[*top - 1];
+			c->open = 0;
+			c->end_ts = e->ts_ns;
+			c->end_dur = e->dur_ns;
+			c->ret = e->ret;
+			st->nopen--;
+			*top = c->prev_open;
 		}
 		return 0;
+	}
 	case ILOG_OP_cudaGraphInstantiate:
 	case ILOG_OP_cudaGraphInstantiateWithFlags:
 		if (st->ninst >= MAXCAP) {
@@ -972,6 +979,7 @@ void ilog_stats_free(struct ilog_stats *st)
 	ilog_hmap_free(&st->sermap);
 	ilog_hmap_free(&st->hsmap);
 	ilog_hmap_free(&st->procmap);
+	ilog_hmap_free(&st->openmap);
 	ilog_hmap_free(&st->commmap);
 	ilog_buf_free(&st->loss_src);
 	free(st);

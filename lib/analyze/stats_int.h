@@ -157,6 +157,8 @@ struct scapture {
 	int32_t ret;
 	uint32_t launches;
 	int open;
+	uint32_t prev_open;       /* the open capture of the same (node, pid, stream)
+				   * before this one began: index + 1, 0 none */
 	uint64_t eager_before;    /* the process's eager launches before it */
 };
 
@@ -204,6 +206,8 @@ struct ilog_stats {
 	uint64_t ev_over;
 	struct scapture *cap;
 	uint32_t ncap, capcap;
+	struct ilog_hmap openmap; /* (node << 32 | pid, stream) -> the newest open
+				   * capture there, index + 1 */
 	uint64_t cap_over;
 	uint32_t nopen;           /* captures not yet ended */
 	struct sinst *inst;

@@ -175,8 +175,10 @@ static const char ddl[] =
 	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, pid INTEGER, other_pid INTEGER,"
 	" other_comm TEXT, switches INTEGER, off_cpu_ns INTEGER);\n"
 	/* CUDA Graph calls are few among many launches: a partial index, kept
-	 * up row by row (only graph rows pay), serves the graph tools */
-	"CREATE INDEX IF NOT EXISTS events_graph ON events(op, ts) WHERE op BETWEEN 14 AND 18;\n"
+	 * up row by row (only graph rows pay), in time order and covering the
+	 * columns the graph tools read, so they never visit the table */
+	"CREATE INDEX IF NOT EXISTS events_graph ON events(session_id, ts, op, pid, stream, handle,"
+	" ret, dur_ns) WHERE op BETWEEN 14 AND 18;\n"
 	/* views over the summaries */
 	"CREATE VIEW IF NOT EXISTS latest_session AS"
 	" SELECT session_id FROM sessions ORDER BY seq DESC LIMIT 1;\n"
