@@ -191,7 +191,7 @@ static int cmp_lost_idx(const void *pa, const void *pb, void *base)
 
 static int short_lived(const struct cand *c)
 {
-	return c->pid && c->forced < 0 && !c->info && !c->dead &&
+	return c->pid && !c->fatal && !c->info && !c->dead &&
 	       (double)c->wall < ILOG_GROUP_SHORT * (double)c->span;
 }
 
@@ -244,7 +244,7 @@ static void group_alike(struct ctx *x, uint32_t *idx)
 		uint32_t mid = idx[m / 2];
 		x->nd = ilog_stats_node(x->st, x->c[mid].node);
 		const struct sproc *p = ilog_stats_proc(x->st, x->c[mid].node, x->c[mid].pid);
-		int grade = causal_severity(&x->c[mid]);
+		int grade = causal_severity(&x->c[mid]); /* forced or graded, as the member */
 		struct cand *g = causal_cand_new(x, p, x->c[mid].pattern, x->c[mid].op, a, b, total);
 		if (!g)
 			return;
@@ -260,16 +260,28 @@ static void group_alike(struct ctx *x, uint32_t *idx)
 		for (uint32_t k = 0; k < m && k < 8; k++) /* 8 x 12 < sizeof(pids) */
 			l += (size_t)snprintf(pids + l, sizeof(pids) - l, "%s%u%s", k ? ", " : "",
 					      x->c[idx[k]].pid, k == 7 && m > 8 ? ", ..." : "");
-		snprintf(g->title, sizeof(g->title), "%u short-lived processes of %s each lost about %s to %s%s",
-			 procs, t->comm, D(x, (double)t->lost), t->pattern,
-			 g->culprit ? causal_fmt(x, " (%s, PID %u)", g->ccomm, g->culprit) : "");
-		snprintf(g->root, sizeof(g->root),
-			 "%u short-lived processes of %s (PIDs %s) each lost about %s to %s (from %s to "
-			 "%s, %s in all, %s of their %s of CUDA time); the typical one: %.900s",
-			 procs, t->comm, pids, D(x, (double)t->lost), t->pattern,
-			 D(x, (double)x->c[idx[0]].lost), D(x, (double)x->c[idx[m - 1]].lost),
-			 D(x, (double)total), P(x, (double)total / (double)wall), D(x, (double)wall),
-			 t->root);
+		const char *by = g->culprit ? causal_fmt(x, " (%s, PID %u)", g->ccomm, g->culprit) : "";
+		if (!total) /* a finding that costs no time (gpu-bound): only alike */
+			snprintf(g->title, sizeof(g->title), "%u short-lived processes of %s, each %s%s",
+				 procs, t->comm, t->pattern, by);
+		else
+			snprintf(g->title, sizeof(g->title),
+				 "%u short-lived processes of %s each lost about %s to %s%s", procs,
+				 t->comm, D(x, (double)t->lost), t->pattern, by);
+		int l0 = snprintf(g->root, sizeof(g->root), "%u short-lived processes of %s (PIDs %s) ",
+				  procs, t->comm, pids);
+		if (total)
+			l0 += snprintf(g->root + l0, sizeof(g->root) - (size_t)l0,
+				       "each lost about %s to %s (from %s to %s, %s in all, %s of their "
+				       "%s of CUDA time)",
+				       D(x, (double)t->lost), t->pattern,
+				       D(x, (double)x->c[idx[0]].lost), D(x, (double)x->c[idx[m - 1]].lost),
+				       D(x, (double)total), P(x, (double)total / (double)wall),
+				       D(x, (double)wall));
+		else
+			l0 += snprintf(g->root + l0, sizeof(g->root) - (size_t)l0,
+				       "are alike: %s in each", t->pattern);
+		snprintf(g->root + l0, sizeof(g->root) - (size_t)l0, "; the typical one: %.900s", t->root);
 		cpy(g->fix, sizeof(g->fix), t->fix);
 		causal_met_u(g, "processes", procs);
 		causal_met_u(g, "lost_median_ns", t->lost);

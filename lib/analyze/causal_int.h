@@ -236,6 +236,12 @@ uint32_t causal_preempters(struct ctx *x, const struct sproc *p, uint32_t a, uin
  * the number of such waits in n (NULL: not wanted). */
 uint64_t causal_runq_wait(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t b,
 			  uint64_t *n);
+/* Whether the time p's CUDA threads spent off-CPU (preempted, or woken
+ * and waiting for a CPU) in the windows of [lo, hi) set in mark, above
+ * their rate in the other windows, is at least half of lost: the CPU, not
+ * the GPU, took that time.  The excess (ns) in *excess. */
+int causal_offcpu_explains(struct ctx *x, const struct sproc *p, const uint8_t *mark,
+			   uint32_t lo, uint32_t hi, uint64_t lost, double *excess);
 /* Take the process itself and the recorder out of pr[0..m) (order kept):
  * neither is ever a culprit.  Their preemptions are added to own and rec
  * (NULL: not wanted); returns how many remain. */

@@ -65,6 +65,27 @@ uint64_t causal_runq_wait(struct ctx *x, const struct sproc *p, uint32_t a, uint
 	return d;
 }
 
+int causal_offcpu_explains(struct ctx *x, const struct sproc *p, const uint8_t *mark,
+			   uint32_t lo, uint32_t hi, uint64_t lost, double *excess)
+{
+	double in = 0, out = 0;
+	uint32_t nin = 0, nout = 0;
+	for (uint32_t k = lo; k < hi; k++)
+		nin += !!mark[k], nout += !mark[k];
+	for (uint32_t i = 0; i < x->st->nhs; i++) {
+		const struct hseries *h = x->st->hs[i];
+		if (h->node != x->nd->idx || h->pid != p->pid || !has_tid(p, h->tid) ||
+		    (h->type != ILOG_HOST_SWITCH && h->type != ILOG_HOST_WAKEUP))
+			continue;
+		for (uint32_t k = lo; k < hi && k < h->nt; k++)
+			*(mark[k] ? &in : &out) += (double)h->t[k].dur;
+	}
+	/* too few other windows for a rate: all of it counts */
+	double rate = nout >= 3 ? out / nout : 0;
+	*excess = in - rate * nin;
+	return *excess >= 0.5 * (double)lost;
+}
+
 uint32_t causal_drop_own(struct ctx *x, const struct sproc *p, struct preempt *pr, uint32_t m,
 			 struct preempt *own, struct preempt *rec)
 {

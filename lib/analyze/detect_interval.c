@@ -153,7 +153,10 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 			pr[j] = pr[j - 1];
 			pr[j - 1] = t;
 		}
-	int cpu_ok = share >= 0.5 && npr && pr[0].excess > 0;
+	/* a culprit when one preempter's time rose; else the threads waited in
+	 * the run queue of a saturated host, and no one process is to blame */
+	int named = npr && pr[0].excess > 0;
+	int cpu_ok = share >= 0.5 && (named || wq_in > 0);
 	int gpu_ok = cov_gpu >= ILOG_COVERAGE;
 	int mem_ok = cov_mem >= ILOG_COVERAGE;
 	int gr_ok = cov_gr >= ILOG_COVERAGE;
@@ -224,7 +227,24 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 		causal_met_u(c, "swap_growth_in", ss.swap_growth);
 	}
 
-	if (!strcmp(pat, "cpu-contention")) {
+	if (!strcmp(pat, "cpu-contention") && !named) {
+		snprintf(c->root, sizeof(c->root),
+			 "%s while its CUDA threads waited %s for a CPU after wakeups and were "
+			 "preempted %llu times (%s off-CPU, %s of the interval against %s outside it)%s: "
+			 "the host's CPUs were saturated, no one process took them",
+			 head, D(x, (double)wq_in), (unsigned long long)pn, D(x, (double)pd),
+			 P(x, len ? off_in / (double)len : 0), P(x, off_rate_out),
+			 ss.n ? causal_fmt(x, "; the CPUs were %s busy, load up to %.2f",
+					   P(x, ss.cpu_avg / 100), ss.load_max) : "");
+		snprintf(c->title, sizeof(c->title), "CPU contention: the host's CPUs were saturated "
+			 "while %s (PID %u) ran", comm, p->pid);
+		snprintf(c->fix, sizeof(c->fix),
+			 "Give the job CPUs of its own: reserve cores for it (cgroup cpuset.cpus, "
+			 "taskset -c) and keep other work (builds, data jobs) on the rest, or run it on "
+			 "a less loaded node.");
+		causal_ev_add(x, c, ta, "the CUDA threads of PID %u wait %s for a CPU in the interval",
+			      p->pid, D(x, (double)wq_in));
+	} else if (!strcmp(pat, "cpu-contention")) {
 		const struct preempt *t = &pr[0];
 		const char *cc = ilog_stats_comm(x->st, x->nd->idx, t->pid);
 		c->culprit = t->pid;

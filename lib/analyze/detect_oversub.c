@@ -5,7 +5,10 @@
  * gets), over the whole run.  This is not contention by someone else, so
  * it never names a culprit: the fix is the process's thread count.  Only
  * a material loss is a chain (MEDIUM or worse under the severity rule):
- * threads of one program time-sharing a little is ordinary.
+ * threads of one program time-sharing a little is ordinary; and only when
+ * its own threads took at least half of its CUDA threads' off-CPU time
+ * (preemptions and run-queue waits): on a host others keep busy, its
+ * threads preempt each other too, but the cause is the others.
  */
 #include <stdlib.h>
 #include "causal_int.h"
@@ -26,12 +29,17 @@ static void oversub(struct ctx *x, struct causal_proc *pc, const struct causal_s
 	free(pr);
 	if (!own.n)
 		return;
+	uint64_t wn, wq = causal_runq_wait(x, p, pc->lo, pc->hi, &wn);
+	/* its own threads are what it waits for: at least half of its CUDA
+	 * threads' time off-CPU (preempted by anyone, or waiting in the run
+	 * queue); on a host others keep busy the fix is elsewhere */
+	if (2 * own.dur < d + wq)
+		return;
 	uint64_t wall = p->last_end > p->first_ts ? p->last_end - p->first_ts : 1;
 	uint64_t span = x->nd->last_ts > x->nd->t0 ? x->nd->last_ts - x->nd->t0 : 1;
 	uint64_t floor = ILOG_SEV_FLOOR_CALLS * causal_typical(x, p, ILOG_OP_UNKNOWN);
 	if (causal_grade(own.dur, wall, span > wall ? span : wall, floor) < ILOG_SEV_MEDIUM)
 		return;
-	uint64_t wn, wq = causal_runq_wait(x, p, pc->lo, pc->hi, &wn);
 	struct cand *c = causal_cand_new(x, p, "oversubscription", ILOG_OP_UNKNOWN,
 					 tick_ts(x, pc->lo), tick_ts(x, pc->hi), own.dur);
 	if (!c)

@@ -2,7 +2,9 @@
 /*
  * Detector: periodic spikes - slow calls of one series, outside its
  * anomalous intervals, that come in a rhythm (a task every few seconds,
- * the caching allocator going back to the driver).
+ * the caching allocator going back to the driver).  Spikes the calling
+ * threads' time off the CPU accounts for (a loaded host's scheduler
+ * delaying wakeups every slice) are the CPU's, not a periodic stall.
  */
 #include <stdlib.h>
 #include "causal_int.h"
@@ -121,6 +123,18 @@ static void periodic(struct ctx *x, struct causal_proc *pc, const struct causal_
 	uint64_t lost = 0;
 	for (uint32_t i = 0; i < m; i++)
 		lost += v[i].dur - bs->med;
+	uint8_t *mark = calloc(x->T, 1);
+	if (!mark) {
+		x->oom = 1;
+		return;
+	}
+	for (uint32_t i = 0; i < m; i++)
+		mark[tick_at(x, v[i].ts)] = 1;
+	double off_excess;
+	int cpu = causal_offcpu_explains(x, p, mark, pc->lo, pc->hi, lost, &off_excess);
+	free(mark);
+	if (cpu)
+		return;
 	struct cand *c = causal_cand_new(x, p, "periodic-spike", s->op, v[0].ts,
 					 v[m - 1].ts + v[m - 1].dur, lost);
 	if (!c)

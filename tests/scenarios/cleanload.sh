@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+#   cleanload.sh SEED [MAX_SECONDS]
+#
+# One clean workload, randomized but reproducible from SEED, on the fake
+# CUDA libraries ($INGERO_OUT/tests/fakecuda): what a healthy host runs,
+# which ingero-correlate must not raise an alarm about.  Run it under the
+# recorder (ingero-record -- cleanload.sh SEED); tests/cli/cleanload and
+# bench/cleanload/run do.  Prints its plan, one line per job.
+#
+# What is drawn from SEED:
+#   jobs        1-3 of: a process (lifetime log-uniform from 5 ms to
+#               MAX_SECONDS, default 20), a process that forks 1-2 children,
+#               or a burst of 5-20 short-lived processes (3-30 ms each, one
+#               after the other); each starts 0-1 s in and loads the CUDA
+#               libraries 0-400 ms after it starts (dlopen, as PyTorch does)
+#   threads     1-4 per process
+#   call mix    kernel launches (1-16 per step, runtime or driver API),
+#               copies, syncs, allocations and frees in random proportions
+#   latencies   per op, log-uniform in a realistic range (launch 3-30 us,
+#               copy 20-500 us, sync 0.2-5 ms, alloc 10-200 us), with
+#               log-normal jitter of 5-40% and a first call 0.2-3 ms slower
+#               (context creation); host work of 0-40 us between calls
+#   host noise  none, or any of: a periodic short CPU task (a checksum every
+#               100-500 ms), memory churn (64 MiB allocated, touched and
+#               freed every 0.3-1 s), disk writes (8 MiB with fsync every
+#               0.5-2 s) -- the background of a real host, not contention
+#
+# Clean means no bottleneck by construction: waits on the "GPU" sleep, the
+# CPU time the threads spend (launches and host work) is at most a quarter
+# of each step, copies at most half of the syncs, and the threads of all
+# jobs together are at most twice the host's CPUs (nproc), each busy a
+# quarter of the time at most.  The host itself may be busy with others:
+# record_clean.sh reads what the recorder saw.
+set -uo pipefail
+seed=$1
+max_s=${2:-20}
+W=${INGERO_OUT:?}/tests/fakecuda/workload
+RANDOM=$seed
+ncpu=$(nproc)
+
+# rnd LO HI: an integer in [LO, HI]
+rnd() { echo $(($1 + RANDOM % ($2 - $1 + 1))); }
+# logu LO HI: log-uniform in [LO, HI] (integers, LO > 0)
+logu() { awk -v lo="$1" -v hi="$2" -v u="$RANDOM" 'BEGIN { printf "%d", exp(log(lo) + u / 32767 * (log(hi) - log(lo))) }'; }
+
+pids=()
+noise=()
+cleanup() {
+	local p
+	for p in "${noise[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+}
+trap cleanup EXIT
+
+# one process's environment and arguments: sets envs, args, spin_ns
+job_setup() {
+	local life_ms=$1 threads=$2
+	local launch=$(logu 3000 30000) copy=$(logu 20000 500000) sync=$(logu 200000 5000000)
+	local alloc=$(logu 10000 200000) jit=$(rnd 5 40) cold=$(logu 200000 3000000)
+	local nl=$(rnd 1 16) nc=$(rnd 0 3) ns=$(rnd 1 2) na=$(rnd 0 1) gap=$(rnd 0 40000)
+	local lop=cudaLaunchKernel
+	(($(rnd 0 3) == 0)) && lop=cuLaunchKernel
+	local mix="$lop=$nl,cudaMemcpyAsync=$nc,cudaStreamSynchronize=$ns"
+	((na)) && mix="cudaMalloc=1,$mix,cudaFree=1"
+	# the CPU a step spends (launches and host work between calls) is at
+	# most a quarter of the step: the sync waits make up the rest
+	local calls=$((nl + nc + ns + 2 * na))
+	local spin=$((nl * launch + calls * gap))
+	((sync * ns < 3 * spin)) && sync=$(((3 * spin + ns - 1) / ns))
+	# the GPU's work sets the pace: copies take at most half the syncs
+	((2 * nc * copy > ns * sync)) && sync=$(((2 * nc * copy + ns - 1) / ns))
+	local step=$((spin + nc * copy + ns * sync + na * 2 * alloc))
+	envs=(FAKECUDA_MODE=sleep FAKECUDA_MODE_cudaLaunchKernel=spin FAKECUDA_MODE_cuLaunchKernel=spin
+		FAKECUDA_LAT_cudaLaunchKernel_NS=$launch FAKECUDA_LAT_cuLaunchKernel_NS=$launch
+		FAKECUDA_LAT_cudaMemcpyAsync_NS=$copy FAKECUDA_LAT_cudaStreamSynchronize_NS=$sync
+		FAKECUDA_LAT_cudaMalloc_NS=$alloc FAKECUDA_LAT_cudaFree_NS=$alloc
+		FAKECUDA_JITTER_PCT=$jit FAKECUDA_FIRST_${lop}_NS=$cold FAKECUDA_SEED=$RANDOM)
+	local iters=$((life_ms * 1000000 / step / threads))
+	((iters < 1)) && iters=1
+	args=(--mix "$mix" --threads "$threads" --gap-ns "$gap" --iters "$iters")
+	echo "    mix $mix, threads $threads, step $((step / 1000)) us, $iters iterations;" \
+		"launch $launch ns, copy $copy ns, sync $sync ns, alloc $alloc ns, jitter $jit%, first call +$cold ns, host work $gap ns"
+}
+
+busy=0 # threads of all jobs together
+njobs=$(rnd 1 3)
+for ((j = 0; j < njobs; j++)); do
+	kind=$(rnd 0 19)
+	start_ms=$(rnd 0 1000)
+	threads=$(rnd 1 4)
+	procs=1
+	if ((kind < 3)); then
+		kind=burst threads=1
+	elif ((kind < 6)); then
+		kind=fork procs=$((1 + $(rnd 1 2)))
+	else
+		kind=process
+	fi
+	((busy + threads * procs > 2 * ncpu)) && threads=1
+	((busy + threads * procs > 2 * ncpu)) && continue
+	busy=$((busy + threads * procs))
+	dl=$(rnd 0 400)
+	if [[ $kind == burst ]]; then
+		n=$(rnd 5 20)
+		echo "job $j: a burst of $n short-lived processes from +$start_ms ms"
+		job_setup $(rnd 3 30) 1
+		(
+			sleep "$(awk -v m="$start_ms" 'BEGIN { print m / 1000 }')"
+			for ((i = 0; i < n; i++)); do
+				env "${envs[@]}" "$W" "${args[@]}" >/dev/null || exit 1
+				sleep "0.0$(rnd 0 3)"
+			done
+		) &
+	else
+		life=$(logu 5 $((max_s * 1000)))
+		echo "job $j: $kind ($procs processes) living $life ms from +$start_ms ms, libraries loaded after $dl ms"
+		job_setup "$life" "$threads"
+		((procs > 1)) && args+=(--fork $((procs - 1)))
+		(sleep "$(awk -v m="$start_ms" 'BEGIN { print m / 1000 }')" &&
+			exec env "${envs[@]}" "$W" "${args[@]}" --dlopen-delay "$dl" >/dev/null) &
+	fi
+	pids+=($!)
+done
+
+# the host's background
+tmp=$(mktemp -d)
+if (($(rnd 0 1))); then
+	p=$(rnd 100 500)
+	echo "noise: a checksum of 256 KiB every $p ms"
+	(while :; do head -c 262144 /dev/urandom | cksum >/dev/null; sleep "0.$(printf %03d "$p")"; done) &
+	noise+=($!)
+fi
+if (($(rnd 0 1))); then
+	p=$(rnd 300 999)
+	echo "noise: 64 MiB allocated, touched and freed every $p ms"
+	(while :; do dd if=/dev/zero of=/dev/null bs=64M count=1 status=none; sleep "0.$p"; done) &
+	noise+=($!)
+fi
+if (($(rnd 0 1))); then
+	p=$(rnd 5 20)
+	echo "noise: 8 MiB written with fsync every $((p * 100)) ms"
+	(while :; do dd if=/dev/zero of="$tmp/noise" bs=1M count=8 conv=fsync status=none; sleep "$((p / 10)).$((p % 10))"; done) &
+	noise+=($!)
+fi
+
+rc=0
+for p in "${pids[@]}"; do
+	wait "$p" || rc=1
+done
+rm -rf "$tmp"
+exit $rc

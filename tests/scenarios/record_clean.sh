@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+#   record_clean.sh SEED [MAX_SECONDS]
+#
+# Records the clean workload of SEED (cleanload.sh) with the real recorder,
+# correlates it and prints one line:
+#
+#   seed S: H high, M medium, L low (patterns) load A; ok|ALARM|BAD ...
+#
+# ok: no HIGH or MEDIUM chain, no chain whose culprit is the recorder or
+# the process itself, at most one recording-overhead note.  ALARM: a HIGH
+# or MEDIUM chain (a false alarm, the workload being clean), with the
+# chains on the following lines.  "ALARM busy" when every alarm names the
+# CPU (cpu-contention, oversubscription) on a host the recorder saw
+# saturated by others: its snapshots' PSI "cpu some" (share of time a
+# task waited for a CPU) averaged >= 50% -- a neighbour (another build on
+# a shared machine) is real contention, not a false alarm.  BAD: a self or
+# recorder culprit, or two overhead notes.  Exit 0 ok, 1 ALARM or BAD, 2
+# the recording failed.  The line also gives the load average at the
+# start and the mean PSI cpu some of the recording.
+# Files: clean-SEED.ilog, clean-SEED.jsonl, clean-SEED.plan in the
+# current directory (removed when ok unless KEEP=1).
+set -uo pipefail
+seed=$1
+max_s=${2:-20}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+log=clean-$seed.ilog
+load=$(cut -d' ' -f1 /proc/loadavg)
+export INGERO_RECORD_LOCK=${INGERO_RECORD_LOCK:-$PWD/record.lock}
+if ! ingero-record -q -o "$log" -- "$here/cleanload.sh" "$seed" "$max_s" >"clean-$seed.plan" 2>"clean-$seed.err"; then
+	echo "seed $seed: recording failed: $(tail -n 3 "clean-$seed.err" | tr '\n' ' ')"
+	exit 2
+fi
+ingero-correlate --json "$log" >"clean-$seed.jsonl" || { echo "seed $seed: ingero-correlate failed"; exit 2; }
+psi=$(ingero-export "$log" | jq -s '[.[] | select(.type == "snapshot" and .psi_cpu_some != null) | .psi_cpu_some] | if length > 0 then add / length else 0 end | floor')
+jq -rs --arg seed "$seed" --arg load "$load" --argjson psi "${psi:-0}" '
+  [.[] | select(.type == "chain")] as $c |
+  ($c | map(select(.severity == "HIGH" or .severity == "MEDIUM"))) as $alarm |
+  ($c | map(select(.culprit_pid != 0 and (.culprit_pid == .pid or .culprit_comm == "ingero-record")))) as $bad |
+  ($c | map(select(.pattern == "recording-overhead")) | length) as $over |
+  "seed \($seed): \($c | map(select(.severity == "HIGH")) | length) high, \($c | map(select(.severity == "MEDIUM")) | length) medium, \($c | map(select(.severity == "LOW")) | length) low (\($c | map(.pattern) | unique | join(","))) load \($load) psi \($psi)%; " +
+  (if ($bad | length) > 0 or $over > 1 then "BAD"
+   elif ($alarm | length) > 0 then "ALARM" +
+     (if $psi >= 50 and all($alarm[]; .pattern == "cpu-contention" or .pattern == "oversubscription") then " busy" else "" end)
+   else "ok" end),
+  (($alarm + $bad)[] | "  \(.severity) \(.pattern) pid \(.pid) culprit \(.culprit_comm) (\(.culprit_pid)): \(.root_cause[0:300])")
+' "clean-$seed.jsonl" | tee "clean-$seed.out" || { echo "seed $seed: jq failed"; exit 2; }
+if head -n 1 "clean-$seed.out" | grep -q '; ok$'; then
+	[[ ${KEEP:-} == 1 ]] || rm -f "$log" "clean-$seed.jsonl" "clean-$seed.plan" "clean-$seed.err" "clean-$seed.out"
+	exit 0
+fi
+exit 1
