@@ -12,6 +12,7 @@
 #include <string.h>
 #include "ingero/causal.h"
 #include "export_int.h"
+#include "ingero/vec.h"
 
 #define DEFAULT_WINDOW_NS 60000000000ull
 
@@ -96,29 +97,19 @@ static struct ilog_live_slot *slot_at(struct ilog_live *l, uint64_t w)
 	return s;
 }
 
+/* Per-node arrays grow zeroed (ilog_reserve0): their capacity is their
+ * length, and a zero entry is a node with nothing yet. */
 static struct ilog_live_slotnode *slot_node(struct ilog_live_slot *s, uint32_t node)
 {
-	if (node >= s->nn) {
-		struct ilog_live_slotnode *n = realloc(s->n, (node + 1) * sizeof(*n));
-		if (!n)
-			return NULL;
-		memset(n + s->nn, 0, (node + 1 - s->nn) * sizeof(*n));
-		s->n = n;
-		s->nn = node + 1;
-	}
+	if (ilog_reserve0((void **)&s->n, &s->nn, node + 1, sizeof(*s->n), 4))
+		return NULL;
 	return &s->n[node];
 }
 
 static struct ilog_live_host *host_for(struct ilog_live *l, uint32_t node)
 {
-	if (node >= l->nhost) {
-		struct ilog_live_host *h = realloc(l->host, (node + 1) * sizeof(*h));
-		if (!h)
-			return NULL;
-		memset(h + l->nhost, 0, (node + 1 - l->nhost) * sizeof(*h));
-		l->host = h;
-		l->nhost = node + 1;
-	}
+	if (ilog_reserve0((void **)&l->host, &l->nhost, node + 1, sizeof(*l->host), 4))
+		return NULL;
 	return &l->host[node];
 }
 
@@ -203,14 +194,8 @@ static int chains_add(struct ilog_live *l, const struct ilog_record *rec,
 		l->st_end = (w / l->o.chain_window_ns + 1) * l->o.chain_window_ns;
 	}
 	/* the record's node header first, from the reader, once per window */
-	if (rec->node >= l->nst_hdr) {
-		uint8_t *p = realloc(l->st_hdr, rec->node + 1);
-		if (!p)
-			return -1;
-		memset(p + l->nst_hdr, 0, rec->node + 1 - l->nst_hdr);
-		l->st_hdr = p;
-		l->nst_hdr = rec->node + 1;
-	}
+	if (ilog_reserve0((void **)&l->st_hdr, &l->nst_hdr, rec->node + 1, 1, 8))
+		return -1;
 	if (!l->st_hdr[rec->node]) {
 		const struct ilog_header *h = ilog_reader_header(r, rec->node);
 		if (!h)
@@ -305,9 +290,11 @@ void ilog_live_push_count(struct ilog_live *l, int which)
 
 /* ---- what the renderers read ---- */
 
-static int in_nodes(struct ilog_live_nodes on, uint32_t i)
+/* Node i of a slot is one of the figure's nodes (a slot's capacity may
+ * pass the nodes known, n). */
+static int in_nodes(struct ilog_live_nodes on, uint32_t i, uint32_t n)
 {
-	return on.first ? on.first[i] == on.g : i == on.g;
+	return i < n && (on.first ? on.first[i] == on.g : i == on.g);
 }
 
 static int slot_live(const struct ilog_live *l, const struct ilog_live_slot *s)
@@ -322,7 +309,7 @@ uint64_t ilog_live_quantiles(const struct ilog_live *l, struct ilog_live_nodes o
 	for (int k = 0; k < ILOG_LIVE_SLOTS; k++) {
 		const struct ilog_live_slot *s = &l->slot[k];
 		for (uint32_t i = 0; slot_live(l, s) && i < s->nn; i++)
-			if (in_nodes(on, i))
+			if (in_nodes(on, i, l->m.nagg))
 				n += s->n[i].op[op].calls;
 	}
 	if (!n)
@@ -335,7 +322,7 @@ uint64_t ilog_live_quantiles(const struct ilog_live *l, struct ilog_live_nodes o
 		for (int k = 0; k < ILOG_LIVE_SLOTS; k++) {
 			const struct ilog_live_slot *s = &l->slot[k];
 			for (uint32_t i = 0; slot_live(l, s) && i < s->nn; i++)
-				if (in_nodes(on, i) && s->n[i].op[op].h)
+				if (in_nodes(on, i, l->m.nagg) && s->n[i].op[op].h)
 					cum += s->n[i].op[op].h[b];
 		}
 		while (qi < nq) {
@@ -368,7 +355,7 @@ double ilog_live_preempt_rate(const struct ilog_live *l, struct ilog_live_nodes 
 	for (int k = 0; k < ILOG_LIVE_SLOTS; k++) {
 		const struct ilog_live_slot *s = &l->slot[k];
 		for (uint32_t i = 0; slot_live(l, s) && i < s->nn; i++)
-			if (in_nodes(on, i))
+			if (in_nodes(on, i, l->m.nagg))
 				n += s->n[i].preempt;
 	}
 	return span ? (double)n * 1e9 / (double)span : 0;

@@ -313,7 +313,7 @@ static int render_live(const struct ilog_live *l, const uint32_t *first, struct 
 			if (first[g] != g)
 				continue;
 			const struct ilog_live_host *h = NULL;
-			for (uint32_t i = g; i < l->nhost && !h; i++)
+			for (uint32_t i = g; i < l->nhost && i < m->nagg && !h; i++)
 				if (first[i] == g && l->host[i].seen)
 					h = &l->host[i];
 			if (!h)

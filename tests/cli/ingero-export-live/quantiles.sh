@@ -10,41 +10,29 @@
 . "$INGERO_TESTS/cli/ingero-export-live/common.bash"
 "$INGERO_OUT/tests/tools/scensynth" incident -o run.ilog
 records=$(ingero-export run.ilog | wc -l)
-serve() { # WINDOW: scrape.prom once every record is in
-	local port
-	port=$(free_port)
+# live WINDOW LINGER: the log fed into --listen on a pipe left open (fd 3);
+# sets XPID and PORT; live.prom once every record is in.
+live() {
+	PORT=$(free_port)
 	mkfifo in.$1
-	ingero-export -f prometheus --listen 127.0.0.1:$port --window "$1" --chain-window 1h <in.$1 &
-	local xpid=$!
+	ingero-export -f prometheus --listen 127.0.0.1:$PORT --window "$1" --chain-window 1h \
+		--linger "$2" <in.$1 &
+	XPID=$!
 	exec 3>in.$1
 	cat run.ilog >&3
-	wait_http "http://127.0.0.1:$port/metrics"
-	for ((i = 0; i < 200; i++)); do
-		curl -sf "http://127.0.0.1:$port/metrics" >scrape.prom
-		grep -q "^ingero_export_records_total $records\$" scrape.prom && break
-		sleep 0.1
-	done
-	cp scrape.prom "open.$1.prom"
-	exec 3>&-                       # the stream ends: the chain window is analyzed
-	for ((i = 0; i < 100; i++)); do   # (the exporter exits: --linger 0)
-		kill -0 $xpid 2>/dev/null || break
-		sleep 0.1
-	done
-	wait $xpid
+	wait_http "http://127.0.0.1:$PORT/metrics" || exit 1
+	scrape_until "^ingero_export_records_total $records\$" live.prom || true
 }
-port=$(free_port)
-mkfifo in
-ingero-export -f prometheus --listen 127.0.0.1:$port --window 1h --chain-window 1h --linger 60s <in &
-xpid=$!
-trap 'kill $xpid 2>/dev/null || true' EXIT
-exec 3>in
-cat run.ilog >&3
-wait_http "http://127.0.0.1:$port/metrics" || exit 1
-for ((i = 0; i < 200; i++)); do
-	curl -sf "http://127.0.0.1:$port/metrics" >live.prom
-	grep -q "^ingero_export_records_total $records\$" live.prom && break
-	sleep 0.1
-done
+scrape_until() { # REGEX FILE: scrape into FILE until a line matches
+	for ((i = 0; i < 200; i++)); do
+		curl -sf "http://127.0.0.1:$PORT/metrics" >"$2"
+		grep -q "$1" "$2" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+live 1h 60s
+trap 'kill $XPID 2>/dev/null || true' EXIT
 grep -q "^ingero_export_records_total $records\$" live.prom && echo "every record in while the stream is open"
 # the file export's families, line for line
 ingero-export -f prometheus run.ilog >file.prom
@@ -73,23 +61,20 @@ join <(awk '{print $1"/"$2, $3}' exact.txt) <(awk '{print $1"/"$2, $3}' live.txt
 awk '{ n[$1] = $4 } END { for (op in n) print op, n[op] }' exact.txt | sort >calls.txt
 grep '^ingero_cuda_window_calls{' live.prom | sed 's/.*op="\([^"]*\)"} \(.*\)/\1 \2/' | sort >wcalls.txt
 cmp calls.txt wcalls.txt && echo "window calls = all calls when the window covers the log"
-exec 3>&-
-wait_http "http://127.0.0.1:$port/metrics"
-for ((i = 0; i < 100; i++)); do
-	curl -sf "http://127.0.0.1:$port/metrics" >end.prom
-	grep -q '^ingero_chain_windows_total 1$' end.prom && break
-	sleep 0.1
-done
+exec 3>&- # the stream ends: its chain window is analyzed
+scrape_until '^ingero_chain_windows_total 1$' end.prom || true
 # chains: one chain window over the whole log, as ingero-correlate on it
 grep '^ingero_chains_total{' end.prom | sed 's/.*kind="\([^"]*\)",severity="\([^"]*\)"} \(.*\)/\1 \2 \3/' |
 	sort >chains.live
 ingero-correlate --json run.ilog | jq -r 'select(.pattern) | "\(.pattern) \(.severity)"' | sort | uniq -c |
 	awk '{print $2, $3, $1}' | sort >chains.log
 [[ -s chains.live ]] && cmp chains.live chains.log && echo "chains by kind and severity = ingero-correlate's"
-stop_pid $xpid
+stop_pid $XPID
 echo "SIGTERM: exit $STOP_RC"
 # a window shorter than the log holds fewer calls
-serve 20ms
-short=$(grep '^ingero_cuda_window_calls{' open.20ms.prom | awk '{s += $2} END {print s}')
+live 20ms 0s
+exec 3>&-
+wait $XPID
+short=$(grep '^ingero_cuda_window_calls{' live.prom | awk '{s += $2} END {print s}')
 all=$(awk '{s += $2} END {print s}' calls.txt)
 ((short > 0 && short < all)) && echo "a 20 ms window holds fewer calls than the log"
