@@ -242,6 +242,10 @@ uint64_t causal_runq_wait(struct ctx *x, const struct sproc *p, uint32_t a, uint
  * the GPU, took that time.  The excess (ns) in *excess. */
 int causal_offcpu_explains(struct ctx *x, const struct sproc *p, const uint8_t *mark,
 			   uint32_t lo, uint32_t hi, uint64_t lost, double *excess);
+/* Preemptions of p's CUDA threads in windows [a, b) by p's own threads
+ * (own) and by the recorder (rec), and by anyone (n_all, dur_all). */
+void causal_own_preempt(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t b,
+			struct preempt *own, struct preempt *rec, uint64_t *n_all, uint64_t *dur_all);
 /* Take the process itself and the recorder out of pr[0..m) (order kept):
  * neither is ever a culprit.  Their preemptions are added to own and rec
  * (NULL: not wanted); returns how many remain. */

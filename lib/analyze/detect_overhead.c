@@ -6,18 +6,12 @@
  * finding (LOW), never a culprit of another chain, with its figures so the
  * user knows what recording cost.
  */
-#include <stdlib.h>
 #include "causal_int.h"
 
 static void overhead(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc)
 {
 	(void)pc;
 	(void)sc;
-	struct preempt *pr = calloc(MAXPRE, sizeof(*pr));
-	if (!pr) {
-		x->oom = 1;
-		return;
-	}
 	struct preempt rec = { 0 };
 	uint64_t wall = 0, all_n = 0, all_d = 0, nproc = 0, first = 0, last = 0;
 	for (uint32_t j = 0; j < x->st->nprocs; j++) {
@@ -25,10 +19,9 @@ static void overhead(struct ctx *x, struct causal_proc *pc, const struct causal_
 		if (p->node != x->nd->idx || !p->ncalls)
 			continue;
 		uint64_t n, d;
-		struct preempt r = { 0 };
-		uint32_t lo = tick_at(x, p->first_ts), hi = tick_at(x, p->last_end) + 1;
-		uint32_t m = causal_preempters(x, p, lo, hi, pr, MAXPRE, &n, &d);
-		causal_drop_own(x, p, pr, m, NULL, &r);
+		struct preempt own, r;
+		causal_own_preempt(x, p, tick_at(x, p->first_ts), tick_at(x, p->last_end) + 1, &own, &r,
+				   &n, &d);
 		wall += p->last_end > p->first_ts ? p->last_end - p->first_ts : 1;
 		all_n += n, all_d += d;
 		if (!r.n)
@@ -41,7 +34,6 @@ static void overhead(struct ctx *x, struct causal_proc *pc, const struct causal_
 		if (p->last_end > last)
 			last = p->last_end;
 	}
-	free(pr);
 	if (!rec.n)
 		return;
 	struct cand *c = causal_cand_new(x, NULL, "recording-overhead", ILOG_OP_UNKNOWN, first, last,

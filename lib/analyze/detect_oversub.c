@@ -10,7 +10,6 @@
  * (preemptions and run-queue waits): on a host others keep busy, its
  * threads preempt each other too, but the cause is the others.
  */
-#include <stdlib.h>
 #include "causal_int.h"
 
 static void oversub(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc)
@@ -18,15 +17,8 @@ static void oversub(struct ctx *x, struct causal_proc *pc, const struct causal_s
 	const struct sproc *p = pc->p;
 	(void)sc;
 	uint64_t n, d;
-	struct preempt *pr = calloc(MAXPRE, sizeof(*pr));
-	if (!pr) {
-		x->oom = 1;
-		return;
-	}
-	uint32_t m = causal_preempters(x, p, pc->lo, pc->hi, pr, MAXPRE, &n, &d);
-	struct preempt own = { 0 };
-	causal_drop_own(x, p, pr, m, &own, NULL);
-	free(pr);
+	struct preempt own, rec;
+	causal_own_preempt(x, p, pc->lo, pc->hi, &own, &rec, &n, &d);
 	if (!own.n)
 		return;
 	uint64_t wn, wq = causal_runq_wait(x, p, pc->lo, pc->hi, &wn);

@@ -10,6 +10,9 @@
 #include "ingero/causal.h"
 #include "stats_int.h"
 
+/* lib/analyze/causal_int.h (its inline helpers clash with this file's) */
+int causal_grade(uint64_t lost, uint64_t wall, uint64_t span, uint64_t floor);
+
 static uint64_t rs = 88172645463325252ull;
 static uint64_t rnd(void)
 {
@@ -306,8 +309,33 @@ static void test_engine(void)
 	ilog_stats_free(st);
 }
 
+/* The severity rule (causal_grade): each of its three measures caps the
+ * grade on its own. */
+static void test_severity(void)
+{
+	const uint64_t ms = 1000000;
+	/* a long job: a quarter of its time lost, and of the recording */
+	is_u64(causal_grade(250 * ms, 1000 * ms, 1000 * ms, 10 * ms), ILOG_SEV_HIGH,
+	       "25%% of the process and of the recording, above the floor: HIGH");
+	is_u64(causal_grade(60 * ms, 1000 * ms, 1000 * ms, 10 * ms), ILOG_SEV_MEDIUM,
+	       "6%%: MEDIUM");
+	is_u64(causal_grade(20 * ms, 1000 * ms, 1000 * ms, 10 * ms), ILOG_SEV_LOW, "2%%: LOW");
+	ok(causal_grade(5 * ms, 1000 * ms, 1000 * ms, 0) < 0, "0.5%%: no chain");
+	/* the burst: a 3 ms process losing 1 ms in a 2 s recording */
+	is_u64(causal_grade(1 * ms, 3 * ms, 2000 * ms, 50000), ILOG_SEV_LOW,
+	       "a third of a short process, a blip in the recording: LOW");
+	is_u64(causal_grade(40 * ms, 100 * ms, 2000 * ms, 0), ILOG_SEV_MEDIUM,
+	       "2%% of the recording caps 40%% of the process at MEDIUM");
+	/* the floor: fewer than ILOG_SEV_FLOOR_CALLS typical calls */
+	is_u64(causal_grade(500 * ms, 1000 * ms, 1000 * ms, 501 * ms), ILOG_SEV_LOW,
+	       "below the floor of typical calls: LOW");
+	is_u64(causal_grade(500 * ms, 1000 * ms, 1000 * ms, 500 * ms), ILOG_SEV_HIGH,
+	       "at the floor: HIGH");
+}
+
 int main(void)
 {
+	test_severity();
 	test_buckets();
 	test_quantiles();
 	test_windows_exact();
