@@ -27,8 +27,9 @@ for p in "${progs[@]}"; do
 	rc=0
 	"$p" -q -v -h >/dev/null 2>&1 || rc=$?
 	[[ $rc == 0 ]] || fail "$p -q -v -h: exit $rc"
-	# the OPTIONS section: "  -X, --long ..." and "      --long ..."
-	sed -n '/^OPTIONS$/,/^[A-Z]/p' "$p.help" |
+	# the option sections (OPTIONS and any after it, such as export's LIVE,
+	# up to EXAMPLES or EXIT STATUS): "  -X, --long ..." and "      --long ..."
+	sed -n '/^OPTIONS$/,/^\(EXAMPLES\|EXIT STATUS\|SEE ALSO\)/p' "$p.help" |
 		sed -n 's/^  -\([A-Za-z0-9]\), --\([a-z0-9-]*\).*/\1 \2/p; s/^      --\([a-z0-9-]*\).*/- \1/p' |
 		sed "s/\$/ $p/" >>pairs.txt
 	for want in "h help" "q quiet" "v verbose" "- version"; do
