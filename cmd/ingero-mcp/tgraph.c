@@ -220,13 +220,22 @@ int tool_graph_frequency(struct ilog_mcp *m, json_t *args, int verbose, struct i
 	if (rc || (rc = trace_where(&c, args, TF_PID | TF_TIME, &f, err, errlen)))
 		return rc;
 	char sql[768];
-	/* Launches per exec, plus execs instantiated and never launched. */
-	snprintf(sql, sizeof(sql),
-		 "SELECT handle, sum(op = 18), min(CASE WHEN op = 18 THEN ts END),"
-		 " max(CASE WHEN op = 18 THEN ts END), sum(CASE WHEN op = 18 THEN dur_ns ELSE 0 END)"
-		 " FROM %s %s AND op IN (16, 17, 18) AND ret = 0"
-		 " GROUP BY handle ORDER BY 2 DESC, 1",
-		 graph_from(m), f.sql);
+	/* Launches per exec, plus execs instantiated and never launched:
+	 * over the whole session from the export's per-exec summary */
+	int timed = json_object_get(args, "since") || json_object_get(args, "until");
+	if (!timed && mcp_has_table(m, "summary_graph_execs"))
+		snprintf(sql, sizeof(sql),
+			 "SELECT handle, sum(launches), min(first_ts), max(last_ts), sum(launch_ns)"
+			 " FROM summary_graph_execs WHERE %s GROUP BY handle ORDER BY 2 DESC, 1",
+			 f.sql);
+	else
+		snprintf(sql, sizeof(sql),
+			 "SELECT handle, sum(op = 18), min(CASE WHEN op = 18 THEN ts END),"
+			 " max(CASE WHEN op = 18 THEN ts END),"
+			 " sum(CASE WHEN op = 18 THEN dur_ns ELSE 0 END)"
+			 " FROM %s %s AND op IN (16, 17, 18) AND ret = 0"
+			 " GROUP BY handle ORDER BY 2 DESC, 1",
+			 graph_from(m), f.sql);
 	sqlite3_stmt *st;
 	if ((rc = mcp_prepare(m, sql, 0, &st, err, errlen))) {
 		trace_filter_free(&f);

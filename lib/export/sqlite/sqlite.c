@@ -43,7 +43,9 @@
 #include "ingero/callsite.h"
 #include "ingero/causal.h"
 #include "ingero/export.h"
+#include "ingero/hmap.h"
 #include "ingero/stats.h"
+#include "ingero/vec.h"
 #include "../export_int.h"
 
 #define SCHEMA_VERSION 4 /* 2: pystacks.entry; 3: summary tables; 4: the whole host
@@ -171,6 +173,10 @@ static const char ddl[] =
 	"CREATE TABLE IF NOT EXISTS summary_callsites("
 	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, pid INTEGER, op INTEGER,"
 	" stack_id INTEGER, pystack_id INTEGER, calls INTEGER, total_ns INTEGER, max_ns INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS summary_graph_execs("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, pid INTEGER, handle INTEGER,"
+	" instantiations INTEGER, launches INTEGER, first_ts INTEGER, last_ts INTEGER,"
+	" launch_ns INTEGER);\n"
 	"CREATE TABLE IF NOT EXISTS summary_preemptions("
 	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, pid INTEGER, other_pid INTEGER,"
 	" other_comm TEXT, switches INTEGER, off_cpu_ns INTEGER);\n"
@@ -268,6 +274,13 @@ static const char backfill[] =
 	"INSERT INTO summary_callsites SELECT session_id, node, pid, op, stack_id, pystack_id,"
 	" count(*), sum(dur_ns), max(dur_ns) FROM events"
 	" GROUP BY session_id, node, pid, op, stack_id, pystack_id;\n";
+/* summary_graph_execs came after version 3's other summaries: its rows for
+ * the sessions of any older database */
+static const char backfill_graph[] =
+	"INSERT INTO summary_graph_execs SELECT session_id, node, pid, handle, sum(op != 18),"
+	" sum(op = 18), min(CASE WHEN op = 18 THEN ts END), max(CASE WHEN op = 18 THEN ts END),"
+	" sum(CASE WHEN op = 18 THEN dur_ns ELSE 0 END) FROM events"
+	" WHERE op IN (16, 17, 18) AND ret = 0 GROUP BY session_id, node, pid, handle;\n";
 
 /* Preemptions per (thread's process, preempter): host switch events. */
 #define PREEMPT_SUMMARY(where)                                                               \
@@ -344,6 +357,7 @@ struct sq {
 struct feed_ent {
 	uint32_t kind, node;  /* node: the record's, as the statistics map it */
 	int ord;              /* the session's node: call sites are keyed by it */
+	int64_t wall;         /* the record's wall-clock time */
 	union {
 		struct ingero_cuda_event cuda;
 		struct ingero_host_event host;
@@ -362,7 +376,44 @@ struct feed {
 	unsigned ntodo;
 	int busy, stop, failed;
 	struct ilog_record rec; /* the worker's record, rebuilt per entry */
+	/* CUDA Graph execs: instantiations and launches that succeeded */
+	struct ilog_hmap execmap; /* (ord << 32 | pid, handle) -> execs[] + 1 */
+	struct graph_exec {
+		int ord;
+		uint32_t pid;
+		uint64_t handle, instantiations, launches, launch_ns;
+		int64_t first_ts, last_ts; /* of the launches, wall clock */
+	} *execs;
+	uint32_t nexecs, capexecs;
 };
+
+/* A successful instantiation or launch of a graph exec.  0 or -1. */
+static int graph_exec_add(struct feed *f, const struct feed_ent *q)
+{
+	const struct ingero_cuda_event *e = &q->u.cuda;
+	uint64_t *v = ilog_hmap_put(&f->execmap, (uint64_t)(uint32_t)q->ord << 32 | e->pid, e->handle);
+	if (!v)
+		return -1;
+	if (!*v) {
+		if (ilog_grow((void **)&f->execs, &f->capexecs, f->nexecs, sizeof(*f->execs), 64))
+			return -1;
+		f->execs[f->nexecs] = (struct graph_exec){ .ord = q->ord, .pid = e->pid,
+							   .handle = e->handle };
+		*v = ++f->nexecs;
+	}
+	struct graph_exec *x = &f->execs[*v - 1];
+	if (e->op != ILOG_OP_cudaGraphLaunch) {
+		x->instantiations++;
+		return 0;
+	}
+	if (!x->launches || q->wall < x->first_ts)
+		x->first_ts = q->wall;
+	if (!x->launches || q->wall > x->last_ts)
+		x->last_ts = q->wall;
+	x->launches++;
+	x->launch_ns += e->dur_ns;
+	return 0;
+}
 
 static void feed_apply(struct feed *f, const struct feed_ent *q, unsigned n)
 {
@@ -379,6 +430,11 @@ static void feed_apply(struct feed *f, const struct feed_ent *q, unsigned n)
 		if (q->kind == ILOG_K_CUDA) {
 			rec->node = (uint32_t)q->ord;
 			if (ilog_callsites_add(f->sites, rec))
+				f->failed = 1;
+			if ((q->u.cuda.op == ILOG_OP_cudaGraphInstantiate ||
+			     q->u.cuda.op == ILOG_OP_cudaGraphInstantiateWithFlags ||
+			     q->u.cuda.op == ILOG_OP_cudaGraphLaunch) && !q->u.cuda.ret &&
+			    graph_exec_add(f, q))
 				f->failed = 1;
 		}
 	}
@@ -472,12 +528,14 @@ static void feed_free(struct feed *f)
 	pthread_mutex_destroy(&f->mu);
 	pthread_cond_destroy(&f->cv);
 	free(f->buf[0]);
+	ilog_hmap_free(&f->execmap);
+	free(f->execs);
 	free(f);
 }
 
 /* One record for the summaries.  0, or -1 out of memory. */
 static int feed_record(struct feed *f, const struct ilog_record *rec,
-		       const struct ilog_reader *r, int ord)
+		       const struct ilog_reader *r, int ord, int64_t wall)
 {
 	switch (rec->kind) {
 	case ILOG_K_HEADER:
@@ -494,6 +552,7 @@ static int feed_record(struct feed *f, const struct ilog_record *rec,
 	q->kind = rec->kind;
 	q->node = rec->node;
 	q->ord = ord;
+	q->wall = wall;
 	if (rec->kind == ILOG_K_CUDA)
 		q->u.cuda = rec->u.cuda;
 	else if (rec->kind == ILOG_K_HOST)
@@ -685,7 +744,8 @@ static int sq_open_db(struct ilog_sink_ctx *c, struct sq *s)
 	    (upgrade && ver < 3 && exec(c, s, "DROP VIEW IF EXISTS op_stats;"
 				   "DROP VIEW IF EXISTS process_op_stats")) ||
 	    exec(c, s, ddl) || exec(c, s, pragma) || lookups(c, s) ||
-	    (upgrade && ver < 3 && (exec(c, s, backfill) || exec(c, s, PREEMPT_SUMMARY("")))))
+	    (upgrade && ver < 3 && (exec(c, s, backfill) || exec(c, s, PREEMPT_SUMMARY("")))) ||
+	    (upgrade && exec(c, s, backfill_graph)))
 		return -1;
 	if (!s->fresh && exec(c, s, indexes))
 		return -1;
@@ -879,18 +939,21 @@ static int put_chain(struct ilog_sink_ctx *c, struct sq *s, int node, const stru
 	return step(c, s, st);
 }
 
+static int feed_err(struct ilog_sink_ctx *c, struct sq *s)
+{
+	snprintf(c->err, sizeof(c->err), "%s",
+		 ilog_stats_error(s->stats) ? ilog_stats_error(s->stats) : "out of memory");
+	return -1;
+}
+
 static int sq_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 		     const struct ilog_reader *r)
 {
 	struct sq *s = c->state;
 	sqlite3_stmt *st;
 	s->records++;
-	int ord = rec->kind == ILOG_K_HEADER ? 0 : ilog_node_map_get(&s->nodes, rec, r);
-	if (feed_record(s->feed, rec, r, ord < 0 ? 0 : ord)) {
-		snprintf(c->err, sizeof(c->err), "%s",
-			 ilog_stats_error(s->stats) ? ilog_stats_error(s->stats) : "out of memory");
-		return -1;
-	}
+	if (rec->kind == ILOG_K_HEADER && feed_record(s->feed, rec, r, 0, 0))
+		return feed_err(c, s);
 	if (rec->kind == ILOG_K_HEADER) {
 		int isnew;
 		int node = ilog_node_map_header(&s->nodes, rec, r, &isnew);
@@ -927,6 +990,8 @@ static int sq_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 	}
 	uint64_t ts = ilog_record_ts(rec);
 	int64_t wall = ts ? (int64_t)ilog_reader_wall(r, rec->node, ts) : 0;
+	if (feed_record(s->feed, rec, r, node, wall))
+		return feed_err(c, s);
 	switch (rec->kind) {
 	case ILOG_K_CUDA: {
 		const struct ingero_cuda_event *e = &rec->u.cuda;
@@ -1342,6 +1407,32 @@ static int put_summaries(struct ilog_sink_ctx *c, struct sq *s)
 	BI(st, 1, s->session);
 	if (step(c, s, st))
 		goto out;
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(s->db, "INSERT INTO summary_graph_execs VALUES(?,?,?,?,?,?,?,?,?)",
+			       -1, &st, NULL) != SQLITE_OK) {
+		st = NULL;
+		sq_err(c, s, "prepare");
+		goto out;
+	}
+	for (uint32_t i = 0; i < s->feed->nexecs; i++) {
+		const struct graph_exec *g = &s->feed->execs[i];
+		BI(st, 1, s->session);
+		BI(st, 2, g->ord);
+		BI(st, 3, g->pid);
+		BI(st, 4, g->handle);
+		BI(st, 5, g->instantiations);
+		BI(st, 6, g->launches);
+		if (g->launches) {
+			BI(st, 7, g->first_ts);
+			BI(st, 8, g->last_ts);
+		} else {
+			sqlite3_bind_null(st, 7);
+			sqlite3_bind_null(st, 8);
+		}
+		BI(st, 9, g->launch_ns);
+		if (step(c, s, st))
+			goto out;
+	}
 	rc = 0;
 out:
 	sqlite3_finalize(st);
