@@ -33,6 +33,9 @@
  *                       process's pageable copies slow down 3-5x
  *   oom               memory pressure that ends with the OOM killer killing
  *                       the training process in a synchronize
+ *   isolated-stalls   12 steps at random times (ilog_scenario_stall_times)
+ *                       wait 150-250 ms for their GPU work: no rhythm, no
+ *                       slow period; the host stays idle
  */
 #include <math.h>
 #include <stdio.h>
@@ -311,6 +314,8 @@ static void sc_train(struct gen *g, const char *name)
 	sim_init(g, &s, pid, "python3", g->t0 + (uint64_t)uni(g, 20e6, 60e6));
 	struct snapcfg sc = { .base_cpu = 100.0 / NCPU + 1.5, .pid = pid };
 	double slow_a = 0, slow_b = 0, slow_f = 1;
+	uint64_t stall[ILOG_SCENARIO_STALLS];
+	uint32_t nstall = 0, next = 0;
 	if (!strcmp(name, "incident")) {
 		double a = uni(g, 0.20, 0.25), len = uni(g, 0.60, 0.65);
 		s.pre_a = at(g, a);
@@ -324,12 +329,21 @@ static void sc_train(struct gen *g, const char *name)
 		slow_a = uni(g, 0.35, 0.45);
 		slow_b = slow_a + uni(g, 0.30, 0.35);
 		slow_f = uni(g, 3, 4);
+	} else if (!strcmp(name, "isolated-stalls")) {
+		double frac[ILOG_SCENARIO_STALLS];
+		ilog_scenario_stall_times(frac);
+		for (nstall = 0; nstall < ILOG_SCENARIO_STALLS; nstall++)
+			stall[nstall] = at(g, frac[nstall]);
 	}
 	noise(g, &s, s.t, g->end);
 	while (s.t < g->end) {
 		double f = 1;
 		if (slow_f > 1 && s.t >= at(g, slow_a) && s.t < at(g, slow_b))
 			f = slow_f;
+		if (next < nstall && s.t >= stall[next]) { /* one stalled step per time */
+			next++;
+			f = uni(g, 150e6, 250e6) / 2e6;
+		}
 		step(g, &s, 2e6 * f, 8);
 	}
 	snapshots(g, &sc);
@@ -501,6 +515,27 @@ static void sc_memory(struct gen *g, int oom)
 	snapshots(g, &sc);
 }
 
+void ilog_scenario_stall_times(double *frac)
+{
+	/* redrawn until no two are closer than 1/40 of the run */
+	uint64_t r = 0x54cda58fbbee87e0ull;
+	double gap;
+	do {
+		for (int i = 0; i < ILOG_SCENARIO_STALLS; i++) {
+			r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+			double u = 0.05 + 0.9 * (double)(r >> 11) / 9007199254740992.0;
+			int j = i;
+			for (; j > 0 && frac[j - 1] > u; j--) /* sorted */
+				frac[j] = frac[j - 1];
+			frac[j] = u;
+		}
+		gap = 1;
+		for (int i = 1; i < ILOG_SCENARIO_STALLS; i++)
+			if (frac[i] - frac[i - 1] < gap)
+				gap = frac[i] - frac[i - 1];
+	} while (gap < 1.0 / 40);
+}
+
 static const struct { const char *name, *help; double seconds; } scen[] = {
 	{ "incident", "CPU contention: a backup job shares the training thread's CPU", 20 },
 	{ "cold-start", "CUDA context creation and module loading in the first calls", 6 },
@@ -512,6 +547,7 @@ static const struct { const char *name, *help; double seconds; } scen[] = {
 	{ "memory-pressure", "a memory hog drives the host into swap", 20 },
 	{ "oom", "a memory hog ends in the OOM killer killing the job", 16 },
 	{ "gpu-slow", "the GPU gets slower for a while; the host stays idle", 20 },
+	{ "isolated-stalls", "12 synchronizes at random times wait ~200 ms on the GPU", 12 },
 	{ "clean", "a steady training loop, nothing wrong", 12 },
 };
 #define NSCEN (sizeof(scen) / sizeof(scen[0]))
@@ -600,7 +636,8 @@ int ilog_scenario_write(struct ilog_writer *w, const struct ilog_scenario_opts *
 	g.end = g.t0 + (uint64_t)((o->seconds > 0 ? o->seconds : scen[i].seconds) * 1e9);
 	g.sync_factor = o->sync_factor > 0 ? o->sync_factor : 1;
 	const char *n = o->name;
-	if (!strcmp(n, "incident") || !strcmp(n, "gpu-slow") || !strcmp(n, "clean"))
+	if (!strcmp(n, "incident") || !strcmp(n, "gpu-slow") || !strcmp(n, "clean") ||
+	    !strcmp(n, "isolated-stalls"))
 		sc_train(&g, n);
 	else if (!strcmp(n, "cold-start"))
 		sc_cold(&g);

@@ -22,6 +22,19 @@ struct ilog_scenario_opts {
 	uint64_t real_ns;     /* its wall time (0 = a fixed date) */
 };
 
+/*
+ * The isolated-stalls scenario's stall times, recorded (workload.c) and
+ * synthesized alike: ILOG_SCENARIO_STALLS fractions of the run in [0.05,
+ * 0.95], ascending - a uniform draw from a fixed seed, redrawn until no two
+ * are closer than 1/40 of the run, so that no analysis window of the op
+ * (~20 calls, < 0.2 s of a 10 s run) holds two: two stalls in one window
+ * are an anomalous interval, not isolated stalls.  This seed's draw has
+ * gaps as irregular as a Poisson process's (robust CV 0.86); a draw whose
+ * gaps were alike would be a rhythm, which the periodic-spike chain claims.
+ */
+#define ILOG_SCENARIO_STALLS 12
+void ilog_scenario_stall_times(double *frac);
+
 /* NULL-terminated list of scenario names. */
 const char *const *ilog_scenario_names(void);
 /* One line describing a scenario, NULL if unknown. */

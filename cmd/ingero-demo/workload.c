@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "demo.h"
+#include "scenario.h"
 
 /* Scenario, the pattern it stages, seconds, the library copies it loads. */
 const struct demo_scenario demo_scenarios[] = {
@@ -40,6 +41,7 @@ const struct demo_scenario demo_scenarios[] = {
 	{ "memory-pressure", "memory-pressure", 10, { "base", "slow" } },
 	{ "gpu-slow", "gpu-slow", 10, { "base", "slow" } },
 	{ "oom", "oom", 8, { "base", "hang" } },
+	{ "isolated-stalls", "isolated-stall", 10, { "base", "stall" } },
 	{ "clean", "", 6, { "base" } },
 	{ NULL, NULL, 0, { NULL } },
 };
@@ -83,6 +85,8 @@ static const char *copy_knobs(const char *scen, const char *copy)
 		{ "capture-warmup", "fail", "FAKECUDA_RET_cudaStreamEndCapture=901;" },
 		{ "memory-pressure", "slow", "FAKECUDA_LAT_cudaMemcpy_NS=1600000;" },
 		{ "gpu-slow", "slow", "FAKECUDA_LAT_cudaStreamSynchronize_NS=7000000;" },
+		/* a step whose GPU work stalls */
+		{ "isolated-stalls", "stall", "FAKECUDA_LAT_cudaStreamSynchronize_NS=200000000;" },
 		/* a synchronize that is still waiting when the process dies */
 		{ "oom", "hang", "FAKECUDA_LAT_cudaStreamSynchronize_NS=60000000000;" },
 	};
@@ -409,7 +413,8 @@ int demo_workload(const struct demo_scenario *s, double seconds, const char *lib
 		if (!strcmp(s->copies[i], "base"))
 			base = &c[i];
 		if (!strcmp(s->copies[i], "slow") || !strcmp(s->copies[i], "cold") ||
-		    !strcmp(s->copies[i], "fail") || !strcmp(s->copies[i], "hang"))
+		    !strcmp(s->copies[i], "fail") || !strcmp(s->copies[i], "hang") ||
+		    !strcmp(s->copies[i], "stall"))
 			alt = &c[i];
 	}
 	static char host[32 << 20], dev[16];
@@ -485,6 +490,15 @@ int demo_workload(const struct demo_scenario *s, double seconds, const char *lib
 		}
 		fprintf(stderr, "ingero-demo: oom: 4 GiB in a 64 MiB cgroup and not killed\n");
 		return 3;
+	} else if (!strcmp(n, "isolated-stalls")) {
+		/* steps at random times wait on the stalling copy, one per time */
+		double frac[ILOG_SCENARIO_STALLS];
+		ilog_scenario_stall_times(frac);
+		for (int next = 0; now() < end || next < ILOG_SCENARIO_STALLS;) {
+			int stall = next < ILOG_SCENARIO_STALLS && now() >= AT(frac[next]);
+			next += stall;
+			step(stall ? alt : base, 8);
+		}
 	} else { /* incident, clean */
 		while (now() < end)
 			step(base, 8);

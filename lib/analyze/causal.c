@@ -141,11 +141,12 @@ static void analyze_proc(struct ctx *x, struct sproc *p)
 {
 	struct causal_proc pc = { .p = p };
 	pc.ser = malloc((x->st->nser ? x->st->nser : 1) * sizeof(*pc.ser));
-	uint8_t *hot = calloc(x->T, 1), *inany = calloc(x->T, 1);
+	uint8_t *hot = calloc(x->T, 1), *inany = calloc(x->T, 1), *hide = calloc(x->T, 1);
 	pc.cl = calloc(x->st->nser ? x->st->nser : 1, sizeof(*pc.cl));
 	pc.lo = tick_at(x, p->first_ts);
 	pc.hi = tick_at(x, p->last_end) + 1;
-	if (!pc.ser || !hot || !inany || !pc.cl || causal_sig_build(x, p, &pc.g, pc.lo, pc.hi)) {
+	if (!pc.ser || !hot || !inany || !hide || !pc.cl ||
+	    causal_sig_build(x, p, &pc.g, pc.lo, pc.hi)) {
 		x->oom = 1;
 		goto out;
 	}
@@ -154,7 +155,8 @@ static void analyze_proc(struct ctx *x, struct sproc *p)
 			pc.ser[pc.ns++] = x->st->ser[i];
 	pc.before = x->n;
 	for (uint32_t i = 0; i < pc.ns && !x->oom; i++) {
-		struct causal_series sc = { .s = pc.ser[i], .hot = hot, .inany = inany };
+		struct causal_series sc = { .s = pc.ser[i], .hot = hot, .inany = inany,
+					    .hide = hide };
 		run_scope(x, CAUSAL_SERIES_ALL, &pc, &sc);
 		if (sc.s->n < 3 || is_graph_setup(sc.s->op))
 			continue;
@@ -178,6 +180,7 @@ out:
 	free(pc.ser);
 	free(hot);
 	free(inany);
+	free(hide);
 	free(pc.cl);
 }
 

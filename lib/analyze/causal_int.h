@@ -251,8 +251,38 @@ void causal_own_preempt(struct ctx *x, const struct sproc *p, uint32_t a, uint32
  * (NULL: not wanted); returns how many remain. */
 uint32_t causal_drop_own(struct ctx *x, const struct sproc *p, struct preempt *pr, uint32_t m,
 			 struct preempt *own, struct preempt *rec);
+/*
+ * CPU contention is a matter of time accounting: the off-CPU time (preempted
+ * by others than the process and the recorder, or woken and waiting for a
+ * CPU) of p's CUDA threads in the windows set in `in` (x->T entries), above
+ * its rate in the other windows of [lo, hi), must account for half of the
+ * `lost` ns, and a preempter's own off-CPU time must have risen there (or
+ * the threads waited in the run queue of a saturated host).  0, or -1 (out
+ * of memory); free with causal_offcpu_free.
+ */
+struct offcpu {
+	struct preempt *pr;       /* the windows' preempters, most excess first */
+	uint32_t npr;
+	uint64_t pn, pd;          /* preemptions in the windows (by anyone), their off-CPU ns */
+	uint64_t wq;              /* run-queue wait in the windows */
+	double len;               /* ns the windows cover */
+	double off_in;            /* off-CPU ns in them (pd + wq) */
+	double rate_out;          /* off-CPU per ns in the other windows */
+	double share;             /* (off_in - rate_out * len) / lost */
+	int named;                /* pr[0]'s off-CPU time rose there: the culprit */
+	int host;                 /* share >= 0.5, and named or waits: the host is the cause */
+};
+int causal_offcpu(struct ctx *x, const struct sproc *p, const uint8_t *in, uint32_t lo,
+		  uint32_t hi, uint64_t lost, struct offcpu *o);
+void causal_offcpu_free(struct offcpu *o);
 /* Pages allocated in [a, b): all, and the biggest allocator. */
 uint64_t causal_pages(struct ctx *x, uint32_t a, uint32_t b, uint32_t *top_pid, uint64_t *top_n);
+/* The same in the windows set in `in` (x->T entries). */
+uint64_t causal_pages_in(struct ctx *x, const uint8_t *in, uint32_t *top_pid, uint64_t *top_n);
+/* CUDA calls by processes other than p on the node in the windows set in
+ * `in` (x->T entries): all, and the busiest process. */
+uint64_t causal_others_calls(struct ctx *x, const struct sproc *p, const uint8_t *in,
+			     uint32_t *top_pid, uint64_t *top_n);
 
 /* The system snapshots of windows [a, b), summed up. */
 struct snapsum {
@@ -302,15 +332,53 @@ struct causal_series {
 	uint32_t cold_end;        /* the window after them; 0 without */
 	uint8_t *hot;             /* T entries: its significant analysis windows */
 	uint8_t *inany;           /* T entries: in one of the intervals */
+	uint8_t *hide;            /* T entries: in one that explains its outliers
+				   * (not one that only holds isolated stalls at
+				   * their rate): spikes and stalls are looked for
+				   * outside these */
 	struct ival iv[32];       /* its anomalous intervals that cost enough */
 	uint32_t niv;
 };
+
+/* Whether every call of s slower than thr is among its slowest calls kept
+ * (s->top): the list is not full, or it reaches down to thr. */
+int causal_top_complete(const struct sseries *s, uint64_t thr);
+
+/*
+ * Breaks in sorted durations durs[0..m): a ratio between neighbours
+ * durs[i + 1] / durs[i] of at least ILOG_SPIKE_BREAK that is also wider
+ * than the spread of the bulk of the durations above it (upper quartile
+ * over the smallest), with at least min_above durations above it - so a
+ * continuum is not split, and one or two values stretched further do not
+ * hide the break.  Fills br (room for m) widest first, ties in order of i;
+ * returns how many.  The group above break b is durs[br[b].i + 1 ..].
+ */
+struct causal_brk { double r; uint32_t i; };
+/* Calls v[0..m) (m >= 2, by time): the robust CV of their gaps (1.4826 MAD
+ * over median; a Poisson process's ~1), *period the median gap. */
+double causal_gap_rcv(const struct scall *v, uint32_t m, double *period);
+/* They come in a rhythm: that robust CV is below ILOG_PERIODIC_RCV. */
+int causal_rhythm(const struct scall *v, uint32_t m, double *period);
+uint32_t causal_breaks(const uint64_t *durs, uint32_t m, uint32_t min_above,
+		       struct causal_brk *br);
 
 /* The baseline and the cold calls (added to pc->cl); 0 or -1 (out of memory). */
 int causal_series_begin(struct ctx *x, struct causal_proc *pc, struct causal_series *sc);
 /* The anomalous intervals and the signals' flags against them; 0 or -1
  * (out of memory). */
 int causal_series_anomalies(struct ctx *x, struct causal_proc *pc, struct causal_series *sc);
+
+/*
+ * The intervals of sc that hold the series' isolated stalls
+ * (detect_isolated.c) at their rate outside all intervals (Chernoff, p >=
+ * 0.01 / intervals) do not explain them: such an interval is dropped when,
+ * without the stalls, it costs less than the smallest reported impact
+ * (stalls at random times fall together in a window now and then: that is
+ * no anomaly of the window), and is otherwise kept but left out of
+ * sc->hide (a load swing that happens to hold a stall does not hide it).
+ * Sets sc->hide; 0, or -1 (out of memory).
+ */
+int causal_isolated_intervals(struct ctx *x, struct causal_proc *pc, struct causal_series *sc);
 
 /* ---- detectors (detect_*.c, listed in detectors.c) ---- */
 /* Why there are two series scopes: CUDA errors count in every series,
@@ -339,5 +407,14 @@ extern const uint32_t causal_ndetectors;
 	"Keep other work off the job's CPUs: pin the job and %s to disjoint cores " \
 	"(taskset -c / cgroup cpuset.cpus), or lower %s's priority (renice +19, cgroup " \
 	"cpu.weight), or move it to another node."
+/* ... for GPU contention: %s the other process with its PID */
+#define FIX_GPU \
+	"Give each job its own GPU (CUDA_VISIBLE_DEVICES), or share it predictably with " \
+	"MPS or MIG partitions; otherwise schedule %s's GPU work outside this job's run."
+/* ... for host memory pressure: %s the biggest allocator, or "the other processes" */
+#define FIX_MEM \
+	"Relieve host memory: cap %s's memory (cgroup memory.max / systemd MemoryMax=), " \
+	"keep the job's host buffers pinned, lower DataLoader workers and prefetch, " \
+	"and keep the job out of swap (memory.swap.max=0) or add RAM."
 
 #endif

@@ -10,8 +10,13 @@
 #include "causal_int.h"
 
 /* ---- over a range of windows ---- */
-uint32_t causal_preempters(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t b,
-			    struct preempt *out, uint32_t max, uint64_t *n_all, uint64_t *dur_all)
+/*
+ * Preemptions of p's CUDA threads in the windows k of [a, b) with
+ * (!in || !!in[k] == want), summed by preempter into out[0..return).
+ */
+static uint32_t preempt_sum(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t b,
+			    const uint8_t *in, int want, struct preempt *out, uint32_t max,
+			    uint64_t *n_all, uint64_t *dur_all)
 {
 	uint32_t m = 0;
 	*n_all = *dur_all = 0;
@@ -22,7 +27,8 @@ uint32_t causal_preempters(struct ctx *x, const struct sproc *p, uint32_t a, uin
 			continue;
 		uint64_t n = 0, d = 0;
 		for (uint32_t k = a; k < b && k < h->nt; k++)
-			n += h->t[k].n, d += h->t[k].dur;
+			if (!in || !!in[k] == want)
+				n += h->t[k].n, d += h->t[k].dur;
 		if (!n)
 			continue;
 		*n_all += n;
@@ -38,6 +44,13 @@ uint32_t causal_preempters(struct ctx *x, const struct sproc *p, uint32_t a, uin
 		out[j].n += n;
 		out[j].dur += d;
 	}
+	return m;
+}
+
+uint32_t causal_preempters(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t b,
+			    struct preempt *out, uint32_t max, uint64_t *n_all, uint64_t *dur_all)
+{
+	uint32_t m = preempt_sum(x, p, a, b, NULL, 1, out, max, n_all, dur_all);
 	/* largest off-CPU time first */
 	for (uint32_t i = 1; i < m; i++)
 		for (uint32_t j = i; j > 0 && out[j].dur > out[j - 1].dur; j--) {
@@ -48,8 +61,10 @@ uint32_t causal_preempters(struct ctx *x, const struct sproc *p, uint32_t a, uin
 	return m;
 }
 
-uint64_t causal_runq_wait(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t b,
-			  uint64_t *n)
+/* Time p's CUDA threads waited for a CPU after a wakeup, in the windows as
+ * preempt_sum selects them; the number of waits in *n (NULL: not wanted). */
+static uint64_t runq_sum(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t b,
+			 const uint8_t *in, int want, uint64_t *n)
 {
 	uint64_t d = 0, k_n = 0;
 	for (uint32_t i = 0; i < x->st->nhs; i++) {
@@ -58,11 +73,18 @@ uint64_t causal_runq_wait(struct ctx *x, const struct sproc *p, uint32_t a, uint
 		    !has_tid(p, h->tid))
 			continue;
 		for (uint32_t k = a; k < b && k < h->nt; k++)
-			d += h->t[k].dur, k_n += h->t[k].n;
+			if (!in || !!in[k] == want)
+				d += h->t[k].dur, k_n += h->t[k].n;
 	}
 	if (n)
 		*n = k_n;
 	return d;
+}
+
+uint64_t causal_runq_wait(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t b,
+			  uint64_t *n)
+{
+	return runq_sum(x, p, a, b, NULL, 1, n);
 }
 
 int causal_offcpu_explains(struct ctx *x, const struct sproc *p, const uint8_t *mark,
@@ -129,7 +151,71 @@ uint32_t causal_drop_own(struct ctx *x, const struct sproc *p, struct preempt *p
 	return k;
 }
 
-uint64_t causal_pages(struct ctx *x, uint32_t a, uint32_t b, uint32_t *top_pid, uint64_t *top_n)
+int causal_offcpu(struct ctx *x, const struct sproc *p, const uint8_t *in, uint32_t lo,
+		  uint32_t hi, uint64_t lost, struct offcpu *o)
+{
+	memset(o, 0, sizeof(*o));
+	struct preempt *out = calloc(MAXPRE, sizeof(*out));
+	o->pr = calloc(MAXPRE, sizeof(*o->pr));
+	if (!out || !o->pr) {
+		free(out);
+		causal_offcpu_free(o);
+		return -1;
+	}
+	uint64_t pn_out, pd_out;
+	o->npr = preempt_sum(x, p, 0, x->T, in, 1, o->pr, MAXPRE, &o->pn, &o->pd);
+	uint32_t nout = preempt_sum(x, p, lo, hi, in, 0, out, MAXPRE, &pn_out, &pd_out);
+	/* the process's own threads and the recorder are no culprits, and the
+	 * time they took is not contention by others */
+	struct preempt own = { 0 }, own_out = { 0 };
+	o->npr = causal_drop_own(x, p, o->pr, o->npr, &own, &own);
+	nout = causal_drop_own(x, p, out, nout, &own_out, &own_out);
+	o->wq = runq_sum(x, p, 0, x->T, in, 1, NULL);
+	uint64_t wq_out = runq_sum(x, p, lo, hi, in, 0, NULL);
+	double len_out = 0;
+	for (uint32_t k = 0; k < x->T; k++) {
+		if (in[k])
+			o->len += (double)x->nd->width;
+		else if (k >= lo && k < hi)
+			len_out += (double)x->nd->width;
+	}
+	o->off_in = (double)(o->pd - own.dur + o->wq);
+	o->rate_out = len_out > 0 ? (double)(pd_out - own_out.dur + wq_out) / len_out : 0;
+	double excess = o->off_in - o->rate_out * o->len;
+	o->share = lost ? excess / (double)lost : 0;
+	/* the culprit: the preempter whose off-CPU time rose most over its own
+	 * rate in the other windows */
+	for (uint32_t i = 0; i < o->npr; i++) {
+		double d_out = 0;
+		for (uint32_t j = 0; j < nout; j++)
+			if (out[j].pid == o->pr[i].pid)
+				d_out = (double)out[j].dur;
+		o->pr[i].excess = (double)o->pr[i].dur - (len_out > 0 ? d_out / len_out : 0) * o->len;
+	}
+	for (uint32_t i = 1; i < o->npr; i++)
+		for (uint32_t j = i; j > 0 && o->pr[j].excess > o->pr[j - 1].excess; j--) {
+			struct preempt t = o->pr[j];
+			o->pr[j] = o->pr[j - 1];
+			o->pr[j - 1] = t;
+		}
+	/* a culprit when one preempter's time rose; else the threads waited in
+	 * the run queue of a saturated host, and no one process is to blame */
+	o->named = o->npr && o->pr[0].excess > 0;
+	o->host = o->share >= 0.5 && (o->named || o->wq > 0);
+	free(out);
+	return 0;
+}
+
+void causal_offcpu_free(struct offcpu *o)
+{
+	free(o->pr);
+	o->pr = NULL;
+	o->npr = 0;
+}
+
+/* Pages allocated in the windows k of [a, b) with (!in || in[k]). */
+static uint64_t pages_sum(struct ctx *x, uint32_t a, uint32_t b, const uint8_t *in,
+			  uint32_t *top_pid, uint64_t *top_n)
 {
 	uint64_t all = 0;
 	*top_pid = 0;
@@ -140,11 +226,50 @@ uint64_t causal_pages(struct ctx *x, uint32_t a, uint32_t b, uint32_t *top_pid, 
 			continue;
 		uint64_t n = 0;
 		for (uint32_t k = a; k < b && k < h->nt; k++)
-			n += h->t[k].value;
+			if (!in || in[k])
+				n += h->t[k].value;
 		all += n;
 		if (n > *top_n) {
 			*top_n = n;
 			*top_pid = h->pid;
+		}
+	}
+	return all;
+}
+
+uint64_t causal_pages(struct ctx *x, uint32_t a, uint32_t b, uint32_t *top_pid, uint64_t *top_n)
+{
+	return pages_sum(x, a, b, NULL, top_pid, top_n);
+}
+
+uint64_t causal_pages_in(struct ctx *x, const uint8_t *in, uint32_t *top_pid, uint64_t *top_n)
+{
+	return pages_sum(x, 0, x->T, in, top_pid, top_n);
+}
+
+uint64_t causal_others_calls(struct ctx *x, const struct sproc *p, const uint8_t *in,
+			     uint32_t *top_pid, uint64_t *top_n)
+{
+	uint64_t all = 0;
+	*top_pid = 0;
+	*top_n = 0;
+	for (uint32_t i = 0; i < x->st->nprocs; i++) {
+		const struct sproc *o = x->st->procs[i];
+		if (o->node != x->nd->idx || o->pid == p->pid || !o->ncalls)
+			continue;
+		uint64_t n = 0;
+		for (uint32_t j = 0; j < x->st->nser; j++) {
+			const struct sseries *s = x->st->ser[j];
+			if (s->node != o->node || s->pid != o->pid)
+				continue;
+			for (uint32_t k = 0; k < x->T && k < s->nt; k++)
+				if (in[k])
+					n += s->t[k].n;
+		}
+		all += n;
+		if (n > *top_n) {
+			*top_n = n;
+			*top_pid = o->pid;
 		}
 	}
 	return all;

@@ -11,34 +11,6 @@
 #include <stdlib.h>
 #include "causal_int.h"
 
-/* CUDA calls by processes other than p on the node in [a, b): the busiest. */
-static uint64_t others_calls(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t b,
-			     uint32_t *top_pid, uint64_t *top_n)
-{
-	uint64_t all = 0;
-	*top_pid = 0;
-	*top_n = 0;
-	for (uint32_t i = 0; i < x->st->nprocs; i++) {
-		const struct sproc *o = x->st->procs[i];
-		if (o->node != x->nd->idx || o->pid == p->pid || !o->ncalls)
-			continue;
-		uint64_t n = 0;
-		for (uint32_t j = 0; j < x->st->nser; j++) {
-			const struct sseries *s = x->st->ser[j];
-			if (s->node != o->node || s->pid != o->pid)
-				continue;
-			for (uint32_t k = a; k < b && k < s->nt; k++)
-				n += s->t[k].n;
-		}
-		all += n;
-		if (n > *top_n) {
-			*top_n = n;
-			*top_pid = o->pid;
-		}
-	}
-	return all;
-}
-
 /*
  * Share of the anomalous analysis windows in [a, b) during which the
  * signal is flagged (in the window or the ticks just around it).
@@ -61,13 +33,6 @@ static double coverage(struct ctx *x, const uint8_t *hot, const uint8_t *flag, u
 	return nh ? (double)nc / nh : 0;
 }
 
-#define FIX_GPU \
-	"Give each job its own GPU (CUDA_VISIBLE_DEVICES), or share it predictably with " \
-	"MPS or MIG partitions; otherwise schedule %s's GPU work outside this job's run."
-#define FIX_MEM \
-	"Relieve host memory: cap %s's memory (cgroup memory.max / systemd MemoryMax=), " \
-	"keep the job's host buffers pinned, lower DataLoader workers and prefetch, " \
-	"and keep the job out of swap (memory.swap.max=0) or add RAM."
 #define FIX_GPU_SLOW \
 	"Look at the GPU, not the host: compare kernel times of the slow interval in " \
 	"Nsight Systems, check clocks and throttling (nvidia-smi -q -d PERFORMANCE,TEMPERATURE) " \
@@ -215,7 +180,15 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 	causal_snaps(x, iv.a, iv.b, &ss);
 	uint32_t opid;
 	uint64_t on;
-	uint64_t oth = others_calls(x, p, iv.a, iv.b, &opid, &on);
+	uint8_t *in_iv = calloc(x->T, 1);
+	if (!in_iv) {
+		x->oom = 1;
+		goto done;
+	}
+	for (uint32_t k = iv.a; k < iv.b && k < x->T; k++)
+		in_iv[k] = 1;
+	uint64_t oth = causal_others_calls(x, p, in_iv, &opid, &on);
+	free(in_iv);
 	uint32_t ppid;
 	uint64_t ptop;
 	uint64_t pg = causal_pages(x, iv.a, iv.b, &ppid, &ptop);

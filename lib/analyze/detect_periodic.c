@@ -15,25 +15,13 @@ static int cmp_call_ts(const void *a, const void *b)
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
-/* Spikes v (by time) come in a rhythm: robust CV of the gaps below the bound. */
-static int rhythm(const struct scall *v, uint32_t m, double *period)
-{
-	double g[NTOP];
-	for (uint32_t i = 0; i + 1 < m; i++)
-		g[i] = (double)(v[i + 1].ts - v[i].ts);
-	double gmed, gmad;
-	ilog_robust(g, m - 1, &gmed, &gmad);
-	*period = gmed;
-	return gmed > 0 && 1.4826 * gmad / gmed < ILOG_PERIODIC_RCV;
-}
-
 static void periodic(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc)
 {
 	const struct sproc *p = pc->p;
 	const struct sseries *s = sc->s;
 	const struct base *bs = &sc->bs;
 	uint32_t ncold = sc->ncold;
-	const uint8_t *inany = sc->inany;
+	const uint8_t *inany = sc->hide;
 	/* spikes: outliers outside the op's anomalous intervals (explained there) */
 	uint64_t nout = 0;
 	for (uint32_t k = 0; k < s->nt; k++)
@@ -47,13 +35,7 @@ static void periodic(struct ctx *x, struct causal_proc *pc, const struct causal_
 	 * and there can be more outliers than that: the slowest are all kept,
 	 * so a group above a break is complete, but "all outliers" is not.
 	 */
-	int partial = 0;
-	if (s->ntop == NTOP && s->n > NTOP) {
-		partial = 1;
-		for (uint32_t i = 0; i < s->ntop && partial; i++)
-			if (s->top[i].dur <= bs->thr)
-				partial = 0; /* every outlier is in the list */
-	}
+	int partial = !causal_top_complete(s, bs->thr);
 	struct scall sp[NTOP];
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < s->ntop; i++)
@@ -84,21 +66,8 @@ static void periodic(struct ctx *x, struct causal_proc *pc, const struct causal_
 	for (uint32_t i = 0; i < m; i++)
 		durs[i] = v[i].dur;
 	qsort(durs, m, sizeof(*durs), cmp_u64);
-	struct brk { double r; uint32_t i; } br[NTOP];
-	uint32_t nbr = 0;
-	for (uint32_t i = 0; i + 4 < m; i++) { /* keep >= 4 above the break */
-		uint32_t na = m - 1 - i;
-		double r = (double)durs[i + 1] / (double)durs[i];
-		double spread = (double)durs[i + ilog_rank(0.75, na)] / (double)durs[i + 1];
-		if (r >= ILOG_SPIKE_BREAK && r > spread)
-			br[nbr++] = (struct brk){ r, i };
-	}
-	for (uint32_t i = 1; i < nbr; i++) /* widest first; stable */
-		for (uint32_t j = i; j > 0 && br[j].r > br[j - 1].r; j--) {
-			struct brk t = br[j];
-			br[j] = br[j - 1];
-			br[j - 1] = t;
-		}
+	struct causal_brk br[NTOP];
+	uint32_t nbr = causal_breaks(durs, m, 4, br); /* keep >= 4 above the break */
 	struct scall grp[NTOP];
 	uint32_t ng = 0;
 	/* then all outliers, when all of them are known */
@@ -109,7 +78,7 @@ static void periodic(struct ctx *x, struct causal_proc *pc, const struct causal_
 		for (uint32_t k = 0; k < m; k++)
 			if (v[k].dur > cut)
 				grp[ng++] = v[k];
-		if (!rhythm(grp, ng, &gmed))
+		if (!causal_rhythm(grp, ng, &gmed))
 			ng = 0;
 	}
 	if (!ng)

@@ -18,6 +18,7 @@
 	X(failures)    /* CAUSAL_SERIES_ALL: CUDA errors, GPU out of memory */ \
 	X(interval)    /* CAUSAL_SERIES_ANALYZED: anomalous intervals */       \
 	X(periodic)    /* CAUSAL_SERIES_ANALYZED: periodic spikes */           \
+	X(isolated)    /* CAUSAL_SERIES_ANALYZED: isolated stalls, no rhythm */ \
 	X(cold_start)  /* CAUSAL_PROCESS: slow first calls */                  \
 	X(memcpy)      /* CAUSAL_PROCESS: memcpy-bound */                      \
 	X(graphs)      /* CAUSAL_PROCESS: graph warm-up and re-capture */      \

@@ -160,6 +160,39 @@ $ch.root_cause as $s |
     dur("period (median gap)"; ([range(1; $sps | length) as $i | $sps[$i].ts_ns - $sps[$i - 1].ts_ns] | quant(0.5)); $p.g),
     dur("cost"; (($sp | map(.dur_ns) | add) - ($sp | length) * ($calls | map(.dur_ns) | quant(0.5))); $p.l),
     dur("wall"; $wall; $p.w)
+  elif $pattern == "isolated-stall" then
+    ($s | capture("^(?<op>\\w+) in PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) stalled at random times in (?<n>\\d+) of (?<k>\\d+) calls: they took (?<d>[0-9.]+ \\w+) \\(median\\) against a median of (?<md>[0-9.]+ \\w+) for all calls, costing (?<l>[0-9.]+ \\w+) \\((?<x>[0-9.]+)% of its (?<w>[0-9.]+ \\w+)\\)")) as $p |
+    [$mine[] | select(.op == $p.op)] as $calls |
+    [$calls[] | select(.dur_ns > $m.stall_threshold_ns and inwin and outside)] as $st |
+    ($calls | map(.dur_ns) | quant(0.5)) as $med |
+    def tick($ts): (($ts - $t0) / $m.window_ns | floor);
+    ([$st[] | range(tick(.ts_ns); tick(.ts_ns + .dur_ns) + 1)] | unique) as $wins |
+    def install: tick(.ts_ns) as $k | $wins | index($k) != null;
+    [preempt | select(install)] as $sw |
+    check("op"; $p.op == $ch.op; $ch.op; $p.op),
+    count("stalls above \($m.stall_threshold_ns) ns"; ($st | length); $p.n),
+    count("calls"; ($calls | length); $p.k),
+    dur("median stall"; ($st | map(.dur_ns) | quant(0.5)); $p.d),
+    dur("median of all calls"; $med; $p.md),
+    dur("cost"; (($st | map(.dur_ns) | add) - ($st | length) * $med); $p.l),
+    dur("wall"; $wall; $p.w),
+    pct("cost share of wall"; ((($st | map(.dur_ns) | add) - ($st | length) * $med) / $wall * 100); $p.x),
+    count("stall windows"; ($wins | length); "\($m.stall_windows)"),
+    (($s | capture(" - GPU side: in the stalls' windows its CUDA threads were preempted (?<pn>\\d+) times \\((?<pt>[0-9.]+ \\w+) off-CPU\\) and waited [0-9.]+ \\w+ for a CPU, other processes made (?<o>\\d+) CUDA calls")) // null) as $g |
+    (($s | capture(" - host side: PID (?<q>\\d+) \\((?<qc>[^)]*)\\) preempted its CUDA threads (?<qn>\\d+) times for (?<qt>[0-9.]+ \\w+) off-CPU in the stalls' windows \\(all preemptions there: (?<pn>\\d+), (?<pt>[0-9.]+ \\w+)\\)")) // null) as $h |
+    (if $g then
+       check("side"; $m.side == "GPU"; "GPU"; $m.side),
+       count("preemptions in the stalls' windows"; ($sw | length); $g.pn),
+       dur("off-CPU in the stalls' windows"; ($sw | map(.dur_ns) | add // 0); $g.pt),
+       count("other processes' CUDA calls there"; ([$cuda[] | select(.pid != $ch.pid and install)] | length); $g.o)
+     elif $h then
+       check("side"; $m.side == "host"; "host"; $m.side),
+       count("culprit pid"; $ch.culprit_pid; $h.q),
+       count("preemptions by the culprit there"; ($sw | map(select(.other_pid == $ch.culprit_pid)) | length); $h.qn),
+       dur("off-CPU by the culprit there"; ($sw | map(select(.other_pid == $ch.culprit_pid) | .dur_ns) | add); $h.qt),
+       count("all preemptions there"; ($sw | length); $h.pn),
+       dur("all off-CPU there"; ($sw | map(.dur_ns) | add); $h.pt)
+     else empty end)
   elif $pattern == "graph-recapture" then
     ($s | capture("^PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) re-captured CUDA graphs after it started launching them: (?<n>\\d+) captures and (?<mm>\\d+) cudaGraphInstantiate calls cost (?<l>[0-9.]+ \\w+) \\(instantiation (?<i>[0-9.]+ \\w+), (?<x>[0-9.]+)% of its (?<w>[0-9.]+ \\w+)\\)")) as $p |
     ($mine | map(select(.op == "cudaGraphLaunch") | .ts_ns) | min) as $fl |

@@ -33,6 +33,15 @@
  *     of the bulk above it; widest first, then all outliers) whose gaps keep
  *     a rhythm (robust CV < ILOG_PERIODIC_RCV, so one or two irregular gaps
  *     do not count); at least 4 spikes;
+ *   - isolated stalls: the op's outliers outside its anomalies, after its
+ *     cold calls and with no rhythm: the group above the widest break in
+ *     their durations (the outlier threshold counted as the lowest; a
+ *     "bimodal" op), else all of them (a "heavy tail"), taken when it is at
+ *     most ILOG_ISOLATED_SHARE of the calls and significantly more calls
+ *     (Chernoff, p < 0.01 / groups tried / the process's series) than a
+ *     log-normal through the quartiles of the op's durations puts above its
+ *     lower edge - so jitter, however wide, is not a stall; the side (host
+ *     or GPU) by the interval rules, applied to the stalls' windows;
  *   - severity: HIGH when a process was killed or a GPU operation failed,
  *     or the lost time is >= 25% of the process's CUDA wall time AND >= 5%
  *     of the recording's length AND at least ILOG_SEV_FLOOR_CALLS typical
@@ -60,6 +69,7 @@
 #define ILOG_WINDOW_CALLS 20    /* calls per analysis window, on average */
 #define ILOG_PERIODIC_RCV 0.5   /* robust CV of spike intervals; Poisson ~1.0 */
 #define ILOG_SPIKE_BREAK 2.0    /* spikes are >= 2x slower than the other outliers */
+#define ILOG_ISOLATED_SHARE 0.05 /* isolated stalls: at most 1 call in 20 */
 #define ILOG_MEM_CHURN 0.01     /* page allocations per second, share of available */
 #define ILOG_MEM_SCARCE 0.10    /* available memory below this share of the total */
 #define ILOG_PAGE_BYTES 4096.0  /* base page of a page_alloc count (SPEC: 2^order) */

@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Detector: isolated stalls - an op whose lost time sits in a few of its
+ * calls at random times: calls outside its anomalous intervals (the
+ * interval chains explain those), after its cold calls (the cold-start
+ * chain), in a series with no periodic-spike chain (a rhythm explains
+ * them), that are too many and too slow for the spread of its other calls.
+ *
+ * The stalls are found like the periodic spikes (detect_periodic.c): the
+ * outliers of the series (median + 3.5 x 1.4826 x MAD, causal_series.c),
+ * and the groups tried are the outliers above each break in their sorted
+ * durations with >= 4 above it, or above a break between the outlier
+ * threshold and all of them (widest break first: a mode of their own,
+ * "bimodal"), then all outliers (no break: a "heavy tail").  A group is
+ * taken when
+ *   - it holds at most ILOG_ISOLATED_SHARE of the op's calls (isolated: a
+ *     larger share is a slowdown of the op, not stalls), and
+ *   - it is more calls than the spread of the op's calls predicts: a
+ *     log-normal through their quartiles (median e^mu, sigma = IQR of the
+ *     logs / 1.349, at least the histogram's resolution) puts a share p of
+ *     the calls above the group's lower edge; the group's count k of the n
+ *     calls must have a Chernoff-bounded P(X >= k), X ~ Binomial(n, p),
+ *     below ILOG_FAMILY_ALPHA / (groups tried x the process's series), so
+ *     plain jitter, however wide, never makes a chain.
+ * The time lost is the stalls' time above the op's median; the severity
+ * follows from it like every chain's (a few calls can cost a quarter of the
+ * run).  The side is judged on the stalls' windows with the interval
+ * chains' evidence rules: the calling threads' off-CPU time there above
+ * its rate elsewhere accounts for half the lost time (host: the top
+ * preempter); other processes' CUDA calls or host memory scarcity flagged
+ * around most stalls (GPU shared with that process; host memory);
+ * otherwise the GPU work itself stalled.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include "causal_int.h"
+
+/* The outlier threshold as an exact duration: the calls slower than it are
+ * those in buckets above the threshold's (the histograms' count). */
+static uint64_t bs_cut(const struct base *bs)
+{
+	return ilog_hb_lower(hb_index(bs->thr) + 1) - 1;
+}
+
+/* Calls of h in buckets above cut's bucket: how many, their sum and the
+ * representative of the one of rank r (1-based; 0 = none asked). */
+static uint64_t hist_above(const struct dhist *h, uint64_t cut, double *sum, uint64_t r,
+			   uint64_t *at_r)
+{
+	uint64_t k = 0;
+	*sum = 0;
+	if (!h->c)
+		return 0;
+	for (uint32_t i = hb_index(cut) + 1; i < HB_N; i++) {
+		if (!h->c[i])
+			continue;
+		uint64_t rep = ilog_hb_rep(i);
+		if (rep > h->max)
+			rep = h->max;
+		if (r && k < r && k + h->c[i] >= r)
+			*at_r = rep;
+		k += h->c[i];
+		*sum += (double)h->c[i] * (double)rep;
+	}
+	return k;
+}
+
+static int cmp_dur(const void *a, const void *b)
+{
+	const struct scall *x = a, *y = b;
+	return x->dur < y->dur ? -1 : x->dur > y->dur;
+}
+
+static int cmp_ts(const void *a, const void *b)
+{
+	const struct scall *x = a, *y = b;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* Share of the stalls whose windows (+-1) have the flag set. */
+static double stall_coverage(struct ctx *x, const struct scall *v, uint32_t m,
+			     const uint8_t *flag)
+{
+	uint32_t nc = 0;
+	for (uint32_t i = 0; i < m; i++) {
+		uint32_t a = tick_at(x, v[i].ts), b = tick_at(x, v[i].ts + v[i].dur), cov = 0;
+		for (uint32_t k = a ? a - 1 : 0; k <= b + 1 && k < x->T; k++)
+			cov |= flag[k];
+		nc += cov;
+	}
+	return m ? (double)nc / m : 0;
+}
+
+/* The isolated stalls of a series. */
+struct stalls {
+	uint64_t cut;             /* the stalls are the calls slower than this */
+	uint64_t k, n;            /* of the n calls considered */
+	double expect;            /* calls above cut the spread predicts */
+	double ratio;             /* the break's width; 0 for a heavy tail */
+	uint64_t lo, hi;          /* the durations either side of the break */
+	const struct scall *v;    /* the stalls kept verbatim (all, or the slowest) */
+	uint32_t m;
+	double lost;              /* above the op's median */
+	uint64_t med;             /* the stalls' median duration */
+	struct scall *buf;        /* owned: v points into it */
+};
+
+/*
+ * The isolated stalls of the series among its calls outside the windows
+ * set in skip (x->T entries) and after its cold calls: 1 found (g filled;
+ * free g->buf), 0 none, -1 out of memory.
+ */
+static int find_stalls(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc,
+		       const uint8_t *skip, struct stalls *out)
+{
+	const struct sseries *s = sc->s;
+	const struct base *bs = &sc->bs;
+	struct dhist h;
+	memset(out, 0, sizeof(*out));
+	if (ilog_dhist_series(&h, s, 0, x->T, skip, 0)) /* skip has T entries */
+		return -1;
+	uint64_t cut0 = bs_cut(bs);
+	uint64_t cold_ts = sc->ncold ? s->first[sc->ncold - 1].ts : 0;
+	uint64_t ncold_out = 0, kcold = 0;
+	double cold_sum = 0;
+	for (uint32_t i = 0; i < sc->ncold; i++)
+		if (!skip[tick_at(x, s->first[i].ts)]) {
+			ncold_out++;
+			if (s->first[i].dur > cut0)
+				kcold++, cold_sum += (double)s->first[i].dur;
+		}
+	uint64_t n = h.n - ncold_out;
+	int rc = -1, found = 0;
+	struct scall *v = malloc(NTOP * sizeof(*v));
+	uint64_t *durs = malloc((NTOP + 1) * sizeof(*durs));
+	struct causal_brk *br = malloc((NTOP + 1) * sizeof(*br));
+	if (!v || !durs || !br)
+		goto out;
+	rc = 0;
+	if (n < ILOG_MIN_SERIES)
+		goto out;
+	/* the calls' spread as a log-normal through their quartiles */
+	double q1 = (double)ilog_dhist_quantile(&h, 0.25), q3 = (double)ilog_dhist_quantile(&h, 0.75);
+	double mu = log((double)(ilog_dhist_quantile(&h, 0.5) | 1));
+	double sig = log((q3 > 1 ? q3 : 1) / (q1 > 1 ? q1 : 1)) / 1.349;
+	if (sig < log(1 + 1.0 / HB_SUB) / 1.349)
+		sig = log(1 + 1.0 / HB_SUB) / 1.349;
+	/* the outliers kept verbatim, slowest last */
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < s->ntop; i++)
+		if (s->top[i].dur > cut0 && !skip[tick_at(x, s->top[i].ts)] &&
+		    !(sc->ncold && s->top[i].ts <= cold_ts))
+			v[m++] = s->top[i];
+	qsort(v, m, sizeof(*v), cmp_dur);
+	int all_kept = causal_top_complete(s, cut0);
+	/* breaks; the threshold is the lowest value when every outlier is kept */
+	uint32_t base = all_kept ? 1 : 0;
+	durs[0] = cut0;
+	for (uint32_t i = 0; i < m; i++)
+		durs[base + i] = v[i].dur;
+	/* a mode of its own is >= 4 calls above a break among them (the top few
+	 * of a heavy tail are far apart), or any number above the threshold */
+	uint32_t nbr = causal_breaks(durs, m + base, 1, br), nb = 0;
+	for (uint32_t b = 0; b < nbr; b++)
+		if ((base && br[b].i == 0) || m + base - 1 - br[b].i >= 4)
+			br[nb++] = br[b];
+	nbr = nb;
+	double alpha = ILOG_FAMILY_ALPHA / ((double)(nbr + 1) * (pc->ns ? pc->ns : 1));
+	for (uint32_t b = 0; b <= nbr && !found; b++) {
+		struct stalls g = { .n = n };
+		double sum = 0;
+		if (b < nbr) {
+			g.cut = durs[br[b].i];
+			g.ratio = br[b].r;
+			g.lo = durs[br[b].i];
+			g.hi = durs[br[b].i + 1];
+			g.m = m - (br[b].i + 1 - base);
+			g.v = v + (m - g.m);
+			g.k = g.m;
+			for (uint32_t i = 0; i < g.m; i++)
+				sum += (double)g.v[i].dur;
+			g.med = g.v[ilog_rank(0.5, g.m) - 1].dur;
+		} else { /* all outliers */
+			g.cut = cut0;
+			g.v = v;
+			g.m = m;
+			if (all_kept) {
+				g.k = m;
+				for (uint32_t i = 0; i < m; i++)
+					sum += (double)v[i].dur;
+				if (m)
+					g.med = v[ilog_rank(0.5, m) - 1].dur;
+			} else {
+				/* more than are kept: the histogram's count, less the
+				 * cold calls (the median stays near enough) */
+				double dummy;
+				uint64_t all = hist_above(&h, cut0, &sum, 0, &g.med);
+				hist_above(&h, cut0, &dummy, ilog_rank(0.5, all), &g.med);
+				g.k = all - kcold;
+				sum -= cold_sum;
+			}
+		}
+		if (!g.k || (double)g.k > ILOG_ISOLATED_SHARE * (double)n)
+			continue;
+		double p = 0.5 * erfc((log((double)g.cut) - mu) / (sig * M_SQRT2));
+		g.expect = p * (double)n;
+		if (ilog_chernoff(n, g.k, p) >= alpha)
+			continue;
+		g.lost = sum - (double)g.k * (double)bs->med;
+		g.buf = v;
+		*out = g;
+		found = 1;
+	}
+	rc = found;
+out:
+	if (!found)
+		free(v);
+	free(durs);
+	free(br);
+	ilog_dhist_free(&h);
+	return rc;
+}
+
+/*
+ * Calls slower than cut in the windows of [a, b) (skip: with those set left
+ * out; NULL none): how many of how many, and the time of both.
+ */
+static int above_in(const struct sseries *s, uint32_t a, uint32_t b,
+		    const uint8_t *skip, uint64_t cut, uint64_t *k, double *ksum, uint64_t *n,
+		    double *total)
+{
+	struct dhist h;
+	if (ilog_dhist_series(&h, s, a, b, skip, 0))
+		return -1;
+	*k = hist_above(&h, cut, ksum, 0, &(uint64_t){ 0 });
+	*n = h.n;
+	*total = (double)h.total;
+	ilog_dhist_free(&h);
+	return 0;
+}
+
+int causal_isolated_intervals(struct ctx *x, struct causal_proc *pc, struct causal_series *sc)
+{
+	const struct sseries *s = sc->s;
+	struct stalls g;
+	int rc = find_stalls(x, pc, sc, sc->inany, &g);
+	if (rc <= 0)
+		return rc;
+	free(g.buf);
+	/* the stalls' rate and the op's time outside all intervals, less them */
+	uint64_t ko, no, ki, ni;
+	double kso, to, ksi, ti;
+	if (above_in(s, 0, x->T, sc->inany, g.cut, &ko, &kso, &no, &to))
+		return -1;
+	if (no <= ko)
+		return 0;
+	double rate = (double)ko / (double)no, mean = (to - kso) / (double)(no - ko);
+	double min = ILOG_SEV_MIN_IMPACT * (double)(pc->p->last_end - pc->p->first_ts);
+	uint32_t kept = 0, niv = sc->niv;
+	for (uint32_t j = 0; j < niv; j++) {
+		struct ival iv = sc->iv[j];
+		if (above_in(s, iv.a, iv.b, NULL, g.cut, &ki, &ksi, &ni, &ti))
+			return -1;
+		/* stalls there at their random rate */
+		int stalls = ki && ilog_chernoff(ni, ki, rate) >= ILOG_FAMILY_ALPHA / niv;
+		if (stalls && (ti - ksi) - (double)(ni - ki) * mean < min)
+			continue; /* and little cost without them */
+		sc->iv[kept++] = iv;
+		for (uint32_t k = iv.a; k < iv.b && stalls; k++)
+			sc->hide[k] = 0;
+	}
+	sc->niv = kept;
+	memset(sc->inany, 0, x->T);
+	for (uint32_t j = 0; j < kept; j++)
+		for (uint32_t k = sc->iv[j].a; k < sc->iv[j].b; k++)
+			sc->inany[k] = 1;
+	for (uint32_t k = 0; k < x->T; k++)
+		sc->hide[k] &= sc->inany[k];
+	return 0;
+}
+
+static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc,
+			   struct stalls *st);
+
+static void isolated(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc)
+{
+	struct stalls g;
+	int rc = find_stalls(x, pc, sc, sc->hide, &g);
+	if (rc < 0)
+		x->oom = 1;
+	if (rc <= 0)
+		return;
+	/*
+	 * A rhythm explains them: the series' periodic-spike chain, unless the
+	 * stalls (all of them kept) keep no rhythm of their own - then that
+	 * chain found its rhythm only with the op's small outliers mixed in,
+	 * and the stalls are what cost the time.
+	 */
+	struct scall *t = malloc((g.m ? g.m : 1) * sizeof(*t));
+	double period = 0;
+	if (!t) {
+		x->oom = 1;
+		goto out;
+	}
+	memcpy(t, g.v, g.m * sizeof(*t));
+	qsort(t, g.m, sizeof(*t), cmp_ts);
+	int own = g.m == g.k && g.m >= 4 && !causal_rhythm(t, g.m, &period);
+	free(t);
+	for (uint32_t i = pc->before; i < x->n; i++)
+		if (x->c[i].op == sc->s->op && !strcmp(x->c[i].pattern, "periodic-spike") &&
+		    !x->c[i].dead) {
+			if (!own)
+				goto out;
+			x->c[i].dead = 1;
+		}
+	if (g.lost > 0)
+		isolated_chain(x, pc, sc, &g);
+out:
+	free(g.buf);
+}
+
+#define FIX_GPU_STALL \
+	"Look at what the GPU ran before the slow calls (their times are in the timeline): " \
+	"compare those iterations with the others in Nsight Systems (an occasional much " \
+	"larger or data-dependent kernel, a copy queued before the wait, a library's lazy " \
+	"work), and check clocks, throttling and Xid errors at those times " \
+	"(nvidia-smi -q -d PERFORMANCE, dmesg)."
+
+static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc,
+			   struct stalls *g)
+{
+	const struct sproc *p = pc->p;
+	const struct sseries *s = sc->s;
+	const struct base *bs = &sc->bs;
+	struct offcpu oc = { 0 };
+	struct scall *t = malloc((g->m ? g->m : 1) * sizeof(*t));
+	uint8_t *in = calloc(x->T, 1);
+	if (!t || !in) {
+		x->oom = 1;
+		goto done;
+	}
+	memcpy(t, g->v, g->m * sizeof(*t));
+	qsort(t, g->m, sizeof(*t), cmp_ts);
+	/* the stalls' windows, and the time the kept ones lost */
+	double lost_kept = 0;
+	for (uint32_t i = 0; i < g->m; i++) {
+		for (uint32_t k = tick_at(x, t[i].ts); k <= tick_at(x, t[i].ts + t[i].dur); k++)
+			in[k] = 1;
+		lost_kept += (double)(t[i].dur - bs->med);
+	}
+	uint32_t nwin = 0;
+	for (uint32_t k = 0; k < x->T; k++)
+		nwin += in[k];
+	if (causal_offcpu(x, p, in, pc->lo, pc->hi, ilog_sat_u64(lost_kept), &oc) ||
+	    causal_sig_flags(x, &pc->g, in, pc->lo, pc->hi)) {
+		x->oom = 1;
+		goto done;
+	}
+	double cov_gpu = stall_coverage(x, t, g->m, pc->g.fgpu);
+	double cov_mem = stall_coverage(x, t, g->m, pc->g.fmem);
+	/* the flags of the series' intervals again, for whoever reads them next */
+	if (sc->niv && causal_sig_flags(x, &pc->g, sc->inany, pc->lo, pc->hi)) {
+		x->oom = 1;
+		goto done;
+	}
+	const char *cause = "gpu";
+	double best = 0;
+	if (oc.host)
+		best = oc.share > 1 ? 1 : oc.share, cause = "cpu-contention";
+	if (cov_gpu >= ILOG_COVERAGE && cov_gpu > best)
+		best = cov_gpu, cause = "gpu-contention";
+	if (cov_mem >= ILOG_COVERAGE && cov_mem > best)
+		best = cov_mem, cause = "memory-pressure";
+	int host = !strcmp(cause, "cpu-contention") || !strcmp(cause, "memory-pressure");
+	uint64_t a = g->m ? t[0].ts : p->first_ts, b = g->m ? t[g->m - 1].ts + t[g->m - 1].dur : 0;
+	if (g->m < g->k) { /* not all are kept: every call after the cold ones */
+		a = sc->ncold ? s->first[sc->ncold - 1].ts + 1 : p->first_ts;
+		b = p->last_end;
+	}
+	struct cand *c = causal_cand_new(x, p, "isolated-stall", s->op, a, b + 1,
+					 ilog_sat_u64(g->lost));
+	if (!c)
+		goto done;
+	uint32_t opid, ppid;
+	uint64_t on, ptop;
+	uint64_t oth = causal_others_calls(x, p, in, &opid, &on);
+	uint64_t pg = causal_pages_in(x, in, &ppid, &ptop);
+	char shape[256];
+	if (g->ratio > 0 && g->lo == bs_cut(bs))
+		snprintf(shape, sizeof(shape),
+			 "no call between the outlier threshold %s and %s (%.1fx): the stalls are "
+			 "a mode of their own (bimodal)",
+			 D(x, (double)g->lo), D(x, (double)g->hi), g->ratio);
+	else if (g->ratio > 0)
+		snprintf(shape, sizeof(shape),
+			 "the durations break %.1fx between %s and %s: the stalls are a mode of "
+			 "their own (bimodal)",
+			 g->ratio, D(x, (double)g->lo), D(x, (double)g->hi));
+	else
+		snprintf(shape, sizeof(shape),
+			 "the durations thin out above %s with no break (heavy tail)",
+			 D(x, (double)g->cut));
+	snprintf(c->root, sizeof(c->root),
+		 "%s in PID %u (%s) stalled at random times in %llu of %llu calls: they took %s "
+		 "(median) against a median of %s for all calls, costing %s (%s of its %s); %s, "
+		 "%llu calls above %s where the spread of the other calls predicts %.2g",
+		 opn(s->op), p->pid, c->comm, (unsigned long long)g->k,
+		 (unsigned long long)s->n, D(x, (double)g->med), D(x, (double)bs->med),
+		 D(x, g->lost), P(x, g->lost / (double)c->wall), D(x, (double)c->wall), shape,
+		 (unsigned long long)g->k, D(x, (double)g->cut), g->expect);
+	size_t l = strlen(c->root);
+	const char *side = host ? "host" : "GPU";
+	if (!strcmp(cause, "cpu-contention") && !oc.named) {
+		snprintf(c->root + l, sizeof(c->root) - l,
+			 " - host side: in the stalls' windows its CUDA threads waited %s for a CPU "
+			 "after wakeups and were preempted %llu times (%s off-CPU): the host's CPUs "
+			 "were saturated, no one process took them",
+			 D(x, (double)oc.wq), (unsigned long long)oc.pn, D(x, (double)oc.pd));
+		snprintf(c->fix, sizeof(c->fix),
+			 "Give the job CPUs of its own: reserve cores for it (cgroup cpuset.cpus, "
+			 "taskset -c) and keep other work (builds, data jobs) on the rest, or run it on "
+			 "a less loaded node.");
+	} else if (!strcmp(cause, "cpu-contention")) {
+		const struct preempt *q = &oc.pr[0];
+		const char *cc = ilog_stats_comm(x->st, x->nd->idx, q->pid);
+		c->culprit = q->pid;
+		cpy(c->ccomm, sizeof(c->ccomm), cc);
+		snprintf(c->root + l, sizeof(c->root) - l,
+			 " - host side: PID %u (%s) preempted its CUDA threads %llu times for %s "
+			 "off-CPU in the stalls' windows (all preemptions there: %llu, %s)",
+			 q->pid, cc, (unsigned long long)q->n, D(x, (double)q->dur),
+			 (unsigned long long)oc.pn, D(x, (double)oc.pd));
+		snprintf(c->fix, sizeof(c->fix), FIX_CPU, causal_fmt(x, "%s (PID %u)", cc, q->pid),
+			 cc);
+	} else if (!strcmp(cause, "gpu-contention")) {
+		const char *cc = ilog_stats_comm(x->st, x->nd->idx, opid);
+		c->culprit = opid;
+		cpy(c->ccomm, sizeof(c->ccomm), cc);
+		snprintf(c->root + l, sizeof(c->root) - l,
+			 " - GPU side, shared: PID %u (%s) made %llu CUDA calls in the stalls' "
+			 "windows while its own threads were preempted %llu times (%s off-CPU) there",
+			 opid, cc, (unsigned long long)on, (unsigned long long)oc.pn,
+			 D(x, (double)oc.pd));
+		snprintf(c->fix, sizeof(c->fix), FIX_GPU, causal_fmt(x, "%s (PID %u)", cc, opid));
+	} else if (!strcmp(cause, "memory-pressure")) {
+		const char *cc = ppid ? ilog_stats_comm(x->st, x->nd->idx, ppid) : "";
+		if (ppid && ppid != p->pid) {
+			c->culprit = ppid;
+			cpy(c->ccomm, sizeof(c->ccomm), cc);
+		}
+		snprintf(c->root + l, sizeof(c->root) - l,
+			 " - host side: the host was short of memory around %s of the stalls "
+			 "(%llu pages allocated in their windows)",
+			 P(x, cov_mem), (unsigned long long)pg);
+		snprintf(c->fix, sizeof(c->fix), FIX_MEM,
+			 c->culprit ? causal_fmt(x, "%s (PID %u)", cc, ppid) : "the other processes");
+	} else {
+		snprintf(c->root + l, sizeof(c->root) - l,
+			 " - GPU side: in the stalls' windows its CUDA threads were preempted %llu "
+			 "times (%s off-CPU) and waited %s for a CPU, other processes made %llu CUDA "
+			 "calls and %llu pages were allocated: the host was not in the way, the "
+			 "waits were on the GPU",
+			 (unsigned long long)oc.pn, D(x, (double)oc.pd), D(x, (double)oc.wq),
+			 (unsigned long long)oth, (unsigned long long)pg);
+		snprintf(c->fix, sizeof(c->fix), "%s", FIX_GPU_STALL);
+	}
+	snprintf(c->title, sizeof(c->title), "Isolated stalls: %s in %s (PID %u), %llu of %llu "
+		 "calls (%s side)", opn(s->op), c->comm, p->pid, (unsigned long long)g->k,
+		 (unsigned long long)s->n, side);
+	causal_met_s(c, "op", opn(s->op));
+	causal_met_u(c, "stalls", g->k);
+	causal_met_u(c, "calls", s->n);
+	causal_met_u(c, "calls_considered", g->n);
+	causal_met_u(c, "stall_median_ns", g->med);
+	causal_met_u(c, "median_ns", bs->med);
+	causal_met_u(c, "outlier_threshold_ns", bs->thr);
+	/* the stalls are the calls slower than this in [ts_start, ts_end)
+	 * outside these intervals */
+	causal_met_u(c, "stall_threshold_ns", g->cut);
+	causal_met_anomalies(x, c, sc->hide);
+	causal_met_s(c, "shape", g->ratio > 0 ? "bimodal" : "heavy-tail");
+	if (g->ratio > 0)
+		causal_met_f(c, "break_ratio", g->ratio);
+	causal_met_f(c, "expected_above_threshold", g->expect);
+	causal_met_u(c, "lost_ns", ilog_sat_u64(g->lost));
+	causal_met_s(c, "side", side);
+	causal_met_s(c, "cause", cause);
+	causal_met_u(c, "stall_windows", nwin);
+	causal_met_u(c, "preemptions_in", oc.pn);
+	causal_met_u(c, "offcpu_in_ns", oc.pd);
+	causal_met_u(c, "runq_wait_in_ns", oc.wq);
+	causal_met_f(c, "offcpu_share_of_lost", oc.share);
+	causal_met_f(c, "coverage_gpu", cov_gpu);
+	causal_met_f(c, "coverage_mem", cov_mem);
+	causal_met_u(c, "other_cuda_calls_in", oth);
+	causal_met_u(c, "pages_in", pg);
+	if (c->culprit && !strcmp(cause, "cpu-contention")) {
+		causal_met_u(c, "culprit_preemptions", oc.pr[0].n);
+		causal_met_u(c, "culprit_offcpu_ns", oc.pr[0].dur);
+	}
+	/* random times: the gaps between stalls vary like a Poisson process's */
+	if (g->m >= 3) {
+		double period;
+		causal_met_f(c, "gap_rcv", causal_gap_rcv(t, g->m, &period));
+	}
+	for (uint32_t i = 0; i < g->m && i < 6; i++)
+		causal_ev_add(x, c, t[i].ts, "%s took %s (tid %u)", opn(s->op),
+			      D(x, (double)t[i].dur), t[i].tid);
+	if (g->m > 6)
+		causal_ev_add(x, c, t[g->m - 1].ts, "... %llu stalls in all, the last kept took %s",
+			      (unsigned long long)g->k, D(x, (double)t[g->m - 1].dur));
+done:
+	causal_offcpu_free(&oc);
+	free(in);
+	free(t);
+}
+
+const struct causal_detector causal_detector_isolated = {
+	"isolated", CAUSAL_SERIES_ANALYZED, isolated,
+};
