@@ -13,6 +13,9 @@
 need_chromium
 ingero demo --bpf -q incident -o run.ilog --html page.html >out.txt || { cat out.txt >&2; exit 1; }
 check_html page.html run.ilog shot.png || exit 1
+# the recorded log's page, twice: the same bytes
+ingero-correlate --html a.html run.ilog && ingero-correlate --html b.html run.ilog || exit 1
+cmp a.html b.html || { echo "two pages of one recorded log differ" >&2; exit 1; }
 # a recorded log has stacks: an icicle per drawn op
 [ "$(jq '.dom.icicles | length' facts.json)" -ge 1 ] || { echo "no call-path icicle" >&2; exit 1; }
 if [ -n "${INGERO_HTML_SHOT:-}" ]; then
