@@ -346,11 +346,12 @@ struct sq {
 /*
  * The summaries are computed on a second thread while this one inserts
  * rows.  Records whose statistics need only fixed-size fields (CUDA and
- * host events; every other kind, which the statistics only count, as its
- * kind) are copied into batches of FEED_BATCH and handed over, one batch
- * worked on while the next fills; the few whose statistics read strings or
- * arrays (headers, processes, snapshots, losses) wait for the thread to
- * finish what it was given and are added here, in order.  Without a
+ * host events, snapshots -- these through a copy; every other kind, which
+ * the statistics only count, as its kind) are copied into batches of
+ * FEED_BATCH and handed over, one batch worked on while the next fills;
+ * the few whose statistics read strings (headers, processes, losses) wait
+ * for the thread to finish what it was given and are added here, in
+ * order.  Without a
  * thread (it could not start) everything is added here.
  */
 #define FEED_BATCH 4096
@@ -361,6 +362,7 @@ struct feed_ent {
 	union {
 		struct ingero_cuda_event cuda;
 		struct ingero_host_event host;
+		struct ilog_snapshot *snap; /* a copy, freed by whoever adds it */
 	} u;
 };
 struct feed {
@@ -418,13 +420,22 @@ static int graph_exec_add(struct feed *f, const struct feed_ent *q)
 static void feed_apply(struct feed *f, const struct feed_ent *q, unsigned n)
 {
 	struct ilog_record *rec = &f->rec;
-	for (unsigned i = 0; i < n && !f->failed; i++, q++) {
+	for (unsigned i = 0; i < n; i++, q++) {
+		if (f->failed) { /* out of memory: only free what was given */
+			if (q->kind == ILOG_K_SNAPSHOT)
+				free(q->u.snap);
+			continue;
+		}
 		rec->kind = q->kind;
 		rec->node = q->node;
 		if (q->kind == ILOG_K_CUDA)
 			rec->u.cuda = q->u.cuda;
 		else if (q->kind == ILOG_K_HOST)
 			rec->u.host = q->u.host;
+		else if (q->kind == ILOG_K_SNAPSHOT) {
+			rec->u.snapshot = *q->u.snap;
+			free(q->u.snap);
+		}
 		if (ilog_stats_add(f->stats, rec, NULL))
 			f->failed = 1;
 		if (q->kind == ILOG_K_CUDA) {
@@ -527,6 +538,9 @@ static void feed_free(struct feed *f)
 	feed_end(f);
 	pthread_mutex_destroy(&f->mu);
 	pthread_cond_destroy(&f->cv);
+	for (unsigned i = 0; i < f->n; i++) /* filled, never handed over */
+		if (f->buf[f->cur][i].kind == ILOG_K_SNAPSHOT)
+			free(f->buf[f->cur][i].u.snap);
 	free(f->buf[0]);
 	ilog_hmap_free(&f->execmap);
 	free(f->execs);
@@ -540,9 +554,8 @@ static int feed_record(struct feed *f, const struct ilog_record *rec,
 	switch (rec->kind) {
 	case ILOG_K_HEADER:
 	case ILOG_K_PROCESS:
-	case ILOG_K_SNAPSHOT:
 	case ILOG_K_LOSS:
-		/* strings and arrays: in order, once the thread is idle */
+		/* strings: in order, once the thread is idle */
 		feed_hand(f, 1);
 		return f->failed || ilog_stats_add(f->stats, rec, r) ? -1 : 0;
 	default:
@@ -557,6 +570,14 @@ static int feed_record(struct feed *f, const struct ilog_record *rec,
 		q->u.cuda = rec->u.cuda;
 	else if (rec->kind == ILOG_K_HOST)
 		q->u.host = rec->u.host;
+	else if (rec->kind == ILOG_K_SNAPSHOT) {
+		/* one every few thousand calls, too large to copy inline */
+		if (!(q->u.snap = malloc(sizeof(*q->u.snap)))) {
+			f->n--;
+			return -1;
+		}
+		*q->u.snap = rec->u.snapshot;
+	}
 	if (f->n == FEED_BATCH)
 		feed_hand(f, 0);
 	return f->failed ? -1 : 0;
