@@ -247,17 +247,23 @@ static int render_live(const struct ilog_live *l, const uint32_t *first, struct 
 		 "Call latency: quantiles over the last %g s of the stream (within 3.2%%), "
 		 "sum and count of all calls.", (double)l->o.window_ns / 1e9);
 	rc |= family(b, "ingero_cuda_call_window_duration_seconds", "summary", help);
+	/* the window's calls per op, a family of their own, gathered in the
+	 * same pass and written after the summary */
+	struct ilog_buf wc = { 0 };
+	snprintf(help, sizeof(help), "Calls in the last %g s of the stream.",
+		 (double)l->o.window_ns / 1e9);
+	rc |= family(&wc, "ingero_cuda_window_calls", "gauge", help);
 	for (uint32_t g = 0; g < m->nagg; g++) {
 		if (first[g] != g)
 			continue;
 		struct ilog_live_nodes on = { first, g };
 		for (int op = 0; op < ILOG_OP__COUNT; op++) {
-			uint64_t qv[NQ];
+			uint64_t qv[NQ], n;
 			struct ilog_opagg s = op_sum(m, first, g, op);
 			if (!s.calls)
 				continue;
-			int have = ilog_live_quantiles(l, on, op, live_q, NQ, qv) != 0;
-			for (int k = 0; have && k < NQ; k++) {
+			n = ilog_live_quantiles(l, on, op, live_q, NQ, qv);
+			for (int k = 0; n && k < NQ; k++) {
 				char qs[32];
 				snprintf(qs, sizeof(qs), "quantile=\"%g\"", live_q[k]);
 				OUT("ingero_cuda_call_window_duration_seconds");
@@ -270,24 +276,14 @@ static int render_live(const struct ilog_live *l, const uint32_t *first, struct 
 			OUT("ingero_cuda_call_window_duration_seconds_count");
 			rc |= labels(b, &m->nodes.nodes[g], op, NULL, NULL, NULL);
 			OUT(" %" PRIu64 "\n", s.calls);
+			if (n)
+				rc |= ilog_buf_printf(&wc, "ingero_cuda_window_calls") ||
+				      labels(&wc, &m->nodes.nodes[g], op, NULL, NULL, NULL) ||
+				      ilog_buf_printf(&wc, " %" PRIu64 "\n", n);
 		}
 	}
-	snprintf(help, sizeof(help), "Calls in the last %g s of the stream.",
-		 (double)l->o.window_ns / 1e9);
-	rc |= family(b, "ingero_cuda_window_calls", "gauge", help);
-	for (uint32_t g = 0; g < m->nagg; g++) {
-		if (first[g] != g)
-			continue;
-		struct ilog_live_nodes on = { first, g };
-		for (int op = 0; op < ILOG_OP__COUNT; op++) {
-			uint64_t qv[1], n = ilog_live_quantiles(l, on, op, live_q, 1, qv);
-			if (!n)
-				continue;
-			OUT("ingero_cuda_window_calls");
-			rc |= labels(b, &m->nodes.nodes[g], op, NULL, NULL, NULL);
-			OUT(" %" PRIu64 "\n", n);
-		}
-	}
+	rc |= ilog_buf_put(b, wc.p, wc.len);
+	ilog_buf_free(&wc);
 	snprintf(help, sizeof(help), "Preemptions of traced threads per second over the last %g s.",
 		 (double)l->o.window_ns / 1e9);
 	rc |= family(b, "ingero_host_preemptions_per_second", "gauge", help);
