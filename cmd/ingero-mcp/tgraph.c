@@ -43,6 +43,39 @@ static const char *graph_from(struct ilog_mcp *m)
 		   : "events WHERE";
 }
 
+/* The session's (or with pid, the process's) row of summary_graph_lifecycle
+ * into sum[8].  1 when there is one; 0 (read the calls) when the database
+ * has no such summary, or the process made no graph call. */
+static int graph_summary(struct ilog_mcp *m, const struct trace_ctx *c, json_t *pid,
+			 int64_t sum[8])
+{
+	sqlite3_stmt *st = NULL;
+	int found = 0;
+	if (!mcp_has_table(m, "summary_graph_lifecycle") ||
+	    sqlite3_prepare_v2(m->db, pid ? "SELECT calls, captures, recaptures, instantiations,"
+					    " instantiate_ns, launches, failed, capture_ns"
+					    " FROM summary_graph_lifecycle WHERE session_id = ?1"
+					    " AND pid = ?2"
+					  : "SELECT calls, captures, recaptures, instantiations,"
+					    " instantiate_ns, launches, failed, capture_ns"
+					    " FROM summary_graph_lifecycle WHERE session_id = ?1"
+					    " AND pid IS NULL",
+			       -1, &st, NULL) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return 0;
+	}
+	sqlite3_bind_int64(st, 1, c->session);
+	if (pid)
+		sqlite3_bind_int64(st, 2, json_integer_value(pid));
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		found = 1;
+		for (int i = 0; i < 8; i++)
+			sum[i] = sqlite3_column_int64(st, i);
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
 static int bind_filter(sqlite3_stmt *st, const struct trace_filter *f)
 {
 	for (size_t i = 0; i < json_array_size(f->binds); i++)
@@ -69,8 +102,15 @@ int tool_graph_lifecycle(struct ilog_mcp *m, json_t *args, int verbose, struct i
 		return rc;
 	}
 	bind_filter(st, &f);
+	/* Over a whole session the totals come from the export's summary
+	 * (summary_graph_lifecycle, counted as this loop counts), and the
+	 * loop reads only the calls the timeline shows. */
+	int64_t sum[8] = { 0 }; /* calls, captures, recaptures, instantiations,
+				 * instantiate_ns, launches, failed, capture_ns */
+	int summed = !json_object_get(args, "since") && !json_object_get(args, "until") &&
+		     graph_summary(m, &c, json_object_get(args, "pid"), sum);
 	json_t *lim = json_object_get(args, "limit");
-	int64_t limit = lim ? json_integer_value(lim) : 40, entries = 0, more = 0;
+	int64_t limit = lim ? json_integer_value(lim) : 40, entries = 0, more = 0, read = 0;
 	int64_t captures = 0, instantiations = 0, launches = 0, failed = 0, inst_ns = 0;
 	int64_t capture_ns = 0, open_ts = 0, last_exec = 0;
 	int64_t streams[64], stream_caps[64];
@@ -82,6 +122,7 @@ int tool_graph_lifecycle(struct ilog_mcp *m, json_t *args, int verbose, struct i
 		int op = sqlite3_column_int(st, 2);
 		int64_t stream = sqlite3_column_int64(st, 3), handle = sqlite3_column_int64(st, 4);
 		int ret = sqlite3_column_int(st, 5);
+		read++;
 		failed += ret != 0;
 		const char *what = NULL;
 		char detail[96] = "";
@@ -130,6 +171,11 @@ int tool_graph_lifecycle(struct ilog_mcp *m, json_t *args, int verbose, struct i
 			break;
 		}
 		if (entries >= limit) {
+			if (summed) { /* this call and the rest are the ones not shown */
+				more = sum[0] - read + 1;
+				s = SQLITE_DONE;
+				break;
+			}
 			more++;
 			run = NULL;
 			continue;
@@ -159,6 +205,15 @@ int tool_graph_lifecycle(struct ilog_mcp *m, json_t *args, int verbose, struct i
 	int64_t recaptures = 0;
 	for (int k = 0; k < nstreams; k++)
 		recaptures += stream_caps[k] > 1 ? stream_caps[k] - 1 : 0;
+	if (summed) {
+		captures = sum[1];
+		recaptures = sum[2];
+		instantiations = sum[3];
+		inst_ns = sum[4];
+		launches = sum[5];
+		failed = sum[6];
+		capture_ns = sum[7];
+	}
 	json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:[s,s,s,s], s:o}",
 			      "session", (json_int_t)c.seq, "captures", (json_int_t)captures,
 			      "recaptures", (json_int_t)recaptures, "instantiations",

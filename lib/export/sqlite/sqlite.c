@@ -177,6 +177,10 @@ static const char ddl[] =
 	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, pid INTEGER, handle INTEGER,"
 	" instantiations INTEGER, launches INTEGER, first_ts INTEGER, last_ts INTEGER,"
 	" launch_ns INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS summary_graph_lifecycle("
+	" session_id INTEGER NOT NULL, pid INTEGER, calls INTEGER, captures INTEGER,"
+	" recaptures INTEGER, instantiations INTEGER, instantiate_ns INTEGER, launches INTEGER,"
+	" failed INTEGER, capture_ns INTEGER);\n"
 	"CREATE TABLE IF NOT EXISTS summary_preemptions("
 	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, pid INTEGER, other_pid INTEGER,"
 	" other_comm TEXT, switches INTEGER, off_cpu_ns INTEGER);\n"
@@ -387,7 +391,81 @@ struct feed {
 		int64_t first_ts, last_ts; /* of the launches, wall clock */
 	} *execs;
 	uint32_t nexecs, capexecs;
+	/* CUDA Graph lifecycles, the whole session's (lives[0]) and each
+	 * process's, counted the way ingero-mcp's graph_lifecycle counts the
+	 * graph calls it reads in time order (cmd/ingero-mcp/tgraph.c) */
+	struct ilog_hmap lifemap; /* pid -> lives[] + 1 */
+	struct graph_life {
+		uint32_t pid;     /* 0 in lives[0]: every process */
+		uint64_t calls, captures, instantiations, launches, failed;
+		uint64_t instantiate_ns, capture_ns;
+		int64_t open_ts;  /* the capture begun last and not ended */
+		int64_t streams[64], stream_caps[64]; /* the first 64 streams captured */
+		int nstreams;
+	} *lives;
+	uint32_t nlives, caplives;
 };
+
+static void graph_life_add(struct graph_life *l, const struct feed_ent *q)
+{
+	const struct ingero_cuda_event *e = &q->u.cuda;
+	l->calls++;
+	l->failed += e->ret != 0;
+	switch (e->op) {
+	case ILOG_OP_cudaStreamBeginCapture: {
+		int k;
+		l->captures++;
+		l->open_ts = q->wall;
+		for (k = 0; k < l->nstreams && l->streams[k] != (int64_t)e->stream; k++)
+			;
+		if (k == l->nstreams && l->nstreams < 64) {
+			l->streams[k] = (int64_t)e->stream;
+			l->stream_caps[l->nstreams++] = 0;
+		}
+		if (k < l->nstreams)
+			l->stream_caps[k]++;
+		break;
+	}
+	case ILOG_OP_cudaStreamEndCapture:
+		if (l->open_ts)
+			l->capture_ns += (uint64_t)(q->wall + (int64_t)e->dur_ns - l->open_ts);
+		l->open_ts = 0;
+		break;
+	case ILOG_OP_cudaGraphInstantiate:
+	case ILOG_OP_cudaGraphInstantiateWithFlags:
+		l->instantiations++;
+		l->instantiate_ns += e->dur_ns;
+		break;
+	default:
+		l->launches++;
+		break;
+	}
+}
+
+/* A graph call (ops 14-18) into the session's lifecycle and its process's.
+ * 0 or -1. */
+static int graph_life_call(struct feed *f, const struct feed_ent *q)
+{
+	if (!f->nlives) {
+		if (ilog_grow((void **)&f->lives, &f->caplives, 0, sizeof(*f->lives), 8))
+			return -1;
+		memset(&f->lives[0], 0, sizeof(f->lives[0]));
+		f->nlives = 1;
+	}
+	uint64_t *v = ilog_hmap_put(&f->lifemap, q->u.cuda.pid, 0);
+	if (!v)
+		return -1;
+	if (!*v) {
+		if (ilog_grow((void **)&f->lives, &f->caplives, f->nlives, sizeof(*f->lives), 8))
+			return -1;
+		memset(&f->lives[f->nlives], 0, sizeof(f->lives[0]));
+		f->lives[f->nlives].pid = q->u.cuda.pid;
+		*v = ++f->nlives;
+	}
+	graph_life_add(&f->lives[0], q);
+	graph_life_add(&f->lives[*v - 1], q);
+	return 0;
+}
 
 /* A successful instantiation or launch of a graph exec.  0 or -1. */
 static int graph_exec_add(struct feed *f, const struct feed_ent *q)
@@ -441,6 +519,9 @@ static void feed_apply(struct feed *f, const struct feed_ent *q, unsigned n)
 		if (q->kind == ILOG_K_CUDA) {
 			rec->node = (uint32_t)q->ord;
 			if (ilog_callsites_add(f->sites, rec))
+				f->failed = 1;
+			if (q->u.cuda.op >= ILOG_OP_cudaStreamBeginCapture &&
+			    q->u.cuda.op <= ILOG_OP_cudaGraphLaunch && graph_life_call(f, q))
 				f->failed = 1;
 			if ((q->u.cuda.op == ILOG_OP_cudaGraphInstantiate ||
 			     q->u.cuda.op == ILOG_OP_cudaGraphInstantiateWithFlags ||
@@ -544,6 +625,8 @@ static void feed_free(struct feed *f)
 	free(f->buf[0]);
 	ilog_hmap_free(&f->execmap);
 	free(f->execs);
+	ilog_hmap_free(&f->lifemap);
+	free(f->lives);
 	free(f);
 }
 
@@ -1451,6 +1534,34 @@ static int put_summaries(struct ilog_sink_ctx *c, struct sq *s)
 			sqlite3_bind_null(st, 8);
 		}
 		BI(st, 9, g->launch_ns);
+		if (step(c, s, st))
+			goto out;
+	}
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(s->db, "INSERT INTO summary_graph_lifecycle"
+			       " VALUES(?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK) {
+		st = NULL;
+		sq_err(c, s, "prepare");
+		goto out;
+	}
+	for (uint32_t i = 0; i < s->feed->nlives; i++) {
+		const struct graph_life *l = &s->feed->lives[i];
+		uint64_t recaptures = 0;
+		for (int k = 0; k < l->nstreams; k++)
+			recaptures += l->stream_caps[k] > 1 ? (uint64_t)l->stream_caps[k] - 1 : 0;
+		BI(st, 1, s->session);
+		if (i)
+			BI(st, 2, l->pid);
+		else
+			sqlite3_bind_null(st, 2);
+		BI(st, 3, l->calls);
+		BI(st, 4, l->captures);
+		BI(st, 5, recaptures);
+		BI(st, 6, l->instantiations);
+		BI(st, 7, l->instantiate_ns);
+		BI(st, 8, l->launches);
+		BI(st, 9, l->failed);
+		BI(st, 10, l->capture_ns);
 		if (step(c, s, st))
 			goto out;
 	}
