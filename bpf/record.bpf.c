@@ -860,6 +860,134 @@ int cuda_return_multi(struct pt_regs *ctx)
 	return targ_empty ? 0 : on_return(ctx);
 }
 
+/* ---- holding a process that maps a CUDA library not attached yet ---- */
+
+/*
+ * Probes attached to a file for every process are put in by the kernel
+ * when any process maps the file, so files attached ahead of time miss no
+ * call.  A file never attached before (a venv's copy, a new install) is
+ * the one race left: the process that maps it is stopped here, as its
+ * mmap() returns, until the recorder has attached to it (REC_MSG_HOLD,
+ * record.h).  The recorder's watchdog process resumes it when that takes
+ * longer than --hold-max or the recorder dies; hold_stats counts both.
+ */
+const volatile bool targ_hold = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct rec_file_key);
+	__type(value, __u8);
+} lib_files SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct rec_hold_ent);
+} holds SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, REC_HOLD__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} hold_stats SEC(".maps");
+
+static __always_inline void hold_count(__u32 what)
+{
+	__u64 *v = bpf_map_lookup_elem(&hold_stats, &what);
+	if (v)
+		__sync_fetch_and_add(v, 1);
+}
+
+/* a process that died while stopped: nobody is to resume it */
+static __always_inline void hold_forget(struct task_struct *p, __u32 tgid)
+{
+	if (targ_hold && BPF_CORE_READ(p, signal, live.counter) == 0)
+		bpf_map_delete_elem(&holds, &tgid);
+}
+
+/* libcudart.so*, libcuda.so*, libnccl.so* (rec_lib_class's names) */
+static __always_inline int cuda_lib_name(const char *n)
+{
+	if (n[0] != 'l' || n[1] != 'i' || n[2] != 'b')
+		return 0;
+	if (n[3] == 'c' && n[4] == 'u' && n[5] == 'd' && n[6] == 'a') {
+		if (n[7] == '.' && n[8] == 's' && n[9] == 'o')
+			return 1;
+		return n[7] == 'r' && n[8] == 't' && n[9] == '.' && n[10] == 's' && n[11] == 'o';
+	}
+	return n[3] == 'n' && n[4] == 'c' && n[5] == 'c' && n[6] == 'l' && n[7] == '.' &&
+	       n[8] == 's' && n[9] == 'o';
+}
+
+/*
+ * At the exit of every mmap() (the raw tracepoint of every system call's
+ * exit, filtered on the number first: no kprobe or trampoline needed, which
+ * some hosts forbid): an executable mapping of a CUDA library the recorder
+ * has not attached stops the process; the signal is taken on the way out
+ * of the syscall, with the mapping in place.
+ */
+SEC("raw_tp/sys_exit")
+int hold_new_lib(struct bpf_raw_tracepoint_args *ctx)
+{
+	if (!targ_hold)
+		return 0;
+	struct pt_regs *regs = (void *)ctx->args[0];
+	long ret = (long)ctx->args[1];
+	if (BPF_CORE_READ(regs, orig_ax) != 9 /* x86-64 __NR_mmap */ || (ret < 0 && ret > -4096))
+		return 0;
+	if (!(BPF_CORE_READ(regs, dx) & 4 /* PROT_EXEC */))
+		return 0;
+	if (targ_mode == REC_MODE_PIDS ||
+	    (targ_mode == REC_MODE_UID && (__u32)bpf_get_current_uid_gid() != targ_uid))
+		return 0;
+	__u32 fd = (__u32)BPF_CORE_READ(regs, r8);
+	struct task_struct *task = (void *)bpf_get_current_task();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+		return 0;
+	struct file **fds = BPF_CORE_READ(fdt, fd), *file = NULL;
+	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
+	if (!file)
+		return 0;
+	struct inode *ino = BPF_CORE_READ(file, f_inode);
+	struct rec_file_key k = { .dev = BPF_CORE_READ(ino, i_sb, s_dev),
+				  .ino = BPF_CORE_READ(ino, i_ino) };
+	if (bpf_map_lookup_elem(&lib_files, &k))
+		return 0;
+	char name[16] = {};
+	bpf_probe_read_kernel_str(name, sizeof(name), BPF_CORE_READ(file, f_path.dentry, d_name.name));
+	if (!cuda_lib_name(name))
+		return 0;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct rec_hold_ent h = { .ts_ns = bpf_ktime_get_ns(), .file = k };
+	if (bpf_map_lookup_elem(&holds, &tgid))
+		return 0; /* already stopping (another thread) */
+	struct rec_hold_msg *m = bpf_ringbuf_reserve(&crit_rb, sizeof(*m), 0);
+	if (!m) {
+		count_rb(REC_RB_CRIT, 0);
+		hold_count(REC_HOLD_MISSED);
+		return 0;
+	}
+	if (bpf_map_update_elem(&holds, &tgid, &h, BPF_NOEXIST)) {
+		bpf_ringbuf_discard(m, 0);
+		hold_count(REC_HOLD_MISSED);
+		return 0;
+	}
+	bpf_send_signal(19 /* SIGSTOP */);
+	m->h.type = REC_MSG_HOLD;
+	m->h.len = sizeof(*m);
+	m->pid = tgid;
+	m->_pad = 0;
+	m->file = k;
+	bpf_ringbuf_submit(m, 0);
+	count_rb(REC_RB_CRIT, 1);
+	hold_count(REC_HOLD_HELD);
+	return 0;
+}
+
 /* ---- host ---- */
 
 static __always_inline struct ingero_host_event *host_reserve(void *rb, __u32 ring, __u16 type,
@@ -1094,6 +1222,7 @@ int sched_process_exit(struct bpf_raw_tracepoint_args *ctx)
 	__u32 tgid = BPF_CORE_READ(p, tgid), tid = BPF_CORE_READ(p, pid);
 	bpf_map_delete_elem(&offcpu, &tid);
 	bpf_map_delete_elem(&wakeups, &tid);
+	hold_forget(p, tgid);
 	if (!is_target(tgid)) {
 		bpf_map_delete_elem(&inflight, &tid);
 		return 0;

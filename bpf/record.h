@@ -23,6 +23,7 @@ enum rec_msg {
 	REC_MSG_NOTE = 4,   /* struct rec_note: work for the recorder, not a log record */
 	REC_MSG_PYSTACK = 5, /* struct rec_pystack (pywalk.h), frames truncated to nr */
 	REC_MSG_USTACK = 6, /* struct rec_ustack, data truncated to size */
+	REC_MSG_HOLD = 16,  /* struct rec_hold_msg: stopped at a new library (hold below) */
 };
 
 struct rec_cuda {
@@ -225,6 +226,38 @@ struct rec_inflight {
 	__u32 depth;
 	__u32 tgid;
 	struct rec_frame f[REC_MAX_DEPTH];
+};
+
+/*
+ * Holding a process that maps a CUDA library file no probe is attached to
+ * yet (system-wide modes): the kernel stops it as its mmap() returns, the
+ * recorder attaches to the file and resumes it, so the library's first
+ * call is traced.  A watchdog process resumes it instead when the recorder
+ * takes longer than --hold-max or dies.
+ */
+struct rec_file_key {   /* map lib_files: files the recorder has attached */
+	__u64 dev;      /* the kernel's s_dev (MAJOR << 20 | MINOR) */
+	__u64 ino;
+};
+
+struct rec_hold_ent {   /* map holds, key: tgid */
+	__u64 ts_ns;    /* CLOCK_MONOTONIC when stopped */
+	struct rec_file_key file;
+};
+
+struct rec_hold_msg {
+	struct rec_hdr h;
+	__u32 pid;
+	__u32 _pad;
+	struct rec_file_key file;
+};
+
+/* map hold_stats (array of __u64): */
+enum rec_hold_stat {
+	REC_HOLD_HELD = 0,     /* processes stopped (BPF) */
+	REC_HOLD_EXPIRED = 1,  /* resumed by the watchdog, not the recorder */
+	REC_HOLD_MISSED = 2,   /* could not be stopped: map or ring full (BPF) */
+	REC_HOLD__COUNT
 };
 
 #endif /* INGERO_RECORD_H */

@@ -48,7 +48,8 @@ const struct rec_cap rec_caps[] = {
 	{ CAP_SETGID, "CAP_SETGID", 1, "run the COMMAND as the sudo user" },
 	{ CAP_KILL, "CAP_KILL", 1,
 	  "stop the sudo user's COMMAND at --duration, and resume its processes held "
-	  "at a dlopen after they left the recorder's session" },
+	  "at a dlopen after they left the recorder's session (kept without a COMMAND too "
+	  "while processes that map a new CUDA library are held, --hold-max)" },
 	{ -1, NULL, 0, NULL },
 };
 
@@ -84,9 +85,11 @@ uint64_t rec_caps_needed(int command_as_user)
 	return m;
 }
 
-int rec_caps_drop(int command_as_user, char *err, size_t len)
+int rec_caps_drop(int command_as_user, int hold, char *err, size_t len)
 {
 	uint64_t keep = rec_caps_needed(command_as_user), prm = status_mask("CapPrm");
+	if (hold)
+		keep |= 1ull << CAP_KILL; /* resume held processes of any user */
 	/*
 	 * A uid 0 process regains its bounding set at every execve: without
 	 * no_new_privs (and, where CAP_SETPCAP allows, a smaller bounding

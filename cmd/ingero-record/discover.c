@@ -423,20 +423,27 @@ void rec_scan_all(struct rec *r)
 
 /*
  * CUDA libraries in the usual places are attached before any process
- * maps them, so a program started later is traced from its first call.
- * Copies elsewhere (venvs, bundles) are found when a process maps them.
+ * maps them, so a program started later is traced from its first call:
+ * the CUDA toolkit's and driver's folders, the wheels pip installs
+ * system-wide (site-packages/nvidia/NAME/lib), then the linker cache and
+ * the files of earlier runs (hold.c).  Copies elsewhere (venvs, bundles)
+ * are found when a process maps them.
  */
 void rec_attach_known(struct rec *r)
 {
+#define REC_LIBS "lib{cudart,cuda,nccl}.so.*"
 	static const char *const pats[] = {
-		"/usr/local/cuda*/lib64/libcudart.so.*", "/usr/local/cuda*/lib64/libnccl.so.*",
-		"/usr/lib/x86_64-linux-gnu/libcuda.so.*", "/usr/lib/x86_64-linux-gnu/libcudart.so.*",
-		"/usr/lib/x86_64-linux-gnu/libnccl.so.*", "/usr/lib64/libcuda.so.*",
+		"/usr/local/cuda*/lib64/" REC_LIBS, "/usr/local/cuda*/targets/*/lib/" REC_LIBS,
+		"/usr/lib/x86_64-linux-gnu/" REC_LIBS, "/usr/lib64/" REC_LIBS,
+		"/usr/local/nvidia/lib64/" REC_LIBS, "/usr/lib/wsl/lib/" REC_LIBS,
+		"/usr/{local/,}lib/python3*/{site,dist}-packages/nvidia/*/lib/" REC_LIBS,
+		"/opt/conda/lib/" REC_LIBS,
 		"/lib64/ld-linux-x86-64.so.2",
 	};
+#undef REC_LIBS
 	for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
 		glob_t g;
-		if (glob(pats[i], 0, NULL, &g))
+		if (glob(pats[i], GLOB_BRACE, NULL, &g))
 			continue;
 		for (size_t k = 0; k < g.gl_pathc; k++) {
 			char real[4096];
@@ -449,6 +456,7 @@ void rec_attach_known(struct rec *r)
 		}
 		globfree(&g);
 	}
+	rec_attach_cached(r);
 }
 
 void rec_queue_scan(struct rec *r, uint32_t pid)

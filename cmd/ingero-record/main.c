@@ -78,6 +78,13 @@ static void usage(FILE *f)
 		"                         one record (default 8; 0 = targets only)\n"
 		"      --stall-min DUR    record direct reclaim and compaction stalls of at\n"
 		"                         least DUR (default 100us; a target's: all)\n"
+		"      --hold-max DUR     without --pid or a COMMAND: a process that maps a\n"
+		"                         CUDA library file not attached yet is stopped\n"
+		"                         until it is, so no first call is missed; a\n"
+		"                         watchdog process resumes it after DUR (default\n"
+		"                         1s) or when the recorder dies (loss \"holds\").\n"
+		"                         0: never stop one (calls in the first ms after\n"
+		"                         such a mapping can be missed)\n"
 		"      --rank N           job rank in the header (default $RANK or -1)\n"
 		"      --check            print a readiness report and exit\n"
 		"  -q, --quiet            errors only: no status lines, live table or warnings\n"
@@ -146,7 +153,7 @@ static uint32_t round_ring(uint64_t v)
 static int parse_args(int argc, char **argv, struct rec_opts *o)
 {
 	enum { O_ALL = 256, O_LIB, O_RB, O_SAMPLE, O_STACK, O_NOSTACK, O_WAKE, O_RANK, O_CHECK,
-	       O_PYWALK, O_UNWIND, O_HOSTTOP, O_STALL, O_API };
+	       O_PYWALK, O_UNWIND, O_HOSTTOP, O_STALL, O_API, O_HOLDMAX };
 	static const struct option lo[] = {
 		{ "output", 1, 0, 'o' }, { "pid", 1, 0, 'p' }, { "user", 1, 0, 'u' },
 		{ "all-users", 0, 0, O_ALL }, { "cuda-lib", 1, 0, O_LIB },
@@ -157,6 +164,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		{ "py-walker", 1, 0, O_PYWALK }, { "unwind", 1, 0, O_UNWIND },
 		{ "host-top", 1, 0, O_HOSTTOP }, { "stall-min", 1, 0, O_STALL },
 		{ "api", 1, 0, O_API },
+		{ "hold-max", 1, 0, O_HOLDMAX },
 		{ "verbose", 0, 0, 'v' }, { "help", 0, 0, 'h' },
 		{ "version", 0, 0, ILOG_OPT_VERSION }, { 0, 0, 0, 0 },
 	};
@@ -173,6 +181,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 	o->wakeup_min_ns = 50000;
 	o->host_top = 8;
 	o->stall_min_ns = 100000;
+	o->hold_max_ns = 1000000000ull;
 	o->rank = getenv("RANK") ? strtoll(getenv("RANK"), NULL, 10) : -1;
 	o->lock_path = getenv("INGERO_RECORD_LOCK");
 	if (!o->lock_path || !*o->lock_path)
@@ -278,6 +287,12 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 			}
 			o->api = optarg;
 			break;
+		case O_HOLDMAX:
+			if (ilog_parse_duration(optarg, &o->hold_max_ns)) {
+				ilog_errorf("--hold-max: bad duration '%s'", optarg);
+				return -1;
+			}
+			break;
 		case O_RANK: o->rank = strtoll(optarg, NULL, 10); break;
 		case O_CHECK: o->check = 1; break;
 		case 'q': o->quiet = 1; ilog_verbosity = -1; break;
@@ -355,6 +370,10 @@ static int setup_bpf(struct rec *r)
 	/* first with the uprobe_multi programs; a kernel before 6.6 rejects
 	 * them, and then they are left out */
 	r->multi = !getenv("INGERO_RECORD_NO_MULTI"); /* to test the fallback */
+	/* system-wide: stop a process at its first mapping of a new library
+	 * file (hold.c) */
+	int want_hold = o->mode != REC_MODE_PIDS && !o->ncuda_libs && o->hold_max_ns > 0;
+	r->hold = want_hold;
 again:
 	r->skel = record_bpf__open();
 	if (!r->skel) {
@@ -370,6 +389,9 @@ again:
 	r->skel->rodata->targ_host_mem = o->host_top > 0;
 	r->skel->rodata->targ_stall_min_ns = o->stall_min_ns;
 	r->skel->rodata->targ_cgv1 = rec_cgroup_v1();
+	r->skel->rodata->targ_hold = r->hold;
+	if (!r->hold)
+		bpf_program__set_autoload(r->skel->progs.hold_new_lib, false);
 	/* bench/record: measure the bare uprobe+uretprobe cost, recording nothing */
 	r->skel->rodata->targ_empty = getenv("INGERO_RECORD_BENCH_EMPTY") != NULL;
 	r->sample_every = o->sampling ? o->sampling : 1;
@@ -393,15 +415,26 @@ again:
 		bpf_program__set_autoload(r->skel->progs.cuda_entry_multi, false);
 		bpf_program__set_autoload(r->skel->progs.cuda_return_multi, false);
 	}
-	libbpf_print_fn_t old = r->multi ? libbpf_set_print(libbpf_quiet) : NULL;
+	int optional = r->multi || r->hold;
+	libbpf_print_fn_t old = optional ? libbpf_set_print(libbpf_quiet) : NULL;
 	int err = record_bpf__load(r->skel);
-	if (r->multi)
+	if (optional)
 		libbpf_set_print(old);
-	if (err && r->multi && err != -EPERM && err != -EACCES) {
+	if (err && optional && err != -EPERM && err != -EACCES) {
+		/* without the hold, then without multi (with the hold again) */
 		record_bpf__destroy(r->skel);
-		r->multi = 0;
+		if (r->hold) {
+			r->hold = 0;
+		} else {
+			r->multi = 0;
+			r->hold = want_hold;
+		}
 		goto again;
 	}
+	if (want_hold && !r->hold)
+		ilog_warnf("cannot load the mmap() watch: a CUDA library file never attached "
+			   "before can miss its first calls");
+	r->hold_loaded = r->hold;
 	if (err) {
 		if (err == -EPERM || err == -EACCES)
 			snprintf(r->err, sizeof(r->err),
@@ -496,6 +529,10 @@ static int run(struct rec *r)
 	}
 	if (!o->ncuda_libs)
 		rec_attach_known(r);
+	if (rec_hold_start(r)) {
+		ilog_errorf("%s", r->err);
+		return ILOG_EXIT_USAGE;
+	}
 	rec_scan_all(r);
 	rec_write_snapshot(r);
 	/*
@@ -503,7 +540,7 @@ static int run(struct rec *r)
 	 * libraries loaded later, /proc and memory of new processes, and for
 	 * a COMMAND run as the sudo user, signalling it), drop the rest.
 	 */
-	if (rec_caps_drop(o->cmd && getenv("SUDO_UID"), r->err, sizeof(r->err)))
+	if (rec_caps_drop(o->cmd && getenv("SUDO_UID"), r->hold, r->err, sizeof(r->err)))
 		ilog_warnf("%s", r->err);
 	if (!o->quiet) {
 		fprintf(stderr, "%s: recording to %s: %u probes in %u files; %s\n", ilog_prog,
@@ -565,6 +602,7 @@ static int run(struct rec *r)
 	if (o->quiet <= 0)
 		rec_summary(r, 1);
 	/* nothing may stay stopped: resume every held process */
+	rec_hold_close(r);
 	uint32_t key, next;
 	int more = bpf_map__get_next_key(r->skel->maps.hold, NULL, &next, sizeof(next)) == 0;
 	while (more) {

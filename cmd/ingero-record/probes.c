@@ -583,6 +583,7 @@ int rec_attach_lib(struct rec *r, const char *path, const char *open_path)
 		return 0;
 	}
 	r->nprobes += (unsigned)l->nprobes;
+	rec_hold_file(r, path, open_path, l->dev, l->ino);
 	if (nmissing && ILOG_VERBOSE(1))
 		ilog_warnf("%s: %u traced function%s not in this library, skipped: %s", path,
 			   nmissing, nmissing == 1 ? " is" : "s are", missing);

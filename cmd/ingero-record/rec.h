@@ -41,6 +41,7 @@ struct rec_opts {
 	unsigned host_top;         /* --host-top: processes named per window */
 	uint64_t stall_min_ns;     /* --stall-min */
 	const char *lock_path;
+	uint64_t hold_max_ns;     /* --hold-max: 0 = never stop a process */
 	char **cmd;               /* after "--": run it under recording */
 	const char *api;          /* --api: "all" or names and globs; NULL: the table only */
 };
@@ -95,6 +96,12 @@ struct rec {
 	unsigned npending;
 	uint32_t held[1024];       /* stopped at a dlopen, to resume after the scan */
 	unsigned nheld;
+	/* hold.c: processes stopped at a new library file (system-wide) */
+	int hold, hold_loaded;     /* stopping them, its program loaded */
+	int hold_pipe;             /* the watchdog reads its end of file */
+	pid_t watchdog;
+	struct rec_hold_msg lheld[1024];
+	unsigned nlheld;
 	uint64_t t0_ns, last_tick_ns;
 	/* counts written by the sink */
 	uint64_t n_cuda, n_host, n_stack, n_note, n_other, n_pystack;
@@ -157,6 +164,20 @@ int rec_cgroup_v1(void);
  * the BPF side reads it).  0, or -1 when /proc/PID/cgroup is gone. */
 int rec_cgroup_of(uint32_t pid, char *path, size_t cap, uint64_t *id);
 
+/* hold.c: no call missed after a late dlopen (system-wide) */
+/* Attach the CUDA libraries of the linker cache and of earlier runs. */
+void rec_attach_cached(struct rec *r);
+/* A file was attached: tell the kernel (no hold for it) and remember it. */
+void rec_hold_file(struct rec *r, const char *path, const char *open_path, uint64_t dev,
+		   uint64_t ino);
+/* After load: attach the mmap() watch and start the watchdog.  0 or -1. */
+int rec_hold_start(struct rec *r);
+void rec_hold_msg(struct rec *r, const struct rec_hold_msg *m);
+void rec_hold_release(struct rec *r); /* after the held processes were scanned */
+void rec_hold_close(struct rec *r);   /* resume all, stop the watchdog */
+void rec_hold_losses(struct rec *r, uint64_t ts);
+uint64_t rec_hold_sum(struct rec *r); /* changes when its counters do */
+
 /* sink.c */
 int rec_sink_open(struct rec *r);   /* ring buffers -> handlers */
 int rec_drain(struct rec *r, int timeout_ms);
@@ -185,9 +206,10 @@ uint64_t rec_caps_effective(void);      /* CapEff of /proc/self/status */
 /* The capabilities recording needs (plus the COMMAND ones if asked), as a mask. */
 uint64_t rec_caps_needed(int command_as_user);
 /* Once the probes are attached: no_new_privs, then every capability but
- * rec_caps_needed() out of the permitted, effective, inheritable, ambient
- * and (with CAP_SETPCAP) bounding sets.  0, or -1 with err set. */
-int rec_caps_drop(int command_as_user, char *err, size_t len);
+ * rec_caps_needed() (and CAP_KILL if hold) out of the permitted, effective,
+ * inheritable, ambient and (with CAP_SETPCAP) bounding sets.  0, or -1 with
+ * err set. */
+int rec_caps_drop(int command_as_user, int hold, char *err, size_t len);
 /* For --check: one item per missing capability (what it is needed for),
  * or one "capabilities" item listing them all when none is missing. */
 void rec_caps_check(void (*item)(int ok, const char *what, const char *detail, const char *fix));

@@ -129,6 +129,12 @@ static int on_msg(void *ctx, void *data, size_t size)
 		}
 		return 0;
 	}
+	case REC_MSG_HOLD:
+		if (size < sizeof(struct rec_hold_msg))
+			break;
+		r->n_note++;
+		rec_hold_msg(r, data);
+		return 0;
 	case REC_MSG_NOTE: {
 		const struct rec_note *m = data;
 		if (size < sizeof(*m))
@@ -174,6 +180,7 @@ int rec_drain(struct rec *r, int timeout_ms)
 		r->max_drain_bytes = r->drain_bytes;
 	if (r->npending)
 		rec_scan_pending(r);
+	rec_hold_release(r);
 	/* attached to what they loaded: let them go on */
 	for (unsigned i = 0; i < r->nheld; i++)
 		kill((pid_t)r->held[i], SIGCONT);
@@ -243,6 +250,7 @@ static void write_losses(struct rec *r, uint64_t ts, int final)
 	percpu_sum(r->skel->maps.stack_stats, 0, (uint64_t *)&ss,
 		   sizeof(ss) / sizeof(uint64_t));
 	sum += ss.sent * 23 + ss.lost * 29 + ss.copies * 31 + ss.copies_lost * 37;
+	sum += rec_hold_sum(r);
 	if (!final && sum == r->last_loss_sum)
 		return;
 	r->last_loss_sum = sum;
@@ -271,6 +279,7 @@ static void write_losses(struct rec *r, uint64_t ts, int final)
 	if (r->o.stacks && (ss.copies || ss.copies_lost))
 		put_loss(r, ts, "stack-copies", ss.copies_lost, ss.copies + ss.copies_lost);
 	rec_py_losses(r, ts);
+	rec_hold_losses(r, ts);
 }
 
 /* The u32 keys of a hash map, up to cap. */

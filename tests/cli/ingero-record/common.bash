@@ -9,6 +9,8 @@ FAKE=$INGERO_OUT/tests/fakecuda
 W=$FAKE/workload
 # a lock of our own: other recorders on this machine must not block us
 export INGERO_RECORD_LOCK=$PWD/record.lock
+# and a list of the CUDA library files attached on earlier runs of our own
+export INGERO_RECORD_LIBS=$PWD/cuda-libs
 
 skip() { echo "$*" >&2; exit 77; }
 fail() {

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: MIT
+/*
+ * No call missed after a late dlopen, system-wide.  A uprobe attached to a
+ * file for every process is put in by the kernel whenever any process maps
+ * that file, so what was attached ahead of time cannot miss a first call.
+ * Ahead of time means every CUDA library file this host is known to have:
+ * the dynamic linker's cache (/etc/ld.so.cache), the usual folders
+ * (rec_attach_known) and every file the recorder attached on an earlier
+ * run (a small list kept in /var/lib/ingero).  What is left is the first
+ * mapping of a file never seen: the kernel stops that process as its
+ * mmap() returns (bpf/record.bpf.c, hold_new_lib), the recorder attaches
+ * and resumes it.  A watchdog, a process of its own, resumes any process
+ * held longer than --hold-max and every held process when the recorder
+ * dies, even by SIGKILL; the loss record "holds" counts the processes
+ * resumed before their library was attached.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "ingero/cli.h"
+#include "rec.h"
+#include "bpf/record.skel.h"
+
+/* ---- files attached before: the persisted list ---- */
+
+#define LIBLIST_MAX 512
+
+static const char *liblist_path(void)
+{
+	const char *p = getenv("INGERO_RECORD_LIBS");
+	return p && *p ? p : "/var/lib/ingero/cuda-libs";
+}
+
+/* Attach each listed file that still exists and rewrite the list without
+ * the others (newest LIBLIST_MAX kept). */
+static void attach_listed(struct rec *r)
+{
+	const char *path = liblist_path();
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	char **keep = calloc(LIBLIST_MAX, sizeof(*keep));
+	unsigned n = 0, total = 0;
+	char line[4096];
+	while (keep && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		struct stat st;
+		if (line[0] != '/' || rec_lib_class(line) < 0 || stat(line, &st) || !S_ISREG(st.st_mode))
+			continue;
+		total++;
+		int dup = 0;
+		for (unsigned i = 0; i < n && !dup; i++)
+			dup = !strcmp(keep[i], line);
+		if (dup)
+			continue;
+		if (n == LIBLIST_MAX) {
+			free(keep[0]);
+			memmove(keep, keep + 1, (LIBLIST_MAX - 1) * sizeof(*keep));
+			n--;
+		}
+		keep[n++] = strdup(line);
+	}
+	fclose(f);
+	for (unsigned i = 0; i < n; i++)
+		if (keep[i] && rec_attach_lib(r, keep[i], keep[i]) && ILOG_VERBOSE(1))
+			ilog_warnf("%s", r->err);
+	if (keep && total != n) {
+		char tmp[4200];
+		snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+		FILE *o = fopen(tmp, "we");
+		if (o) {
+			for (unsigned i = 0; i < n; i++)
+				if (keep[i])
+					fprintf(o, "%s\n", keep[i]);
+			if (fclose(o) || rename(tmp, path))
+				unlink(tmp);
+		}
+	}
+	for (unsigned i = 0; keep && i < n; i++)
+		free(keep[i]);
+	free(keep);
+}
+
+static void list_add(const char *file)
+{
+	const char *path = liblist_path();
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = 0;
+		mkdir(dir, 0755); /* /var/lib/ingero: its parent exists */
+	}
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	char buf[4200];
+	int len = snprintf(buf, sizeof(buf), "%s\n", file);
+	if (len > 0 && (size_t)len < sizeof(buf) && write(fd, buf, (size_t)len) != len &&
+	    ILOG_VERBOSE(1))
+		ilog_warnf("%s: %s", path, strerror(errno));
+	close(fd);
+}
+
+/* ---- the dynamic linker's cache ---- */
+
+/* glibc's format "glibc-ld.so.cache1.1" (alone, or after the old one):
+ * 48-byte header, then entries {i32 flags; u32 key, value; u32; u64 hwcap}
+ * whose string offsets count from the header's start. */
+static void attach_ldcache(struct rec *r)
+{
+	int fd = open("/etc/ld.so.cache", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	struct stat st;
+	if (fstat(fd, &st) || st.st_size < 48 || st.st_size > (1 << 28)) {
+		close(fd);
+		return;
+	}
+	size_t size = (size_t)st.st_size;
+	const char *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return;
+	static const char magic[] = "glibc-ld.so.cache1.1";
+	const char *h = memmem(m, size, magic, sizeof(magic) - 1);
+	if (h && (size_t)(h - m) + 48 <= size) {
+		size_t avail = size - (size_t)(h - m);
+		uint32_t nlibs;
+		memcpy(&nlibs, h + 20, 4);
+		for (uint32_t i = 0; i < nlibs && 48 + (size_t)(i + 1) * 24 <= avail; i++) {
+			int32_t flags;
+			uint32_t value;
+			memcpy(&flags, h + 48 + (size_t)i * 24, 4);
+			memcpy(&value, h + 48 + (size_t)i * 24 + 8, 4);
+#if defined(__x86_64__)
+			if (flags != 0x0303) /* ELF libc6, x86-64 */
+				continue;
+#endif
+			if (value >= avail || !memchr(h + value, 0, avail - value))
+				continue;
+			const char *lib = h + value;
+			char real[4096];
+			if (lib[0] != '/' || rec_lib_class(lib) < 0 || !realpath(lib, real))
+				continue;
+			if (rec_attach_lib(r, real, real))
+				ilog_warnf("%s", r->err);
+		}
+	}
+	munmap((void *)m, size);
+}
+
+void rec_attach_cached(struct rec *r)
+{
+	attach_ldcache(r);
+	attach_listed(r);
+}
+
+/* ---- the attached files, for the kernel and the list ---- */
+
+void rec_hold_file(struct rec *r, const char *path, const char *open_path, uint64_t dev,
+		   uint64_t ino)
+{
+	struct rec_file_key k = { ((uint64_t)major(dev) << 20) | minor(dev), ino };
+	uint8_t one = 1;
+	if (r->hold)
+		bpf_map__update_elem(r->skel->maps.lib_files, &k, sizeof(k), &one, 1, BPF_ANY);
+	/* files in our own mount namespace only: a container's path means
+	 * nothing here */
+	if (!strcmp(path, open_path))
+		list_add(path);
+}
+
+/* ---- the watchdog ---- */
+
+static uint64_t mono_ns(void)
+{
+	return rec_now(CLOCK_MONOTONIC);
+}
+
+static void close_all_but(const int *keep, unsigned nkeep)
+{
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return;
+	int fds[1024];
+	unsigned n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) && n < 1024) {
+		int fd = atoi(e->d_name);
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd <= 2 || fd == dirfd(d))
+			continue;
+		int k = 0;
+		for (unsigned i = 0; i < nkeep; i++)
+			k |= keep[i] == fd;
+		if (!k)
+			fds[n++] = fd;
+	}
+	closedir(d);
+	for (unsigned i = 0; i < n; i++)
+		close(fds[i]);
+}
+
+/* Resume every held process (all) or those held longer than max_ns:
+ * whoever deletes the entry resumes the process, so it is resumed once. */
+static void sweep(int holds_fd, int stats_fd, uint64_t max_ns, int all)
+{
+	uint32_t key, next;
+	uint64_t now = mono_ns(), expired = 0;
+	int more = bpf_map_get_next_key(holds_fd, NULL, &next) == 0;
+	while (more) {
+		key = next;
+		more = bpf_map_get_next_key(holds_fd, &key, &next) == 0;
+		struct rec_hold_ent h;
+		if (bpf_map_lookup_elem(holds_fd, &key, &h))
+			continue;
+		if (!all && now - h.ts_ns < max_ns)
+			continue;
+		if (bpf_map_delete_elem(holds_fd, &key))
+			continue; /* the recorder got there first */
+		kill((pid_t)key, SIGCONT);
+		expired++;
+	}
+	if (expired) {
+		uint32_t i = REC_HOLD_EXPIRED;
+		uint64_t v = 0;
+		bpf_map_lookup_elem(stats_fd, &i, &v);
+		v += expired;
+		bpf_map_update_elem(stats_fd, &i, &v, BPF_ANY);
+	}
+}
+
+static void __attribute__((noreturn)) watchdog(int rd, int holds_fd, int stats_fd,
+					      uint64_t max_ns)
+{
+	int keep[] = { rd, holds_fd, stats_fd };
+	close_all_but(keep, 3);
+	setsid(); /* a signal to the recorder's process group does not reach it */
+	prctl(PR_SET_NAME, "ingero-watchdog");
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	/* look 4 times per bound, at most every 100 ms, at least every 5 ms */
+	uint64_t step = max_ns / 4;
+	int ms = step > 100000000ull ? 100 : step < 5000000ull ? 5 : (int)(step / 1000000);
+	for (;;) {
+		struct pollfd p = { rd, POLLIN, 0 };
+		int n = poll(&p, 1, ms);
+		if (n < 0 && errno != EINTR)
+			n = 1;
+		/* end of file (or anything) on the pipe: the recorder is gone */
+		int gone = n > 0;
+		sweep(holds_fd, stats_fd, max_ns, gone);
+		if (gone)
+			_exit(0);
+	}
+}
+
+int rec_hold_start(struct rec *r)
+{
+	if (!r->hold)
+		return 0;
+	r->hold_pipe = -1;
+	r->skel->links.hold_new_lib = bpf_program__attach(r->skel->progs.hold_new_lib);
+	if (!r->skel->links.hold_new_lib) {
+		ilog_warnf("cannot watch mmap() for new CUDA libraries: %s; a library file never "
+			   "attached before can miss its first calls",
+			   strerror(errno));
+		r->hold = 0;
+		return 0;
+	}
+	int p[2];
+	if (pipe2(p, O_CLOEXEC)) {
+		snprintf(r->err, sizeof(r->err), "watchdog pipe: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid_t w = fork();
+	if (w < 0) {
+		snprintf(r->err, sizeof(r->err), "watchdog: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (w == 0) {
+		close(p[1]);
+		watchdog(p[0], bpf_map__fd(r->skel->maps.holds), bpf_map__fd(r->skel->maps.hold_stats),
+			 r->o.hold_max_ns);
+	}
+	close(p[0]);
+	r->hold_pipe = p[1];
+	r->watchdog = w;
+	if (ILOG_VERBOSE(1))
+		fprintf(stderr, "%s: new CUDA library files stop their process until attached "
+				"(at most %llu ms); watchdog %d\n",
+			ilog_prog, (unsigned long long)(r->o.hold_max_ns / 1000000), (int)w);
+	return 0;
+}
+
+void rec_hold_msg(struct rec *r, const struct rec_hold_msg *m)
+{
+	rec_queue_scan(r, m->pid);
+	if (r->nlheld < sizeof(r->lheld) / sizeof(r->lheld[0]))
+		r->lheld[r->nlheld++] = *m;
+	/* else: the watchdog resumes it */
+}
+
+/* After the scan of the held processes: mark their files attached (the
+ * kernel's key, which a stat() may not give on every file system) and
+ * resume the processes the watchdog has not. */
+void rec_hold_release(struct rec *r)
+{
+	uint8_t one = 1;
+	for (unsigned i = 0; i < r->nlheld; i++) {
+		const struct rec_hold_msg *m = &r->lheld[i];
+		bpf_map__update_elem(r->skel->maps.lib_files, &m->file, sizeof(m->file), &one, 1,
+				     BPF_ANY);
+		if (!bpf_map__delete_elem(r->skel->maps.holds, &m->pid, sizeof(m->pid), 0))
+			kill((pid_t)m->pid, SIGCONT);
+	}
+	r->nlheld = 0;
+}
+
+void rec_hold_close(struct rec *r)
+{
+	if (!r->hold)
+		return;
+	bpf_link__destroy(r->skel->links.hold_new_lib);
+	r->skel->links.hold_new_lib = NULL;
+	rec_hold_release(r);
+	sweep(bpf_map__fd(r->skel->maps.holds), bpf_map__fd(r->skel->maps.hold_stats), 0, 1);
+	if (r->hold_pipe >= 0) {
+		close(r->hold_pipe);
+		r->hold_pipe = -1;
+		waitpid(r->watchdog, NULL, 0);
+	}
+	r->hold = 0;
+}
+
+void rec_hold_losses(struct rec *r, uint64_t ts)
+{
+	if (!r->hold_loaded)
+		return;
+	uint64_t v[REC_HOLD__COUNT] = { 0 };
+	for (uint32_t i = 0; i < REC_HOLD__COUNT; i++)
+		bpf_map__lookup_elem(r->skel->maps.hold_stats, &i, sizeof(i), &v[i], sizeof(v[i]), 0);
+	if (!v[REC_HOLD_HELD] && !v[REC_HOLD_MISSED])
+		return;
+	struct ilog_record rec = { .kind = ILOG_K_LOSS };
+	rec.u.loss = (struct ilog_loss){ .ts_ns = ts, .source = ILOG_STR("holds"),
+					 .lost = v[REC_HOLD_EXPIRED] + v[REC_HOLD_MISSED],
+					 .seen = v[REC_HOLD_HELD] + v[REC_HOLD_MISSED] };
+	ilog_writer_put(r->w, &rec);
+}
+
+uint64_t rec_hold_sum(struct rec *r)
+{
+	uint64_t s = 0;
+	for (uint32_t i = 0; r->hold_loaded && i < REC_HOLD__COUNT; i++) {
+		uint64_t v = 0;
+		bpf_map__lookup_elem(r->skel->maps.hold_stats, &i, sizeof(i), &v, sizeof(v), 0);
+		s += v * (41 + i * 2);
+	}
+	return s;
+}

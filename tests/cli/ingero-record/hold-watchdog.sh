@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: MIT
+# A dying or stuck recorder never leaves a workload stopped.  A process
+# that maps a CUDA library file never attached is held until the recorder
+# has attached to it; the recorder's watchdog (a process of its own)
+# resumes it (1) within 1 s when the recorder is killed with SIGKILL while
+# holding it, and (2) after --hold-max when the recorder does not answer,
+# which the log counts (loss "holds": lost 1 of 1).
+. "$INGERO_TESTS/cli/ingero-record/common.bash"
+need_bpf
+
+mkdir a b && cp "$FAKE/libcudart.so.13" a/ && cp "$FAKE/libcudart.so.13" b/
+state() { sed 's/.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null || echo gone; }
+# wait_state PID STATE: until PID is (T) or is not (!T) stopped, 10 s at most
+wait_held() {
+	local i
+	for ((i = 0; i < 1000; i++)); do
+		[[ $(state "$1") == T ]] && return 0
+		sleep 0.01
+	done
+	fail "process $1 was never held (state $(state "$1"))"
+}
+
+# (1) SIGKILL while holding
+start_rec --all-users -v --hold-max 60s
+wd=$(sed -n 's/.*; watchdog \([0-9]*\)$/\1/p' rec.err)
+[[ -n $wd ]] || fail "no watchdog named on stderr"
+kill -STOP "$RECPID" # it can no longer attach: the workload stays held
+"$W" --lib-dir "$PWD/a" --iters 10 --report a.json &
+w=$!
+wait_held "$w"
+sleep 0.3
+[[ $(state "$w") == T ]] || fail "released before --hold-max with the recorder stopped"
+kill -KILL "$RECPID"
+t0=$(date +%s%N)
+for ((i = 0; i < 300; i++)); do
+	[[ $(state "$w") != T ]] && break
+	sleep 0.005
+done
+t1=$(date +%s%N)
+ms=$(((t1 - t0) / 1000000))
+echo "resumed ${ms} ms after the recorder's SIGKILL" >&2
+((ms < 1000)) || fail "workload still stopped ${ms} ms after the recorder's SIGKILL"
+wait "$w" || fail "the workload failed after its release"
+wait "$RECPID" 2>/dev/null || true
+for ((i = 0; i < 100; i++)); do
+	kill -0 "$wd" 2>/dev/null || break
+	sleep 0.01
+done
+kill -0 "$wd" 2>/dev/null && fail "watchdog $wd still running after the recorder died"
+
+# (2) a recorder that does not answer: resumed after --hold-max, counted
+start_rec --all-users --hold-max 300ms
+kill -STOP "$RECPID"
+t0=$(date +%s%N)
+"$W" --lib-dir "$PWD/b" --iters 10 --report b.json || fail "workload b failed"
+ms=$((($(date +%s%N) - t0) / 1000000))
+echo "workload b ran ${ms} ms with the recorder stopped" >&2
+((ms >= 300)) || fail "workload b was not held (${ms} ms)"
+kill -CONT "$RECPID"
+stop_rec
+export_log
+assert_eq "holds" "$(jq -s -c '[.[] | select(.type=="loss" and .source=="holds")] | last
+	| [.lost, .seen]' log.jsonl)" "[1,1]"
