@@ -397,7 +397,12 @@ static __always_inline int op_has_stream(__u32 op)
 	return 1;
 }
 
-static __always_inline int on_entry(struct pt_regs *ctx)
+/*
+ * Push the frame of a traced call on its thread's stack: its slot, or -1
+ * when no frame was pushed (not a target, the ld.so hook, lost, or -- for
+ * a session program, which then needs no return probe -- sampled out).
+ */
+static __always_inline int on_entry(struct pt_regs *ctx, bool session)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id;
@@ -414,7 +419,7 @@ static __always_inline int on_entry(struct pt_regs *ctx)
 		if (is_target(tgid) || (targ_mode == REC_MODE_ALL) ||
 		    (targ_mode == REC_MODE_UID && (__u32)bpf_get_current_uid_gid() == targ_uid))
 			note(REC_NOTE_DLOPEN, tgid);
-		return 0;
+		return -1;
 	}
 	/*
 	 * A thread with an inflight entry belongs to a target (entries are
@@ -427,7 +432,7 @@ static __always_inline int on_entry(struct pt_regs *ctx)
 	struct rec_inflight *in = bpf_map_lookup_elem(&inflight, &tid);
 	if (!in) {
 		if (!want_caller(tgid))
-			return 0;
+			return -1;
 		struct rec_inflight *z = bpf_map_lookup_elem(&inflight_zero, &zero);
 		if (z)
 			bpf_map_update_elem(&inflight, &tid, z, BPF_NOEXIST);
@@ -438,7 +443,7 @@ static __always_inline int on_entry(struct pt_regs *ctx)
 				st->calls++;
 				st->lost++;
 			}
-			return 0;
+			return -1;
 		}
 	}
 	st = bpf_map_lookup_elem(&op_stats, &op);
@@ -449,7 +454,7 @@ static __always_inline int on_entry(struct pt_regs *ctx)
 	if (d >= REC_MAX_DEPTH) {
 		if (st)
 			st->lost++;
-		return 0;
+		return -1;
 	}
 	struct rec_frame *f = &in->f[d & (REC_MAX_DEPTH - 1)];
 	__builtin_memset(f, 0, sizeof(*f));
@@ -459,6 +464,8 @@ static __always_inline int on_entry(struct pt_regs *ctx)
 	    (st->calls - 1) % sample_every != 0) {
 		f->skip = 1;
 		st->sampled++;
+		if (session)
+			return -1; /* counted; no frame, no return probe */
 	}
 	if (!f->skip) {
 		decode(ctx, f, REC_COOKIE_DEC(cookie));
@@ -470,7 +477,7 @@ static __always_inline int on_entry(struct pt_regs *ctx)
 	f->ip = PT_REGS_IP(ctx);
 	in->depth = d + 1;
 	f->ts = bpf_ktime_get_ns(); /* last, so decoding is not timed */
-	return 0;
+	return (int)(d & (REC_MAX_DEPTH - 1));
 }
 
 /* the CPython frame walker: py_walk() and its maps */
@@ -750,6 +757,9 @@ static __always_inline void fill_event(struct ingero_cuda_event *e, struct rec_f
 	}
 }
 
+static __always_inline int finish_call(struct pt_regs *ctx, struct rec_frame *f, __u64 now,
+				       __u32 tgid, __u32 tid, __u32 op);
+
 static __always_inline int on_return(struct pt_regs *ctx)
 {
 	__u64 now = bpf_ktime_get_ns();
@@ -788,9 +798,15 @@ static __always_inline int on_return(struct pt_regs *ctx)
 	in->depth = d;
 	if (!f)
 		return 0;
+	return finish_call(ctx, f, now, tgid, tid, op);
+}
+
+/* A traced call returned: its event (with its stacks) from its frame. */
+static __always_inline int finish_call(struct pt_regs *ctx, struct rec_frame *f, __u64 now,
+				       __u32 tgid, __u32 tid, __u32 op)
+{
 	if (f->skip)
 		return 0;
-
 	/* new stacks go into the ring ahead of the event naming them; at
 	 * return the frame-pointer walk starts in the caller: no frame skipped */
 	__u64 pystack_id = targ_pywalk ? py_walk(tgid) : 0;
@@ -839,7 +855,9 @@ static __always_inline int on_return(struct pt_regs *ctx)
 SEC("uprobe")
 int cuda_entry(struct pt_regs *ctx)
 {
-	return targ_empty ? 0 : on_entry(ctx);
+	if (!targ_empty)
+		on_entry(ctx, false);
+	return 0;
 }
 
 SEC("uretprobe")
@@ -851,13 +869,56 @@ int cuda_return(struct pt_regs *ctx)
 SEC("uprobe")
 int cuda_entry_multi(struct pt_regs *ctx)
 {
-	return targ_empty ? 0 : on_entry(ctx);
+	if (!targ_empty)
+		on_entry(ctx, false);
+	return 0;
 }
 
 SEC("uprobe")
 int cuda_return_multi(struct pt_regs *ctx)
 {
 	return targ_empty ? 0 : on_return(ctx);
+}
+
+/*
+ * The cheaper probe pair (Linux 6.13+): one uprobe session program runs at
+ * the entry and, if the entry returned 0, at the return of the same call,
+ * sharing an 8-byte cookie.  The cookie names the call's frame slot, so
+ * the return takes its frame at once (no search down the thread's stack,
+ * no second program), and a call that needs no return -- not a target, or
+ * left out by --sampling-rate (still counted) -- sets no return probe at
+ * all: no second trap.  The frames stay in `inflight`, which the scheduler
+ * and exit probes read.  The recorder loads it where the kernel has it
+ * (expected attach type BPF_TRACE_UPROBE_SESSION) and the pairs elsewhere.
+ */
+extern bool bpf_session_is_return(void) __ksym __weak;
+extern __u64 *bpf_session_cookie(void) __ksym __weak;
+/* bench/record: 1 = an empty session that sets no return probe (the floor
+ * of an entry-only probe) */
+const volatile bool targ_empty_entry = false;
+
+SEC("uprobe")
+int cuda_session(struct pt_regs *ctx)
+{
+	__u64 *ck = bpf_session_cookie();
+	if (targ_empty)
+		return targ_empty_entry;
+	if (!bpf_session_is_return()) {
+		int slot = on_entry(ctx, true);
+		if (slot < 0)
+			return 1;
+		*ck = (__u64)slot + 1;
+		return 0;
+	}
+	__u64 now = bpf_ktime_get_ns();
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id, slot = (__u32)(*ck - 1) & (REC_MAX_DEPTH - 1);
+	struct rec_inflight *in = bpf_map_lookup_elem(&inflight, &tid);
+	if (!in || *ck == 0 || in->depth <= slot)
+		return 0; /* its thread's frames were flushed meanwhile */
+	struct rec_frame *f = &in->f[slot];
+	in->depth = slot; /* calls above it that did not return are gone with it */
+	return finish_call(ctx, f, now, id >> 32, tid, REC_COOKIE_OP(f->cookie));
 }
 
 /* ---- holding a process that maps a CUDA library not attached yet ---- */

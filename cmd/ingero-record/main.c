@@ -374,6 +374,9 @@ static int setup_bpf(struct rec *r)
 	 * file (hold.c) */
 	int want_hold = o->mode != REC_MODE_PIDS && !o->ncuda_libs && o->hold_max_ns > 0;
 	r->hold = want_hold;
+	/* one session program per call where the kernel has them (6.13+) */
+	r->session = r->multi && !getenv("INGERO_RECORD_NO_SESSION");
+	int want_session = r->session;
 again:
 	r->skel = record_bpf__open();
 	if (!r->skel) {
@@ -394,6 +397,9 @@ again:
 		bpf_program__set_autoload(r->skel->progs.hold_new_lib, false);
 	/* bench/record: measure the bare uprobe+uretprobe cost, recording nothing */
 	r->skel->rodata->targ_empty = getenv("INGERO_RECORD_BENCH_EMPTY") != NULL;
+	/* ... =entry: the empty session sets no return probe */
+	r->skel->rodata->targ_empty_entry = getenv("INGERO_RECORD_BENCH_EMPTY") &&
+					    !strcmp(getenv("INGERO_RECORD_BENCH_EMPTY"), "entry");
 	r->sample_every = o->sampling ? o->sampling : 1;
 	r->skel->data->sample_every = r->sample_every;
 	uint32_t cuda = round_ring(o->ringbuf_size);
@@ -415,22 +421,37 @@ again:
 		bpf_program__set_autoload(r->skel->progs.cuda_entry_multi, false);
 		bpf_program__set_autoload(r->skel->progs.cuda_return_multi, false);
 	}
-	int optional = r->multi || r->hold;
+	if (r->session)
+		bpf_program__set_expected_attach_type(r->skel->progs.cuda_session,
+						      (enum bpf_attach_type)57);
+	else
+		bpf_program__set_autoload(r->skel->progs.cuda_session, false);
+	int optional = r->multi || r->hold || r->session;
 	libbpf_print_fn_t old = optional ? libbpf_set_print(libbpf_quiet) : NULL;
 	int err = record_bpf__load(r->skel);
 	if (optional)
 		libbpf_set_print(old);
 	if (err && optional && err != -EPERM && err != -EACCES) {
-		/* without the hold, then without multi (with the hold again) */
+		/* without the session program, then without the hold (with the
+		 * sessions again), then without multi (with the hold again) */
 		record_bpf__destroy(r->skel);
-		if (r->hold) {
+		if (r->session) {
+			r->session = 0;
+		} else if (r->hold) {
 			r->hold = 0;
+			r->session = want_session && r->multi;
 		} else {
 			r->multi = 0;
+			r->session = 0;
 			r->hold = want_hold;
 		}
 		goto again;
 	}
+	if (ILOG_VERBOSE(1))
+		fprintf(stderr, "%s: CUDA calls timed by %s\n", ilog_prog,
+			r->session ? "one uprobe session program (a return probe only where needed)"
+			: r->multi ? "uprobe_multi entry and return links"
+				   : "a uprobe and a uretprobe per function");
 	if (want_hold && !r->hold)
 		ilog_warnf("cannot load the mmap() watch: a CUDA library file never attached "
 			   "before can miss its first calls");

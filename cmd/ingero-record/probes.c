@@ -421,6 +421,7 @@ static struct bpf_link *attach_one(struct rec *r, const char *open_path, uint64_
 /* BPF_LINK_CREATE for uprobe_multi (Linux 6.6), laid out by hand because
  * the libbpf and UAPI headers this builds against may predate it. */
 #define REC_TRACE_UPROBE_MULTI 48
+#define REC_TRACE_UPROBE_SESSION 57 /* Linux 6.13 */
 #define REC_UPROBE_MULTI_RETURN 1
 struct link_create_um {
 	uint32_t prog_fd, target_fd, attach_type, flags;
@@ -429,20 +430,22 @@ struct link_create_um {
 	uint8_t tail[92]; /* zero: the rest of union bpf_attr */
 };
 
+/* ret: 0 entry, 1 return (uprobe_multi), 2 one session program for both */
 static int attach_multi(struct rec *r, const char *open_path, const uint64_t *offs,
 			const uint64_t *cookies, unsigned n, int ret)
 {
-	struct bpf_program *p = ret ? r->skel->progs.cuda_return_multi
-				    : r->skel->progs.cuda_entry_multi;
+	struct bpf_program *p = ret == 2 ? r->skel->progs.cuda_session
+				: ret ? r->skel->progs.cuda_return_multi
+				      : r->skel->progs.cuda_entry_multi;
 	struct link_create_um a;
 	memset(&a, 0, sizeof(a));
 	a.prog_fd = (uint32_t)bpf_program__fd(p);
-	a.attach_type = REC_TRACE_UPROBE_MULTI;
+	a.attach_type = ret == 2 ? REC_TRACE_UPROBE_SESSION : REC_TRACE_UPROBE_MULTI;
 	a.path = (uint64_t)(uintptr_t)open_path;
 	a.offsets = (uint64_t)(uintptr_t)offs;
 	a.cookies = (uint64_t)(uintptr_t)cookies;
 	a.cnt = n;
-	a.um_flags = ret ? REC_UPROBE_MULTI_RETURN : 0;
+	a.um_flags = ret == 1 ? REC_UPROBE_MULTI_RETURN : 0;
 	return (int)syscall(__NR_bpf, BPF_LINK_CREATE, &a, sizeof(a));
 }
 
@@ -454,6 +457,16 @@ static int attach_multi(struct rec *r, const char *open_path, const uint64_t *of
 static int attach_set(struct rec *r, struct rec_lib *l, const char *open_path,
 		      const uint64_t *offs, const uint64_t *cookies, unsigned n, int with_ret)
 {
+	if (r->session && with_ret && n) {
+		int s = attach_multi(r, open_path, offs, cookies, n, 2);
+		if (s >= 0) {
+			l->mfd[0] = s;
+			return (int)n;
+		}
+		ilog_warnf("%s: cannot attach the session probes: %s; using probe pairs", l->path,
+			   strerror(errno));
+		r->session = 0;
+	}
 	if (r->multi && n) {
 		int in = attach_multi(r, open_path, offs, cookies, n, 0);
 		int out = in >= 0 && with_ret ? attach_multi(r, open_path, offs, cookies, n, 1) : -1;

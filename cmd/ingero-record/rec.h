@@ -90,6 +90,7 @@ struct rec {
 	unsigned nlibs, caplibs;
 	unsigned nprobes;          /* attached uprobe pairs */
 	int multi;                 /* uprobe_multi links work here */
+	int session;               /* uprobe session programs too (6.13+) */
 	struct rec_proc procs[REC_MAX_PROCS];
 	/* pids to rescan after this drain (notes, forks, execs) */
 	uint32_t pending[1024];

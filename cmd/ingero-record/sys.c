@@ -464,6 +464,10 @@ int rec_check(const struct rec_opts *o)
 	/* BPF permission and the verifier: load the real programs */
 	libbpf_print_fn_t old = libbpf_set_print(silent);
 	struct record_bpf *s = record_bpf__open();
+	/* the programs every kernel must load; the session program is
+	 * optional (6.13+) and falls back to the pairs */
+	if (s)
+		bpf_program__set_autoload(s->progs.cuda_session, false);
 	int err = s ? record_bpf__load(s) : -errno;
 	record_bpf__destroy(s);
 	libbpf_set_print(old);
