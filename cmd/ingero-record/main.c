@@ -421,10 +421,12 @@ again:
 		bpf_program__set_autoload(r->skel->progs.cuda_entry_multi, false);
 		bpf_program__set_autoload(r->skel->progs.cuda_return_multi, false);
 	}
-	if (r->session)
+	if (r->session) {
 		bpf_program__set_expected_attach_type(r->skel->progs.cuda_session,
 						      (enum bpf_attach_type)57);
-	else
+		/* not needed with it: its verification is start-up time */
+		bpf_program__set_autoload(r->skel->progs.cuda_return_multi, false);
+	} else
 		bpf_program__set_autoload(r->skel->progs.cuda_session, false);
 	int optional = r->multi || r->hold || r->session;
 	libbpf_print_fn_t old = optional ? libbpf_set_print(libbpf_quiet) : NULL;
