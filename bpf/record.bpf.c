@@ -414,7 +414,7 @@ static __always_inline int on_entry(struct pt_regs *ctx, bool session)
 		if (bpf_map_lookup_elem(&hold, &tgid)) {
 			note(REC_NOTE_HELD, tgid);
 			bpf_send_signal(19 /* SIGSTOP */);
-			return 0;
+			return -1;
 		}
 		if (is_target(tgid) || (targ_mode == REC_MODE_ALL) ||
 		    (targ_mode == REC_MODE_UID && (__u32)bpf_get_current_uid_gid() == targ_uid))
