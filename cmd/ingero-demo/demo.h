@@ -13,6 +13,9 @@ struct demo_scenario {
 	const char *name, *expect; /* the chain pattern the scenario stages */
 	double seconds;
 	const char *const copies[4]; /* library copies it loads, NULL-terminated */
+	/* a process of the host, not of the job, started by the orchestrator
+	 * (not recorded as a target): "storm" or "steady", NULL for none */
+	const char *sidecar;
 };
 
 /* Scenarios that run for real on the fake CUDA libraries. */
@@ -26,5 +29,8 @@ int demo_workload(const struct demo_scenario *s, double seconds, const char *lib
 		  double factor);
 /* The helpers (--child KIND START END CPU SCENARIO LIBDIR). */
 int demo_child(int argc, char **argv);
+/* The sidecar (--sidecar KIND WORKDIR): waits for the workload's timeline
+ * in WORKDIR/t0, then allocates as KIND says.  Returns an exit code. */
+int demo_sidecar(const char *kind, const char *work);
 
 #endif

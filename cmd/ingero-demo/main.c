@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "ingero/cli.h"
@@ -178,6 +179,74 @@ static void rm_cgroups(void)
 		fclose(f);
 }
 
+/* The demo's Kubernetes-like container: the cgroup path a container
+ * runtime gives a pod's container (cgroupfs driver), under ours. */
+#define SIDECAR_POD "0d3e0000-1111-4222-8333-444455556666"
+#define SIDECAR_CTR "c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00"
+static const char *const sidecar_dirs[] = { "kubepods", "besteffort", "pod" SIDECAR_POD,
+					    SIDECAR_CTR };
+
+/* Make the container's cgroup folders under this process's cgroup (in the
+ * hierarchy the recorder reads: v1 memory, or v2).  The leaf into cg, or
+ * "" when cgroups cannot be made (the sidecar then runs in ours). */
+static void make_sidecar_cgroup(char *cg, size_t n)
+{
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	char line[4096], self[4096] = "";
+	int v1 = access("/sys/fs/cgroup/cgroup.controllers", F_OK) &&
+		 !access("/sys/fs/cgroup/memory", F_OK);
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		char *a = strchr(line, ':'), *b = a ? strchr(a + 1, ':') : NULL;
+		if (!b)
+			continue;
+		*b = 0;
+		if (v1 ? !!strstr(a + 1, "memory") : (!strcmp(line, "0") && !a[1]))
+			snprintf(self, sizeof(self), "%s", strcmp(b + 1, "/") ? b + 1 : "");
+	}
+	if (f)
+		fclose(f);
+	cg[0] = 0;
+	char dir[PATH_MAX];
+	int l = snprintf(dir, sizeof(dir), "/sys/fs/cgroup%s%s", v1 ? "/memory" : "", self);
+	for (size_t i = 0; i < sizeof(sidecar_dirs) / sizeof(sidecar_dirs[0]); i++) {
+		l += snprintf(dir + l, sizeof(dir) - (size_t)l, "/%s", sidecar_dirs[i]);
+		if (l >= (int)sizeof(dir) || (mkdir(dir, 0755) && errno != EEXIST))
+			return;
+	}
+	snprintf(cg, n, "%s", dir);
+}
+
+static void rm_sidecar_cgroup(const char *cg)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", cg);
+	for (size_t i = 0; dir[0] && i < sizeof(sidecar_dirs) / sizeof(sidecar_dirs[0]); i++) {
+		rmdir(dir);
+		char *slash = strrchr(dir, '/');
+		if (!slash)
+			break;
+		*slash = 0;
+	}
+}
+
+/* Start the scenario's host process (not the job's: not a target) through
+ * the preproc symlink, in a container's cgroup where one can be made. */
+static pid_t start_sidecar(const char *kind, const char *work, char *cg, size_t n)
+{
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof(path), "%s/bin/preproc", work);
+	make_sidecar_cgroup(cg, n);
+	char *argv[] = { path, "--sidecar", (char *)kind, (char *)work, cg, NULL };
+	pid_t pid;
+	if (posix_spawn(&pid, path, NULL, NULL, argv, environ)) {
+		ilog_warnf("%s: %s", path, strerror(errno));
+		rm_sidecar_cgroup(cg);
+		return -1;
+	}
+	return pid;
+}
+
 /* Record the scenario for real into log.  0, or -1 after a message. */
 static int record(const struct opts *o, const struct demo_scenario *s, const char *bindir,
 		  const char *exe, const char *fake, const char *work, const char *log)
@@ -192,8 +261,8 @@ static int record(const struct opts *o, const struct demo_scenario *s, const cha
 		return -1;
 	}
 	/* helpers are exec'd by these names so the log shows them */
-	static const char *const names[] = { "train", "backup", "infer", "memhog" };
-	for (int i = 0; i < 4; i++) {
+	static const char *const names[] = { "train", "backup", "infer", "memhog", "preproc" };
+	for (int i = 0; i < 5; i++) {
 		snprintf(dst, sizeof(dst), "%s/bin/%s", work, names[i]);
 		if (symlink(exe, dst)) {
 			ilog_errorf("%s: %s", dst, strerror(errno));
@@ -238,7 +307,14 @@ static int record(const struct opts *o, const struct demo_scenario *s, const cha
 	if (ilog_verbosity >= 0)
 		fprintf(stderr, "%s: recording '%s' for %s s with ingero-record (fake CUDA libraries, "
 			"real eBPF)...\n", ilog_prog, s->name, secs);
+	char cg[PATH_MAX] = "";
+	pid_t side = s->sidecar ? start_sidecar(s->sidecar, work, cg, sizeof(cg)) : -1;
 	int rc = run_wait(argv);
+	if (side > 0) {
+		kill(side, SIGTERM);
+		waitpid(side, NULL, 0);
+		rm_sidecar_cgroup(cg);
+	}
 	if (!strcmp(s->name, "oom"))
 		rm_cgroups();
 	struct stat sb;
@@ -392,6 +468,18 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 2 && !strcmp(argv[1], "--child"))
 		return demo_child(argc, argv);
+	if (argc >= 5 && !strcmp(argv[1], "--sidecar")) {
+		if (argv[4][0]) { /* join the container's cgroup */
+			char procs[PATH_MAX + 16];
+			snprintf(procs, sizeof(procs), "%s/cgroup.procs", argv[4]);
+			FILE *f = fopen(procs, "w");
+			if (f) {
+				fprintf(f, "%d", (int)getpid());
+				fclose(f);
+			}
+		}
+		return demo_sidecar(argv[2], argv[3]);
+	}
 
 	static const struct option lo[] = {
 		{ "no-bpf", no_argument, 0, 'N' }, { "bpf", no_argument, 0, 'B' },

@@ -36,6 +36,10 @@
  *   isolated-stalls   12 steps at random times (ilog_scenario_stall_times)
  *                       wait 150-250 ms for their GPU work: no rhythm, no
  *                       slow period; the host stays idle
+ *   memory-storm      memory-pressure, synthesized the same way (recorded for
+ *                       real, the hog is a host process outside the job)
+ *   memory-steady     clean, synthesized the same way (recorded for real, a
+ *                       host process allocates steadily all along)
  */
 #include <math.h>
 #include <stdio.h>
@@ -549,6 +553,9 @@ static const struct { const char *name, *help; double seconds; } scen[] = {
 	{ "gpu-slow", "the GPU gets slower for a while; the host stays idle", 20 },
 	{ "isolated-stalls", "12 synchronizes at random times wait ~200 ms on the GPU", 12 },
 	{ "clean", "a steady training loop, nothing wrong", 12 },
+	{ "memory-storm", "another tenant's process, in a container, floods the host with page "
+			  "faults", 20 },
+	{ "memory-steady", "another tenant's process allocates steadily; nothing wrong", 12 },
 };
 #define NSCEN (sizeof(scen) / sizeof(scen[0]))
 
@@ -639,6 +646,8 @@ int ilog_scenario_write(struct ilog_writer *w, const struct ilog_scenario_opts *
 	if (!strcmp(n, "incident") || !strcmp(n, "gpu-slow") || !strcmp(n, "clean") ||
 	    !strcmp(n, "isolated-stalls"))
 		sc_train(&g, n);
+	else if (!strcmp(n, "memory-steady"))
+		sc_train(&g, "clean");
 	else if (!strcmp(n, "cold-start"))
 		sc_cold(&g);
 	else if (!strcmp(n, "memcpy-bottleneck"))
@@ -651,7 +660,7 @@ int ilog_scenario_write(struct ilog_writer *w, const struct ilog_scenario_opts *
 		sc_graph(&g, 1);
 	else if (!strcmp(n, "gpu-contention"))
 		sc_contention(&g);
-	else if (!strcmp(n, "memory-pressure"))
+	else if (!strcmp(n, "memory-pressure") || !strcmp(n, "memory-storm"))
 		sc_memory(&g, 0);
 	else if (!strcmp(n, "oom"))
 		sc_memory(&g, 1);

@@ -43,6 +43,9 @@ const struct demo_scenario demo_scenarios[] = {
 	{ "oom", "oom", 8, { "base", "hang" } },
 	{ "isolated-stalls", "isolated-stall", 10, { "base", "stall" } },
 	{ "clean", "", 6, { "base" } },
+	/* the hog is no process of the job: another tenant's, in a container */
+	{ "memory-storm", "memory-pressure", 10, { "base", "slow" }, "storm" },
+	{ "memory-steady", "", 8, { "base" }, "steady" },
 	{ NULL, NULL, 0, { NULL } },
 };
 
@@ -84,6 +87,7 @@ static const char *copy_knobs(const char *scen, const char *copy)
 		{ "gpu-contention", "infer", "FAKECUDA_LAT_cudaStreamSynchronize_NS=3000000;" },
 		{ "capture-warmup", "fail", "FAKECUDA_RET_cudaStreamEndCapture=901;" },
 		{ "memory-pressure", "slow", "FAKECUDA_LAT_cudaMemcpy_NS=1600000;" },
+		{ "memory-storm", "slow", "FAKECUDA_LAT_cudaMemcpy_NS=1600000;" },
 		{ "gpu-slow", "slow", "FAKECUDA_LAT_cudaStreamSynchronize_NS=7000000;" },
 		/* a step whose GPU work stalls */
 		{ "isolated-stalls", "stall", "FAKECUDA_LAT_cudaStreamSynchronize_NS=200000000;" },
@@ -251,6 +255,68 @@ static void pin(int cpu)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
+/*
+ * Churn through memory until `until`: map len bytes, touch every page (each
+ * page faulted in is a page allocation), unmap; with gap_ns, sleep that
+ * long between rounds (a steady allocator instead of a storm).
+ */
+static int churn(uint64_t until, size_t len, uint64_t gap_ns)
+{
+	while (now() < until) {
+		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return 1;
+		for (size_t i = 0; i < len; i += 4096)
+			p[i] = (char)i;
+		munmap(p, len);
+		if (gap_ns)
+			sleep_until(now() + gap_ns);
+	}
+	return 0;
+}
+
+/* The workload's timeline, for the sidecar: "T0 SPAN\n" in WORK/t0. */
+static void publish_t0(const char *work, uint64_t t0, uint64_t span)
+{
+	char tmp[4200], path[4200];
+	snprintf(tmp, sizeof(tmp), "%s/t0.tmp", work);
+	snprintf(path, sizeof(path), "%s/t0", work);
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return;
+	fprintf(f, "%llu %llu\n", (unsigned long long)t0, (unsigned long long)span);
+	if (!fclose(f))
+		rename(tmp, path);
+}
+
+int demo_sidecar(const char *kind, const char *work)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/t0", work);
+	unsigned long long t0 = 0, span = 0;
+	for (int i = 0; i < 6000 && !t0; i++) { /* the recorder starts first: up to 60 s */
+		FILE *f = fopen(path, "r");
+		if (!f || fscanf(f, "%llu %llu", &t0, &span) != 2)
+			t0 = 0;
+		if (f)
+			fclose(f);
+		if (!t0)
+			usleep(10000);
+	}
+	if (!t0)
+		return 3;
+	/* a best-effort pod: the lowest CPU weight, so what it costs the job
+	 * is memory, not CPU time */
+	setpriority(PRIO_PROCESS, 0, 19);
+	if (!strcmp(kind, "storm")) {
+		/* what memory-pressure's memhog does, from outside the job */
+		sleep_until(t0 + (uint64_t)((double)span * 0.35));
+		return churn(t0 + (uint64_t)((double)span * 0.7), 256u << 20, 0);
+	}
+	/* steady: 16 MiB every 50 ms over the whole run, no storm */
+	return churn(t0 + span, 16u << 20, 50000000);
+}
+
 /* --child KIND A B CPU SCEN LIBDIR: the helpers, active in [A, B). */
 int demo_child(int argc, char **argv)
 {
@@ -269,19 +335,8 @@ int demo_child(int argc, char **argv)
 			__asm__ volatile("" ::: "memory");
 		return 0;
 	}
-	if (!strcmp(kind, "memhog")) {
-		/* churn through memory: every page faulted in is a page allocation */
-		size_t len = 256u << 20;
-		while (now() < b) {
-			char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			if (p == MAP_FAILED)
-				return 1;
-			for (size_t i = 0; i < len; i += 4096)
-				p[i] = (char)i;
-			munmap(p, len);
-		}
-		return 0;
-	}
+	if (!strcmp(kind, "memhog"))
+		return churn(b, 256u << 20, 0);
 	if (!strcmp(kind, "infer")) {
 		/* a second CUDA process: an inference loop on the same GPU */
 		struct cu c;
@@ -407,6 +462,12 @@ int demo_workload(const struct demo_scenario *s, double seconds, const char *lib
 	for (int i = 0; s->copies[i]; i++)
 		if (strcmp(s->copies[i], "infer") && load(&c[i], lib_dir, n, s->copies[i]))
 			return 2;
+	if (s->sidecar) {
+		/* the job keeps its CPU (as on a node with cores set aside for
+		 * it): what the host process costs it is memory, not CPU time */
+		setpriority(PRIO_PROCESS, 0, -10);
+		publish_t0(lib_dir, t0, span);
+	}
 	sleep_until(t0);
 	struct cu *base = &c[0], *alt = NULL;
 	for (int i = 0; s->copies[i]; i++) {
@@ -462,7 +523,7 @@ int demo_workload(const struct demo_scenario *s, double seconds, const char *lib
 		double a = !strcmp(n, "gpu-slow") ? 0.4 : 0.3, b = 0.75;
 		while (now() < end)
 			step(now() >= AT(a) && now() < AT(b) ? alt : base, 8);
-	} else if (!strcmp(n, "memory-pressure")) {
+	} else if (!strcmp(n, "memory-pressure") || !strcmp(n, "memory-storm")) {
 		while (now() < end) {
 			struct cu *u = now() >= AT(0.35) && now() < AT(0.7) ? alt : base;
 			u->memcpy_(dev, host, 1 << 20, 1);

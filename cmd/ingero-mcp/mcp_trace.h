@@ -39,6 +39,7 @@ const char *trace_op_name(int64_t op);
 		 char *err, size_t errlen)
 TRACE_TOOL(tool_trace_stats);
 TRACE_TOOL(tool_process_breakdown);
+TRACE_TOOL(tool_host_context);
 TRACE_TOOL(tool_causal_chains);
 TRACE_TOOL(tool_stacks);
 TRACE_TOOL(tool_graph_lifecycle);

@@ -247,6 +247,19 @@ const struct mcp_tool mcp_tools[] = {
 		.cache = 1,
 	},
 	{
+		.name = "get_host_context",
+		.title = "The rest of the host",
+		.description =
+			"What the whole host did (any process, not only CUDA ones): the processes "
+			"that allocated most pages, with pages/s and their container (id or cgroup), "
+			"direct reclaim and compaction stalls their tasks suffered, pages of all "
+			"other processes, least available memory and the highest pressure stall "
+			"information (PSI %) of the snapshots.",
+		.schema = SCHEMA(P_TIME "," P_SESSION, ""),
+		.run = tool_host_context,
+		.cache = 1,
+	},
+	{
 		.name = "run_sql",
 		.title = "Read-only SQL",
 		.description =

@@ -284,11 +284,31 @@ uint64_t causal_pages_in(struct ctx *x, const uint8_t *in, uint32_t *top_pid, ui
 uint64_t causal_others_calls(struct ctx *x, const struct sproc *p, const uint8_t *in,
 			     uint32_t *top_pid, uint64_t *top_n);
 
+/*
+ * Page allocations of windows [a, b) against the rest of [lo, hi), per
+ * process: the culprit is the process other than p whose allocations rose
+ * most over its own rate outside [a, b) (pid 0: none rose).  Rates are
+ * pages per second of the windows its page_alloc records cover; the
+ * machine's include page_alloc_rest.  Returns -1 when out of memory.
+ */
+struct page_storm {
+	uint32_t pid;                 /* the culprit, 0 = none */
+	uint64_t pages_in, ns_in;     /* its pages in [a, b) and the time they cover */
+	uint64_t pages_out, ns_out;   /* the same outside [a, b) */
+	double excess;                /* pages above its own rate outside */
+	double machine_excess;        /* the machine's pages above its rate outside */
+};
+int causal_page_storm(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t b, uint32_t lo,
+		      uint32_t hi, struct page_storm *out);
+/* Direct reclaim and compaction stalls of any task in [a, b). */
+void causal_stalls(struct ctx *x, uint32_t a, uint32_t b, uint64_t *n, uint64_t *ns);
+
 /* The system snapshots of windows [a, b), summed up. */
 struct snapsum {
 	uint32_t n;
 	double cpu_avg, cpu_max, load_max;
 	uint64_t avail_min, total, swap_growth;
+	double psi_mem_max;
 };
 void causal_snaps(struct ctx *x, uint32_t a, uint32_t b, struct snapsum *s);
 

@@ -222,14 +222,15 @@ static uint64_t pages_sum(struct ctx *x, uint32_t a, uint32_t b, const uint8_t *
 	*top_n = 0;
 	for (uint32_t i = 0; i < x->st->nhs; i++) {
 		const struct hseries *h = x->st->hs[i];
-		if (h->node != x->nd->idx || h->type != ILOG_HOST_PAGE_ALLOC)
+		if (h->node != x->nd->idx ||
+		    (h->type != ILOG_HOST_PAGE_ALLOC && h->type != ILOG_HOST_PAGE_ALLOC_REST))
 			continue;
 		uint64_t n = 0;
 		for (uint32_t k = a; k < b && k < h->nt; k++)
 			if (!in || in[k])
 				n += h->t[k].value;
 		all += n;
-		if (n > *top_n) {
+		if (h->pid && n > *top_n) {
 			*top_n = n;
 			*top_pid = h->pid;
 		}
@@ -275,6 +276,58 @@ uint64_t causal_others_calls(struct ctx *x, const struct sproc *p, const uint8_t
 	return all;
 }
 
+int causal_page_storm(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t b, uint32_t lo,
+		      uint32_t hi, struct page_storm *out)
+{
+	memset(out, 0, sizeof(*out));
+	uint64_t m_in = 0, m_out = 0;
+	for (uint32_t i = 0; i < x->st->nhs; i++) {
+		const struct hseries *h = x->st->hs[i];
+		if (h->node != x->nd->idx ||
+		    (h->type != ILOG_HOST_PAGE_ALLOC && h->type != ILOG_HOST_PAGE_ALLOC_REST))
+			continue;
+		uint64_t pin = 0, nin = 0, pout = 0, nout = 0;
+		for (uint32_t k = lo; k < hi && k < h->nt; k++) {
+			if (k >= a && k < b)
+				pin += h->t[k].value, nin += h->t[k].dur;
+			else
+				pout += h->t[k].value, nout += h->t[k].dur;
+		}
+		m_in += pin;
+		m_out += pout;
+		if (h->type != ILOG_HOST_PAGE_ALLOC || !h->pid || h->pid == p->pid || !pin ||
+		    causal_is_recorder(x, h->pid))
+			continue;
+		double rate_out = nout ? (double)pout / (double)nout : 0;
+		double excess = (double)pin - rate_out * (double)nin;
+		if (excess > out->excess) {
+			out->pid = h->pid;
+			out->pages_in = pin, out->ns_in = nin;
+			out->pages_out = pout, out->ns_out = nout;
+			out->excess = excess;
+		}
+	}
+	/* the machine: pages per window tick inside against outside */
+	double len_in = 0, len_out = 0;
+	for (uint32_t k = lo; k < hi; k++)
+		*(k >= a && k < b ? &len_in : &len_out) += (double)x->nd->width;
+	out->machine_excess = (double)m_in - (len_out > 0 ? (double)m_out / len_out : 0) * len_in;
+	return 0;
+}
+
+void causal_stalls(struct ctx *x, uint32_t a, uint32_t b, uint64_t *n, uint64_t *ns)
+{
+	*n = *ns = 0;
+	for (uint32_t i = 0; i < x->st->nhs; i++) {
+		const struct hseries *h = x->st->hs[i];
+		if (h->node != x->nd->idx ||
+		    (h->type != ILOG_HOST_RECLAIM && h->type != ILOG_HOST_COMPACT))
+			continue;
+		for (uint32_t k = a; k < b && k < h->nt; k++)
+			*n += h->t[k].n, *ns += h->t[k].dur;
+	}
+}
+
 void causal_snaps(struct ctx *x, uint32_t a, uint32_t b, struct snapsum *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -292,6 +345,8 @@ void causal_snaps(struct ctx *x, uint32_t a, uint32_t b, struct snapsum *s)
 			s->cpu_max = t->cpu_max;
 		if (t->load_max > s->load_max)
 			s->load_max = t->load_max;
+		if (t->psi_max[PSI_MEM_SOME] > s->psi_mem_max)
+			s->psi_mem_max = t->psi_max[PSI_MEM_SOME];
 		if (t->swap_used_max > peak)
 			peak = t->swap_used_max;
 		s->total = t->total;
@@ -359,7 +414,7 @@ int causal_sig_build(struct ctx *x, const struct sproc *p, struct sig *g, uint32
 		if (h->type == ILOG_HOST_SWITCH && h->pid == p->pid && has_tid(p, h->tid))
 			for (uint32_t k = 0; k < T && k < h->nt; k++)
 				g->cpu[k] += (double)h->t[k].dur;
-		if (h->type == ILOG_HOST_PAGE_ALLOC) {
+		if (h->type == ILOG_HOST_PAGE_ALLOC || h->type == ILOG_HOST_PAGE_ALLOC_REST) {
 			have_pages = 1;
 			uint64_t span = h->n ? (h->dur / h->n + x->nd->width - 1) / x->nd->width : 1;
 			if (span > g->page_span)

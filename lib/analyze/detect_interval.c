@@ -38,6 +38,129 @@ static double coverage(struct ctx *x, const uint8_t *hot, const uint8_t *flag, u
 	"Nsight Systems, check clocks and throttling (nvidia-smi -q -d PERFORMANCE,TEMPERATURE) " \
 	"and other tenants of the GPU outside this host's view."
 
+/*
+ * Host memory pressure: the culprit is the process (other than the job)
+ * whose page allocations rose most over its own rate outside the interval
+ * - named when it accounts for at least half of the machine's rise - with
+ * its pages per second in and outside the interval and how far available
+ * memory fell.  Scarcity (direct reclaim or compaction stalls, memory PSI
+ * of at least ILOG_MEM_PSI, swap growth, available memory under
+ * ILOG_MEM_SCARCE of the total) raises the severity one step.
+ */
+static void memory_chain(struct ctx *x, struct cand *c, const struct sproc *p, const char *head,
+			 struct ival iv, uint32_t lo, uint32_t hi, uint64_t pg, uint32_t ppid,
+			 uint64_t ptop, const struct snapsum *ss)
+{
+	struct page_storm ps;
+	causal_page_storm(x, p, iv.a, iv.b, lo, hi, &ps);
+	uint64_t nst, nsst;
+	causal_stalls(x, iv.a, iv.b, &nst, &nsst);
+	/* available memory just before the interval (carried from the last
+	 * snapshot before it) */
+	uint64_t before = 0;
+	for (uint32_t k = iv.a; k-- > 0 && k < x->nd->nsnap;)
+		if (x->nd->snap[k].n) {
+			before = x->nd->snap[k].avail_min;
+			break;
+		}
+	char tail[768] = "";
+	size_t l = 0;
+	uint32_t cul = 0;
+	const char *cc = "";
+	if (ps.pid && ps.excess > 0 && ps.excess >= 0.5 * ps.machine_excess && ps.ns_in) {
+		cul = ps.pid;
+		cc = ilog_stats_comm(x->st, x->nd->idx, cul);
+		const char *ctr = ilog_stats_container(x->st, x->nd->idx, cul);
+		double r_in = (double)ps.pages_in * 1e9 / (double)ps.ns_in;
+		double r_out = ps.ns_out ? (double)ps.pages_out * 1e9 / (double)ps.ns_out : 0;
+		l += (size_t)snprintf(tail + l, sizeof(tail) - l,
+				      " while PID %u (%s)%s%s%s allocated %.0f pages/s (%s/s) against "
+				      "%.0f pages/s outside the interval",
+				      cul, cc, ctr[0] ? " in " : "", ctr, ctr[0] ? "," : "", r_in,
+				      B(x, r_in * ILOG_PAGE_BYTES), r_out);
+		causal_met_u(c, "culprit_pages_in", ps.pages_in);
+		causal_met_u(c, "culprit_page_ns_in", ps.ns_in);
+		causal_met_u(c, "culprit_pages_out", ps.pages_out);
+		causal_met_u(c, "culprit_page_ns_out", ps.ns_out);
+		causal_met_f(c, "culprit_pages_per_s_in", r_in);
+		causal_met_f(c, "culprit_pages_per_s_out", r_out);
+		if (ctr[0])
+			causal_met_s(c, "culprit_container", ctr);
+		if (r_out > 0)
+			causal_ev_add(x, c, tick_ts(x, iv.a), "PID %u (%s) allocates %.0f pages/s, "
+				      "%.1fx its rate outside the interval", cul, cc, r_in, r_in / r_out);
+		else
+			causal_ev_add(x, c, tick_ts(x, iv.a), "PID %u (%s) allocates %.0f pages/s, "
+				      "none outside the interval", cul, cc, r_in);
+	} else if (pg) {
+		l += (size_t)snprintf(tail + l, sizeof(tail) - l,
+				      " while the host was under memory pressure; %llu pages were "
+				      "allocated", (unsigned long long)pg);
+		if (ppid && ppid != p->pid && !causal_is_recorder(x, ppid))
+			l += (size_t)snprintf(tail + l, sizeof(tail) - l, " (%llu by PID %u (%s))",
+					      (unsigned long long)ptop, ppid,
+					      ilog_stats_comm(x->st, x->nd->idx, ppid));
+	} else {
+		l += (size_t)snprintf(tail + l, sizeof(tail) - l,
+				      " while the host was under memory pressure");
+	}
+	if (ss->n && ss->total) {
+		if (before > ss->avail_min)
+			l += (size_t)snprintf(tail + l, sizeof(tail) - l,
+					      "; available memory fell from %s to %s (%s of %s)",
+					      B(x, (double)before), B(x, (double)ss->avail_min),
+					      P(x, (double)ss->avail_min / (double)ss->total),
+					      B(x, (double)ss->total));
+		else
+			l += (size_t)snprintf(tail + l, sizeof(tail) - l,
+					      "; available memory was %s (%s of %s) at its lowest",
+					      B(x, (double)ss->avail_min),
+					      P(x, (double)ss->avail_min / (double)ss->total),
+					      B(x, (double)ss->total));
+		causal_met_u(c, "mem_avail_before", before);
+	}
+	if (nst)
+		l += (size_t)snprintf(tail + l, sizeof(tail) - l,
+				      "; tasks stalled %llu times in direct reclaim or compaction (%s)",
+				      (unsigned long long)nst, D(x, (double)nsst));
+	if (ss->psi_mem_max >= ILOG_MEM_PSI)
+		l += (size_t)snprintf(tail + l, sizeof(tail) - l,
+				      "; memory pressure stalled tasks %.1f%% of the time",
+				      ss->psi_mem_max);
+	if (ss->swap_growth)
+		l += (size_t)snprintf(tail + l, sizeof(tail) - l, "; swap use grew by %s",
+				      B(x, (double)ss->swap_growth));
+	causal_met_u(c, "base_from_ns", tick_ts(x, lo));
+	causal_met_u(c, "base_to_ns", tick_ts(x, hi));
+	causal_met_u(c, "stalls_in", nst);
+	causal_met_u(c, "stall_ns_in", nsst);
+	causal_met_f(c, "psi_mem_max_in", ss->psi_mem_max);
+	snprintf(c->root, sizeof(c->root), "%s%s", head, tail);
+	if (!cul && ppid && ppid != p->pid && !causal_is_recorder(x, ppid))
+		cul = ppid, cc = ilog_stats_comm(x->st, x->nd->idx, ppid);
+	if (cul) {
+		c->culprit = cul;
+		cpy(c->ccomm, sizeof(c->ccomm), cc);
+	}
+	if (cul)
+		snprintf(c->title, sizeof(c->title), "Memory storm: %s (PID %u) slowed %s (PID %u)",
+			 cc, cul, c->comm, p->pid);
+	else
+		snprintf(c->title, sizeof(c->title), "Host memory pressure slowed %s (PID %u)",
+			 c->comm, p->pid);
+	snprintf(c->fix, sizeof(c->fix), FIX_MEM,
+		 cul ? causal_fmt(x, "%s (PID %u)", cc, cul) : "the other processes");
+	causal_ev_add(x, c, tick_ts(x, iv.a),
+		      "host memory pressure: %llu pages allocated in the interval",
+		      (unsigned long long)pg);
+	int scarce = nst || ss->psi_mem_max >= ILOG_MEM_PSI || ss->swap_growth ||
+		     (ss->n && ss->avail_min < ILOG_MEM_SCARCE * (double)ss->total);
+	causal_met_u(c, "scarce", (uint64_t)scarce);
+	int g = causal_grade(c->lost, c->wall, c->span, c->floor);
+	if (scarce && g >= ILOG_SEV_LOW && g < ILOG_SEV_HIGH && c->lost >= c->floor)
+		c->forced = g + 1;
+}
+
 static void interval_chain(struct ctx *x, const struct sproc *p, const struct sseries *s,
 			   const struct base *bs, const uint8_t *hot, const uint8_t *inany,
 			   struct ival iv, struct sig *g, uint32_t lo, uint32_t hi)
@@ -268,39 +391,7 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 		causal_ev_add(x, c, ta, "PID %u (%s) is making CUDA calls: %llu in the interval",
 			      opid, cc, (unsigned long long)on);
 	} else if (!strcmp(pat, "memory-pressure")) {
-		const char *cc = ppid ? ilog_stats_comm(x->st, x->nd->idx, ppid) : "";
-		char tail[512] = "";
-		size_t l = 0;
-		if (pg) {
-			l += (size_t)snprintf(tail + l, sizeof(tail) - l, "; %llu pages were allocated",
-					      (unsigned long long)pg);
-			if (ppid && ppid != p->pid && !causal_is_recorder(x, ppid))
-				l += (size_t)snprintf(tail + l, sizeof(tail) - l,
-						      " (%llu by PID %u (%s))",
-						      (unsigned long long)ptop, ppid, cc);
-		}
-		if (ss.n && ss.total)
-			l += (size_t)snprintf(tail + l, sizeof(tail) - l,
-					      "; available memory fell to %s (%s of %s)",
-					      P(x, (double)ss.avail_min / (double)ss.total),
-					      B(x, (double)ss.avail_min), B(x, (double)ss.total));
-		if (ss.swap_growth)
-			l += (size_t)snprintf(tail + l, sizeof(tail) - l, "; swap use grew by %s",
-					      B(x, (double)ss.swap_growth));
-		snprintf(c->root, sizeof(c->root), "%s while the host was under memory pressure%s", head,
-			 tail);
-		if (ppid && ppid != p->pid && !causal_is_recorder(x, ppid)) {
-			c->culprit = ppid;
-			cpy(c->ccomm, sizeof(c->ccomm), cc);
-		}
-		snprintf(c->title, sizeof(c->title), "Host memory pressure slowed %s (PID %u)", comm,
-			 p->pid);
-		snprintf(c->fix, sizeof(c->fix), FIX_MEM,
-			 c->culprit ? causal_fmt(x, "%s (PID %u)", cc, ppid) : "the other processes");
-		if (c->culprit)
-			causal_met_u(c, "culprit_pages_in", ptop);
-		causal_ev_add(x, c, ta, "host memory pressure: %llu pages allocated in the interval",
-			      (unsigned long long)pg);
+		memory_chain(x, c, p, head, iv, lo, hi, pg, ppid, ptop, &ss);
 	} else {
 		char tail[512];
 		size_t l = (size_t)snprintf(tail, sizeof(tail),

@@ -347,6 +347,33 @@ static int comm_set(struct ilog_stats *st, uint32_t node, uint32_t pid, const ch
 	return 0;
 }
 
+const char *ilog_stats_container(struct ilog_stats *st, uint32_t node, uint32_t pid)
+{
+	struct sproc *p = ilog_stats_proc(st, node, pid);
+	return p ? p->ctr : "";
+}
+
+/*
+ * A container's name for reports: the Kubernetes pod and container ids
+ * (12 digits of the container's, as docker and crictl show it), or the
+ * cgroup path of a process in a cgroup of its own ("" for the root and
+ * the usual session and service cgroups of a host's own processes).
+ */
+static void container_label(char *d, size_t n, const struct ilog_process *pr)
+{
+	char path[512];
+	ilog_str_copy(path, sizeof(path), pr->cgroup);
+	d[0] = 0;
+	if (pr->container_id.n && pr->pod_uid.n)
+		snprintf(d, n, "pod %.36s, container %.12s", pr->pod_uid.p, pr->container_id.p);
+	else if (pr->container_id.n)
+		snprintf(d, n, "container %.12s", pr->container_id.p);
+	else if (path[0] && strcmp(path, "/") && !strstr(path, "/user.slice") &&
+		 !strstr(path, "/session-") && strncmp(path, "/system.slice", 13) &&
+		 strncmp(path, "/init.scope", 11))
+		snprintf(d, n, "cgroup %.100s", path);
+}
+
 const char *ilog_stats_comm(struct ilog_stats *st, uint32_t node, uint32_t pid)
 {
 	struct sproc *p = ilog_stats_proc(st, node, pid);
@@ -901,6 +928,8 @@ int ilog_stats_add(struct ilog_stats *st, const struct ilog_record *rec,
 			break;
 		}
 		p->ppid = pr->ppid;
+		container_label(p->ctr, sizeof(p->ctr), pr);
+		p->cgroup_id = pr->cgroup_id;
 		size_t n = pr->comm.n < sizeof(p->comm) - 1 ? pr->comm.n : sizeof(p->comm) - 1;
 		if (n) {
 			memcpy(p->comm, pr->comm.p, n);

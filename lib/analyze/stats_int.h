@@ -139,6 +139,10 @@ struct sproc {
 	int has_exit, oom_killed;
 	uint64_t exit_ts, oom_ts;
 	int64_t exit_code;
+	/* its container (format 1.2 process record): "pod UID, container ID",
+	 * "container ID" or the cgroup path; "" when none is known */
+	char ctr[128];
+	uint64_t cgroup_id;
 };
 
 /* Discrete host events worth a line each (OOM kills, exits). */
@@ -237,6 +241,8 @@ struct ilog_stats {
 struct snode *ilog_stats_node(struct ilog_stats *st, uint32_t node);
 struct sproc *ilog_stats_proc(struct ilog_stats *st, uint32_t node, uint32_t pid);
 const char *ilog_stats_comm(struct ilog_stats *st, uint32_t node, uint32_t pid);
+/* The container of pid (sproc.ctr), "" when not known. */
+const char *ilog_stats_container(struct ilog_stats *st, uint32_t node, uint32_t pid);
 
 /* A dense histogram summed over ticks [a, b) of a series; with filter
  * "skip" (NULL = none) ticks for which skip[k] is set are left out. */

@@ -247,5 +247,8 @@ struct ilog_trace_ops {
 };
 int ilog_trace_record(struct ilog_tracks *t, const struct ilog_trace_ops *ops, void *s,
 		      const struct ilog_record *rec, const struct ilog_reader *r);
+/* The key of a page_alloc(_rest) record's counter track, after "pages/s ":
+ * "COMM (pid PID)" or "other processes". */
+void ilog_page_track_name(char *buf, size_t n, const struct ingero_host_event *h);
 
 #endif

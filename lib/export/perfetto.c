@@ -15,7 +15,10 @@
  *                       as JSON has no child tracks (export_int.h says why
  *                       preemptions do not share the calls' track)
  *   oom/fork/exec/exit -> thread instant
- *   snapshot         -> counters "cpu %", "mem available", "swap used", "load1"
+ *   snapshot         -> counters "cpu %", "mem available", "swap used", "load1",
+ *                       "psi cpu some %", "psi mem some %", ... (format 1.2)
+ *   page_alloc       -> counter "pages/s COMM (pid PID)", one per named process;
+ *                       page_alloc_rest -> "pages/s other processes"
  *   loss             -> counter "lost <source>"
  *   chain            -> process instant named by severity, coloured by it
  * Times are wall clock (the node's anchors) relative to a time zero, the
@@ -231,6 +234,13 @@ static int host_event(struct pj *p, uint32_t node, const struct ingero_host_even
 							   (uint64_t)h->dur_ns)) ||
 		       ilog_buf_printf(b, "}}");
 	}
+	if (h->type == ILOG_HOST_PAGE_ALLOC || h->type == ILOG_HOST_PAGE_ALLOC_REST) {
+		/* a window's page allocations: a counter track per process */
+		char key[64];
+		ilog_page_track_name(key, sizeof(key), h);
+		return counter(p, node, ts, "pages/s", key,
+			       h->dur_ns ? (double)h->value * 1e9 / (double)h->dur_ns : 0);
+	}
 	if (h->type != ILOG_HOST_OOM && h->type != ILOG_HOST_FORK && h->type != ILOG_HOST_EXEC &&
 	    h->type != ILOG_HOST_EXIT)
 		return 0; /* windows and wakeups: in sqlite/jsonl, not on a timeline */
@@ -313,7 +323,12 @@ static int pj_snapshot(void *s, uint32_t node, const struct ilog_snapshot *sn, u
 	return counter(s, node, wall, "cpu", "busy %", sn->cpu_pct) ||
 	       counter(s, node, wall, "mem", "available", (double)sn->mem_avail) ||
 	       counter(s, node, wall, "mem", "swap used", (double)(sn->swap_total - sn->swap_free)) ||
-	       counter(s, node, wall, "load", "1m", sn->load1) ? -1 : 0;
+	       counter(s, node, wall, "load", "1m", sn->load1) ||
+	       counter(s, node, wall, "psi", "cpu some %", sn->psi_cpu_some) ||
+	       counter(s, node, wall, "psi", "mem some %", sn->psi_mem_some) ||
+	       counter(s, node, wall, "psi", "mem full %", sn->psi_mem_full) ||
+	       counter(s, node, wall, "psi", "io some %", sn->psi_io_some) ||
+	       counter(s, node, wall, "psi", "io full %", sn->psi_io_full) ? -1 : 0;
 }
 
 static int pj_loss(void *s, uint32_t node, const struct ilog_loss *l, uint64_t wall)

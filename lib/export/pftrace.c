@@ -198,7 +198,9 @@ struct seq {                   /* a packet sequence */
 
 struct counters {              /* per node, on sequence 1 */
 	uint64_t cpu, mem, swap, load, chains;
-	struct { char src[64]; uint64_t uuid; } *loss;
+	uint64_t psi[5];           /* cpu some, mem some, mem full, io some, io full */
+	/* counters made on first use, by name: losses, page allocations */
+	struct { char src[80]; uint64_t uuid; } *loss;
 	uint32_t nloss;
 };
 
@@ -652,8 +654,23 @@ static int cuda_slice(struct pf *p, uint32_t node, const struct ingero_cuda_even
 	return 0;
 }
 
+static uint64_t named_counter(struct pf *p, uint32_t node, const char *name, int unit);
+static void counter_value(struct pf *p, uint64_t track, uint64_t wall, double v);
+
 static int host_event(struct pf *p, uint32_t node, const struct ingero_host_event *h, uint64_t wall)
 {
+	if (h->type == ILOG_HOST_PAGE_ALLOC || h->type == ILOG_HOST_PAGE_ALLOC_REST) {
+		/* a window's page allocations: a counter track per process */
+		char key[64], name[80];
+		ilog_page_track_name(key, sizeof(key), h);
+		snprintf(name, sizeof(name), "pages/s %s", key);
+		uint64_t uuid = named_counter(p, node, name, 0);
+		if (!uuid)
+			return -1;
+		counter_value(p, uuid, wall,
+			      h->dur_ns ? (double)h->value * 1e9 / (double)h->dur_ns : 0);
+		return 0;
+	}
 	int sw = h->type == ILOG_HOST_SWITCH;
 	if (!sw && h->type != ILOG_HOST_OOM && h->type != ILOG_HOST_FORK &&
 	    h->type != ILOG_HOST_EXEC && h->type != ILOG_HOST_EXIT)
@@ -722,29 +739,46 @@ static int snapshot(struct pf *p, uint32_t node, const struct ilog_snapshot *s, 
 	counter_value(p, c->mem, wall, (double)s->mem_avail);
 	counter_value(p, c->swap, wall, (double)(s->swap_total - s->swap_free));
 	counter_value(p, c->load, wall, s->load1);
+	static const char *const psi[5] = { "psi cpu some %", "psi mem some %", "psi mem full %",
+					    "psi io some %", "psi io full %" };
+	const double v[5] = { s->psi_cpu_some, s->psi_mem_some, s->psi_mem_full, s->psi_io_some,
+			      s->psi_io_full };
+	for (int i = 0; i < 5; i++) {
+		if (!c->psi[i])
+			c->psi[i] = child_track(p, node, psi[i], 1, 0);
+		counter_value(p, c->psi[i], wall, v[i]);
+	}
 	return 0;
 }
 
-static int loss(struct pf *p, uint32_t node, const struct ilog_loss *l, uint64_t wall)
+/* The node's counter track of this name, made on first use; 0 on ENOMEM. */
+static uint64_t named_counter(struct pf *p, uint32_t node, const char *name, int unit)
 {
 	struct counters *c = &p->ctr[node];
-	char src[64];
-	snprintf(src, sizeof(src), "%.*s", (int)l->source.n, l->source.p);
 	uint32_t i = 0;
-	while (i < c->nloss && strcmp(c->loss[i].src, src))
+	while (i < c->nloss && strcmp(c->loss[i].src, name))
 		i++;
 	if (i == c->nloss) {
 		void *q = realloc(c->loss, (c->nloss + 1) * sizeof(*c->loss));
 		if (!q)
-			return -1;
+			return 0;
 		c->loss = q;
-		char name[80];
-		snprintf(name, sizeof(name), "lost %s", src);
-		memcpy(c->loss[i].src, src, sizeof(src));
-		c->loss[i].uuid = child_track(p, node, name, 1, UNIT_COUNT);
+		snprintf(c->loss[i].src, sizeof(c->loss[i].src), "%s", name);
+		c->loss[i].uuid = child_track(p, node, name, 1, unit);
 		c->nloss++;
 	}
-	counter_value(p, c->loss[i].uuid, wall, (double)l->lost);
+	return c->loss[i].uuid;
+}
+
+static int loss(struct pf *p, uint32_t node, const struct ilog_loss *l, uint64_t wall)
+{
+	char name[80];
+	snprintf(name, sizeof(name), "lost %.*s", (int)(l->source.n < 64 ? l->source.n : 64),
+		 l->source.p);
+	uint64_t uuid = named_counter(p, node, name, UNIT_COUNT);
+	if (!uuid)
+		return -1;
+	counter_value(p, uuid, wall, (double)l->lost);
 	return 0;
 }
 

@@ -398,3 +398,11 @@ int ilog_trace_record(struct ilog_tracks *t, const struct ilog_trace_ops *ops, v
 		return 0;
 	}
 }
+
+void ilog_page_track_name(char *buf, size_t n, const struct ingero_host_event *h)
+{
+	if (h->type == ILOG_HOST_PAGE_ALLOC_REST)
+		snprintf(buf, n, "other processes");
+	else
+		snprintf(buf, n, "%.16s (pid %u)", h->comm, h->pid);
+}

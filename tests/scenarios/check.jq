@@ -104,14 +104,41 @@ $ch.root_cause as $s |
     dur("victim off-CPU"; ($sw | map(.dur_ns) | add // 0); $p.t)
   elif $pattern == "memory-pressure" then
     head($s),
-    ($s | capture("while the host was under memory pressure(; (?<n>\\d+) pages were allocated( \\((?<k>\\d+) by PID (?<q>\\d+) \\((?<qc>[^)]*)\\)\\))?)?(; available memory fell to (?<x>[0-9.]+)% \\((?<av>[0-9.]+ \\w+) of (?<tot>[0-9.]+ \\w+)\\))?")) as $p |
-    [$host[] | select(.host_type == "page_alloc" and inwin)] as $pg |
+    def pages: .host_type == "page_alloc" or .host_type == "page_alloc_rest";
+    [$host[] | select(pages and inwin)] as $pg |
     [$snaps[] | select(inwin)] as $sn |
-    count("pages allocated in the interval"; ($pg | map(.value) | add // 0); ($p.n // "0")),
-    (if $p.k then count("pages by the culprit"; ($pg | map(select(.pid == ($p.q | tonumber)) | .value) | add); $p.k) else empty end),
-    (if $p.av then size("least available memory"; ($sn | map(.mem_avail) | min); $p.av),
-       pct("least available share"; (($sn | map(.mem_avail) | min) / ($sn[0].mem_total) * 100); $p.x)
-     else empty end)
+    ([$snaps[] | select(.ts_ns < $a)] | last) as $before |
+    def rate($xs): if ($xs | length) == 0 then 0 else ($xs | map(.value) | add) * 1e9 / ($xs | map(.dur_ns) | add) end;
+    def near1($what; $exp; $text): check($what; near($exp; ($text | tonumber); 0; 0.5); $exp; $text);
+    ($s | capture("(; available memory fell from (?<bf>[0-9.]+ \\w+) to (?<av>[0-9.]+ \\w+) \\((?<x>[0-9.]+)% of (?<tot>[0-9.]+ \\w+)\\)|; available memory was (?<av2>[0-9.]+ \\w+) \\((?<x2>[0-9.]+)% of (?<tot2>[0-9.]+ \\w+)\\) at its lowest)?(; tasks stalled (?<ns>\\d+) times in direct reclaim or compaction \\((?<nst>[0-9.]+ \\w+)\\))?(; memory pressure stalled tasks (?<psi>[0-9.]+)% of the time)?$")) as $q |
+    (if ($s | test(" allocated [0-9]+ pages/s ")) then
+      ($s | capture("while PID (?<q>\\d+) \\((?<qc>[^)]*)\\)( in (?<ctr>[^,]+(, container [0-9a-f]+)?),)? allocated (?<r>\\d+) pages/s \\((?<rb>[0-9.]+ \\w+)/s\\) against (?<ro>\\d+) pages/s outside the interval")) as $p |
+      [$host[] | select(.host_type == "page_alloc" and .pid == ($p.q | tonumber))] as $cp |
+      [$cp[] | select(inwin)] as $cin |
+      [$cp[] | select((inwin | not) and .ts_ns >= $m.base_from_ns and .ts_ns < $m.base_to_ns)] as $cout |
+      count("culprit pid"; $ch.culprit_pid; $p.q),
+      check("culprit comm"; $p.qc == $culprit or $culprit == ""; $culprit; $p.qc),
+      near1("culprit pages/s in the interval"; rate($cin); $p.r),
+      size("culprit bytes/s in the interval"; rate($cin) * 4096; $p.rb),
+      near1("culprit pages/s outside"; rate($cout); $p.ro),
+      (if $p.ctr then check("culprit container"; $p.ctr == $m.culprit_container; $m.culprit_container; $p.ctr) else empty end)
+    else
+      ($s | capture("while the host was under memory pressure(; (?<n>\\d+) pages were allocated( \\((?<k>\\d+) by PID (?<q>\\d+) \\((?<qc>[^)]*)\\)\\))?)?")) as $p |
+      count("pages allocated in the interval"; ($pg | map(.value) | add // 0); ($p.n // "0")),
+      (if $p.k then count("pages by the culprit"; ($pg | map(select(.pid == ($p.q | tonumber)) | .value) | add); $p.k) else empty end)
+    end),
+    (if $q.av then size("least available memory"; ($sn | map(.mem_avail) | min); $q.av),
+       size("available memory before"; $before.mem_avail; $q.bf),
+       pct("least available share"; (($sn | map(.mem_avail) | min) / ($sn[0].mem_total) * 100); $q.x)
+     elif $q.av2 then size("least available memory"; ($sn | map(.mem_avail) | min); $q.av2),
+       pct("least available share"; (($sn | map(.mem_avail) | min) / ($sn[0].mem_total) * 100); $q.x2)
+     else empty end),
+    (if $q.ns then
+       [$host[] | select((.host_type == "reclaim" or .host_type == "compact") and inwin)] as $st |
+       count("reclaim and compaction stalls"; ($st | length); $q.ns),
+       dur("stall time"; ($st | map(.dur_ns) | add); $q.nst)
+     else empty end),
+    (if $q.psi then pct("memory PSI"; ($sn | map(.psi_mem_some // 0) | max); $q.psi) else empty end)
   elif $pattern == "gpu-slow" then
     head($s),
     ($s | capture("with no host cause: its CUDA threads were preempted (?<n>\\d+) times \\((?<t>[0-9.]+ \\w+) off-CPU, [^)]*\\), other processes made (?<k>\\d+) CUDA calls, (?<pg>\\d+) pages were allocated")) as $p |
@@ -119,7 +146,7 @@ $ch.root_cause as $s |
     count("victim preemptions"; ($sw | length); $p.n),
     dur("victim off-CPU"; ($sw | map(.dur_ns) | add // 0); $p.t),
     count("other processes' CUDA calls"; ([$cuda[] | select(.pid != $ch.pid and inwin)] | length); $p.k),
-    count("pages allocated"; ([$host[] | select(.host_type == "page_alloc" and inwin) | .value] | add // 0); $p.pg)
+    count("pages allocated"; ([$host[] | select((.host_type == "page_alloc" or .host_type == "page_alloc_rest") and inwin) | .value] | add // 0); $p.pg)
   elif $pattern == "cold-start" then
     ($s | capture("^PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) lost (?<l>[0-9.]+ \\w+) to cold start: (?<list>.*) - CUDA context creation.*\\((?<k>\\d+) slow calls, (?<x>[0-9.]+)% of its (?<w>[0-9.]+ \\w+)\\)")) as $p |
     [$p.list | scan("(the first|the first calls of) (\\w+) took ([0-9.]+ \\w+) \\(median ([0-9.]+ \\w+) over (\\d+) calls\\)")] as $items |
@@ -227,7 +254,7 @@ $ch.root_cause as $s |
     (if $p.av then size("least available memory"; ([$snaps[] | select(.ts_ns < $wend) | .mem_avail] | min); $p.av) else empty end),
     (if $p.k then
        count("pages by the top allocator"; ([$host[] | select(.host_type == "page_alloc" and .ts_ns < $wend and .pid == ($p.q | tonumber)) | .value] | add); $p.k),
-       count("all pages"; ([$host[] | select(.host_type == "page_alloc" and .ts_ns < $wend) | .value] | add); $p.mm)
+       count("all pages"; ([$host[] | select((.host_type == "page_alloc" or .host_type == "page_alloc_rest") and .ts_ns < $wend) | .value] | add); $p.mm)
      else empty end)
   else
     "FAIL: no check written for pattern \($pattern)"

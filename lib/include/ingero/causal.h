@@ -72,6 +72,7 @@
 #define ILOG_ISOLATED_SHARE 0.05 /* isolated stalls: at most 1 call in 20 */
 #define ILOG_MEM_CHURN 0.01     /* page allocations per second, share of available */
 #define ILOG_MEM_SCARCE 0.10    /* available memory below this share of the total */
+#define ILOG_MEM_PSI 1.0        /* memory PSI (some, %) that counts as scarcity */
 #define ILOG_PAGE_BYTES 4096.0  /* base page of a page_alloc count (SPEC: 2^order) */
 
 struct ilog_chain_set {

@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: MIT
+# The whole host on Perfetto's counter tracks (format 1.2): each window's
+# page allocations of a named process are a counter "pages/s COMM (pid P)"
+# (pages over the window's length), those of all other processes
+# "pages/s other processes", and a snapshot's pressure stall information
+# "psi ... %" - the same tracks and values from both exports, loaded by
+# Perfetto's own trace processor.
+set -euo pipefail
+. "$INGERO_TESTS/cli/ingero-export-perfetto/tp.bash"
+vec=$INGERO_TESTS/vectors
+q() { "$tp" -q /dev/stdin "$1" <<<"$2" 2>/dev/null | tail -n +2 | tr -d '"'; }
+for log in host kinds; do
+	ingero-export -f perfetto -o $log.json "$vec/$log.ilog"
+	ingero-export -f perfetto-proto -o $log.pftrace "$vec/$log.ilog"
+done
+for t in host.json host.pftrace kinds.json kinds.pftrace; do
+	echo "== $t"
+	q $t "select t.name, c.value from counter_track t join counter c on c.track_id = t.id
+		where t.name like 'pages/s%' or t.name like 'psi%' order by 1;"
+done
