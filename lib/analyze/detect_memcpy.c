@@ -2,8 +2,11 @@
 /*
  * Detector: memcpy-bound - a process whose memory copies are where its
  * time goes (more than synchronization, more than all other calls, and
- * at least half of its wall time).
+ * at least half of its wall time) - unless the calling threads' time off
+ * the CPU in the windows of the copies accounts for half of it: copies a
+ * saturated host stretched are the CPU's (causal_offcpu_explains).
  */
+#include <stdlib.h>
 #include "causal_int.h"
 
 static void memcpy_bound(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc)
@@ -46,6 +49,20 @@ static void memcpy_bound(struct ctx *x, struct causal_proc *pc, const struct cau
 	/* memcpy-bound: copies are where the job's time goes - the largest
 	 * group of calls and most of the wall time */
 	if (tmem <= tsync || tmem <= tother || frac < 0.5)
+		return;
+	uint8_t *mark = calloc(x->T, 1);
+	if (!mark) {
+		x->oom = 1;
+		return;
+	}
+	for (uint32_t i = 0; i < ns; i++)
+		if (ser[i]->layer == lay && is_memcpy(ser[i]->op))
+			for (uint32_t k = pc->lo; k < pc->hi && k < ser[i]->nt; k++)
+				mark[k] |= ser[i]->t[k].n > 0;
+	double off_excess;
+	int cpu = causal_offcpu_explains(x, p, mark, pc->lo, pc->hi, tmem, &off_excess);
+	free(mark);
+	if (cpu)
 		return;
 	struct cand *c = causal_cand_new(x, p, "memcpy-bound", top->op, p->first_ts, p->last_end,
 					 tmem);

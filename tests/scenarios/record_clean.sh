@@ -11,11 +11,12 @@
 # ok: no HIGH or MEDIUM chain, no chain whose culprit is the recorder or
 # the process itself, at most one recording-overhead note.  ALARM: a HIGH
 # or MEDIUM chain (a false alarm, the workload being clean), with the
-# chains on the following lines.  "ALARM busy" when every alarm names the
-# CPU (cpu-contention, oversubscription) on a host the recorder saw
-# saturated by others: its snapshots' PSI "cpu some" (share of time a
-# task waited for a CPU) averaged >= 50% -- a neighbour (another build on
-# a shared machine) is real contention, not a false alarm.  BAD: a self or
+# chains on the following lines.  "ALARM busy" when every alarm is about
+# the host's neighbours, which are real: it names a culprit that is not
+# one of the generator's processes (by name: another build, a memory hog
+# on a shared machine), or it names the CPU (cpu-contention,
+# oversubscription) on a host the recorder saw saturated -- its snapshots'
+# PSI "cpu some" (share of time a task waited for a CPU) averaged >= 50%.  BAD: a self or
 # recorder culprit, or two overhead notes.  Exit 0 ok, 1 ALARM or BAD, 2
 # the recording failed.  The line also gives the load average at the
 # start and the mean PSI cpu some of the recording.
@@ -36,13 +37,16 @@ ingero-correlate --json "$log" >"clean-$seed.jsonl" || { echo "seed $seed: inger
 psi=$(ingero-export "$log" | jq -s '[.[] | select(.type == "snapshot" and .psi_cpu_some != null) | .psi_cpu_some] | if length > 0 then add / length else 0 end | floor')
 jq -rs --arg seed "$seed" --arg load "$load" --argjson psi "${psi:-0}" '
   [.[] | select(.type == "chain")] as $c |
+  ["workload", "cleanload.sh", "bash", "cksum", "head", "dd", "sleep", "env"] as $mine |
   ($c | map(select(.severity == "HIGH" or .severity == "MEDIUM"))) as $alarm |
   ($c | map(select(.culprit_pid != 0 and (.culprit_pid == .pid or .culprit_comm == "ingero-record")))) as $bad |
   ($c | map(select(.pattern == "recording-overhead")) | length) as $over |
   "seed \($seed): \($c | map(select(.severity == "HIGH")) | length) high, \($c | map(select(.severity == "MEDIUM")) | length) medium, \($c | map(select(.severity == "LOW")) | length) low (\($c | map(.pattern) | unique | join(","))) load \($load) psi \($psi)%; " +
   (if ($bad | length) > 0 or $over > 1 then "BAD"
    elif ($alarm | length) > 0 then "ALARM" +
-     (if $psi >= 50 and all($alarm[]; .pattern == "cpu-contention" or .pattern == "oversubscription") then " busy" else "" end)
+     (if all($alarm[]; (.culprit_pid != 0 and (.culprit_comm as $n | $mine | index($n) | not)) or
+                      ($psi >= 50 and (.pattern == "cpu-contention" or .pattern == "oversubscription")))
+      then " busy" else "" end)
    else "ok" end),
   (($alarm + $bad)[] | "  \(.severity) \(.pattern) pid \(.pid) culprit \(.culprit_comm) (\(.culprit_pid)): \(.root_cause[0:300])")
 ' "clean-$seed.jsonl" | tee "clean-$seed.out" || { echo "seed $seed: jq failed"; exit 2; }
