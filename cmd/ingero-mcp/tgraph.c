@@ -52,20 +52,15 @@ static int graph_summary(struct ilog_mcp *m, const struct trace_ctx *c, json_t *
 	sqlite3_stmt *st = NULL;
 	int found = 0;
 	if (!mcp_has_table(m, "summary_graph_lifecycle") ||
-	    sqlite3_prepare_v2(m->db, pid ? "SELECT calls, captures, recaptures, instantiations,"
-					    " instantiate_ns, launches, failed, capture_ns"
-					    " FROM summary_graph_lifecycle WHERE session_id = ?1"
-					    " AND pid = ?2"
-					  : "SELECT calls, captures, recaptures, instantiations,"
-					    " instantiate_ns, launches, failed, capture_ns"
-					    " FROM summary_graph_lifecycle WHERE session_id = ?1"
-					    " AND pid IS NULL",
+	    sqlite3_prepare_v2(m->db, "SELECT calls, captures, recaptures, instantiations,"
+				      " instantiate_ns, launches, failed, capture_ns"
+				      " FROM summary_graph_lifecycle WHERE session_id = ?1 AND pid IS ?2",
 			       -1, &st, NULL) != SQLITE_OK) {
 		sqlite3_finalize(st);
 		return 0;
 	}
 	sqlite3_bind_int64(st, 1, c->session);
-	if (pid)
+	if (pid) /* else ?2 stays NULL: the session's row */
 		sqlite3_bind_int64(st, 2, json_integer_value(pid));
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		found = 1;
