@@ -467,7 +467,9 @@ static int attach_set(struct rec *r, struct rec_lib *l, const char *open_path,
 			   strerror(errno));
 		r->session = 0;
 	}
-	if (r->multi && n) {
+	/* with the session program loaded, the return uprobe_multi one is not:
+	 * a file the session link refused gets perf uprobe pairs */
+	if (r->multi && n && (!with_ret || bpf_program__fd(r->skel->progs.cuda_return_multi) >= 0)) {
 		int in = attach_multi(r, open_path, offs, cookies, n, 0);
 		int out = in >= 0 && with_ret ? attach_multi(r, open_path, offs, cookies, n, 1) : -1;
 		if (in >= 0 && (out >= 0 || !with_ret)) {
