@@ -99,14 +99,15 @@ test: all
 # The same suite under ASan+UBSan, built apart from the normal build.  At
 # -O1 gcc's flow-based warnings (maybe-uninitialized, format-truncation)
 # see other paths than at -O2; the normal build is the warning gate, so
-# here they stay warnings.  Left out: the real-recording demo scenarios
-# and the GPU proof script on the fake stack (they judge timing, which ASan
-# distorts; their code -- recorder, correlate -- runs under ASan in the
-# record, caps, scenario and unit cases), and the packaging groups (dist
+# here they stay warnings.  Left out: the real-recording demo scenarios,
+# the clean-workload batch and the GPU proof script on the fake stack
+# (they judge timing, which ASan distorts; their code -- recorder,
+# correlate -- runs under ASan in the record, caps, scenario, burst and
+# unit cases), and the packaging groups (dist
 # builds its own static programs, install packages what was built: neither
 # runs code the other cases do not).
 asan:
-	$(Q)INGERO_TEST_EXCLUDE="cli/ingero-demo/real_ cli/gpu-fake/ cli/dist/ cli/install/" \
+	$(Q)INGERO_TEST_EXCLUDE="cli/ingero-demo/real_ cli/gpu-fake/ cli/cleanload/batch cli/dist/ cli/install/" \
 	$(MAKE) --no-print-directory OUT=.output/asan BIN=.output/asan/bin OPT=-O1 \
 		SANFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
 		-Wno-error=maybe-uninitialized -Wno-error=format-truncation" \
