@@ -36,6 +36,7 @@ enum ilog_kind {
 	ILOG_K_PROVENANCE = 15,
 	ILOG_K_NODE = 16,
 	ILOG_K_OPNAME = 17,
+	ILOG_K_KERNEL = 18,
 	ILOG_K__COUNT
 };
 
@@ -97,6 +98,10 @@ enum ilog_op {
 	ILOG_OP_ncclRecv = 37,
 	ILOG_OP_ncclCommInitRank = 38,
 	ILOG_OP_ncclCommDestroy = 39,
+	/* driver: the calls that make kernel function handles (SPEC §5.18) */
+	ILOG_OP_cuModuleGetFunction = 40,
+	ILOG_OP_cuLibraryGetKernel = 41,
+	ILOG_OP_cuKernelGetFunction = 42,
 	ILOG_OP__COUNT
 };
 

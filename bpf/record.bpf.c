@@ -371,6 +371,15 @@ static __always_inline void decode(struct pt_regs *ctx, struct rec_frame *f, __u
 		f->bytes = (__u32)a2;
 		f->kind = (__u32)a3;
 		break;
+	case REC_DEC_GETFUNC:
+		/* the name pointer rides in bytes until the return (emit_kname) */
+		f->out = a1;
+		f->bytes = a3;
+		break;
+	case REC_DEC_KERNFUNC:
+		f->out = a1;
+		f->bytes = a2; /* the CUkernel */
+		break;
 	case REC_DEC_RAW:
 		/* --api: kept in the frame's fields, moved to args by fill_event */
 		f->handle = a1;
@@ -757,6 +766,34 @@ static __always_inline void fill_event(struct ingero_cuda_event *e, struct rec_f
 	}
 }
 
+/*
+ * Kernel names (SPEC §5.18): a handle-making call that succeeded tells the
+ * recorder the handle's name (cuModuleGetFunction, cuLibraryGetKernel) or
+ * the CUkernel it came from (cuKernelGetFunction), ahead of its event.
+ */
+static __always_inline void emit_kname(struct rec_frame *f, __u32 tgid, __u64 handle)
+{
+	__u32 dec = REC_COOKIE_DEC(f->cookie);
+	struct rec_kname *k = bpf_ringbuf_reserve(&cuda_rb, sizeof(*k), 0);
+	if (!k) {
+		count_rb(REC_RB_CUDA, 0);
+		return;
+	}
+	k->h.type = REC_MSG_KNAME;
+	k->h.len = sizeof(*k);
+	k->pid = tgid;
+	k->_pad = 0;
+	k->handle = handle;
+	k->parent = 0;
+	k->name[0] = 0;
+	if (dec == REC_DEC_GETFUNC)
+		bpf_probe_read_user_str(k->name, sizeof(k->name), (void *)f->bytes);
+	else
+		k->parent = f->bytes;
+	bpf_ringbuf_submit(k, BPF_RB_NO_WAKEUP);
+	count_rb(REC_RB_CUDA, 1);
+}
+
 static __always_inline int finish_call(struct pt_regs *ctx, struct rec_frame *f, __u64 now,
 				       __u32 tgid, __u32 tid, __u32 op);
 
@@ -838,6 +875,11 @@ static __always_inline int finish_call(struct pt_regs *ctx, struct rec_frame *f,
 		__u64 h = 0;
 		bpf_probe_read_user(&h, sizeof(h), (void *)f->out);
 		m->ev.handle = h;
+	}
+	if (REC_COOKIE_DEC(f->cookie) == REC_DEC_GETFUNC || REC_COOKIE_DEC(f->cookie) == REC_DEC_KERNFUNC) {
+		if (m->ev.ret == 0 && m->ev.handle)
+			emit_kname(f, tgid, m->ev.handle);
+		m->ev.bytes = 0;
 	}
 	m->ev.stack_id = stack_id;
 	m->ukey = ukey;

@@ -23,8 +23,23 @@ enum rec_msg {
 	REC_MSG_NOTE = 4,   /* struct rec_note: work for the recorder, not a log record */
 	REC_MSG_PYSTACK = 5, /* struct rec_pystack (pywalk.h), frames truncated to nr */
 	REC_MSG_USTACK = 6, /* struct rec_ustack, data truncated to size */
+	REC_MSG_KNAME = 7,  /* struct rec_kname, name truncated to its NUL */
 	REC_MSG_HOLD = 16,  /* struct rec_hold_msg: stopped at a new library (hold below) */
 };
+
+/*
+ * A kernel function handle was made (SPEC §5.18): cuModuleGetFunction and
+ * cuLibraryGetKernel give the name, cuKernelGetFunction the CUkernel the
+ * function comes from (name empty: the recorder knows the kernel's).
+ */
+#define REC_KNAME_MAX 512
+struct rec_kname {
+	struct rec_hdr h;
+	__u32 pid, _pad;
+	__u64 handle, parent;
+	char name[REC_KNAME_MAX];
+};
+#define REC_KNAME_HDR_LEN __builtin_offsetof(struct rec_kname, name)
 
 struct rec_cuda {
 	struct rec_hdr h;
@@ -151,6 +166,8 @@ enum rec_dec {
 	REC_DEC_NCCL_P2P,      /* (buf, count, dtype, peer, comm, stream) */
 	REC_DEC_NCCL_INIT,     /* (comm *out, nranks, ncclUniqueId by value, rank) */
 	REC_DEC_RAW,           /* --api: the first four integer arguments, undecoded */
+	REC_DEC_GETFUNC,       /* (handle *out, module or library, const char *name) */
+	REC_DEC_KERNFUNC,      /* (CUfunction *out, CUkernel) */
 	REC_DEC__COUNT
 };
 

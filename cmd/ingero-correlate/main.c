@@ -35,6 +35,10 @@ static void usage(FILE *f)
 		"                       timeline, root cause and fix, then the statistics\n"
 		"  -j, --json           JSON Lines: summary, stat rows, chain objects\n"
 		"      --stats          the statistics table only\n"
+		"      --by kernel      launches per kernel instead: count, total, p50, p99,\n"
+		"                       max per kernel name (runtime launches are named by\n"
+		"                       ingero-symbolize, driver launches by the recorder);\n"
+		"                       with --json one object per kernel\n"
 		"      --html FILE      the report as one self-contained HTML page in FILE:\n"
 		"                       header and verdict, chain cards, a timeline of p50\n"
 		"                       and p99 per window (log scale) for the 6 ops with\n"
@@ -113,7 +117,7 @@ static void usage(FILE *f)
 }
 
 struct opts {
-	int report, json, stats, per_process, windows;
+	int report, json, stats, per_process, windows, by_kernel;
 	const char *out, *baseline, *html;
 	double threshold;
 	struct ilog_filter filt;
@@ -129,6 +133,7 @@ struct run {
 	struct ilog_stats *st;
 	struct ilog_chain_set cs;
 	struct ilog_callsites *sites; /* where each process's calls come from */
+	struct ilog_kstats *ks;       /* --by kernel */
 	int cut;                      /* stopped short: no output is whole */
 };
 
@@ -143,6 +148,10 @@ static int read_inputs(struct opts *o, char **inputs, int n, struct run *ru,
 {
 	ru->st = ilog_stats_new(&o->so);
 	ru->sites = ilog_callsites_new(0);
+	if (o->by_kernel && !(ru->ks = ilog_kstats_new())) {
+		ilog_errorf("out of memory");
+		return ILOG_EXIT_USAGE;
+	}
 	ru->cut = 1;
 	ru->pid_seen = !o->filt.pid;
 	if (!ru->st || !ru->sites) {
@@ -179,7 +188,8 @@ static int read_inputs(struct opts *o, char **inputs, int n, struct run *ru,
 		}
 		if (!ilog_filter_match(&f, rec, in.r))
 			continue;
-		if (ilog_stats_add(ru->st, rec, in.r) || ilog_callsites_add(ru->sites, rec)) {
+		if (ilog_stats_add(ru->st, rec, in.r) || ilog_callsites_add(ru->sites, rec) ||
+		    (ru->ks && ilog_kstats_add(ru->ks, rec))) {
 			ilog_inputs_end(&in);
 			ilog_errorf("%s: %s", in.name,
 				    ilog_stats_error(ru->st) ? ilog_stats_error(ru->st) : "out of memory");
@@ -202,6 +212,51 @@ static void run_free(struct run *ru)
 	ilog_chain_set_free(&ru->cs);
 	ilog_stats_free(ru->st);
 	ilog_callsites_free(ru->sites);
+	ilog_kstats_free(ru->ks);
+}
+
+/* --by kernel: the table, or one JSON object per kernel. */
+static int kernel_table(struct ilog_buf *b, struct run *ru, int json)
+{
+	struct ilog_kstat_row *rows;
+	int n = ilog_kstats_rows(ru->ks, &rows), rc = n < 0;
+	uint32_t node = UINT32_MAX;
+	for (int i = 0; i < n && !rc; i++) {
+		const struct ilog_kstat_row *k = &rows[i];
+		if (json) {
+			rc = ilog_buf_printf(b, "{\"type\":\"kernel\",\"node_index\":%u,\"kernel\":",
+					     k->node) ||
+			     ilog_json_str(b, k->kernel, strlen(k->kernel)) ||
+			     ilog_buf_printf(b, ",\"launches\":%llu,\"runtime\":%llu,\"driver\":%llu,"
+					     "\"total_ns\":%llu,\"p50_ns\":%llu,\"p99_ns\":%llu,"
+					     "\"max_ns\":%llu}\n",
+					     (unsigned long long)k->launches,
+					     (unsigned long long)k->runtime,
+					     (unsigned long long)k->driver,
+					     (unsigned long long)k->total_ns,
+					     (unsigned long long)k->p50_ns,
+					     (unsigned long long)k->p99_ns,
+					     (unsigned long long)k->max_ns);
+			continue;
+		}
+		if (k->node != node) {
+			node = k->node;
+			rc = ilog_buf_printf(b, "%sKERNELS (node %u)\n  %10s %10s %10s %10s %10s  %s\n",
+					     i ? "\n" : "", node, "LAUNCHES", "TOTAL", "P50", "P99",
+					     "MAX", "KERNEL");
+		}
+		char t[32], p50[32], p99[32], mx[32];
+		rc = rc || ilog_buf_printf(b, "  %10llu %10s %10s %10s %10s  %s\n",
+					   (unsigned long long)k->launches,
+					   ilog_fmt_dur(t, sizeof(t), (double)k->total_ns),
+					   ilog_fmt_dur(p50, sizeof(p50), (double)k->p50_ns),
+					   ilog_fmt_dur(p99, sizeof(p99), (double)k->p99_ns),
+					   ilog_fmt_dur(mx, sizeof(mx), (double)k->max_ns), k->kernel);
+	}
+	if (!n && !json)
+		rc = ilog_buf_printf(b, "no kernel launches\n");
+	free(rows);
+	return rc ? -1 : 0;
 }
 
 /* Append the chains (after a node record where the node changes) and provenance. */
@@ -287,7 +342,7 @@ static int analyze(struct opts *o)
 	if (ilog_out_open(&dst, o->html ? o->html : o->out, o->inputs, o->ninputs, NULL))
 		return ILOG_EXIT_USAGE;
 	int fd = dst.fd;
-	int filter = !o->report && !o->json && !o->stats && !o->html;
+	int filter = !o->report && !o->json && !o->stats && !o->html && !o->by_kernel;
 	if (filter && !o->out && isatty(fd))
 		filter = 0, o->report = 1; /* humans at a terminal get the report */
 	struct ilog_writer *w = NULL;
@@ -331,7 +386,9 @@ static int analyze(struct opts *o)
 		w = NULL;
 	} else {
 		struct ilog_html_opts ho = { .name = eo.name, .sites = ru.sites };
-		if (o->html)
+		if (o->by_kernel)
+			wrc = kernel_table(&b, &ru, o->json);
+		else if (o->html)
 			wrc = ilog_html_report(&b, ru.st, &ru.cs, &ho);
 		else if (o->json)
 			wrc = ilog_explain_json(&b, ru.st, &ru.cs, &eo);
@@ -366,7 +423,7 @@ int main(int argc, char **argv)
 		{ "baseline", required_argument, 0, 'b' }, { "threshold", required_argument, 0, 't' },
 		{ "pid", required_argument, 0, 'p' }, { "since", required_argument, 0, 's' },
 		{ "until", required_argument, 0, 'u' }, { "output", required_argument, 0, 'o' },
-		{ "html", required_argument, 0, 'H' },
+		{ "html", required_argument, 0, 'H' }, { "by", required_argument, 0, 'K' },
 		ILOG_COMMON_LONG, { 0 },
 	};
 	struct opts o = { .threshold = 0.20 };
@@ -379,6 +436,13 @@ int main(int argc, char **argv)
 		case 'j': o.json = 1; break;
 		case 'S': o.stats = 1; break;
 		case 'H': o.html = optarg; break;
+		case 'K':
+			if (strcmp(optarg, "kernel")) {
+				ilog_errorf("--by: want kernel, got '%s'", optarg);
+				return ILOG_EXIT_USAGE;
+			}
+			o.by_kernel = 1;
+			break;
 		case 'P': o.per_process = 1; break;
 		case 'w': o.windows = 1; break;
 		case 'W':

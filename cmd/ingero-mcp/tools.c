@@ -50,6 +50,42 @@ static int t_run_sql(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_
 	return rc;
 }
 
+/* ---- get_kernel_stats ---- */
+
+/* Launches per kernel name (the `launches` view: SPEC §5.18), heaviest first. */
+static int t_kernel_stats(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *text,
+			  char *err, size_t errlen)
+{
+	struct trace_ctx c;
+	int rc = trace_session(m, args, &c, err, errlen);
+	if (rc)
+		return rc;
+	if (!mcp_has_table(m, "kernels")) {
+		snprintf(err, errlen, "this trace has no kernel names (exported by an older ingero)");
+		return MCP_TOOL_ERROR;
+	}
+	json_t *pid = json_object_get(args, "pid");
+	char sql[768];
+	snprintf(sql, sizeof(sql),
+		 "SELECT coalesce(kernel, '(unknown)') AS kernel, count(*) AS launches,"
+		 " sum(op = 6) AS runtime, sum(op <> 6) AS driver,"
+		 " round(sum(dur_ns) / 1e6, 3) AS total_ms, round(max(dur_ns) / 1e3, 1) AS max_us"
+		 " FROM launches WHERE session_id = %lld%s GROUP BY 1 ORDER BY sum(dur_ns) DESC",
+		 (long long)c.session, pid ? " AND pid = ?" : "");
+	json_t *binds = pid ? json_pack("[O]", pid) : NULL;
+	json_t *lim = json_object_get(args, "limit");
+	struct mcp_table_caps caps = { .max_rows = lim ? (uint64_t)json_integer_value(lim) : 20,
+				       .max_bytes = MCP_MAX_BYTES, .max_cell = MCP_MAX_CELL };
+	struct mcp_table t;
+	rc = mcp_table_query(m, sql, binds, 0, &caps, &t, err, errlen);
+	json_decref(binds);
+	if (rc)
+		return rc;
+	rc = emit_table(text, &t, verbose);
+	mcp_table_free(&t);
+	return rc;
+}
+
 /* ---- get_check ---- */
 
 /* Rows of one query as a table value for get_check; NULL table when the
@@ -181,6 +217,18 @@ const struct mcp_tool mcp_tools[] = {
 		.schema = SCHEMA(P_PID "," P_OP("only this") "," P_TIME "," P_SESSION ","
 				 P_LIMIT(20, 100), ""),
 		.run = tool_trace_stats,
+		.cache = 1,
+	},
+	{
+		.name = "get_kernel_stats",
+		.title = "Launches per kernel",
+		.description =
+			"Per kernel name: launches (through the runtime and the driver), total "
+			"and max launch-call time; heaviest first. Runtime launches are named "
+			"once the trace was symbolized (ingero-symbolize), driver launches by the "
+			"recorder; the rest are (unknown).",
+		.schema = SCHEMA(P_PID "," P_SESSION "," P_LIMIT(20, 100), ""),
+		.run = t_kernel_stats,
 		.cache = 1,
 	},
 	{

@@ -24,7 +24,7 @@ $(OUT)/bpf:
 
 DEPS_ingero-record := $(OUT)/bpf/record.skel.h bpf/record.h
 LAYERS_ingero-record := cli codec base
-LDLIBS_ingero-record := -lbpf -ldw -lelf -lz -lpthread
+LDLIBS_ingero-record := -lbpf -ldw -lelf -lz -lpthread -lstdc++
 
 .PHONY: vmlinux
 vmlinux:

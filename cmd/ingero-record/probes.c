@@ -96,6 +96,10 @@ static const struct pdef defs[] = {
 	DRV(cuCtxSynchronize_v2, cuCtxSynchronize, NONE, 0, 1, 0),
 	DRV(cuStreamSynchronize, cuStreamSynchronize, STREAM, 0, 1, 1),
 	DRV(cuStreamSynchronize_ptsz, cuStreamSynchronize, STREAM, 0, 1, 0),
+	/* kernel names: the calls that make launch handles (SPEC §5.18) */
+	DRV(cuModuleGetFunction, cuModuleGetFunction, GETFUNC, 0, 0, 1),
+	DRV(cuLibraryGetKernel, cuLibraryGetKernel, GETFUNC, 0, 0, 0),
+	DRV(cuKernelGetFunction, cuKernelGetFunction, KERNFUNC, 0, 0, 0),
 	NC(ncclAllReduce, ncclAllReduce, NCCL_COLL, 1),
 	NC(pncclAllReduce, ncclAllReduce, NCCL_COLL, 0),
 	NC(ncclAllGather, ncclAllGather, NCCL_GATHER, 1),

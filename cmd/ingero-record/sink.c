@@ -15,6 +15,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "ingero/cli.h"
+#include "ingero/hmap.h"
 #include "rec.h"
 #include "bpf/record.skel.h"
 
@@ -44,6 +45,55 @@ static uint64_t hist_pct(const struct rec_hist *h, double q)
 			return hist_value(b);
 	}
 	return 0;
+}
+
+/*
+ * Kernel names (SPEC §5.18): a kernel record per handle made.  The names
+ * of the handles seen are kept, key (pid, handle), so a function made from
+ * a CUkernel (cuKernelGetFunction) gets its kernel's name.
+ */
+static struct ilog_hmap knames;
+
+/* libstdc++'s demangler (linked for it alone) */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+static void on_kname(struct rec *r, const struct rec_kname *k, size_t size)
+{
+	const char *name = k->name;
+	size_t n = strnlen(k->name, size - REC_KNAME_HDR_LEN);
+	if (!k->name[0] || !n) {
+		const uint64_t *v = ilog_hmap_get(&knames, k->pid, k->parent);
+		if (!v)
+			return; /* a CUkernel made before the recording began */
+		name = (const char *)(uintptr_t)*v;
+		n = strlen(name);
+	}
+	uint64_t *slot = ilog_hmap_put(&knames, k->pid, k->handle);
+	if (!slot)
+		return;
+	char *copy = strndup(name, n);
+	if (!copy)
+		return;
+	int st = -1;
+	char *dm = !k->name[0] || strncmp(copy, "_Z", 2) ? NULL : __cxa_demangle(copy, NULL, NULL, &st);
+	if (dm && !st) { /* as ingero-symbolize shows a runtime launch's stub */
+		free(copy);
+		copy = dm;
+		n = strlen(copy);
+	} else {
+		free(dm);
+	}
+	if (*slot && !strcmp((const char *)(uintptr_t)*slot, copy)) {
+		free(copy); /* the same handle asked for again: named once */
+		return;
+	}
+	free((char *)(uintptr_t)*slot); /* a handle of a freed module, made anew */
+	*slot = (uint64_t)(uintptr_t)copy;
+	struct ilog_record rec = { .kind = ILOG_K_KERNEL };
+	rec.u.kernel.pid = k->pid;
+	rec.u.kernel.handle = k->handle;
+	rec.u.kernel.name = (struct ilog_str){ copy, (uint32_t)n };
+	ilog_writer_put(r->w, &rec);
 }
 
 static int on_msg(void *ctx, void *data, size_t size)
@@ -93,6 +143,10 @@ static int on_msg(void *ctx, void *data, size_t size)
 	}
 	case REC_MSG_USTACK:
 		rec_unwind_copy(r, data, size);
+		return 0;
+	case REC_MSG_KNAME:
+		if (size > REC_KNAME_HDR_LEN)
+			on_kname(r, data, size);
 		return 0;
 	case REC_MSG_PYSTACK:
 		rec_py_stack(r, data, size);

@@ -241,6 +241,14 @@ static const struct ilog_field node_f[] = {
 	F(struct ilog_node, node_index, "node_index", FT_U32, FV_NUM),
 };
 
+#define E struct ilog_kernel
+static const struct ilog_field kernel_f[] = {
+	F(E, pid, "pid", FT_U32, FV_NUM),
+	F(E, handle, "handle", FT_U64, FV_HEX),
+	F(E, name, "name", FT_STR, FV_STR),
+};
+#undef E
+
 #define E struct ilog_opname
 static const struct ilog_field opname_f[] = {
 	F(E, op, "op", FT_U16, FV_NUM),
@@ -270,6 +278,7 @@ static const struct ilog_kind_desc kinds[ILOG_K__COUNT] = {
 	K(ILOG_K_PROVENANCE, "provenance", provenance, provenance_f),
 	K(ILOG_K_NODE, "node", node, node_f),
 	K(ILOG_K_OPNAME, "opname", opname, opname_f),
+	K(ILOG_K_KERNEL, "kernel", kernel, kernel_f),
 };
 
 const struct ilog_kind_desc *ilog_kind_desc(uint32_t kind)
@@ -315,6 +324,8 @@ static const struct { const char *name; uint8_t layer; } ops[ILOG_OP__COUNT] = {
 	OP(ncclAllReduce, NCCL), OP(ncclAllGather, NCCL),
 	OP(ncclReduceScatter, NCCL), OP(ncclBroadcast, NCCL), OP(ncclSend, NCCL),
 	OP(ncclRecv, NCCL), OP(ncclCommInitRank, NCCL), OP(ncclCommDestroy, NCCL),
+	OP(cuModuleGetFunction, DRIVER), OP(cuLibraryGetKernel, DRIVER),
+	OP(cuKernelGetFunction, DRIVER),
 };
 
 /*

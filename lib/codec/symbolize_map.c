@@ -37,6 +37,7 @@ struct ilog_symmap {
 	uint32_t npys, cappys;
 	struct ingero_pyframe *pyfr;
 	uint32_t npyfr, cappyfr;
+	struct ilog_hmap kernidx;      /* (node << 32 | pid, handle) -> name (pool) */
 };
 
 struct ilog_symmap *ilog_symmap_new(void)
@@ -60,6 +61,7 @@ void ilog_symmap_free(struct ilog_symmap *m)
 	ilog_hmap_free(&m->codeidx);
 	ilog_hmap_free(&m->stackidx);
 	ilog_hmap_free(&m->pyidx);
+	ilog_hmap_free(&m->kernidx);
 	free(m->stacks);
 	free(m->ips);
 	free(m->pys);
@@ -191,6 +193,12 @@ void ilog_symmap_keep_stacks(struct ilog_symmap *m)
 int ilog_symmap_note(struct ilog_symmap *m, const struct ilog_record *rec)
 {
 	switch (rec->kind) {
+	case ILOG_K_KERNEL: {
+		const char *n = keep(m, rec->u.kernel.name);
+		return n ? ilog_hmap_set(&m->kernidx, (uint64_t)rec->node << 32 | rec->u.kernel.pid,
+					 rec->u.kernel.handle, (uint64_t)(uintptr_t)n)
+			 : -1;
+	}
 	case ILOG_K_SYMBOL: return note_symbol(m, rec->node, &rec->u.symbol);
 	case ILOG_K_PYCODE: return note_pycode(m, rec->node, &rec->u.pycode);
 	case ILOG_K_STACK: return m->keep_stacks ? note_stack(m, rec->node, &rec->u.stack) : 0;
@@ -210,6 +218,26 @@ const struct ilog_frame *ilog_symmap_frames(const struct ilog_symmap *m, uint32_
 	}
 	*n = m->ents[*v].n;
 	return m->frames + m->ents[*v].first;
+}
+
+const char *ilog_symmap_kernel(const struct ilog_symmap *m, uint32_t node,
+			       const struct ingero_cuda_event *e)
+{
+	switch (e->op) {
+	case ILOG_OP_cudaLaunchKernel: {
+		/* the host stub's symbol (ingero-symbolize): its physical frame */
+		unsigned n;
+		const struct ilog_frame *f = ilog_symmap_frames(m, node, e->pid, e->handle, &n);
+		return n && f[n - 1].function[0] ? f[n - 1].function : NULL;
+	}
+	case ILOG_OP_cuLaunchKernel:
+	case ILOG_OP_cuLaunchKernelEx: {
+		const uint64_t *v = ilog_hmap_get(&m->kernidx, (uint64_t)node << 32 | e->pid, e->handle);
+		return v ? (const char *)(uintptr_t)*v : NULL;
+	}
+	default:
+		return NULL;
+	}
 }
 
 int ilog_symmap_pyframe(const struct ilog_symmap *m, uint32_t node, uint32_t pid,
@@ -494,18 +522,24 @@ static void pystack_json(const struct ilog_symmap *m, struct jw *w, uint32_t nod
 int ilog_symmap_json(const struct ilog_symmap *m, struct ilog_buf *b,
 		     const struct ilog_record *rec)
 {
+	const char *kname = rec->kind == ILOG_K_CUDA ? ilog_symmap_kernel(m, rec->node, &rec->u.cuda)
+						      : NULL;
 	int cuda = rec->kind == ILOG_K_CUDA && m->keep_stacks;
-	if ((rec->kind != ILOG_K_STACK && rec->kind != ILOG_K_PYSTACK && !cuda) || !b->len ||
-	    b->p[b->len - 1] != '}')
+	if ((rec->kind != ILOG_K_STACK && rec->kind != ILOG_K_PYSTACK && !cuda && !kname) ||
+	    !b->len || b->p[b->len - 1] != '}')
 		return 0;
 	size_t start = b->len;
 	struct jw w = { b, 0 };
 	b->len--; /* reopen the object */
+	if (kname) {
+		JS(&w, ",\"kernel\":");
+		jstr(&w, kname);
+	}
 	if (rec->kind == ILOG_K_STACK)
 		stack_json(m, &w, rec->node, &rec->u.stack);
 	else if (rec->kind == ILOG_K_PYSTACK)
 		pystack_json(m, &w, rec->node, &rec->u.pystack);
-	else
+	else if (cuda)
 		callstack_json(m, &w, rec->node, &rec->u.cuda);
 	JS(&w, "}");
 	if (w.err) {

@@ -333,17 +333,18 @@ static int note_have(struct filt *f, uint64_t key, uint64_t ip)
 	return 0;
 }
 
-/* A stack record: its ips not seen before, in order. */
-static int note_stack(struct filt *f, const struct ilog_record *rec, uint64_t seq,
-		      uint32_t frame, uint32_t at, int barrier)
+/* A stack record: its ips not seen before, in order.  A runtime kernel
+ * launch (SPEC §5.18) is a stack of one: the kernel's host stub, an entry
+ * address like ips[0]. */
+static int note_ips(struct filt *f, const struct ilog_record *rec, uint32_t pid,
+		    const __u64 *ips, uint32_t nr, uint64_t seq, uint32_t frame, uint32_t at,
+		    int barrier)
 {
-	const struct ingero_stack *sk = &rec->u.stack;
-	struct ipset *t = ipset_of(f, pkey(rec->node, sk->pid));
+	struct ipset *t = ipset_of(f, pkey(rec->node, pid));
 	if (!t)
 		return -1;
-	uint32_t nr = sk->nr < INGERO_MAX_STACK ? sk->nr : INGERO_MAX_STACK;
 	for (uint32_t i = 0; i < nr; i++) {
-		uint64_t ip = sk->ips[i];
+		uint64_t ip = ips[i];
 		if (ipset_get(t, ip))
 			continue;
 		if (f->nuses >= HAVE || ilog_grow((void **)&f->uses, &f->capuses, f->nuses,
@@ -351,7 +352,7 @@ static int note_stack(struct filt *f, const struct ilog_record *rec, uint64_t se
 		    ipset_add(t, ip, f->nuses))
 			return -1;
 		f->uses[f->nuses] = (struct use){
-			.ip = ip, .seq = seq, .node = rec->node, .pid = sk->pid, .frame = frame,
+			.ip = ip, .seq = seq, .node = rec->node, .pid = pid, .frame = frame,
 			.at = at, .ret = i > 0, .barrier = (uint8_t)barrier,
 		};
 		ilog_sym_warm_push(f, &f->uses[f->nuses], f->nuses);
@@ -427,7 +428,17 @@ static int pass1(struct filt *f, const struct ilog_symbolize_opts *o, struct inp
 				break;
 			case ILOG_K_STACK:
 				st->stacks++;
-				if (note_stack(f, rec, seq, f->nframes - 1, at, fr->barrier != 0))
+				if (note_ips(f, rec, rec->u.stack.pid, rec->u.stack.ips,
+					     rec->u.stack.nr < INGERO_MAX_STACK ? rec->u.stack.nr
+									: INGERO_MAX_STACK,
+					     seq, f->nframes - 1, at, fr->barrier != 0))
+					goto oom;
+				break;
+			case ILOG_K_CUDA:
+				/* which kernel a runtime launch runs: its stub's symbol */
+				if (rec->u.cuda.op == ILOG_OP_cudaLaunchKernel && rec->u.cuda.handle &&
+				    note_ips(f, rec, rec->u.cuda.pid, &rec->u.cuda.handle, 1, seq,
+					     f->nframes - 1, at, fr->barrier != 0))
 					goto oom;
 				break;
 			}

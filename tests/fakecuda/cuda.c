@@ -6,6 +6,9 @@
  * recorder must attach and count once; _ptsz/_ptds variants are separate
  * functions.  Device pointers are fake.
  */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
 #include "cudaapi.h"
 #include "fake.h"
 
@@ -146,4 +149,59 @@ FK_API CUresult cuStreamSynchronize_ptsz(CUstream hStream)
 {
 	(void)hStream;
 	return fk_run(&ops[O_StreamSynchronize], 0);
+}
+
+/*
+ * Kernel handles (ingero-record names launches by them): one handle per
+ * (module or library, name), so the same name asked for again gets the
+ * same handle, as from the real driver; a function made from a CUkernel
+ * is one handle per kernel.  Fake: never launched for real.
+ */
+#define KH_MAX 256
+static struct { uint64_t owner, h; char name[256]; } kh[KH_MAX];
+static unsigned nkh;
+static pthread_mutex_t kh_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t kernel_handle(uint64_t owner, const char *name, uint64_t base)
+{
+	uint64_t h = 0;
+	pthread_mutex_lock(&kh_mu);
+	for (unsigned i = 0; i < nkh && !h; i++)
+		if (kh[i].owner == owner && !strcmp(kh[i].name, name))
+			h = kh[i].h;
+	if (!h && nkh < KH_MAX) {
+		h = fk_handle(base);
+		kh[nkh].owner = owner;
+		kh[nkh].h = h;
+		snprintf(kh[nkh++].name, sizeof(kh[0].name), "%s", name);
+	}
+	pthread_mutex_unlock(&kh_mu);
+	return h;
+}
+
+FK_API CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
+{
+	if (!hfunc || !name)
+		return 1; /* CUDA_ERROR_INVALID_VALUE */
+	*hfunc = (CUfunction)(uintptr_t)kernel_handle((uint64_t)(uintptr_t)hmod, name,
+						      0x6c0000000000ull);
+	return 0;
+}
+
+FK_API CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)
+{
+	if (!pKernel || !name)
+		return 1;
+	*pKernel = (CUkernel)(uintptr_t)kernel_handle((uint64_t)(uintptr_t)library, name,
+						      0x6d0000000000ull);
+	return 0;
+}
+
+FK_API CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
+{
+	if (!pFunc)
+		return 1;
+	*pFunc = (CUfunction)(uintptr_t)kernel_handle((uint64_t)(uintptr_t)kernel, "",
+						      0x6e0000000000ull);
+	return 0;
 }

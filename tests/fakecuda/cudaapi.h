@@ -36,6 +36,9 @@ typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
 typedef struct fk_stream *CUstream;
 typedef struct fk_func *CUfunction;
+typedef struct fk_module *CUmodule;
+typedef struct fk_library *CUlibrary;
+typedef struct fk_kernel *CUkernel;
 typedef struct {
 	unsigned int gridDimX, gridDimY, gridDimZ;
 	unsigned int blockDimX, blockDimY, blockDimZ;

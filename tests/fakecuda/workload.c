@@ -33,7 +33,36 @@ struct sym {
 	const char *name, *op;
 	enum lib lib;
 	int (*call)(void *fn, struct sym *s);
+	int kernel;               /* a launch of kernels[kernel - 1] (NAME@KERNEL); 0 none */
 };
+
+/*
+ * Kernels the workload launches by name (--mix cudaLaunchKernel@vecAdd,
+ * cuLaunchKernel@gemm, cuLaunchKernelEx@softmax): a runtime launch passes
+ * the kernel's host stub, a function of this program with the kernel's
+ * C++ (mangled) name as nvcc makes it; a driver launch passes the handle
+ * cuModuleGetFunction (cuLaunchKernel) or cuLibraryGetKernel and
+ * cuKernelGetFunction (cuLaunchKernelEx) return for that name, once per
+ * thread.  The report counts launches per demangled name ("kernels").
+ */
+#define STUB(id, mangled) \
+	__attribute__((noinline, used)) void id(void) __asm__(mangled); \
+	void id(void) { __asm__ volatile("" ::: "memory"); }
+STUB(k_vecadd, "_Z6vecAddPfS_S_i")
+STUB(k_gemm, "_Z4gemmILi128EEvPKfS1_Pfiii")
+STUB(k_softmax, "_Z7softmaxPfi")
+STUB(k_relu, "_ZN5torch6layers4reluEPfi")
+static const struct kdef {
+	const char *id, *mangled, *demangled;
+	void (*stub)(void);
+} kernels[] = {
+	{ "vecAdd", "_Z6vecAddPfS_S_i", "vecAdd(float*, float*, float*, int)", k_vecadd },
+	{ "gemm", "_Z4gemmILi128EEvPKfS1_Pfiii",
+	  "void gemm<128>(float const*, float const*, float*, int, int, int)", k_gemm },
+	{ "softmax", "_Z7softmaxPfi", "softmax(float*, int)", k_softmax },
+	{ "relu", "_ZN5torch6layers4reluEPfi", "torch::layers::relu(float*, int)", k_relu },
+};
+#define NKERNELS (sizeof(kernels) / sizeof(kernels[0]))
 
 /* Per-thread state that calls thread through (allocations to free, graphs). */
 struct tstate {
@@ -45,6 +74,7 @@ struct tstate {
 	cudaGraphExec_t exec;
 	ncclComm_t comm;
 	void *copy;               /* which loaded copy of libcudart this call uses */
+	CUfunction kfn[2][8];     /* [Ex][kernel]: driver handles made so far */
 };
 static __thread struct tstate ts_;
 
@@ -261,6 +291,79 @@ static int c_ncclCommDestroy(void *fn, struct sym *s)
 	return FN(ncclCommDestroy, fn)(ts_.comm);
 }
 
+static void *libh[L__N];      /* the first copy's libraries */
+static int sym_index(const char *name);
+static void count_call(int sym, int r);
+__attribute__((format(printf, 1, 2), noreturn)) static void die(const char *fmt, ...);
+
+typedef CUresult getfunc_fn(CUfunction *, void *, const char *);
+typedef CUresult getkernel_fn(void **, void *, const char *);
+typedef CUresult kernfunc_fn(CUfunction *, void *);
+
+/* a helper call of a launch by name, counted under its own name */
+static int helper(const char *name, void **fn)
+{
+	if (!*fn && !(*fn = dlsym(libh[L_CUDA], name)))
+		die("%s not in the driver", name);
+	return sym_index(name);
+}
+
+static int c_launch_named(void *fn, struct sym *s)
+{
+	const struct kdef *k = &kernels[s->kernel - 1];
+	if (!strcmp(s->op, "cudaLaunchKernel"))
+		return FN(cudaLaunchKernel, fn)((const void *)k->stub, a.grid, a.block, NULL,
+						 a.shared, S(a.stream));
+	int ex = !strcmp(s->op, "cuLaunchKernelEx");
+	CUfunction *f = &ts_.kfn[ex][s->kernel - 1];
+	if (!*f) {
+		static void *gf, *gk, *kf;
+		int r;
+		if (!ex) {
+			int i = helper("cuModuleGetFunction", &gf);
+			r = ((getfunc_fn *)gf)(f, (void *)0x4d0d, k->mangled);
+			count_call(i, r);
+		} else {
+			void *kern = NULL;
+			int i = helper("cuLibraryGetKernel", &gk);
+			r = ((getkernel_fn *)gk)(&kern, (void *)0x4c1b, k->mangled);
+			count_call(i, r);
+			i = helper("cuKernelGetFunction", &kf);
+			r = ((kernfunc_fn *)kf)(f, kern);
+			count_call(i, r);
+		}
+	}
+	if (!ex)
+		return FN(cuLaunchKernel, fn)(*f, a.grid.x, a.grid.y, a.grid.z, a.block.x,
+					       a.block.y, a.block.z, a.shared, S(a.stream), NULL,
+					       NULL);
+	CUlaunchConfig cfg = { a.grid.x, a.grid.y, a.grid.z, a.block.x, a.block.y, a.block.z,
+			       a.shared, S(a.stream), NULL, 0 };
+	return FN(cuLaunchKernelEx, fn)(&cfg, *f, NULL, NULL);
+}
+
+/* the helpers called on their own: a handle for kernels[0] */
+static int c_getfunc(void *fn, struct sym *s)
+{
+	(void)s;
+	CUfunction f;
+	return ((getfunc_fn *)fn)(&f, (void *)0x4d0d, kernels[0].mangled);
+}
+
+static int c_getkernel(void *fn, struct sym *s)
+{
+	(void)s;
+	void *k;
+	return ((getkernel_fn *)fn)(&k, (void *)0x4c1b, kernels[0].mangled);
+}
+
+static int c_kernfunc(void *fn, struct sym *s)
+{
+	(void)s;
+	CUfunction f;
+	return ((kernfunc_fn *)fn)(&f, (void *)0x6d0000001000ull);
+}
+
 /* (0x1111, --bytes, --kind, 0x4444): what --api must show as args */
 static int c_generic(void *fn, struct sym *s)
 {
@@ -316,6 +419,9 @@ static struct sym syms[SYMCAP] = {
 	{ "cuCtxSynchronize_v2", "cuCtxSynchronize", D, c_void },
 	{ "cuStreamSynchronize", "cuStreamSynchronize", D, c_stream },
 	{ "cuStreamSynchronize_ptsz", "cuStreamSynchronize", D, c_stream },
+	{ "cuModuleGetFunction", "cuModuleGetFunction", D, c_getfunc },
+	{ "cuLibraryGetKernel", "cuLibraryGetKernel", D, c_getkernel },
+	{ "cuKernelGetFunction", "cuKernelGetFunction", D, c_kernfunc },
 	{ "ncclAllReduce", "ncclAllReduce", N, c_nccl_coll7 },
 	{ "ncclAllGather", "ncclAllGather", N, c_ncclAllGather },
 	{ "ncclReduceScatter", "ncclReduceScatter", N, c_nccl_coll7 },
@@ -393,6 +499,24 @@ static int sym_index(const char *name)
 	for (unsigned i = 0; i < nsym; i++)
 		if (!strcmp(syms[i].name, name))
 			return (int)i;
+	const char *at = strchr(name, '@');
+	if (at) { /* LAUNCH@KERNEL */
+		char base[64];
+		snprintf(base, sizeof(base), "%.*s", (int)(at - name), name);
+		int b = sym_index(base);
+		unsigned k = 0;
+		while (k < NKERNELS && strcmp(kernels[k].id, at + 1))
+			k++;
+		if (b < 0 || k == NKERNELS || nsym == SYMCAP ||
+		    (strcmp(base, "cudaLaunchKernel") && strcmp(base, "cuLaunchKernel") &&
+		     strcmp(base, "cuLaunchKernelEx")))
+			return -1;
+		syms[nsym] = (struct sym){ strdup(name), syms[b].op, syms[b].lib, c_launch_named,
+					   (int)k + 1 };
+		if (strcmp(base, "cudaLaunchKernel"))
+			o.libs |= 1u << L_CUDA; /* the handle calls */
+		return (int)nsym++;
+	}
 	/* any other exported name of the fakes (genapi.sh): called with four
 	 * integer arguments, filed under its own name, as --api records it */
 	enum lib l = !strncmp(name, "nccl", 4) ? L_NCCL
@@ -445,10 +569,14 @@ static void load_copy(int copy, const char *dir)
 		if (!h[l])
 			die("%s", dlerror());
 	}
+	if (copy == 0)
+		memcpy(libh, h, sizeof(libh));
 	for (unsigned i = 0; i < nsym; i++) {
 		if (!h[syms[i].lib])
 			continue;
-		fns[copy][i] = dlsym(h[syms[i].lib], syms[i].name);
+		char base[256];
+		snprintf(base, sizeof(base), "%.*s", (int)strcspn(syms[i].name, "@"), syms[i].name);
+		fns[copy][i] = dlsym(h[syms[i].lib], base);
 	}
 	for (unsigned m = 0; m < nmix; m++)
 		if (!fns[copy][mix[m].sym])
@@ -460,6 +588,16 @@ static int stop_now(uint64_t t0, unsigned it)
 	if (o.seconds > 0)
 		return (double)(now_ns() - t0) >= o.seconds * 1e9;
 	return it >= o.iters;
+}
+
+static void count_call(int i, int r)
+{
+	if (i < 0)
+		return;
+	__atomic_add_fetch(&sh->calls[i], 1, __ATOMIC_RELAXED);
+	if (r)
+		__atomic_add_fetch(&sh->errors[i], 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&sh->last_ret[i], r, __ATOMIC_RELAXED);
 }
 
 static void *run_thread(void *arg)
@@ -563,6 +701,20 @@ static void report(FILE *f, uint64_t elapsed)
 		}
 		fprintf(f, "}");
 	}
+	/* launches per kernel, by the name a recorder shows (demangled) */
+	fprintf(f, ",\"kernels\":{");
+	int firstk = 1;
+	for (unsigned k = 0; k < NKERNELS; k++) {
+		uint64_t v = 0;
+		for (unsigned i = 0; i < nsym; i++)
+			if (syms[i].kernel == (int)k + 1)
+				v += sh->calls[i];
+		if (v)
+			fprintf(f, "%s\"%s\":%llu", firstk ? "" : ",", kernels[k].demangled,
+				(unsigned long long)v);
+		firstk &= !v;
+	}
+	fprintf(f, "}");
 	fprintf(f, ",\"total\":%llu,\"calls_per_s\":%.0f}\n", (unsigned long long)total,
 		elapsed ? (double)total * 1e9 / (double)elapsed : 0.0);
 }

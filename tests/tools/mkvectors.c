@@ -416,6 +416,17 @@ static void v_kinds(void)
 	rec.u.cuda.args[0] = 0x7ffd5c2a1e40ull;
 	rec.u.cuda.args[1] = 1;
 	put(w, &rec);
+	/* §5.18: a kernel's name for a driver handle, then a launch of it,
+	 * which the JSON rendering names */
+	rec = (struct ilog_record){ .kind = ILOG_K_KERNEL };
+	rec.u.kernel = (struct ilog_kernel){ PID, 0x6c0000001000ull,
+					     ILOG_STR("vecAdd(float*, float*, float*, int)") };
+	put(w, &rec);
+	rec = cuda(MONO0 + 2000200000, 3100, PID, ILOG_OP_cuLaunchKernel);
+	rec.u.cuda.handle = 0x6c0000001000ull;
+	rec.u.cuda.grid_x = 256, rec.u.cuda.grid_y = 1, rec.u.cuda.grid_z = 1;
+	rec.u.cuda.block_x = 128, rec.u.cuda.block_y = 1, rec.u.cuda.block_z = 1;
+	put(w, &rec);
 	wclose(w, fd);
 }
 

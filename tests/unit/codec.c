@@ -426,6 +426,9 @@ static void fill(struct ilog_record *rec, uint32_t kind, const struct variant *v
 	case ILOG_K_NODE:
 		rec->u.node.node_index = U32 & 0xffff;
 		break;
+	case ILOG_K_KERNEL:
+		rec->u.kernel.pid = U32; rec->u.kernel.handle = U64; rec->u.kernel.name = STR;
+		break;
 	default:
 		abort();
 	}

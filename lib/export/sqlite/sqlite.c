@@ -122,6 +122,9 @@ static const char ddl[] =
 	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, pid INTEGER, ip INTEGER,"
 	" build_id TEXT, module TEXT, module_off INTEGER, function TEXT, sym_off INTEGER,"
 	" file TEXT, line INTEGER, inline_depth INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS kernels("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, pid INTEGER, handle INTEGER,"
+	" name TEXT);\n"
 	"CREATE TABLE IF NOT EXISTS snapshots("
 	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER NOT NULL, cpu_pct REAL,"
 	" ncpu INTEGER, mem_total INTEGER, mem_avail INTEGER, swap_total INTEGER,"
@@ -214,7 +217,16 @@ static const char ddl[] =
 	"CREATE VIEW IF NOT EXISTS call_sites AS"
 	" SELECT c.session_id, c.node, c.pid, c.op, o.name AS op_name, c.stack_id, c.pystack_id,"
 	"  c.calls, c.total_ns, c.max_ns FROM summary_callsites c LEFT JOIN ops o ON o.op = c.op;\n"
-"CREATE VIEW IF NOT EXISTS events_named AS"
+	/* launches with the kernel each runs (SPEC §5.18): a driver handle's
+	 * kernel record, a runtime launch's stub symbol */
+	"CREATE VIEW IF NOT EXISTS launches AS"
+	" SELECT e.*, coalesce(k.name, y.function) AS kernel FROM events e"
+	" LEFT JOIN kernels k ON e.op IN (19, 20) AND k.session_id = e.session_id"
+	"  AND k.node = e.node AND k.pid = e.pid AND k.handle = e.handle"
+	" LEFT JOIN symbols y ON e.op = 6 AND y.session_id = e.session_id AND y.node = e.node"
+	"  AND y.pid = e.pid AND y.ip = e.handle AND y.inline_depth = 0"
+	" WHERE e.op IN (6, 19, 20);\n"
+	"CREATE VIEW IF NOT EXISTS events_named AS"
 	" SELECT e.*, o.name AS op_name, l.name AS layer_name, nd.name AS node_name"
 	" FROM events e LEFT JOIN ops o ON o.op = e.op LEFT JOIN layers l ON l.layer = e.layer"
 	" LEFT JOIN nodes nd ON nd.session_id = e.session_id AND nd.node = e.node;\n"
@@ -297,7 +309,8 @@ static const char backfill_graph[] =
 
 enum stmt {
 	S_NODE, S_CLOCK, S_PROCESS, S_MAPPING, S_EVENT, S_HOST, S_STACK, S_FRAME, S_PYSTACK,
-	S_PYFRAME, S_PYCODE, S_SYMBOL, S_SNAP, S_SNAPPROC, S_LOSS, S_CHAIN, S_PROV, S__COUNT
+	S_PYFRAME, S_PYCODE, S_SYMBOL, S_SNAP, S_SNAPPROC, S_LOSS, S_CHAIN, S_PROV, S_KERNEL,
+	S__COUNT
 };
 
 static const char *const inserts[S__COUNT] = {
@@ -313,6 +326,7 @@ static const char *const inserts[S__COUNT] = {
 	[S_PYFRAME] = "INSERT OR IGNORE INTO pyframes VALUES(?,?,?,?,?,?)",
 	[S_PYCODE] = "INSERT INTO pycode VALUES(?,?,?,?,?,?,?,?,?)",
 	[S_SYMBOL] = "INSERT INTO symbols VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+	[S_KERNEL] = "INSERT INTO kernels VALUES(?,?,?,?,?)",
 	[S_SNAP] = "INSERT INTO snapshots VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[S_SNAPPROC] = "INSERT INTO snapshot_procs VALUES(?,?,?,?,?,?,?,?)",
 	[S_LOSS] = "INSERT INTO losses VALUES(?,?,?,?,?,?)",
@@ -1263,6 +1277,14 @@ static int sq_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 		BI(st, 12, y->inline_depth);
 		return step(c, s, st);
 	}
+	case ILOG_K_KERNEL:
+		st = s->st[S_KERNEL];
+		BI(st, 1, s->session);
+		BI(st, 2, node);
+		BI(st, 3, rec->u.kernel.pid);
+		BI(st, 4, rec->u.kernel.handle);
+		bt(st, 5, rec->u.kernel.name);
+		return step(c, s, st);
 	case ILOG_K_SNAPSHOT: {
 		const struct ilog_snapshot *n = &rec->u.snapshot;
 		st = s->st[S_SNAP];

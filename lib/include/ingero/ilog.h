@@ -160,6 +160,13 @@ struct ilog_node { uint32_t node_index; };
 
 /* Names op number `op` (>= ILOG_OP_NAMED_FIRST) for the records after it
  * (SPEC §5.17).  Readers return it renumbered into this program's table. */
+/* A kernel's name for a launch handle of a process (SPEC §5.18). */
+struct ilog_kernel {
+	uint32_t pid;
+	uint64_t handle;           /* CUfunction / CUkernel, or a runtime launch's host stub */
+	struct ilog_str name;      /* as the module or symbol table names it, demangled */
+};
+
 struct ilog_opname {
 	uint32_t op;
 	uint32_t layer;            /* enum ilog_layer: the library it is in */
@@ -190,6 +197,7 @@ struct ilog_record {
 		struct ilog_provenance provenance;
 		struct ilog_node node;
 		struct ilog_opname opname;
+		struct ilog_kernel kernel;
 	} u;
 	struct ilog_raw raw;       /* the encoded record (reader fills) */
 };

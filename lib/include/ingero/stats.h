@@ -102,4 +102,24 @@ char *ilog_fmt_bytes(char *buf, size_t n, double bytes);
 /* Wall time (CLOCK_REALTIME ns) of a monotonic ts on a node, 0 if unknown. */
 uint64_t ilog_stats_wall(const struct ilog_stats *st, uint32_t node, uint64_t mono_ns);
 
+/*
+ * Launches per kernel (ingero-correlate --by kernel): cudaLaunchKernel,
+ * cuLaunchKernel and cuLaunchKernelEx calls grouped by node and kernel
+ * name (SPEC §5.18; "(unknown)" when no record names the kernel: a runtime
+ * launch before ingero-symbolize ran, a driver handle made before the
+ * recording).  Feed every record, in log order.
+ */
+struct ilog_kstats;
+struct ilog_kstat_row {
+	uint32_t node;
+	const char *kernel;        /* valid until ilog_kstats_free */
+	uint64_t launches, total_ns, p50_ns, p99_ns, max_ns; /* exact quantiles */
+	uint64_t runtime, driver;  /* launches through each API */
+};
+struct ilog_kstats *ilog_kstats_new(void);      /* NULL out of memory */
+int ilog_kstats_add(struct ilog_kstats *k, const struct ilog_record *rec); /* 0, -1 OOM */
+/* Rows by node, then total time, largest first; *rows malloc'd.  Count, -1 OOM. */
+int ilog_kstats_rows(struct ilog_kstats *k, struct ilog_kstat_row **rows);
+void ilog_kstats_free(struct ilog_kstats *k);
+
 #endif

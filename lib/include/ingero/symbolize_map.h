@@ -51,6 +51,13 @@ int ilog_symmap_note(struct ilog_symmap *m, const struct ilog_record *rec);
 const struct ilog_frame *ilog_symmap_frames(const struct ilog_symmap *m, uint32_t node,
 					    uint32_t pid, uint64_t ip, unsigned *n);
 
+/* The kernel a launch runs (SPEC §5.18), NULL when no record named it: for
+ * cudaLaunchKernel the symbol of its host stub (symbol records, from
+ * ingero-symbolize), for cuLaunchKernel(Ex) the kernel record of its
+ * handle (from the recorder).  Valid until the next note. */
+const char *ilog_symmap_kernel(const struct ilog_symmap *m, uint32_t node,
+			       const struct ingero_cuda_event *e);
+
 /* Where a pystack frame is: 1 and *out filled when a pycode record gave
  * the code object; 0 when none did.  out->line comes from the line table
  * (lib/include/ingero/pyline.h), 0 when it says nothing for lasti. */
