@@ -173,11 +173,13 @@ static uint64_t sym_file_off(Elf *e, size_t nph, uint64_t value)
 }
 
 /*
- * Resolve the traced symbols of class `cls` (or the single name `only`)
- * in an ELF file to file offsets.  Returns the number of hits, -1 on error.
+ * fn(arg, name, file offset, symbol) for each defined function symbol of
+ * an ELF file's symbol tables (.dynsym and .symtab, or .dynsym alone)
+ * that a PT_LOAD maps; fn returns nonzero to stop.  0, or -1 with err set.
  */
-static int resolve(const char *path, int cls, const char *only, struct hit *hits, unsigned cap,
-		   uint64_t *only_off, char *err, size_t errlen)
+static int for_each_func(const char *path, int dyn_only,
+			 int (*fn)(void *arg, const char *name, uint64_t off, const GElf_Sym *s),
+			 void *arg, char *err, size_t errlen)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -186,17 +188,18 @@ static int resolve(const char *path, int cls, const char *only, struct hit *hits
 	}
 	elf_version(EV_CURRENT);
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	int n = 0;
+	int rc = 0;
 	size_t nph = 0;
 	if (!e || elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &nph)) {
 		snprintf(err, errlen, "%s: not an ELF file", path);
-		n = -1;
+		rc = -1;
 		goto out;
 	}
 	Elf_Scn *scn = NULL;
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB))
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_DYNSYM && (dyn_only || sh.sh_type != SHT_SYMTAB)))
 			continue;
 		Elf_Data *d = elf_getdata(scn, NULL);
 		if (!d || !sh.sh_entsize)
@@ -208,39 +211,65 @@ static int resolve(const char *path, int cls, const char *only, struct hit *hits
 			    s.st_shndx == SHN_UNDEF || !s.st_value)
 				continue;
 			const char *name = elf_strptr(e, sh.sh_link, s.st_name);
-			if (!name || (name[0] != 'c' && name[0] != 'n' && name[0] != 'p' &&
-				      name[0] != '_'))
-				continue;
-			uint64_t off = sym_file_off(e, nph, s.st_value);
+			uint64_t off = name ? sym_file_off(e, nph, s.st_value) : UINT64_MAX;
 			if (off == UINT64_MAX)
 				continue;
-			if (only) {
-				if (!strcmp(name, only)) {
-					*only_off = off;
-					n = 1;
-					goto out;
-				}
-				continue;
-			}
-			for (unsigned k = 0; k < NDEFS; k++) {
-				if (defs[k].cls != cls || strcmp(defs[k].sym, name))
-					continue;
-				/* the same name in .dynsym and .symtab: once */
-				int dup = 0;
-				for (int j = 0; j < n; j++)
-					if (hits[j].def == k && hits[j].off == off)
-						dup = 1;
-				if (!dup && (unsigned)n < cap)
-					hits[n++] = (struct hit){ off, k };
-				break;
-			}
+			if ((rc = fn(arg, name, off, &s)))
+				goto out;
 		}
 	}
 out:
 	if (e)
 		elf_end(e);
 	close(fd);
-	return n;
+	return rc < 0 ? -1 : 0;
+}
+
+struct resolve_ctx {
+	int cls;
+	const char *only;
+	struct hit *hits;
+	unsigned cap;
+	int n;
+	uint64_t *only_off;
+};
+
+static int resolve_one(void *arg, const char *name, uint64_t off, const GElf_Sym *s)
+{
+	(void)s;
+	struct resolve_ctx *x = arg;
+	if (name[0] != 'c' && name[0] != 'n' && name[0] != 'p' && name[0] != '_')
+		return 0;
+	if (x->only) {
+		if (strcmp(name, x->only))
+			return 0;
+		*x->only_off = off;
+		x->n = 1;
+		return 1;
+	}
+	for (unsigned k = 0; k < NDEFS; k++) {
+		if (defs[k].cls != x->cls || strcmp(defs[k].sym, name))
+			continue;
+		/* the same name in .dynsym and .symtab: once */
+		for (int j = 0; j < x->n; j++)
+			if (x->hits[j].def == k && x->hits[j].off == off)
+				return 0;
+		if ((unsigned)x->n < x->cap)
+			x->hits[x->n++] = (struct hit){ off, k };
+		return 0;
+	}
+	return 0;
+}
+
+/*
+ * Resolve the traced symbols of class `cls` (or the single name `only`)
+ * in an ELF file to file offsets.  Returns the number of hits, -1 on error.
+ */
+static int resolve(const char *path, int cls, const char *only, struct hit *hits, unsigned cap,
+		   uint64_t *only_off, char *err, size_t errlen)
+{
+	struct resolve_ctx x = { cls, only, hits, cap, 0, only_off };
+	return for_each_func(path, 0, resolve_one, &x, err, errlen) ? -1 : x.n;
 }
 
 /* --api: is `name` in the list ("all", or comma-separated names and globs)? */
@@ -286,6 +315,33 @@ static int api_fn_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+struct api_ctx {
+	const char *api;
+	struct api_fn *v;
+	size_t n, cap;
+};
+
+static int api_one(void *arg, const char *name, uint64_t off, const GElf_Sym *s)
+{
+	struct api_ctx *x = arg;
+	if ((GELF_ST_BIND(s->st_info) != STB_GLOBAL && GELF_ST_BIND(s->st_info) != STB_WEAK) ||
+	    GELF_ST_VISIBILITY(s->st_other) != STV_DEFAULT || !*name || strlen(name) > 255 ||
+	    is_decoded_name(name) || !api_match(x->api, name))
+		return 0;
+	if (x->n == x->cap) {
+		size_t cap = x->cap ? x->cap * 2 : 256;
+		struct api_fn *nv = realloc(x->v, cap * sizeof(*nv));
+		if (!nv)
+			return -1;
+		x->v = nv;
+		x->cap = cap;
+	}
+	if (!(x->v[x->n].name = strdup(name)))
+		return -1;
+	x->v[x->n++].off = off;
+	return 0;
+}
+
 /*
  * --api: the functions a library exports (its dynamic symbol table:
  * defined, global or weak, default visibility) that the list selects and
@@ -296,80 +352,28 @@ static int api_fn_cmp(const void *a, const void *b)
 static int api_collect(const char *path, const char *api, struct api_fn **out, char *err,
 		       size_t errlen)
 {
+	struct api_ctx x = { api, NULL, 0, 0 };
 	*out = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	err[0] = 0;
+	if (for_each_func(path, 1, api_one, &x, err, errlen)) {
+		if (!err[0])
+			snprintf(err, errlen, "out of memory");
+		for (size_t i = 0; i < x.n; i++)
+			free(x.v[i].name);
+		free(x.v);
 		return -1;
 	}
-	elf_version(EV_CURRENT);
-	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	size_t nph = 0, n = 0, cap = 0;
-	struct api_fn *v = NULL;
-	int rc = -1;
-	if (!e || elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &nph)) {
-		snprintf(err, errlen, "%s: not an ELF file", path);
-		goto out;
-	}
-	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		if (!d || !sh.sh_entsize)
-			continue;
-		size_t cnt = sh.sh_size / sh.sh_entsize;
-		for (size_t i = 0; i < cnt; i++) {
-			GElf_Sym sy;
-			if (!gelf_getsym(d, (int)i, &sy) || GELF_ST_TYPE(sy.st_info) != STT_FUNC ||
-			    sy.st_shndx == SHN_UNDEF || !sy.st_value ||
-			    (GELF_ST_BIND(sy.st_info) != STB_GLOBAL &&
-			     GELF_ST_BIND(sy.st_info) != STB_WEAK) ||
-			    GELF_ST_VISIBILITY(sy.st_other) != STV_DEFAULT)
-				continue;
-			const char *name = elf_strptr(e, sh.sh_link, sy.st_name);
-			if (!name || !*name || strlen(name) > 255 || is_decoded_name(name) ||
-			    !api_match(api, name))
-				continue;
-			uint64_t off = sym_file_off(e, nph, sy.st_value);
-			if (off == UINT64_MAX)
-				continue;
-			if (n == cap) {
-				cap = cap ? cap * 2 : 256;
-				struct api_fn *nv = realloc(v, cap * sizeof(*nv));
-				if (!nv)
-					goto oom;
-				v = nv;
-			}
-			if (!(v[n].name = strdup(name)))
-				goto oom;
-			v[n++].off = off;
-		}
-	}
-	qsort(v, n, sizeof(*v), api_fn_cmp);
+	qsort(x.v, x.n, sizeof(*x.v), api_fn_cmp);
 	size_t m = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (m && v[m - 1].off == v[i].off) {
-			free(v[i].name); /* an alias of the name just kept */
+	for (size_t i = 0; i < x.n; i++) {
+		if (m && x.v[m - 1].off == x.v[i].off) {
+			free(x.v[i].name); /* an alias of the name just kept */
 			continue;
 		}
-		v[m++] = v[i];
+		x.v[m++] = x.v[i];
 	}
-	*out = v;
-	v = NULL;
-	rc = (int)m;
-	goto out;
-oom:
-	snprintf(err, errlen, "out of memory");
-	for (size_t i = 0; i < n; i++)
-		free(v[i].name);
-out:
-	free(v);
-	if (e)
-		elf_end(e);
-	close(fd);
-	return rc;
+	*out = x.v;
+	return (int)m;
 }
 
 static struct rec_lib *lib_find_or_add(struct rec *r, const char *path, const char *open_path,

@@ -58,7 +58,9 @@ static inline void mix_event(struct mix *m)
 					    0x55d0c0a019a0ull, 0x55d0c0a02000ull };
 	struct ilog_record *rec = &m->q[m->qn];
 	struct ingero_cuda_event *e = &rec->u.cuda;
-	uint16_t op = m->all_ops ? (uint16_t)(1 + mix_rnd(m) % (ILOG_OP__COUNT - 1))
+	/* the ops of format 1.0 (1..39): a fixed set, so that what the tools
+	 * make from a seed does not change when the table grows */
+	uint16_t op = m->all_ops ? (uint16_t)(1 + mix_rnd(m) % (ILOG_OP_ncclCommDestroy))
 				 : launch_mix[mix_rnd(m) % 10];
 	rec->kind = ILOG_K_CUDA;
 	memset(e, 0, sizeof(*e));
