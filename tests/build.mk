@@ -37,9 +37,12 @@ $(FAKECUDA_DIR)/api-%.c: tests/fakecuda/genapi.sh | $(FAKECUDA_DIR)
 	$(call msg,GEN,$@)
 	$(Q)sh $< $* >$@.tmp && mv $@.tmp $@
 
-$(FAKECUDA_DIR)/workload: tests/fakecuda/workload.c $(FAKECUDA_HDRS) | $(FAKECUDA_DIR)
+# kernels.cc: the host stubs of the kernels it launches by name (C++ names)
+$(FAKECUDA_DIR)/workload: tests/fakecuda/workload.c tests/fakecuda/kernels.cc $(FAKECUDA_HDRS) \
+		| $(FAKECUDA_DIR)
 	$(call msg,CC,$@)
-	$(Q)$(CC) -D_GNU_SOURCE $(FAKECUDA_CFLAGS) -o $@ $< -ldl -lpthread
+	$(Q)$(CXX) -g -O1 -fno-omit-frame-pointer -c -o $@.kernels.o tests/fakecuda/kernels.cc
+	$(Q)$(CC) -D_GNU_SOURCE $(FAKECUDA_CFLAGS) -o $@ $< $@.kernels.o -ldl -lpthread
 
 $(FAKECUDA_DIR):
 	$(Q)mkdir -p $@
