@@ -9,7 +9,7 @@ rc=0
 ingero-record --py-walker=bpf -o x.ilog 2>err || rc=$?
 assert_eq "bad --py-walker exit" "$rc" 2
 assert_eq "bad --py-walker message" "$(cat err)" "ingero-record: --py-walker: want ebpf or off, got 'bpf'"
-ingero-record --help | grep -q -- '--py-walker=MODE' || fail "--help lacks --py-walker"
+ingero-record --help >help.txt; grep -q -- '--py-walker=MODE' help.txt || fail "--help lacks --py-walker"
 
 need_bpf
 find_pythons
