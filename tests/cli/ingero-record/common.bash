@@ -16,6 +16,12 @@ skip() { echo "$*" >&2; exit 77; }
 fail() {
 	echo "FAIL: $*" >&2
 	[[ -f rec.err ]] && sed 's/^/  rec: /' rec.err | tail -n 20 >&2
+	# a recorder left running (perhaps stopped) would go on tracing, and
+	# holding, the whole machine after this case: end it
+	if [[ -n ${RECPID:-} ]] && kill -0 "$RECPID" 2>/dev/null; then
+		kill -CONT "$RECPID" 2>/dev/null || true
+		kill -TERM "$RECPID" 2>/dev/null || true
+	fi
 	exit 1
 }
 
