@@ -10,10 +10,7 @@
 #ifndef INGERO_HOST_BPF_H
 #define INGERO_HOST_BPF_H
 
-/* 1: the memory controller's cgroup v1 hierarchy names a task's cgroup
- * (hybrid hosts); 0: the unified (v2) hierarchy does */
-const volatile __u32 targ_cgv1 = 0;
-/* 0: page allocations of targets only (--host-mem=off) */
+/* 0: page allocations of targets only (--host-top 0) */
 const volatile bool targ_host_mem = true;
 /* stalls shorter than this are not written (--stall-min) */
 const volatile __u64 targ_stall_min_ns = 100000;
@@ -32,26 +29,6 @@ struct {
 	__type(key, __u64);
 	__type(value, __u64);
 } stall_start SEC(".maps");
-
-/* The id of t's cgroup (its kernfs node id, the inode number of its
- * folder under /sys/fs/cgroup), in the hierarchy targ_cgv1 names. */
-static __always_inline __u64 task_cgid(struct task_struct *t)
-{
-	if (targ_cgv1) {
-		int mem = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
-		struct cgroup_subsys_state *css;
-		css = BPF_CORE_READ(t, cgroups, subsys[mem & 15]);
-		return css ? BPF_CORE_READ(css, cgroup, kn, id) : 0;
-	}
-	return BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
-}
-
-static __always_inline __u64 current_cgid(void)
-{
-	if (targ_cgv1)
-		return task_cgid((struct task_struct *)bpf_get_current_task());
-	return bpf_get_current_cgroup_id();
-}
 
 /* raw_tp mm_page_alloc(struct page *, unsigned int order, gfp_t, int migratetype) */
 SEC("raw_tp/mm_page_alloc")

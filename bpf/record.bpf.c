@@ -214,6 +214,9 @@ static __always_inline void note(__u32 what, __u32 pid)
 	count_rb(REC_RB_CRIT, 1);
 }
 
+/* task cgroups and --cgroup */
+#include "cgroup.bpf.h"
+
 /*
  * Is the calling process traced?  In --pid mode only the target set
  * counts; otherwise a process becomes a target on its first call (of the
@@ -226,6 +229,8 @@ static __always_inline int want_caller(__u32 tgid)
 	if (targ_mode == REC_MODE_PIDS)
 		return 0;
 	if (targ_mode == REC_MODE_UID && (__u32)bpf_get_current_uid_gid() != targ_uid)
+		return 0;
+	if (!in_target_cgroup())
 		return 0;
 	struct rec_target t = { .flags = REC_TARGET_NOTED };
 	if (bpf_map_update_elem(&targets, &tgid, &t, BPF_NOEXIST) == 0)

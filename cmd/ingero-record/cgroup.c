@@ -7,6 +7,7 @@
  * memory controller's hierarchy does, since that is where container
  * runtimes put each container.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -55,5 +56,25 @@ int rec_cgroup_of(uint32_t pid, char *path, size_t cap, uint64_t *id)
 	snprintf(dir, sizeof(dir), "/sys/fs/cgroup%s%s", v1 ? "/memory" : "", path);
 	if (!stat(dir, &st))
 		*id = (uint64_t)st.st_ino;
+	return 0;
+}
+
+int rec_cgroup_resolve(const char *arg, uint64_t *id, char *dir, size_t cap)
+{
+	struct stat st;
+	if (!strncmp(arg, "/sys/fs/cgroup/", 15))
+		snprintf(dir, cap, "%s", arg);
+	else
+		snprintf(dir, cap, "/sys/fs/cgroup%s%s%s", rec_cgroup_v1() ? "/memory" : "",
+			 arg[0] == '/' ? "" : "/", arg);
+	int bad = stat(dir, &st);
+	const char *why = bad ? strerror(errno) : "not a cgroup folder";
+	if (bad || !S_ISDIR(st.st_mode)) {
+		char tried[256];
+		snprintf(tried, sizeof(tried), "%.200s", dir);
+		snprintf(dir, cap, "'%s': %s", tried, why);
+		return -1;
+	}
+	*id = (uint64_t)st.st_ino;
 	return 0;
 }

@@ -48,6 +48,10 @@ static void usage(FILE *f)
 		"  -u, --user NAME        trace CUDA processes of this user\n"
 		"      --all-users        trace CUDA processes of every user\n"
 		"      --cuda-lib PATH    attach to this library only, no discovery (repeatable)\n"
+		"      --cgroup PATH      trace only CUDA processes in this cgroup or below it\n"
+		"                         (/sys/fs/cgroup/..., or a path as /proc/PID/cgroup\n"
+		"                         shows it: a container's); the host-wide page\n"
+		"                         allocations still cover every process\n"
 		"      --api all|LIST     also time every other exported function of the\n"
 		"                         libraries (all), or those named in LIST: names and\n"
 		"                         globs, comma-separated ('cudaStream*,cuInit');\n"
@@ -153,7 +157,7 @@ static uint32_t round_ring(uint64_t v)
 static int parse_args(int argc, char **argv, struct rec_opts *o)
 {
 	enum { O_ALL = 256, O_LIB, O_RB, O_SAMPLE, O_STACK, O_NOSTACK, O_WAKE, O_RANK, O_CHECK,
-	       O_PYWALK, O_UNWIND, O_HOSTTOP, O_STALL, O_API, O_HOLDMAX };
+	       O_PYWALK, O_UNWIND, O_HOSTTOP, O_STALL, O_API, O_HOLDMAX, O_CGROUP };
 	static const struct option lo[] = {
 		{ "output", 1, 0, 'o' }, { "pid", 1, 0, 'p' }, { "user", 1, 0, 'u' },
 		{ "all-users", 0, 0, O_ALL }, { "cuda-lib", 1, 0, O_LIB },
@@ -163,6 +167,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		{ "rank", 1, 0, O_RANK }, { "check", 0, 0, O_CHECK }, { "quiet", 0, 0, 'q' },
 		{ "py-walker", 1, 0, O_PYWALK }, { "unwind", 1, 0, O_UNWIND },
 		{ "host-top", 1, 0, O_HOSTTOP }, { "stall-min", 1, 0, O_STALL },
+		{ "cgroup", 1, 0, O_CGROUP },
 		{ "api", 1, 0, O_API },
 		{ "hold-max", 1, 0, O_HOLDMAX },
 		{ "verbose", 0, 0, 'v' }, { "help", 0, 0, 'h' },
@@ -274,6 +279,13 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 			o->host_top = (unsigned)v;
 			break;
 		}
+		case O_CGROUP:
+			if (rec_cgroup_resolve(optarg, &o->cgroup_id, o->cgroup_path,
+					       sizeof(o->cgroup_path))) {
+				ilog_errorf("--cgroup: %s", o->cgroup_path);
+				return -1;
+			}
+			break;
 		case O_STALL:
 			if (ilog_parse_duration(optarg, &o->stall_min_ns)) {
 				ilog_errorf("--stall-min: bad duration '%s'", optarg);
@@ -392,6 +404,7 @@ again:
 	r->skel->rodata->targ_host_mem = o->host_top > 0;
 	r->skel->rodata->targ_stall_min_ns = o->stall_min_ns;
 	r->skel->rodata->targ_cgv1 = rec_cgroup_v1();
+	r->skel->rodata->targ_cgroup_id = o->cgroup_id;
 	r->skel->rodata->targ_hold = r->hold;
 	if (!r->hold)
 		bpf_program__set_autoload(r->skel->progs.hold_new_lib, false);

@@ -40,6 +40,8 @@ struct rec_opts {
 	uint64_t wakeup_min_ns;
 	unsigned host_top;         /* --host-top: processes named per window */
 	uint64_t stall_min_ns;     /* --stall-min */
+	uint64_t cgroup_id;        /* --cgroup: its id, 0 = any */
+	char cgroup_path[512];     /* its folder (or the error) */
 	const char *lock_path;
 	uint64_t hold_max_ns;     /* --hold-max: 0 = never stop a process */
 	char **cmd;               /* after "--": run it under recording */
@@ -164,6 +166,10 @@ int rec_cgroup_v1(void);
 /* pid's cgroup path (in that hierarchy) and id (its folder's inode, as
  * the BPF side reads it).  0, or -1 when /proc/PID/cgroup is gone. */
 int rec_cgroup_of(uint32_t pid, char *path, size_t cap, uint64_t *id);
+/* --cgroup PATH: a cgroup folder (/sys/fs/cgroup/...) or a path in the
+ * hierarchy rec_cgroup_v1 names, to its id and folder.  0, or -1 with the
+ * reason in dir. */
+int rec_cgroup_resolve(const char *arg, uint64_t *id, char *dir, size_t cap);
 
 /* hold.c: no call missed after a late dlopen (system-wide) */
 /* Attach the CUDA libraries of the linker cache and of earlier runs. */

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cgroups for ingero-record's BPF side, included by record.bpf.c before
+ * the target set's rules: the cgroup id of a task (the one its host events
+ * carry, SPEC §5.5) and --cgroup's test of whether the calling task is in
+ * a cgroup or below it.
+ */
+#ifndef INGERO_CGROUP_BPF_H
+#define INGERO_CGROUP_BPF_H
+
+/* 1: the memory controller's cgroup v1 hierarchy names a task's cgroup
+ * (hybrid hosts); 0: the unified (v2) hierarchy does */
+const volatile __u32 targ_cgv1 = 0;
+/* --cgroup: only tasks in this cgroup (its id) or below it become
+ * targets; 0 = any */
+const volatile __u64 targ_cgroup_id = 0;
+
+static __always_inline struct cgroup *task_cgroup(struct task_struct *t)
+{
+	if (targ_cgv1) {
+		int mem = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
+		struct cgroup_subsys_state *css = BPF_CORE_READ(t, cgroups, subsys[mem & 15]);
+		return css ? BPF_CORE_READ(css, cgroup) : NULL;
+	}
+	return BPF_CORE_READ(t, cgroups, dfl_cgrp);
+}
+
+/* The id of t's cgroup (its kernfs node id, the inode number of its
+ * folder under /sys/fs/cgroup), in the hierarchy targ_cgv1 names. */
+static __always_inline __u64 task_cgid(struct task_struct *t)
+{
+	struct cgroup *cg = task_cgroup(t);
+	return cg ? BPF_CORE_READ(cg, kn, id) : 0;
+}
+
+static __always_inline __u64 current_cgid(void)
+{
+	if (targ_cgv1)
+		return task_cgid((struct task_struct *)bpf_get_current_task());
+	return bpf_get_current_cgroup_id();
+}
+
+#define REC_CGROUP_DEPTH 32 /* cgroup levels walked up for --cgroup */
+
+/* Is the calling task in --cgroup's cgroup or one below it? */
+static __always_inline int in_target_cgroup(void)
+{
+	if (!targ_cgroup_id)
+		return 1;
+	struct cgroup *cg = task_cgroup((struct task_struct *)bpf_get_current_task());
+	for (int i = 0; i < REC_CGROUP_DEPTH && cg; i++) {
+		if (BPF_CORE_READ(cg, kn, id) == targ_cgroup_id)
+			return 1;
+		struct cgroup_subsys_state *up = BPF_CORE_READ(cg, self.parent);
+		cg = up ? BPF_CORE_READ(up, cgroup) : NULL;
+	}
+	return 0;
+}
+
+#endif /* INGERO_CGROUP_BPF_H */
