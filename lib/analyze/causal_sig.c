@@ -113,22 +113,14 @@ void causal_own_preempt(struct ctx *x, const struct sproc *p, uint32_t a, uint32
 {
 	*own = *rec = (struct preempt){ 0 };
 	*n_all = *dur_all = 0;
-	for (uint32_t i = 0; i < x->st->nhs; i++) {
-		const struct hseries *h = x->st->hs[i];
-		if (h->node != x->nd->idx || h->type != ILOG_HOST_SWITCH || h->pid != p->pid ||
-		    !has_tid(p, h->tid))
-			continue;
-		uint64_t n = 0, d = 0;
-		for (uint32_t k = a; k < b && k < h->nt; k++)
-			n += h->t[k].n, d += h->t[k].dur;
-		*n_all += n, *dur_all += d;
-		struct preempt *to = h->opid == p->pid		  ? own
-				     : causal_is_recorder(x, h->opid) ? rec : NULL;
-		if (to && n) {
-			to->pid = h->opid;
-			to->n += n, to->dur += d;
-		}
+	struct preempt *pr = calloc(MAXPRE, sizeof(*pr));
+	if (!pr) {
+		x->oom = 1;
+		return;
 	}
+	uint32_t m = preempt_sum(x, p, a, b, NULL, 0, pr, MAXPRE, n_all, dur_all);
+	causal_drop_own(x, p, pr, m, own, rec);
+	free(pr);
 }
 
 uint32_t causal_drop_own(struct ctx *x, const struct sproc *p, struct preempt *pr, uint32_t m,
