@@ -51,7 +51,7 @@ grep -qx "$PWD/r1/libcudart.so.13" cuda-libs || fail "r1's copy is not in the li
 
 # a second recorder: the files seen are attached before anything maps them
 start_rec --all-users -v
-grep -q "attached .* probes to $PWD/r1/libcudart.so.13" rec.err || fail "r1's copy not attached at start"
+grep -q "attached .* to $PWD/r1/libcudart.so.13 " rec.err || fail "r1's copy not attached at start"
 "$W" --lib-dir "$PWD/r1" --threads 4 --iters 10 --report again.json
 stop_rec
 export_log
