@@ -345,9 +345,13 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 		const char *cc = ilog_stats_comm(x->st, x->nd->idx, t->pid);
 		c->culprit = t->pid;
 		cpy(c->ccomm, sizeof(c->ccomm), cc);
+		const char *ctr = ilog_stats_container(x->st, x->nd->idx, t->pid);
 		snprintf(c->root, sizeof(c->root),
-			 "%s while PID %u (%s) preempted its CUDA threads %llu times for %s off-CPU",
-			 head, t->pid, cc, (unsigned long long)t->n, D(x, (double)t->dur));
+			 "%s while PID %u (%s)%s%s%s preempted its CUDA threads %llu times for %s "
+			 "off-CPU", head, t->pid, cc, ctr[0] ? " in " : "", ctr, ctr[0] ? "," : "",
+			 (unsigned long long)t->n, D(x, (double)t->dur));
+		if (ctr[0])
+			causal_met_s(c, "culprit_container", ctr);
 		if (npr > 1) {
 			size_t l = strlen(c->root);
 			snprintf(c->root + l, sizeof(c->root) - l, " (all preemptions: %llu, %s)",
@@ -376,12 +380,19 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 		uint64_t on_out = all > on ? all - on : 0;
 		c->culprit = opid;
 		cpy(c->ccomm, sizeof(c->ccomm), cc);
+		/* a neighbour in another container is named with it */
+		const char *ctr = ilog_stats_container(x->st, x->nd->idx, opid);
+		if (!strcmp(ctr, ilog_stats_container(x->st, x->nd->idx, p->pid)))
+			ctr = "";
 		snprintf(c->root, sizeof(c->root),
-			 "%s while PID %u (%s) made %llu CUDA calls on the same node (%llu outside the "
-			 "interval); its own threads were preempted only %llu times (%s off-CPU): "
-			 "the processes share the GPU",
-			 head, opid, cc, (unsigned long long)on, (unsigned long long)on_out,
-			 (unsigned long long)pn, D(x, (double)pd));
+			 "%s while PID %u (%s)%s%s%s made %llu CUDA calls on the same node (%llu "
+			 "outside the interval); its own threads were preempted only %llu times (%s "
+			 "off-CPU): the processes share the GPU",
+			 head, opid, cc, ctr[0] ? " in " : "", ctr, ctr[0] ? "," : "",
+			 (unsigned long long)on, (unsigned long long)on_out, (unsigned long long)pn,
+			 D(x, (double)pd));
+		if (ctr[0])
+			causal_met_s(c, "culprit_container", ctr);
 		snprintf(c->title, sizeof(c->title),
 			 "GPU contention: %s (PID %u) shares the GPU with %s (PID %u)", cc, opid, comm,
 			 p->pid);

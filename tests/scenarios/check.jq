@@ -34,6 +34,13 @@ def secs($what; $exp; $text): check($what; near($exp; ($text | tonumber); 0; 0.0
 [$recs[] | select(.type == "cuda")] as $cuda |
 [$recs[] | select(.type == "host")] as $host |
 [$recs[] | select(.type == "snapshot")] as $snaps |
+# a process's container as reports name it, from its process record
+def ctrlabel($pid): ([$recs[] | select(.type == "process" and .pid == $pid)] | last) as $pr |
+  if $pr == null then null
+  elif ($pr.container_id // "") != "" and ($pr.pod_uid // "") != "" then "pod \($pr.pod_uid), container \($pr.container_id[0:12])"
+  elif ($pr.container_id // "") != "" then "container \($pr.container_id[0:12])"
+  else "cgroup \($pr.cgroup)" end;
+def ctrcheck($p): if $p.ctr then check("culprit container"; $p.ctr == ctrlabel($p.q | tonumber); ctrlabel($p.q | tonumber); $p.ctr) else empty end;
 if ($chains | length) == 0 then "FAIL: no chain at all (expected \($pattern))" else
 $chains[0] as $ch |
 $ch.metrics as $m |
@@ -77,6 +84,7 @@ $ch.root_cause as $s |
     ($s | capture("^PID (?<q>\\d+) \\((?<qc>[^)]*)\\) preempted the CUDA threads of PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) (?<n>\\d+) times for (?<t>[0-9.]+ \\w+) off-CPU over the whole run \\(all preemptions: (?<mm>\\d+), (?<u>[0-9.]+ \\w+), (?<x>[0-9.]+)% of its (?<w>[0-9.]+ \\w+)\\)")) as $p |
     [preempt | select(inwin)] as $sw |
     count("culprit pid"; $ch.culprit_pid; $p.q),
+    ctrcheck($p),
     count("preemptions by the culprit"; ($sw | map(select(.other_pid == $ch.culprit_pid)) | length); $p.n),
     dur("off-CPU by the culprit"; ($sw | map(select(.other_pid == $ch.culprit_pid) | .dur_ns) | add); $p.t),
     count("all preemptions"; ($sw | length); $p.mm),
@@ -85,7 +93,7 @@ $ch.root_cause as $s |
     pct("off-CPU share of wall"; (($sw | map(.dur_ns) | add) / $wall * 100); $p.x)
   elif $pattern == "cpu-contention" then
     head($s),
-    ($s | capture("while PID (?<q>\\d+) \\((?<qc>[^)]*)\\) preempted its CUDA threads (?<n>\\d+) times for (?<t>[0-9.]+ \\w+) off-CPU")) as $p |
+    ($s | capture("while PID (?<q>\\d+) \\((?<qc>[^)]*)\\)( in (?<ctr>[^,]+(, container [0-9a-f]+)?),)? preempted its CUDA threads (?<n>\\d+) times for (?<t>[0-9.]+ \\w+) off-CPU")) as $p |
     [preempt | select(inwin)] as $sw |
     count("culprit pid"; $ch.culprit_pid; $p.q),
     count("preemptions by the culprit in the interval"; ($sw | map(select(.other_pid == $ch.culprit_pid)) | length); $p.n),
@@ -95,9 +103,10 @@ $ch.root_cause as $s |
        dur("all off-CPU in the interval"; ($sw | map(.dur_ns) | add); $all.u) else empty end)
   elif $pattern == "gpu-contention" then
     head($s),
-    ($s | capture("while PID (?<q>\\d+) \\((?<qc>[^)]*)\\) made (?<n>\\d+) CUDA calls on the same node \\((?<k>\\d+) outside the interval\\); its own threads were preempted only (?<mm>\\d+) times \\((?<t>[0-9.]+ \\w+) off-CPU\\)")) as $p |
+    ($s | capture("while PID (?<q>\\d+) \\((?<qc>[^)]*)\\)( in (?<ctr>[^,]+(, container [0-9a-f]+)?),)? made (?<n>\\d+) CUDA calls on the same node \\((?<k>\\d+) outside the interval\\); its own threads were preempted only (?<mm>\\d+) times \\((?<t>[0-9.]+ \\w+) off-CPU\\)")) as $p |
     [preempt | select(inwin)] as $sw |
     count("culprit pid"; $ch.culprit_pid; $p.q),
+    ctrcheck($p),
     count("culprit's CUDA calls in the interval"; ([$cuda[] | select(.pid == $ch.culprit_pid and inwin)] | length); $p.n),
     count("culprit's CUDA calls outside"; ([$cuda[] | select(.pid == $ch.culprit_pid and (inwin | not))] | length); $p.k),
     count("preemptions of the victim"; ($sw | length); $p.mm),
@@ -121,7 +130,7 @@ $ch.root_cause as $s |
       near1("culprit pages/s in the interval"; rate($cin); $p.r),
       size("culprit bytes/s in the interval"; rate($cin) * 4096; $p.rb),
       near1("culprit pages/s outside"; rate($cout); $p.ro),
-      (if $p.ctr then check("culprit container"; $p.ctr == $m.culprit_container; $m.culprit_container; $p.ctr) else empty end)
+      ctrcheck($p)
     else
       ($s | capture("while the host was under memory pressure(; (?<n>\\d+) pages were allocated( \\((?<k>\\d+) by PID (?<q>\\d+) \\((?<qc>[^)]*)\\)\\))?)?")) as $p |
       count("pages allocated in the interval"; ($pg | map(.value) | add // 0); ($p.n // "0")),
