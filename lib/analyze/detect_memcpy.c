@@ -2,9 +2,10 @@
 /*
  * Detector: memcpy-bound - a process whose memory copies are where its
  * time goes (more than synchronization, more than all other calls, and
- * at least half of its wall time) - unless the calling threads' time off
- * the CPU in the windows of the copies accounts for half of it: copies a
- * saturated host stretched are the CPU's (causal_offcpu_explains).
+ * at least half of its wall time), counting the copies' own time: the
+ * calling threads' time off the CPU in the copies' windows, above its rate
+ * elsewhere, is taken out (copies a saturated host stretched are the
+ * CPU's, causal_offcpu_explains).
  */
 #include <stdlib.h>
 #include "causal_int.h"
@@ -60,9 +61,11 @@ static void memcpy_bound(struct ctx *x, struct causal_proc *pc, const struct cau
 			for (uint32_t k = pc->lo; k < pc->hi && k < ser[i]->nt; k++)
 				mark[k] |= ser[i]->t[k].n > 0;
 	double off_excess;
-	int cpu = causal_offcpu_explains(x, p, mark, pc->lo, pc->hi, tmem, &off_excess);
+	causal_offcpu_explains(x, p, mark, pc->lo, pc->hi, tmem, &off_excess);
 	free(mark);
-	if (cpu)
+	/* the copies' own time: without what the host took from their threads */
+	double own = (double)tmem - (off_excess > 0 ? off_excess : 0);
+	if (own <= (double)tsync || own <= (double)tother || own / wall < 0.5)
 		return;
 	struct cand *c = causal_cand_new(x, p, "memcpy-bound", top->op, p->first_ts, p->last_end,
 					 tmem);
