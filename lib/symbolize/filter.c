@@ -435,8 +435,12 @@ static int pass1(struct filt *f, const struct ilog_symbolize_opts *o, struct inp
 					goto oom;
 				break;
 			case ILOG_K_CUDA:
-				/* which kernel a runtime launch runs: its stub's symbol */
+				/* which kernel a runtime launch runs: its stub's symbol,
+				 * when a mapping holds the stub (no record for a
+				 * handle that is no address of the process) */
 				if (rec->u.cuda.op == ILOG_OP_cudaLaunchKernel && rec->u.cuda.handle &&
+				    ilog_sym_find_map(f, rec->node, rec->u.cuda.pid, rec->u.cuda.handle,
+						      seq) &&
 				    note_ips(f, rec, rec->u.cuda.pid, &rec->u.cuda.handle, 1, seq,
 					     f->nframes - 1, at, fr->barrier != 0))
 					goto oom;
