@@ -78,3 +78,26 @@ int rec_cgroup_resolve(const char *arg, uint64_t *id, char *dir, size_t cap)
 	*id = (uint64_t)st.st_ino;
 	return 0;
 }
+
+int rec_cgroup_has(uint64_t id, uint32_t pid)
+{
+	char path[4096], dir[4200];
+	uint64_t own;
+	if (!id)
+		return 1;
+	if (rec_cgroup_of(pid, path, sizeof(path), &own) || !path[0])
+		return 0;
+	/* the folder and each one above it, as the BPF side walks up */
+	int root = snprintf(dir, sizeof(dir), "/sys/fs/cgroup%s", rec_cgroup_v1() ? "/memory" : "");
+	snprintf(dir + root, sizeof(dir) - (size_t)root, "%s", path);
+	for (int depth = 0; depth < 64; depth++) {
+		struct stat st;
+		if (!stat(dir, &st) && (uint64_t)st.st_ino == id)
+			return 1;
+		char *slash = strrchr(dir, '/');
+		if (!slash || slash - dir < root)
+			break; /* not above the hierarchy's root */
+		*slash = 0;
+	}
+	return 0;
+}

@@ -395,7 +395,7 @@ void rec_scan_pid(struct rec *r, uint32_t pid)
 	}
 	fclose(f);
 	/* a CUDA process of the right user becomes a target (not in --pid mode) */
-	if (!target && cuda && r->o.mode != REC_MODE_PIDS) {
+	if (!target && cuda && r->o.mode != REC_MODE_PIDS && rec_cgroup_has(r->o.cgroup_id, pid)) {
 		if (!rec_add_target(r, pid))
 			rec_scan_pid(r, pid); /* now write its records */
 	}

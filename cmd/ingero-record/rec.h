@@ -170,6 +170,9 @@ int rec_cgroup_of(uint32_t pid, char *path, size_t cap, uint64_t *id);
  * hierarchy rec_cgroup_v1 names, to its id and folder.  0, or -1 with the
  * reason in dir. */
 int rec_cgroup_resolve(const char *arg, uint64_t *id, char *dir, size_t cap);
+/* Is pid in the cgroup of this id or below it?  1 for id 0 (--cgroup not
+ * given), 0 when pid is gone. */
+int rec_cgroup_has(uint64_t id, uint32_t pid);
 
 /* hold.c: no call missed after a late dlopen (system-wide) */
 /* Attach the CUDA libraries of the linker cache and of earlier runs. */
