@@ -5,6 +5,7 @@
  * set-up, the poll loop and a clean shutdown; the parts live in probes.c,
  * discover.c, sink.c and sys.c.
  */
+#include <linux/capability.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -107,7 +108,9 @@ static void usage(FILE *f)
 		"  sudo ingero-record -o - --pid 812 | ingero-export | jq -c 'select(.type==\"cuda\")'\n\n"
 		"CAPABILITIES (--check names any missing)\n"
 		"  needed:        CAP_BPF CAP_PERFMON CAP_SYS_PTRACE CAP_DAC_READ_SEARCH\n"
-		"  with COMMAND:  CAP_SETUID CAP_SETGID CAP_KILL (only to run it as the sudo user)\n\n"
+		"  with COMMAND:  CAP_SETUID CAP_SETGID CAP_KILL (only to run it as the sudo user)\n"
+		"  system-wide:   CAP_KILL (kept to resume a process held by --hold-max;\n"
+		"                 without it no process is held)\n\n"
 		"EXIT STATUS\n  0 recorded, 1 --check found a problem, 2 usage error or failure\n");
 }
 
@@ -385,6 +388,13 @@ static int setup_bpf(struct rec *r)
 	/* system-wide: stop a process at its first mapping of a new library
 	 * file (hold.c) */
 	int want_hold = o->mode != REC_MODE_PIDS && !o->ncuda_libs && o->hold_max_ns > 0;
+	/* a held process of another user can be resumed (by us or by the
+	 * watchdog) only with CAP_KILL: without it, never stop one */
+	if (want_hold && !(rec_caps_effective() & (1ull << CAP_KILL))) {
+		ilog_warnf("no CAP_KILL: --hold-max is off (a process that maps a CUDA library "
+			   "file never attached before can miss its first calls)");
+		want_hold = 0;
+	}
 	r->hold = want_hold;
 	/* one session program per call where the kernel has them (6.13+) */
 	r->session = r->multi && !getenv("INGERO_RECORD_NO_SESSION");

@@ -5,7 +5,8 @@
 # would regain its bounding set at an exec), and it still records every
 # call, including of a library dlopened after the drop (attaching it needs
 # CAP_BPF and CAP_PERFMON, finding it CAP_SYS_PTRACE).  With a COMMAND run
-# as the sudo user it also keeps CAP_SETUID, CAP_SETGID and CAP_KILL.
+# as the sudo user it also keeps CAP_SETUID, CAP_SETGID and CAP_KILL;
+# system-wide it keeps CAP_KILL unless --hold-max 0 (nothing to resume).
 . "$INGERO_TESTS/cli/caps/common.bash"
 need_bpf
 
@@ -13,6 +14,17 @@ need_bpf
 want=$(cap_mask $NEEDED)
 [[ $(status_field $$ CapEff) != "$want" ]] || skip "this shell has only the needed capabilities already"
 mkdir venv && cp "$FAKE"/libcudart.so.13 venv/
+# without holding (--hold-max 0): exactly the needed set
+start_rec --hold-max 0
+for f in CapPrm CapEff CapBnd; do
+	assert_eq "$f after attach, --hold-max 0" "$(status_field "$RECPID" $f)" "$want"
+done
+stop_rec
+rm -f rec.ilog
+# system-wide with holding (the default): CAP_KILL as well, to resume a
+# held process of any user (ingero-record --help, CAPABILITIES)
+# shellcheck disable=SC2086
+want=$(cap_mask $NEEDED CAP_KILL)
 start_rec
 for f in CapPrm CapEff CapBnd; do
 	assert_eq "$f after attach" "$(status_field "$RECPID" $f)" "$want"
