@@ -423,6 +423,16 @@ int ilog_causal_run(struct ilog_stats *st, struct ilog_chain_set *cs, char *err,
 				a->dead = 1;
 		}
 	}
+	/* whatever a detector proposed: neither the victim nor the recorder is
+	 * ever a chain's culprit */
+	for (uint32_t i = 0; i < x.n; i++) {
+		struct cand *c = &x.c[i];
+		x.nd = ilog_stats_node(st, c->node);
+		if (c->culprit && (c->culprit == c->pid || causal_is_recorder(&x, c->culprit))) {
+			c->culprit = 0;
+			c->ccomm[0] = 0;
+		}
+	}
 	uint32_t *grp = malloc((x.n ? x.n : 1) * sizeof(*grp));
 	if (grp)
 		group_alike(&x, grp);

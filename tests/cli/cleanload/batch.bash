@@ -1,19 +1,22 @@
 # SPDX-License-Identifier: MIT
-# The false-alarm rate on clean workloads, recorded for real: 30 seeded
+# Sourced by batch_1.sh .. batch_3.sh (10 seeds each, so that each case
+# stays within the per-case time limit; 30 seeds in all), not a case.
+# The false-alarm rate on clean workloads, recorded for real: seeded
 # clean workloads (tests/scenarios/cleanload.sh: threads, lifetimes from
 # milliseconds to seconds, forks, bursts of short-lived processes, dlopen
 # timing, call mixes, jittered latencies, a cold first call, background
 # host noise) each under ingero-record; no seed may give a HIGH or MEDIUM
 # chain, a chain blaming the process itself or the recorder, or more than
 # one recording-overhead note.  Prints the LOW rate on stderr.
-# CLEAN_SEEDS (default 1-30) and CLEAN_MAX_S (default 4: the longest
-# process, seconds) size the batch; bench/cleanload/run runs hundreds.
+# CLEAN_SEEDS (the case's ten by default) and CLEAN_MAX_S (default 4: the
+# longest process, seconds) size the batch; bench/cleanload/run runs
+# hundreds.
 [ "$(id -u)" = 0 ] || { echo "needs root for eBPF (CI runs it)" >&2; exit 77; }
 ingero-record --check 2>/dev/null | grep -q '^ok   bpf ' ||
 	{ echo "BPF programs cannot be loaded here" >&2; exit 77; }
 export INGERO_RECORD_LOCK=$PWD/record.lock
 rc=0 low=0 n=0 busy=0 failed=0
-for seed in ${CLEAN_SEEDS:-$(seq 1 30)}; do
+for seed in ${CLEAN_SEEDS:-$(seq "$first" $((first + 9)))}; do
 	"$INGERO_TESTS/scenarios/record_clean.sh" "$seed" "${CLEAN_MAX_S:-4}" >line.txt
 	r=$?
 	cat line.txt >&2
