@@ -31,9 +31,14 @@ grep -Eq "^ok +cuda library +$FAKE/libcudart.so.13 \(pids [0-9,]*$cpid[0-9,]*\):
 record_in_root
 [[ -f $ROOT/run/ingero-record.lock ]] || fail "no lock in the root's /run"
 check_recording
-# uprobe_multi (Linux 6.6): two links per library, one for ld.so's hook
+# uprobe_multi (Linux 6.6): an entry link per library and one for ld.so's
+# hook, and a return link per library; from 6.13 one uprobe session link
+# per library serves entry and return, so no return links
 IFS=. read -r maj min _ <<<"$(uname -r)"
-if ((maj > 6 || (maj == 6 && min >= 6))); then
+if ((maj > 6 || (maj == 6 && min >= 13))); then
+	jq -e '.uprobe_multi == 4 and (.uretprobe_multi // 0) == 0 and (.perf // 0) + (.perf_fd // 0) == 0' links.json >/dev/null ||
+		fail "links: $(cat links.json), want uprobe_multi: 4 (3 libraries as sessions, ld.so), no uretprobe_multi"
+elif ((maj == 6 && min >= 6)); then
 	jq -e '.uprobe_multi == 4 and .uretprobe_multi == 3 and (.perf // 0) + (.perf_fd // 0) == 0' links.json >/dev/null ||
 		fail "links: $(cat links.json), want uprobe_multi: 4 (3 libraries, ld.so), uretprobe_multi: 3"
 fi
