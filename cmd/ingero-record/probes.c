@@ -363,7 +363,8 @@ static int api_collect(const char *path, const char *api, struct api_fn **out, c
 		free(x.v);
 		return -1;
 	}
-	qsort(x.v, x.n, sizeof(*x.v), api_fn_cmp);
+	if (x.n) /* no match: x.v is NULL, and qsort's base must not be */
+		qsort(x.v, x.n, sizeof(*x.v), api_fn_cmp);
 	size_t m = 0;
 	for (size_t i = 0; i < x.n; i++) {
 		if (m && x.v[m - 1].off == x.v[i].off) {
