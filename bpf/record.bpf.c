@@ -1031,27 +1031,18 @@ static __always_inline int cuda_lib_name(const char *n)
 }
 
 /*
- * At the exit of every mmap() (the raw tracepoint of every system call's
- * exit, filtered on the number first: no kprobe or trampoline needed, which
- * some hosts forbid): an executable mapping of a CUDA library the recorder
+ * As mmap() returns: an executable mapping of a CUDA library the recorder
  * has not attached stops the process; the signal is taken on the way out
- * of the syscall, with the mapping in place.
+ * of the system call, with the mapping in place.
  */
-SEC("raw_tp/sys_exit")
-int hold_new_lib(struct bpf_raw_tracepoint_args *ctx)
+static __always_inline int hold_mmap(__u64 prot, __u64 fd_arg, long ret)
 {
-	if (!targ_hold)
-		return 0;
-	struct pt_regs *regs = (void *)ctx->args[0];
-	long ret = (long)ctx->args[1];
-	if (BPF_CORE_READ(regs, orig_ax) != 9 /* x86-64 __NR_mmap */ || (ret < 0 && ret > -4096))
-		return 0;
-	if (!(BPF_CORE_READ(regs, dx) & 4 /* PROT_EXEC */))
+	if (!targ_hold || (ret < 0 && ret > -4096) || !(prot & 4 /* PROT_EXEC */))
 		return 0;
 	if (targ_mode == REC_MODE_PIDS ||
 	    (targ_mode == REC_MODE_UID && (__u32)bpf_get_current_uid_gid() != targ_uid))
 		return 0;
-	__u32 fd = (__u32)BPF_CORE_READ(regs, r8);
+	__u32 fd = (__u32)fd_arg;
 	struct task_struct *task = (void *)bpf_get_current_task();
 	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
 	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
@@ -1094,6 +1085,53 @@ int hold_new_lib(struct bpf_raw_tracepoint_args *ctx)
 	count_rb(REC_RB_CRIT, 1);
 	hold_count(REC_HOLD_HELD);
 	return 0;
+}
+
+/* mmap() calls with PROT_EXEC on their way: tid -> fd */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} hold_mmaps SEC(".maps");
+
+/* The tracepoints of mmap() alone: the other system calls of the host pay
+ * only the kernel's test of the system call's number (the raw tracepoint
+ * below runs a program on every one, about 100 ns each). */
+SEC("tp/syscalls/sys_enter_mmap")
+int hold_mmap_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	if (!targ_hold || !(ctx->args[2] & 4 /* PROT_EXEC */) || (long)ctx->args[4] < 0)
+		return 0;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 fd = ctx->args[4];
+	bpf_map_update_elem(&hold_mmaps, &tid, &fd, BPF_ANY);
+	return 0;
+}
+
+SEC("tp/syscalls/sys_exit_mmap")
+int hold_mmap_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 *fd = bpf_map_lookup_elem(&hold_mmaps, &tid);
+	if (!fd)
+		return 0;
+	__u64 f = *fd;
+	bpf_map_delete_elem(&hold_mmaps, &tid);
+	return hold_mmap(4 /* PROT_EXEC */, f, ctx->ret);
+}
+
+/* Where the kernel has no per-system-call tracepoints: the raw tracepoint
+ * of every system call's exit, filtered on the number first. */
+SEC("raw_tp/sys_exit")
+int hold_new_lib(struct bpf_raw_tracepoint_args *ctx)
+{
+	if (!targ_hold)
+		return 0;
+	struct pt_regs *regs = (void *)ctx->args[0];
+	if (BPF_CORE_READ(regs, orig_ax) != 9 /* x86-64 __NR_mmap */)
+		return 0;
+	return hold_mmap(BPF_CORE_READ(regs, dx), BPF_CORE_READ(regs, r8), (long)ctx->args[1]);
 }
 
 /* ---- host ---- */

@@ -276,8 +276,20 @@ int rec_hold_start(struct rec *r)
 	if (!r->hold)
 		return 0;
 	r->hold_pipe = -1;
-	r->skel->links.hold_new_lib = bpf_program__attach(r->skel->progs.hold_new_lib);
-	if (!r->skel->links.hold_new_lib) {
+	/* mmap()'s own tracepoints, else every system call's exit */
+	struct record_bpf *s = r->skel;
+	/* INGERO_RECORD_HOLD_RAWTP: the fallback, for its test */
+	if (!getenv("INGERO_RECORD_HOLD_RAWTP"))
+		s->links.hold_mmap_enter = bpf_program__attach(s->progs.hold_mmap_enter);
+	if (s->links.hold_mmap_enter)
+		s->links.hold_mmap_exit = bpf_program__attach(s->progs.hold_mmap_exit);
+	r->hold_tp = s->links.hold_mmap_exit != NULL;
+	if (!r->hold_tp) {
+		bpf_link__destroy(s->links.hold_mmap_enter);
+		s->links.hold_mmap_enter = NULL;
+		s->links.hold_new_lib = bpf_program__attach(s->progs.hold_new_lib);
+	}
+	if (!s->links.hold_mmap_exit && !s->links.hold_new_lib) {
 		ilog_warnf("cannot watch mmap() for new CUDA libraries: %s; a library file never "
 			   "attached before can miss its first calls",
 			   strerror(errno));
@@ -307,8 +319,9 @@ int rec_hold_start(struct rec *r)
 	r->watchdog = w;
 	if (ILOG_VERBOSE(1))
 		fprintf(stderr, "%s: new CUDA library files stop their process until attached "
-				"(at most %llu ms); watchdog %d\n",
-			ilog_prog, (unsigned long long)(r->o.hold_max_ns / 1000000), (int)w);
+				"(at most %llu ms; mmap() watched %s); watchdog %d\n",
+			ilog_prog, (unsigned long long)(r->o.hold_max_ns / 1000000),
+			r->hold_tp ? "by its tracepoints" : "at every system call's exit", (int)w);
 	return 0;
 }
 
@@ -340,7 +353,10 @@ void rec_hold_close(struct rec *r)
 {
 	if (!r->hold)
 		return;
+	bpf_link__destroy(r->skel->links.hold_mmap_enter);
+	bpf_link__destroy(r->skel->links.hold_mmap_exit);
 	bpf_link__destroy(r->skel->links.hold_new_lib);
+	r->skel->links.hold_mmap_enter = r->skel->links.hold_mmap_exit = NULL;
 	r->skel->links.hold_new_lib = NULL;
 	rec_hold_release(r);
 	sweep(bpf_map__fd(r->skel->maps.holds), bpf_map__fd(r->skel->maps.hold_stats), 0, 1);

@@ -416,8 +416,11 @@ again:
 	r->skel->rodata->targ_cgv1 = rec_cgroup_v1();
 	r->skel->rodata->targ_cgroup_id = o->cgroup_id;
 	r->skel->rodata->targ_hold = r->hold;
-	if (!r->hold)
+	if (!r->hold) {
 		bpf_program__set_autoload(r->skel->progs.hold_new_lib, false);
+		bpf_program__set_autoload(r->skel->progs.hold_mmap_enter, false);
+		bpf_program__set_autoload(r->skel->progs.hold_mmap_exit, false);
+	}
 	/* bench/record: measure the bare uprobe+uretprobe cost, recording nothing */
 	r->skel->rodata->targ_empty = getenv("INGERO_RECORD_BENCH_EMPTY") != NULL;
 	/* ... =entry: the empty session sets no return probe */

@@ -101,6 +101,7 @@ struct rec {
 	unsigned nheld;
 	/* hold.c: processes stopped at a new library file (system-wide) */
 	int hold, hold_loaded;     /* stopping them, its program loaded */
+	int hold_tp;               /* by mmap()'s tracepoints, not every syscall exit */
 	int hold_pipe;             /* the watchdog reads its end of file */
 	pid_t watchdog;
 	struct rec_hold_msg lheld[1024];

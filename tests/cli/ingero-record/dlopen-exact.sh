@@ -10,10 +10,12 @@
 . "$INGERO_TESTS/cli/ingero-record/common.bash"
 need_bpf
 
-rounds=20 procs=6
+rounds=${ROUNDS:-20} procs=6
 # a recorder slowed by a loaded machine must not see its holds expire: the
 # bound is hold-watchdog.sh's subject, exactness this one's
 start_rec --all-users -v --hold-max 30s
+# mmap() watched by its own tracepoints (dlopen-exact-rawtp.sh: the fallback)
+grep -q "mmap() watched ${WATCHED:-by its tracepoints}" rec.err || fail "mmap() not watched as expected"
 for ((r = 1; r <= rounds; r++)); do
 	mkdir "r$r" && cp "$FAKE/libcudart.so.13" "r$r/"
 	for ((p = 1; p <= procs; p++)); do
