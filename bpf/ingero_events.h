@@ -37,6 +37,7 @@ enum ilog_kind {
 	ILOG_K_NODE = 16,
 	ILOG_K_OPNAME = 17,
 	ILOG_K_KERNEL = 18,
+	ILOG_K_BLKIO = 19,
 	ILOG_K__COUNT
 };
 
@@ -128,6 +129,7 @@ enum ilog_host_type {
 	ILOG_HOST_PAGE_ALLOC_REST = 9, /* window sum of mm_page_alloc of processes not listed */
 	ILOG_HOST_RECLAIM = 10,   /* a direct (or cgroup) reclaim stall of a task */
 	ILOG_HOST_COMPACT = 11,   /* a direct compaction stall of a task */
+	ILOG_HOST_IOWAIT = 12,    /* per-target window sum of time blocked on I/O */
 	ILOG_HOST__COUNT
 };
 
@@ -175,6 +177,15 @@ struct ingero_host_event {
 	__u64 cgroup_id;  /* cgroup of pid (SPEC §5.5), 0 = not known; since 1.2 */
 };
 _Static_assert(sizeof(struct ingero_host_event) == 88, "host event layout");
+
+/*
+ * Block I/O latency histogram (SPEC §5.19): bucket b counts requests whose
+ * issue-to-completion time t has floor(log2(t ns)) - 10 == b, i.e. t in
+ * [2^(b+10), 2^(b+11)) ns; bucket 0 also holds t < 1024 ns, the last one
+ * everything from 2^(INGERO_BLK_HBUCKETS+9) ns (about 8.6 s) up.
+ */
+#define INGERO_BLK_HBUCKETS 24
+#define INGERO_BLK_HSHIFT 10
 
 /* A deduplicated user stack (SPEC §5.6). */
 struct ingero_stack {

@@ -152,8 +152,11 @@ struct offcpu {
 	__u64 ts;
 	__u32 state;     /* 0: still runnable, i.e. preempted */
 	__u32 other_pid, other_tid, cpu;
+	__u32 flags;     /* OFFCPU_* */
 	char other_comm[INGERO_COMM_LEN];
 };
+#define OFFCPU_DETAIL 1 /* write a `switch` event when it runs again */
+#define OFFCPU_IOWAIT 2 /* blocked on I/O: add the time to its process's iowait */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -1162,6 +1165,8 @@ static __always_inline struct ingero_host_event *host_reserve(void *rb, __u32 ri
 
 /* the whole host: cgroups, page allocations, reclaim and compaction */
 #include "host.bpf.h"
+/* block devices: request latency per device and process */
+#include "disk.bpf.h"
 
 static __always_inline __u32 task_state(struct task_struct *t)
 {
@@ -1171,6 +1176,18 @@ static __always_inline __u32 task_state(struct task_struct *t)
 		long state;
 	} *o = (void *)t;
 	return (__u32)BPF_CORE_READ(o, state);
+}
+
+/* The window aggregate of target process tgid (t: one of its tasks). */
+static __always_inline struct rec_sched_agg *sched_agg_of(__u32 tgid, struct task_struct *t)
+{
+	struct rec_sched_agg *a = bpf_map_lookup_elem(&sched_agg, &tgid);
+	if (a)
+		return a;
+	struct rec_sched_agg z = {};
+	BPF_CORE_READ_STR_INTO(&z.comm, t, group_leader, comm);
+	bpf_map_update_elem(&sched_agg, &tgid, &z, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&sched_agg, &tgid);
 }
 
 /* raw_tp sched_switch(bool preempt, prev, next[, prev_state]) */
@@ -1186,21 +1203,22 @@ int sched_switch(struct bpf_raw_tracepoint_args *ctx)
 		__u32 prev_tid = BPF_CORE_READ(prev, pid);
 		__u32 state = task_state(prev);
 		struct rec_inflight *in = bpf_map_lookup_elem(&inflight, &prev_tid);
-		if (state == 0 || (in && in->depth > 0)) {
-			/* preempted, or off CPU inside a traced call: keep the detail */
-			struct offcpu oc = { .ts = now, .cpu = cpu, .state = state };
-			oc.other_pid = BPF_CORE_READ(next, tgid);
-			oc.other_tid = BPF_CORE_READ(next, pid);
-			BPF_CORE_READ_STR_INTO(&oc.other_comm, next, comm);
-			bpf_map_update_elem(&offcpu, &prev_tid, &oc, BPF_ANY);
-		} else {
-			struct rec_sched_agg *a = bpf_map_lookup_elem(&sched_agg, &prev_tgid);
-			if (!a) {
-				struct rec_sched_agg z = {};
-				BPF_CORE_READ_STR_INTO(&z.comm, prev, group_leader, comm);
-				bpf_map_update_elem(&sched_agg, &prev_tgid, &z, BPF_NOEXIST);
-				a = bpf_map_lookup_elem(&sched_agg, &prev_tgid);
+		/* preempted, or off CPU inside a traced call: keep the detail */
+		__u32 flags = state == 0 || (in && in->depth > 0) ? OFFCPU_DETAIL : 0;
+		/* blocked in io_schedule() (disk reads, page-cache misses) */
+		if (state && BPF_CORE_READ_BITFIELD_PROBED(prev, in_iowait))
+			flags |= OFFCPU_IOWAIT;
+		if (flags) {
+			struct offcpu oc = { .ts = now, .cpu = cpu, .state = state, .flags = flags };
+			if (flags & OFFCPU_DETAIL) {
+				oc.other_pid = BPF_CORE_READ(next, tgid);
+				oc.other_tid = BPF_CORE_READ(next, pid);
+				BPF_CORE_READ_STR_INTO(&oc.other_comm, next, comm);
 			}
+			bpf_map_update_elem(&offcpu, &prev_tid, &oc, BPF_ANY);
+		}
+		if (!(flags & OFFCPU_DETAIL)) {
+			struct rec_sched_agg *a = sched_agg_of(prev_tgid, prev);
 			if (a)
 				__sync_fetch_and_add(&a->switches, 1);
 		}
@@ -1234,6 +1252,18 @@ int sched_switch(struct bpf_raw_tracepoint_args *ctx)
 	struct offcpu *oc = bpf_map_lookup_elem(&offcpu, &next_tid);
 	if (!oc)
 		return 0;
+	if (oc->flags & OFFCPU_IOWAIT) {
+		__u32 tgid = BPF_CORE_READ(next, tgid);
+		struct rec_sched_agg *a = sched_agg_of(tgid, next);
+		if (a) {
+			__sync_fetch_and_add(&a->iowait_ns, now - oc->ts);
+			__sync_fetch_and_add(&a->iowaits, 1);
+		}
+		if (!(oc->flags & OFFCPU_DETAIL)) {
+			bpf_map_delete_elem(&offcpu, &next_tid);
+			return 0;
+		}
+	}
 	/* who took the CPU from a target thread, and for how long */
 	struct rec_host *m;
 	struct ingero_host_event *e = host_reserve(&host_rb, REC_RB_HOST, ILOG_HOST_SWITCH, &m);

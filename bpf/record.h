@@ -200,12 +200,28 @@ struct rec_stack_stat {
 struct rec_sched_agg {
 	__u64 switches;  /* switch-outs not written as `switch` events */
 	char comm[INGERO_COMM_LEN];
+	__u64 iowait_ns; /* off CPU blocked on I/O (task->in_iowait), all threads */
+	__u64 iowaits;   /* how many such switch-outs ended in the window */
 };
 
 struct rec_page_agg {
 	__u64 calls, pages;
 	__u64 cgroup_id;
 	char comm[INGERO_COMM_LEN];
+};
+
+/* Block requests completed in the window, per (device, issuing process). */
+struct rec_blk_key {
+	__u32 dev;       /* major << 20 | minor, as the kernel's dev_t */
+	__u32 pid;       /* tgid of the task that started the request */
+};
+
+struct rec_blk_agg {
+	__u64 ios, bytes, read_ios, read_bytes;
+	__u64 lat_sum_ns, lat_max_ns;
+	__u64 cgroup_id;
+	char comm[INGERO_COMM_LEN];
+	__u64 hist[INGERO_BLK_HBUCKETS];
 };
 
 /* Target set entry (key: tgid). */

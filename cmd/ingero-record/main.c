@@ -77,10 +77,12 @@ static void usage(FILE *f)
 		"                         stack is copied once per new call path and\n"
 		"                         unwound here with the files' DWARF CFI\n"
 		"      --wakeup-min DUR   record wakeups that waited at least DUR (50us)\n"
-		"      --host-top N       page allocations are counted in the kernel for every\n"
-		"                         process; each second the targets and the N others\n"
-		"                         that allocated most are written, the rest summed in\n"
-		"                         one record (default 8; 0 = targets only)\n"
+		"      --host-top N       page allocations and block I/O (requests, bytes,\n"
+		"                         latency per device) are counted in the kernel for\n"
+		"                         every process; each second the targets and the N\n"
+		"                         others that allocated (moved) most are written,\n"
+		"                         the rest summed in one record (per device)\n"
+		"                         (default 8; 0 = targets only)\n"
 		"      --stall-min DUR    record direct reclaim and compaction stalls of at\n"
 		"                         least DUR (default 100us; a target's: all)\n"
 		"      --hold-max DUR     without --pid or a COMMAND: a process that maps a\n"
@@ -504,7 +506,8 @@ again:
 		r->skel->progs.mark_victim, r->skel->progs.reclaim_begin,
 		r->skel->progs.reclaim_end, r->skel->progs.memcg_reclaim_begin,
 		r->skel->progs.memcg_reclaim_end, r->skel->progs.compact_begin,
-		r->skel->progs.compact_end,
+		r->skel->progs.compact_end, r->skel->progs.blk_rq_issue,
+		r->skel->progs.blk_rq_complete,
 	};
 	struct bpf_link **links[] = {
 		&r->skel->links.sched_switch, &r->skel->links.sched_wakeup,
@@ -513,7 +516,8 @@ again:
 		&r->skel->links.mark_victim, &r->skel->links.reclaim_begin,
 		&r->skel->links.reclaim_end, &r->skel->links.memcg_reclaim_begin,
 		&r->skel->links.memcg_reclaim_end, &r->skel->links.compact_begin,
-		&r->skel->links.compact_end,
+		&r->skel->links.compact_end, &r->skel->links.blk_rq_issue,
+		&r->skel->links.blk_rq_complete,
 	};
 	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++) {
 		*links[i] = bpf_program__attach(tps[i]);
@@ -523,6 +527,9 @@ again:
 				   bpf_program__name(tps[i]), strerror(errno));
 		}
 	}
+	/* Linux 6.5+: a block request's owner is the task that started it;
+	 * before, the task that issued it (disk.bpf.h) */
+	r->skel->links.blk_io_start = bpf_program__attach(r->skel->progs.blk_io_start);
 	return 0;
 }
 
@@ -535,7 +542,8 @@ static void detach_tracepoints(struct rec *r)
 		&r->skel->links.mark_victim, &r->skel->links.reclaim_begin,
 		&r->skel->links.reclaim_end, &r->skel->links.memcg_reclaim_begin,
 		&r->skel->links.memcg_reclaim_end, &r->skel->links.compact_begin,
-		&r->skel->links.compact_end,
+		&r->skel->links.compact_end, &r->skel->links.blk_rq_issue,
+		&r->skel->links.blk_rq_complete, &r->skel->links.blk_io_start,
 	};
 	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
 		bpf_link__destroy(*links[i]);

@@ -370,8 +370,17 @@ static void drain_sched(struct rec *r, uint64_t now, uint64_t win)
 		e->dur_ns = win;
 		e->value = a.switches;
 		memcpy(e->comm, a.comm, sizeof(e->comm));
-		ilog_writer_put(r->w, &rec);
-		r->n_host++;
+		if (a.switches) {
+			ilog_writer_put(r->w, &rec);
+			r->n_host++;
+		}
+		if (a.iowaits) { /* its threads' time blocked on I/O in the window */
+			e->type = ILOG_HOST_IOWAIT;
+			e->value = a.iowait_ns;
+			e->other_pid = (uint32_t)a.iowaits;
+			ilog_writer_put(r->w, &rec);
+			r->n_host++;
+		}
 	}
 }
 
@@ -450,6 +459,144 @@ static void drain_pages(struct rec *r, uint64_t now, uint64_t win)
 	}
 }
 
+struct blk_ent {
+	struct rec_blk_key k;
+	struct rec_blk_agg a;
+};
+
+static int blk_cmp(const void *x, const void *y)
+{
+	const struct blk_ent *a = x, *b = y;
+	if (a->a.bytes != b->a.bytes)
+		return a->a.bytes < b->a.bytes ? 1 : -1;
+	if (a->a.ios != b->a.ios)
+		return a->a.ios < b->a.ios ? 1 : -1;
+	if (a->k.dev != b->k.dev)
+		return a->k.dev < b->k.dev ? -1 : 1;
+	return a->k.pid < b->k.pid ? -1 : a->k.pid > b->k.pid;
+}
+
+/* The name of block device dev (major << 20 | minor), from sysfs. */
+static const char *blk_name(uint32_t dev)
+{
+	static struct { uint32_t dev; char name[32]; } cache[64];
+	static unsigned n;
+	for (unsigned i = 0; i < n; i++)
+		if (cache[i].dev == dev)
+			return cache[i].name;
+	char path[64], link[256] = "";
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", dev >> 20, dev & 0xfffff);
+	ssize_t len = readlink(path, link, sizeof(link) - 1);
+	link[len > 0 ? len : 0] = 0;
+	const char *base = strrchr(link, '/');
+	base = base ? base + 1 : link;
+	if (n >= sizeof(cache) / sizeof(cache[0]))
+		return ""; /* full: names of the first 64 devices only */
+	cache[n].dev = dev;
+	snprintf(cache[n].name, sizeof(cache[n].name), "%s", base);
+	return cache[n++].name;
+}
+
+static void put_blk(struct rec *r, uint64_t ts, uint64_t win, uint32_t dev, uint32_t pid,
+		    uint32_t nprocs, const struct rec_blk_agg *a)
+{
+	struct ilog_record rec = { .kind = ILOG_K_BLKIO };
+	struct ilog_blkio *b = &rec.u.blkio;
+	b->ts_ns = ts;
+	b->dur_ns = win;
+	b->major = dev >> 20;
+	b->minor = dev & 0xfffff;
+	b->disk = ilog_str_c(blk_name(dev));
+	b->pid = pid;
+	b->nprocs = nprocs;
+	if (pid)
+		memcpy(b->comm, a->comm, sizeof(b->comm));
+	b->cgroup_id = pid ? a->cgroup_id : 0;
+	b->ios = a->ios;
+	b->bytes = a->bytes;
+	b->read_ios = a->read_ios;
+	b->read_bytes = a->read_bytes;
+	b->lat_sum_ns = a->lat_sum_ns;
+	b->lat_max_ns = a->lat_max_ns;
+	for (uint32_t i = 0; i < INGERO_BLK_HBUCKETS; i++)
+		if ((b->hist[i] = a->hist[i]))
+			b->nhist = i + 1;
+	ilog_writer_put(r->w, &rec);
+	r->n_host++;
+}
+
+/*
+ * Block I/O of the window, counted per (device, process) in the kernel:
+ * one blkio record (SPEC §5.19) for each target's and for the --host-top
+ * (device, process) pairs of others that moved the most bytes, with their
+ * process records; the others summed per device (pid 0), so a device's
+ * records add up to all its requests and a window writes at most
+ * targets' + N + one per device records.
+ */
+static void drain_blk(struct rec *r, uint64_t now, uint64_t win)
+{
+	struct bpf_map *m = r->skel->maps.blk_agg;
+	static struct blk_ent ents[4096];
+	enum { MAXDEV = 64 };
+	static struct rec_blk_agg rest[MAXDEV];
+	uint32_t rest_dev[MAXDEV], rest_n[MAXDEV];
+	unsigned ne = 0, nrest = 0;
+	struct rec_blk_key key, next;
+	int more = bpf_map__get_next_key(m, NULL, &next, sizeof(next)) == 0;
+	while (more && ne < 4096) {
+		key = next;
+		more = bpf_map__get_next_key(m, &key, &next, sizeof(next)) == 0;
+		struct blk_ent *e = &ents[ne];
+		if (bpf_map__lookup_and_delete_elem(m, &key, sizeof(key), &e->a, sizeof(e->a), 0) &&
+		    (bpf_map__lookup_elem(m, &key, sizeof(key), &e->a, sizeof(e->a), 0) ||
+		     bpf_map__delete_elem(m, &key, sizeof(key), 0)))
+			continue;
+		e->k = key;
+		ne++;
+	}
+	qsort(ents, ne, sizeof(ents[0]), blk_cmp);
+	unsigned named = 0;
+	for (unsigned i = 0; i < ne; i++) {
+		const struct blk_ent *be = &ents[i];
+		int target = rec_is_target(r, be->k.pid);
+		/* pid 0: requests started from interrupt context, always in the rest */
+		if (be->k.pid && (target || named < r->o.host_top)) {
+			if (!target) {
+				named++;
+				rec_write_other(r, be->k.pid);
+			}
+			put_blk(r, now - win, win, be->k.dev, be->k.pid, 1, &be->a);
+			continue;
+		}
+		unsigned d = 0;
+		while (d < nrest && rest_dev[d] != be->k.dev)
+			d++;
+		if (d == nrest) {
+			if (nrest == MAXDEV)
+				d = MAXDEV - 1; /* more devices than that: the last sums them */
+			else {
+				nrest++;
+				rest_dev[d] = be->k.dev;
+				rest_n[d] = 0;
+				memset(&rest[d], 0, sizeof(rest[d]));
+			}
+		}
+		struct rec_blk_agg *ra = &rest[d];
+		rest_n[d]++;
+		ra->ios += be->a.ios;
+		ra->bytes += be->a.bytes;
+		ra->read_ios += be->a.read_ios;
+		ra->read_bytes += be->a.read_bytes;
+		ra->lat_sum_ns += be->a.lat_sum_ns;
+		if (be->a.lat_max_ns > ra->lat_max_ns)
+			ra->lat_max_ns = be->a.lat_max_ns;
+		for (unsigned b = 0; b < INGERO_BLK_HBUCKETS; b++)
+			ra->hist[b] += be->a.hist[b];
+	}
+	for (unsigned d = 0; d < nrest; d++)
+		put_blk(r, now - win, win, rest_dev[d], 0, rest_n[d], &rest[d]);
+}
+
 /*
  * At the end of a recording, calls still in progress are written with
  * NO_RETURN (SPEC §5.4), timed up to now, so that seen = recorded + lost.
@@ -500,6 +647,7 @@ void rec_window(struct rec *r, int final)
 	r->last_tick_ns = now;
 	drain_sched(r, now, win);
 	drain_pages(r, now, win);
+	drain_blk(r, now, win);
 	write_losses(r, now, final);
 	/* exited targets leave the set once their last window is written */
 	for (unsigned i = 0; i < REC_MAX_PROCS; i++) {

@@ -257,6 +257,30 @@ static const struct ilog_field opname_f[] = {
 };
 #undef E
 
+static const struct ilog_field count_elem[] = {
+	{ .name = "", .type = FT_U64, .view = FV_NUM, .off = 0 },
+};
+#define E struct ilog_blkio
+static const struct ilog_field blkio_f[] = {
+	F(E, ts_ns, "ts_ns", FT_TS, FV_NUM),
+	F(E, dur_ns, "dur_ns", FT_U64, FV_NUM),
+	F(E, major, "major", FT_U32, FV_NUM),
+	F(E, minor, "minor", FT_U32, FV_NUM),
+	F(E, disk, "disk", FT_STR, FV_STR),
+	F(E, pid, "pid", FT_U32, FV_NUM),
+	F(E, nprocs, "nprocs", FT_U32, FV_NUM),
+	F(E, comm, "comm", FT_CHARS, FV_STR),
+	F(E, cgroup_id, "cgroup_id", FT_U64, FV_NUM),
+	F(E, ios, "ios", FT_U64, FV_NUM),
+	F(E, bytes, "bytes", FT_U64, FV_NUM),
+	F(E, read_ios, "read_ios", FT_U64, FV_NUM),
+	F(E, read_bytes, "read_bytes", FT_U64, FV_NUM),
+	F(E, lat_sum_ns, "lat_sum_ns", FT_U64, FV_NUM),
+	F(E, lat_max_ns, "lat_max_ns", FT_U64, FV_NUM),
+	A(E, hist, nhist, "hist", __u64, INGERO_BLK_HBUCKETS, count_elem),
+};
+#undef E
+
 #define K(id, nm, member, tab) \
 	[id] = { nm, sizeof(((struct ilog_record *)0)->u.member), \
 		 sizeof(tab) / sizeof(tab[0]), tab }
@@ -279,6 +303,7 @@ static const struct ilog_kind_desc kinds[ILOG_K__COUNT] = {
 	K(ILOG_K_NODE, "node", node, node_f),
 	K(ILOG_K_OPNAME, "opname", opname, opname_f),
 	K(ILOG_K_KERNEL, "kernel", kernel, kernel_f),
+	K(ILOG_K_BLKIO, "blkio", blkio, blkio_f),
 };
 
 const struct ilog_kind_desc *ilog_kind_desc(uint32_t kind)
@@ -433,7 +458,7 @@ const char *ilog_host_type_name(uint32_t type)
 		[ILOG_HOST_OOM] = "oom", [ILOG_HOST_FORK] = "fork",
 		[ILOG_HOST_EXEC] = "exec", [ILOG_HOST_EXIT] = "exit",
 		[ILOG_HOST_PAGE_ALLOC_REST] = "page_alloc_rest", [ILOG_HOST_RECLAIM] = "reclaim",
-		[ILOG_HOST_COMPACT] = "compact",
+		[ILOG_HOST_COMPACT] = "compact", [ILOG_HOST_IOWAIT] = "iowait",
 	};
 	return type < ILOG_HOST__COUNT ? n[type] : NULL;
 }
@@ -452,6 +477,28 @@ void ilog_str_copy(char *dst, size_t cap, struct ilog_str s)
 	dst[n] = 0;
 }
 
+uint64_t ilog_blk_quantile(const uint64_t *hist, uint32_t n, double q, uint64_t max_ns)
+{
+	uint64_t tot = 0, seen = 0;
+	if (n > INGERO_BLK_HBUCKETS)
+		n = INGERO_BLK_HBUCKETS;
+	for (uint32_t b = 0; b < n; b++)
+		tot += hist[b];
+	if (!tot)
+		return 0;
+	/* the rank of the quantile, 1..tot: the smallest with rank/tot >= q */
+	double want = q * (double)tot;
+	uint64_t rank = want <= 1 ? 1 : (uint64_t)want + ((double)(uint64_t)want < want);
+	for (uint32_t b = 0; b < n; b++) {
+		seen += hist[b];
+		if (seen >= rank) {
+			uint64_t edge = 1ull << (b + INGERO_BLK_HSHIFT + 1);
+			return max_ns && max_ns < edge ? max_ns : edge;
+		}
+	}
+	return max_ns;
+}
+
 struct ilog_str ilog_str_c(const char *s)
 {
 	return (struct ilog_str){ s ? s : "", s ? (uint32_t)strlen(s) : 0 };
@@ -467,6 +514,7 @@ uint64_t ilog_record_ts(const struct ilog_record *rec)
 	case ILOG_K_SNAPSHOT: return rec->u.snapshot.ts_ns;
 	case ILOG_K_LOSS: return rec->u.loss.ts_ns;
 	case ILOG_K_CHAIN: return rec->u.chain.ts_start;
+	case ILOG_K_BLKIO: return rec->u.blkio.ts_ns;
 	case ILOG_K_CLOCK: return rec->u.clock.mono_ns;
 	case ILOG_K_HEADER: return rec->u.header.mono_ns;
 	default: return 0;

@@ -284,6 +284,19 @@ static void v_begin(void)
 }
 
 /* One record of every kind, in kind order (SPEC §5.1 .. §5.16). */
+/* A data loader's reads from an NVMe disk in one window (§5.19). */
+static struct ilog_blkio blkio_loader(void)
+{
+	struct ilog_blkio b = {
+		.ts_ns = MONO0 + 1000000000, .dur_ns = 1000000000, .major = 259, .minor = 0,
+		.disk = ILOG_STR("nvme0n1"), .pid = PID + 6, .nprocs = 1, .comm = "pt_data_worker",
+		.cgroup_id = 8812, .ios = 480, .bytes = 62914560, .read_ios = 480,
+		.read_bytes = 62914560, .lat_sum_ns = 57600000, .lat_max_ns = 1900000, .nhist = 11,
+		.hist = { 0, 0, 0, 0, 0, 12, 51, 240, 160, 15, 2 },
+	};
+	return b;
+}
+
 static void v_kinds(void)
 {
 	int fd;
@@ -427,6 +440,10 @@ static void v_kinds(void)
 	rec.u.cuda.grid_x = 256, rec.u.cuda.grid_y = 1, rec.u.cuda.grid_z = 1;
 	rec.u.cuda.block_x = 128, rec.u.cuda.block_y = 1, rec.u.cuda.block_z = 1;
 	put(w, &rec);
+	/* §5.19: a window of block I/O on one device by one process */
+	rec = (struct ilog_record){ .kind = ILOG_K_BLKIO };
+	rec.u.blkio = blkio_loader();
+	put(w, &rec);
 	wclose(w, fd);
 }
 
@@ -513,6 +530,32 @@ static void v_host(void)
 					 .cpu = 1, .cgroup_id = 9310 };
 	memcpy(h->comm, "preproc", 8);
 	memcpy(h->other_comm, "preproc", 8);
+	put(w, &rec);
+	/* 1.3: a target's time blocked on I/O in the window, and the window's
+	 * block I/O: the job's data loader, a backup job named as one of the
+	 * busiest, the device's other requests summed */
+	*h = (struct ingero_host_event){ .ts_ns = win, .type = ILOG_HOST_IOWAIT, .pid = PID + 6,
+					 .other_pid = 431, .dur_ns = 1000000000, .value = 612000000,
+					 .cgroup_id = 8812 };
+	memcpy(h->comm, "pt_data_worker", 15);
+	put(w, &rec);
+	rec = (struct ilog_record){ .kind = ILOG_K_BLKIO };
+	rec.u.blkio = blkio_loader();
+	put(w, &rec);
+	rec.u.blkio = (struct ilog_blkio){
+		.ts_ns = win, .dur_ns = 1000000000, .major = 259, .minor = 0,
+		.disk = ILOG_STR("nvme0n1"), .pid = 7311, .nprocs = 1, .comm = "restic",
+		.cgroup_id = 9412, .ios = 2048, .bytes = 268435456, .read_ios = 2048,
+		.read_bytes = 268435456, .lat_sum_ns = 655360000, .lat_max_ns = 4100000,
+		.nhist = 13, .hist = { 0, 0, 0, 0, 0, 0, 0, 64, 1210, 701, 60, 11, 2 },
+	};
+	put(w, &rec);
+	rec.u.blkio = (struct ilog_blkio){
+		.ts_ns = win, .dur_ns = 1000000000, .major = 259, .minor = 0,
+		.disk = ILOG_STR("nvme0n1"), .nprocs = 5, .ios = 9, .bytes = 94208,
+		.lat_sum_ns = 1350000, .lat_max_ns = 410000, .nhist = 9,
+		.hist = { 0, 0, 0, 0, 0, 0, 3, 4, 2 },
+	};
 	put(w, &rec);
 	wclose(w, fd);
 }

@@ -429,6 +429,17 @@ static void fill(struct ilog_record *rec, uint32_t kind, const struct variant *v
 	case ILOG_K_KERNEL:
 		rec->u.kernel.pid = U32; rec->u.kernel.handle = U64; rec->u.kernel.name = STR;
 		break;
+	case ILOG_K_BLKIO: {
+		struct ilog_blkio *b = &rec->u.blkio;
+		b->ts_ns = U64; b->dur_ns = U64; b->major = U32; b->minor = U32; b->disk = STR;
+		b->pid = U32; b->nprocs = U32; b->cgroup_id = U64; strcpy(b->comm, v->comm);
+		b->ios = U64; b->bytes = U64; b->read_ios = U64; b->read_bytes = U64;
+		b->lat_sum_ns = U64; b->lat_max_ns = U64;
+		b->nhist = varr(v, INGERO_BLK_HBUCKETS);
+		for (uint32_t i = 0; i < b->nhist; i++)
+			b->hist[i] = U64;
+		break;
+	}
 	default:
 		abort();
 	}

@@ -284,6 +284,23 @@ static int ch_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 		};
 		return add_row(c, s, ILOG_CH_SNAPSHOTS, &row);
 	}
+	case ILOG_K_BLKIO: {
+		const struct ilog_blkio *b = &rec->u.blkio;
+		uint32_t nh = b->nhist < INGERO_BLK_HBUCKETS ? b->nhist : INGERO_BLK_HBUCKETS;
+		struct ilog_ch_blkio_row row = {
+			.session_id = s->session, .node = nname, .ts_ns = wall, .dur_ns = b->dur_ns,
+			.major = b->major, .minor = b->minor, .disk = b->disk, .pid = b->pid,
+			.nprocs = b->nprocs,
+			.comm = { b->comm, (uint32_t)strnlen(b->comm, INGERO_COMM_LEN) },
+			.cgroup_id = b->cgroup_id, .ios = b->ios, .bytes = b->bytes,
+			.read_ios = b->read_ios, .read_bytes = b->read_bytes,
+			.lat_sum_ns = b->lat_sum_ns, .lat_max_ns = b->lat_max_ns,
+			.p50_ns = ilog_blk_quantile(b->hist, nh, 0.50, b->lat_max_ns),
+			.p99_ns = ilog_blk_quantile(b->hist, nh, 0.99, b->lat_max_ns),
+			.hist = ARR(b->hist, nh, uint64_t),
+		};
+		return add_row(c, s, ILOG_CH_BLKIO, &row);
+	}
 	case ILOG_K_CHAIN: {
 		const struct ilog_chain *ch = &rec->u.chain;
 		struct ilog_ch_chain_row row = {

@@ -17,6 +17,7 @@
 enum ilog_ch_table {
 	ILOG_CH_SESSIONS, ILOG_CH_NODES, ILOG_CH_EVENTS, ILOG_CH_HOST_EVENTS,
 	ILOG_CH_PROCESSES, ILOG_CH_SNAPSHOTS, ILOG_CH_CHAINS, ILOG_CH_LOSSES, ILOG_CH_STACKS,
+	ILOG_CH_BLKIO,
 	ILOG_CH_OPS, ILOG_CH_LAYERS, ILOG_CH_HOST_TYPES, ILOG_CH_SEVERITIES,
 	ILOG_CH__COUNT
 };
@@ -125,6 +126,18 @@ struct ilog_ch_snapshot_row {
 	struct ilog_ch_arr proc_pid, proc_cpu_pct, proc_rss;
 	double psi_cpu_some, psi_mem_some, psi_mem_full, psi_io_some, psi_io_full;
 	struct ilog_ch_arr proc_rss_growth, proc_comm;
+};
+
+struct ilog_ch_blkio_row {
+	uint64_t session_id;
+	struct ilog_str node;
+	uint64_t ts_ns, dur_ns;
+	uint32_t major, minor;
+	struct ilog_str disk;
+	uint32_t pid, nprocs;
+	struct ilog_str comm;
+	uint64_t cgroup_id, ios, bytes, read_ios, read_bytes, lat_sum_ns, lat_max_ns, p50_ns, p99_ns;
+	struct ilog_ch_arr hist;
 };
 
 struct ilog_ch_chain_row {

@@ -146,6 +146,29 @@ static const struct ilog_ch_column snapshots[] = {
 	C(ilog_ch_snapshot_row, proc_comm, "Array(String)", ASTR),
 };
 
+static const struct ilog_ch_column blkio[] = {
+	C(ilog_ch_blkio_row, session_id, "UInt64", U64),
+	C(ilog_ch_blkio_row, node, LC, STR),
+	C(ilog_ch_blkio_row, ts_ns, "UInt64", U64),
+	C(ilog_ch_blkio_row, dur_ns, "UInt64", U64),
+	C(ilog_ch_blkio_row, major, "UInt32", U32),
+	C(ilog_ch_blkio_row, minor, "UInt32", U32),
+	C(ilog_ch_blkio_row, disk, LC, STR),
+	C(ilog_ch_blkio_row, pid, "UInt32", U32),
+	C(ilog_ch_blkio_row, nprocs, "UInt32", U32),
+	C(ilog_ch_blkio_row, comm, "String", STR),
+	C(ilog_ch_blkio_row, cgroup_id, "UInt64", U64),
+	C(ilog_ch_blkio_row, ios, "UInt64", U64),
+	C(ilog_ch_blkio_row, bytes, "UInt64", U64),
+	C(ilog_ch_blkio_row, read_ios, "UInt64", U64),
+	C(ilog_ch_blkio_row, read_bytes, "UInt64", U64),
+	C(ilog_ch_blkio_row, lat_sum_ns, "UInt64", U64),
+	C(ilog_ch_blkio_row, lat_max_ns, "UInt64", U64),
+	C(ilog_ch_blkio_row, p50_ns, "UInt64", U64),
+	C(ilog_ch_blkio_row, p99_ns, "UInt64", U64),
+	C(ilog_ch_blkio_row, hist, "Array(UInt64)", AU64),
+};
+
 static const struct ilog_ch_column chains[] = {
 	C(ilog_ch_chain_row, session_id, "UInt64", U64),
 	C(ilog_ch_chain_row, node, LC, STR),
@@ -228,6 +251,8 @@ const struct ilog_ch_table_def ilog_ch_tables[ILOG_CH__COUNT] = {
 			     " ORDER BY (node, pid, ts_start_ns)", "cityHash64(node)", 1),
 	[ILOG_CH_LOSSES] = T(losses, "MergeTree PARTITION BY " DAY("ts_ns")
 			     " ORDER BY (node, ts_ns)", "cityHash64(node)", 1),
+	[ILOG_CH_BLKIO] = T(blkio, "MergeTree PARTITION BY " DAY("ts_ns")
+			    " ORDER BY (node, disk, ts_ns)", "cityHash64(node)", 1),
 	/* the same stack from many nodes collapses to one row; the most
 	 * symbolized copy wins */
 	[ILOG_CH_STACKS] = T(stacks, "ReplacingMergeTree(symbolized) ORDER BY stack_id",
@@ -250,6 +275,7 @@ static const char *const what[ILOG_CH__COUNT] = {
 	[ILOG_CH_CHAINS] = "causal chains from ingero-correlate",
 	[ILOG_CH_LOSSES] = "event loss counters (cumulative per source)",
 	[ILOG_CH_STACKS] = "user stacks by fleet-wide id, frames as arrays",
+	[ILOG_CH_BLKIO] = "block I/O per window, device and process (format 1.3)",
 	[ILOG_CH_OPS] = "op number -> name",
 	[ILOG_CH_LAYERS] = "layer number -> name",
 	[ILOG_CH_HOST_TYPES] = "host event type -> name",

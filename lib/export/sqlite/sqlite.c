@@ -48,8 +48,9 @@
 #include "ingero/vec.h"
 #include "../export_int.h"
 
-#define SCHEMA_VERSION 4 /* 2: pystacks.entry; 3: summary tables; 4: the whole host
-			  * (format 1.2: cgroups, PSI, RSS growth) */
+#define SCHEMA_VERSION 5 /* 2: pystacks.entry; 3: summary tables; 4: the whole host
+			  * (format 1.2: cgroups, PSI, RSS growth); 5: format 1.3
+			  * (blkio; new tables only: the DDL below adds them) */
 #define APP_ID 0x494e4752 /* "INGR": PRAGMA application_id of an ingero database */
 
 /* Tables (docs/schema.md).  u64 values (ids, handles, addresses) are
@@ -125,6 +126,11 @@ static const char ddl[] =
 	"CREATE TABLE IF NOT EXISTS kernels("
 	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, pid INTEGER, handle INTEGER,"
 	" name TEXT);\n"
+	"CREATE TABLE IF NOT EXISTS blkio("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER NOT NULL, dur_ns INTEGER,"
+	" major INTEGER, minor INTEGER, disk TEXT, pid INTEGER, nprocs INTEGER, comm TEXT,"
+	" cgroup_id INTEGER, ios INTEGER, bytes INTEGER, read_ios INTEGER, read_bytes INTEGER,"
+	" lat_sum_ns INTEGER, lat_max_ns INTEGER, p50_ns INTEGER, p99_ns INTEGER, hist TEXT);\n"
 	"CREATE TABLE IF NOT EXISTS snapshots("
 	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER NOT NULL, cpu_pct REAL,"
 	" ncpu INTEGER, mem_total INTEGER, mem_avail INTEGER, swap_total INTEGER,"
@@ -258,6 +264,7 @@ static const char indexes[] =
 	"CREATE INDEX IF NOT EXISTS host_events_ts ON host_events(ts);\n"
 	"CREATE INDEX IF NOT EXISTS host_events_pid ON host_events(pid, ts);\n"
 	"CREATE INDEX IF NOT EXISTS snapshots_ts ON snapshots(ts);\n"
+	"CREATE INDEX IF NOT EXISTS blkio_ts ON blkio(ts);\n"
 	"CREATE INDEX IF NOT EXISTS symbols_ip ON symbols(session_id, node, pid, ip);\n"
 	"CREATE INDEX IF NOT EXISTS processes_pid ON processes(session_id, node, pid);\n"
 	"CREATE INDEX IF NOT EXISTS mappings_pid ON mappings(session_id, node, pid, start);\n"
@@ -310,7 +317,7 @@ static const char backfill_graph[] =
 enum stmt {
 	S_NODE, S_CLOCK, S_PROCESS, S_MAPPING, S_EVENT, S_HOST, S_STACK, S_FRAME, S_PYSTACK,
 	S_PYFRAME, S_PYCODE, S_SYMBOL, S_SNAP, S_SNAPPROC, S_LOSS, S_CHAIN, S_PROV, S_KERNEL,
-	S__COUNT
+	S_BLKIO, S__COUNT
 };
 
 static const char *const inserts[S__COUNT] = {
@@ -327,6 +334,7 @@ static const char *const inserts[S__COUNT] = {
 	[S_PYCODE] = "INSERT INTO pycode VALUES(?,?,?,?,?,?,?,?,?)",
 	[S_SYMBOL] = "INSERT INTO symbols VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
 	[S_KERNEL] = "INSERT INTO kernels VALUES(?,?,?,?,?)",
+	[S_BLKIO] = "INSERT INTO blkio VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[S_SNAP] = "INSERT INTO snapshots VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[S_SNAPPROC] = "INSERT INTO snapshot_procs VALUES(?,?,?,?,?,?,?,?)",
 	[S_LOSS] = "INSERT INTO losses VALUES(?,?,?,?,?,?)",
@@ -837,7 +845,8 @@ static int sq_open_db(struct ilog_sink_ctx *c, struct sq *s)
 		return -1;
 	}
 	int64_t ver = query_int(s, "PRAGMA user_version");
-	/* version 1 lacks pystacks.entry, 2 the summaries, 3 the host columns */
+	/* version 1 lacks pystacks.entry, 2 the summaries, 3 the host columns,
+	 * 4 the blkio table */
 	int upgrade = ntab > 0 && ver >= 1 && ver < SCHEMA_VERSION;
 	if (ntab > 0 && ver != SCHEMA_VERSION && !upgrade) {
 		snprintf(c->err, sizeof(c->err), "ingero database schema version %lld, this export "
@@ -858,7 +867,7 @@ static int sq_open_db(struct ilog_sink_ctx *c, struct sq *s)
 	snprintf(pragma, sizeof(pragma), "PRAGMA application_id=%d; PRAGMA user_version=%d", APP_ID,
 		 SCHEMA_VERSION);
 	if ((upgrade && ver == 1 && exec(c, s, "ALTER TABLE pystacks ADD COLUMN entry INTEGER")) ||
-	    (upgrade && exec(c, s, upgrade4)) ||
+	    (upgrade && ver < 4 && exec(c, s, upgrade4)) ||
 	    (upgrade && ver < 3 && exec(c, s, "DROP VIEW IF EXISTS op_stats;"
 				   "DROP VIEW IF EXISTS process_op_stats")) ||
 	    exec(c, s, ddl) || exec(c, s, pragma) || lookups(c, s) ||
@@ -1285,6 +1294,38 @@ static int sq_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 		BI(st, 4, rec->u.kernel.handle);
 		bt(st, 5, rec->u.kernel.name);
 		return step(c, s, st);
+	case ILOG_K_BLKIO: {
+		const struct ilog_blkio *b = &rec->u.blkio;
+		char hist[INGERO_BLK_HBUCKETS * 21 + 3];
+		size_t hn = 0;
+		hist[hn++] = '[';
+		for (uint32_t i = 0; i < b->nhist && i < INGERO_BLK_HBUCKETS; i++)
+			hn += (size_t)snprintf(hist + hn, sizeof(hist) - hn, "%s%llu", i ? "," : "",
+					       (unsigned long long)b->hist[i]);
+		hist[hn++] = ']';
+		st = s->st[S_BLKIO];
+		BI(st, 1, s->session);
+		BI(st, 2, node);
+		BI(st, 3, wall);
+		BI(st, 4, b->dur_ns);
+		BI(st, 5, b->major);
+		BI(st, 6, b->minor);
+		bt(st, 7, b->disk);
+		BI(st, 8, b->pid);
+		BI(st, 9, b->nprocs);
+		sqlite3_bind_text(st, 10, b->comm, (int)strnlen(b->comm, INGERO_COMM_LEN), SQLITE_STATIC);
+		BI(st, 11, b->cgroup_id);
+		BI(st, 12, b->ios);
+		BI(st, 13, b->bytes);
+		BI(st, 14, b->read_ios);
+		BI(st, 15, b->read_bytes);
+		BI(st, 16, b->lat_sum_ns);
+		BI(st, 17, b->lat_max_ns);
+		BI(st, 18, ilog_blk_quantile(b->hist, b->nhist, 0.50, b->lat_max_ns));
+		BI(st, 19, ilog_blk_quantile(b->hist, b->nhist, 0.99, b->lat_max_ns));
+		sqlite3_bind_text(st, 20, hist, (int)hn, SQLITE_TRANSIENT);
+		return step(c, s, st);
+	}
 	case ILOG_K_SNAPSHOT: {
 		const struct ilog_snapshot *n = &rec->u.snapshot;
 		st = s->st[S_SNAP];

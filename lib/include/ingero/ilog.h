@@ -16,7 +16,7 @@
 
 #define ILOG_MAGIC "ILOG"
 #define ILOG_VERSION_MAJOR 1   /* readers reject a larger major (SPEC §8) */
-#define ILOG_VERSION_MINOR 2
+#define ILOG_VERSION_MINOR 3
 #define INGERO_VERSION "0.1.0"
 
 /* Exit codes shared by every program (DESIGN "The filters"). */
@@ -167,6 +167,28 @@ struct ilog_kernel {
 	struct ilog_str name;      /* as the module or symbol table names it, demangled */
 };
 
+/*
+ * Block I/O of one window on one device by one process (SPEC §5.19), or
+ * (pid 0) by the processes of the window without a record of their own.
+ */
+struct ilog_blkio {
+	uint64_t ts_ns, dur_ns;    /* window start and length */
+	uint32_t major, minor;     /* the device (whole disk) */
+	struct ilog_str disk;      /* its name ("sda", "loop3"), "" = not known */
+	uint32_t pid;              /* tgid that started the requests, 0 = the rest */
+	uint32_t nprocs;           /* processes summed: 1, or the rest's count */
+	char comm[INGERO_COMM_LEN];
+	uint64_t cgroup_id;
+	uint64_t ios, bytes, read_ios, read_bytes;
+	uint64_t lat_sum_ns, lat_max_ns; /* issue to completion */
+	uint32_t nhist;            /* buckets in use (trailing zeros left out) */
+	uint64_t hist[INGERO_BLK_HBUCKETS]; /* log2 latency histogram (ingero_events.h) */
+};
+/* The q-quantile (0..1) of a latency histogram as above, in ns: the upper
+ * edge of the bucket it falls in, at most max_ns (when not 0); 0 when
+ * empty.  hist has n buckets. */
+uint64_t ilog_blk_quantile(const uint64_t *hist, uint32_t n, double q, uint64_t max_ns);
+
 struct ilog_opname {
 	uint32_t op;
 	uint32_t layer;            /* enum ilog_layer: the library it is in */
@@ -198,6 +220,7 @@ struct ilog_record {
 		struct ilog_node node;
 		struct ilog_opname opname;
 		struct ilog_kernel kernel;
+		struct ilog_blkio blkio;
 	} u;
 	struct ilog_raw raw;       /* the encoded record (reader fills) */
 };

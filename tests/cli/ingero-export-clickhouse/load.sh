@@ -122,3 +122,13 @@ same "events with --type cuda" got3.tsv got1.tsv
 got=$(chq "$CH_URL" "SELECT count() FROM ingero.host_events WHERE session_id = $S3")
 [[ $got == 0 ]] || fail "--type cuda loaded $got host events"
 echo "--type cuda keeps the stack ids"
+
+# blkio (format 1.3): one row per record, the quantiles from the histogram
+export_ch --url "$CH_URL" "$INGERO_TESTS/vectors/host.ilog" 2>err.txt || fail "host vector: $(cat err.txt)"
+ingero-export "$INGERO_TESTS/vectors/host.ilog" | jq -r 'select(.type == "blkio")
+	| [.disk, .pid, .nprocs, .comm, .ios, .bytes, .read_ios, .lat_sum_ns, .lat_max_ns,
+	   (.hist | map(tostring) | join(",") | "[" + . + "]")] | @tsv' | sort >want.tsv
+chq "$CH_URL" "SELECT disk, pid, nprocs, comm, ios, bytes, read_ios, lat_sum_ns, lat_max_ns, hist
+	FROM ingero.blkio FORMAT TSV" | sort >got.tsv
+same "blkio rows" got.tsv want.tsv
+chq "$CH_URL" "SELECT pid, p50_ns, p99_ns FROM ingero.blkio ORDER BY pid FORMAT TSV"

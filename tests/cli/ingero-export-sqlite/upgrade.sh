@@ -4,8 +4,9 @@
 # the old session's rows stay as they were, the new pystacks carry entry.
 # A database of version 2 (before the summary tables) gains them, filled for
 # its old session from the rows, and its views read them.  Both gain the
-# columns of version 4 (cgroups, PSI, RSS growth), empty for the old rows.
-# Any other version is refused.
+# columns of version 4 (cgroups, PSI, RSS growth), empty for the old rows,
+# and the blkio table of version 5.  A database of version 4 gains the blkio
+# table and takes the new session's rows.  Any other version is refused.
 set -uo pipefail
 synth=$INGERO_OUT/tests/tools/synth
 $synth --events 2000 --seed 3 -o a.ilog
@@ -17,7 +18,8 @@ v4='ALTER TABLE processes DROP COLUMN cgroup; ALTER TABLE processes DROP COLUMN 
 	ALTER TABLE snapshots DROP COLUMN psi_cpu_some; ALTER TABLE snapshots DROP COLUMN psi_mem_some;
 	ALTER TABLE snapshots DROP COLUMN psi_mem_full; ALTER TABLE snapshots DROP COLUMN psi_io_some;
 	ALTER TABLE snapshots DROP COLUMN psi_io_full;
-	ALTER TABLE snapshot_procs DROP COLUMN rss_growth; ALTER TABLE snapshot_procs DROP COLUMN comm;'
+	ALTER TABLE snapshot_procs DROP COLUMN rss_growth; ALTER TABLE snapshot_procs DROP COLUMN comm;
+	DROP TABLE blkio;'
 # make it what schema version 1 wrote
 sqlite3 run.db "ALTER TABLE pystacks DROP COLUMN entry; $v4 PRAGMA user_version = 1"
 sqlite3 run.db 'SELECT count(*) FROM pystacks'
@@ -45,6 +47,13 @@ sqlite3 v2.db 'SELECT count(*), sum(abs(a.p99_ns - b.p99_ns) <= b.p99_ns * 0.003
 	JOIN op_stats b ON a.op = b.op AND a.session_id != b.session_id
 	JOIN sessions s ON s.session_id = b.session_id AND s.seq = 1'
 sqlite3 v2.db 'PRAGMA integrity_check'
+# what version 4 wrote: no blkio table
+ingero-export -f sqlite -o v4.db a.ilog
+sqlite3 v4.db 'DROP TABLE blkio; PRAGMA user_version = 4'
+ingero-export -f sqlite -o v4.db "$INGERO_TESTS/vectors/host.ilog" && echo "appended to version 4"
+sqlite3 -separator ' ' v4.db 'PRAGMA user_version' 'SELECT s.seq, b.disk, b.pid, b.ios, b.p50_ns,
+	b.p99_ns, b.hist FROM blkio b JOIN sessions s USING (session_id) ORDER BY b.pid' \
+	'PRAGMA integrity_check'
 sqlite3 run.db 'PRAGMA user_version = 7'
 ingero-export -f sqlite -o run.db a.ilog 2>&1
 echo "exit $?"
