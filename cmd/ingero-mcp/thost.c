@@ -4,10 +4,113 @@
  * 1.2): the processes that allocated most pages, with their containers and
  * the direct reclaim and compaction stalls their tasks suffered, the pages
  * of all others, and the low point of available memory and the peaks of
- * pressure stall information from the snapshots.
+ * pressure stall information from the snapshots; and (format 1.3) the
+ * disks: per device its requests, throughput and latency quantiles (from
+ * the summed histograms), its busiest processes and the traced processes'
+ * time blocked on I/O.
  */
+#include <stdlib.h>
 #include <string.h>
 #include "mcp_trace.h"
+
+/* Rows of sql as JSON arrays of their columns (NULL: error, err filled). */
+static json_t *rows_of(struct ilog_mcp *m, const char *sql, int *rc, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	if ((*rc = mcp_prepare(m, sql, 0, &st, err, errlen)))
+		return NULL;
+	json_t *rows = json_array();
+	int r = SQLITE_DONE, e = !rows;
+	while (!e && (r = mcp_step(m, st, err, errlen)) == SQLITE_ROW) {
+		json_t *row = json_array();
+		for (int i = 0; row && i < sqlite3_column_count(st); i++)
+			e |= json_array_append_new(row, mcp_column_json(st, i, 256));
+		e |= !row || json_array_append_new(rows, row);
+	}
+	sqlite3_finalize(st);
+	if (e || r != SQLITE_DONE) {
+		json_decref(rows);
+		*rc = e ? MCP_NOMEM : MCP_TOOL_ERROR;
+		return NULL;
+	}
+	return rows;
+}
+
+/*
+ * The disks of the window: [disk, ios, bytes, MB/s, p50 ms, p99 ms, max ms]
+ * per device, its 8 busiest processes [disk, pid, comm, container, ios,
+ * bytes, share of the device's bytes] and the targets' I/O wait [pid,
+ * comm, ms blocked, waits].
+ */
+static json_t *disk_context(struct ilog_mcp *m, long long s, const char *hw, int *rc, char *err,
+			    size_t errlen)
+{
+	char sql[2048];
+	/* per device: its windows' requests summed in SQL, its histograms here */
+	snprintf(sql, sizeof(sql),
+		 "SELECT disk, sum(ios), sum(bytes), sum(bytes) * 1e3 / nullif(sum(dur_ns), 0)"
+		 "  * count(*) / count(DISTINCT ts), max(lat_max_ns), group_concat(hist, ';')"
+		 " FROM blkio WHERE session_id = %lld%s GROUP BY disk ORDER BY 3 DESC LIMIT 16",
+		 s, hw);
+	json_t *dev = rows_of(m, sql, rc, err, errlen);
+	if (!dev)
+		return NULL;
+	json_t *devs = json_array();
+	size_t i;
+	json_t *d;
+	json_array_foreach(dev, i, d) {
+		uint64_t h[INGERO_BLK_HBUCKETS] = { 0 };
+		const char *p = json_string_value(json_array_get(d, 5));
+		for (uint32_t k = 0; p && *p; p++) { /* "[a,b,...];[c,...]" */
+			if (*p == '[' || *p == ';')
+				k = 0;
+			else if (*p >= '0' && *p <= '9') {
+				char *end;
+				uint64_t v = strtoull(p, &end, 10);
+				if (k < INGERO_BLK_HBUCKETS)
+					h[k++] += v;
+				p = end - 1;
+			}
+		}
+		uint64_t mx = (uint64_t)json_integer_value(json_array_get(d, 4));
+		json_t *row = json_pack("[O, O, O, f, f, f, f]", json_array_get(d, 0),
+					json_array_get(d, 1), json_array_get(d, 2),
+					(double)(int64_t)(json_number_value(json_array_get(d, 3)) * 10) / 10,
+					(double)ilog_blk_quantile(h, INGERO_BLK_HBUCKETS, 0.50, mx) / 1e6,
+					(double)ilog_blk_quantile(h, INGERO_BLK_HBUCKETS, 0.99, mx) / 1e6,
+					(double)mx / 1e6);
+		if (!row || json_array_append_new(devs, row))
+			*rc = MCP_NOMEM;
+	}
+	json_decref(dev);
+	snprintf(sql, sizeof(sql),
+		 "WITH b AS (SELECT * FROM blkio WHERE session_id = %lld%s),"
+		 " t AS (SELECT disk, sum(bytes) AS bytes FROM b GROUP BY disk)"
+		 " SELECT b.disk, b.pid, max(b.comm),"
+		 "  (SELECT coalesce(nullif(q.container_id, ''), nullif(q.cgroup, ''), '')"
+		 "   FROM processes q WHERE q.session_id = %lld AND q.pid = b.pid"
+		 "   ORDER BY q.ts DESC LIMIT 1),"
+		 "  sum(b.ios), sum(b.bytes), round(sum(b.bytes) * 1.0 / nullif(t.bytes, 0), 3)"
+		 " FROM b JOIN t USING (disk) WHERE b.pid != 0 GROUP BY b.disk, b.pid"
+		 " ORDER BY 6 DESC LIMIT 8", s, hw, s);
+	json_t *procs = rows_of(m, sql, rc, err, errlen);
+	snprintf(sql, sizeof(sql),
+		 "SELECT pid, max(comm), round(sum(value) / 1e6, 3), sum(other_pid) FROM host_events"
+		 " WHERE session_id = %lld AND type = 12%s GROUP BY pid ORDER BY 3 DESC LIMIT 16",
+		 s, hw);
+	json_t *iow = procs ? rows_of(m, sql, rc, err, errlen) : NULL;
+	if (!procs || !iow || *rc) {
+		json_decref(devs);
+		json_decref(procs);
+		json_decref(iow);
+		return NULL;
+	}
+	return json_pack("{s:[s,s,s,s,s,s,s], s:o, s:[s,s,s,s,s,s,s], s:o, s:[s,s,s,s], s:o}",
+			 "device_cols", "disk", "ios", "bytes", "mb_per_s", "p50_ms", "p99_ms",
+			 "max_ms", "devices", devs, "proc_cols", "disk", "pid", "comm", "container",
+			 "ios", "bytes", "share", "procs", procs, "iowait_cols", "pid", "comm",
+			 "blocked_ms", "waits", "iowait", iow);
+}
 
 int tool_host_context(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *text,
 		      char *err, size_t errlen)
@@ -45,10 +148,15 @@ int tool_host_context(struct ilog_mcp *m, json_t *args, int verbose, struct ilog
 		 "  min(mem_avail), max(mem_total), max(psi_cpu_some), max(psi_mem_some),"
 		 "  max(psi_io_some), max(swap_total - swap_free)"
 		 " FROM snapshots WHERE session_id = %lld%s", s, hw, s, hw);
+	json_t *disk = disk_context(m, s, hw, &rc, err, errlen);
 	trace_filter_free(&f);
+	if (!disk)
+		return rc ? rc : MCP_NOMEM;
 	sqlite3_stmt *st;
-	if ((rc = mcp_prepare(m, sql, 0, &st, err, errlen)))
+	if ((rc = mcp_prepare(m, sql, 0, &st, err, errlen))) {
+		json_decref(disk);
 		return rc;
+	}
 	json_t *rows = json_array();
 	int r, e = !rows;
 	while (!e && (r = mcp_step(m, st, err, errlen)) == SQLITE_ROW) {
@@ -82,10 +190,12 @@ int tool_host_context(struct ilog_mcp *m, json_t *args, int verbose, struct ilog
 	sqlite3_finalize(st);
 	if (e || r != SQLITE_DONE) {
 		json_decref(rows);
+		json_decref(disk);
 		return e ? MCP_NOMEM : MCP_TOOL_ERROR;
 	}
 	if ((rc = mcp_prepare(m, sum_sql, 0, &st, err, errlen))) {
 		json_decref(rows);
+		json_decref(disk);
 		return rc;
 	}
 	json_t *mem = NULL;
@@ -103,6 +213,7 @@ int tool_host_context(struct ilog_mcp *m, json_t *args, int verbose, struct ilog
 	sqlite3_finalize(st);
 	if (!mem) {
 		json_decref(rows);
+		json_decref(disk);
 		return r == SQLITE_ROW ? MCP_NOMEM : MCP_TOOL_ERROR;
 	}
 	if (verbose) {
@@ -117,13 +228,42 @@ int tool_host_context(struct ilog_mcp *m, json_t *args, int verbose, struct ilog
 				json_number_value(json_object_get(mem, "psi_cpu_some_max")),
 				json_number_value(json_object_get(mem, "psi_mem_some_max")),
 				json_number_value(json_object_get(mem, "psi_io_some_max")));
+		size_t i;
+		json_t *d;
+		json_array_foreach(json_object_get(disk, "devices"), i, d)
+			rc = rc || mcp_buf_printf(text, "disk %s: %lld requests, %lld bytes (%.1f MB/s), "
+						  "latency p50 %.3f ms, p99 %.3f ms, max %.3f ms\n",
+						  json_string_value(json_array_get(d, 0)),
+						  (long long)json_integer_value(json_array_get(d, 1)),
+						  (long long)json_integer_value(json_array_get(d, 2)),
+						  json_number_value(json_array_get(d, 3)),
+						  json_number_value(json_array_get(d, 4)),
+						  json_number_value(json_array_get(d, 5)),
+						  json_number_value(json_array_get(d, 6)));
+		json_array_foreach(json_object_get(disk, "procs"), i, d) {
+			const char *ctr = json_string_value(json_array_get(d, 3));
+			rc = rc || mcp_buf_printf(text, "  %s: pid %lld (%s)%s%s: %lld bytes, %.0f%% of "
+						  "the device's\n", json_string_value(json_array_get(d, 0)),
+						  (long long)json_integer_value(json_array_get(d, 1)),
+						  json_string_value(json_array_get(d, 2)),
+						  ctr && *ctr ? " in " : "", ctr && *ctr ? ctr : "",
+						  (long long)json_integer_value(json_array_get(d, 5)),
+						  json_number_value(json_array_get(d, 6)) * 100);
+		}
+		json_array_foreach(json_object_get(disk, "iowait"), i, d)
+			rc = rc || mcp_buf_printf(text, "pid %lld (%s) blocked on I/O %.3f ms (%lld "
+						  "waits)\n", (long long)json_integer_value(json_array_get(d, 0)),
+						  json_string_value(json_array_get(d, 1)),
+						  json_number_value(json_array_get(d, 2)),
+						  (long long)json_integer_value(json_array_get(d, 3)));
+		json_decref(disk);
 		json_decref(mem);
 		return rc ? MCP_NOMEM : MCP_OK;
 	}
-	json_t *o = json_pack("{s:I, s:o, s:I, s:[s,s,s,s,s,s,s], s:o}", "session",
+	json_t *o = json_pack("{s:I, s:o, s:I, s:[s,s,s,s,s,s,s], s:o, s:o}", "session",
 			      (json_int_t)c.seq, "memory", mem, "other_pages", (json_int_t)rest,
 			      "cols", "pid", "comm", "container", "pages", "pages_per_s", "stalls",
-			      "stall_ms", "rows", rows);
+			      "stall_ms", "rows", rows, "disk", disk);
 	rc = !o || mcp_buf_json(text, o) ? MCP_NOMEM : MCP_OK;
 	json_decref(o);
 	return rc;

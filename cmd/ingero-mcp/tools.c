@@ -302,7 +302,10 @@ const struct mcp_tool mcp_tools[] = {
 			"that allocated most pages, with pages/s and their container (id or cgroup), "
 			"direct reclaim and compaction stalls their tasks suffered, pages of all "
 			"other processes, least available memory and the highest pressure stall "
-			"information (PSI %) of the snapshots.",
+			"information (PSI %) of the snapshots; disk: per block device its requests, "
+			"MB/s and latency p50/p99/max, the processes that moved most bytes on it "
+			"(with their share and container) and the time the traced processes spent "
+			"blocked on I/O.",
 		.schema = SCHEMA(P_TIME "," P_SESSION, ""),
 		.run = tool_host_context,
 		.cache = 1,

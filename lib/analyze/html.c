@@ -227,6 +227,7 @@ static const struct lanedef {
 	  "pages" },
 	{ ILOG_HOST_RECLAIM, 'd', "reclaim", "direct reclaim stalls", "ns" },
 	{ ILOG_HOST_COMPACT, 'd', "compact", "compaction stalls", "ns" },
+	{ ILOG_HOST_IOWAIT, 'v', "iowait", "time blocked on I/O", "ns" },
 };
 
 static int by_u16(const void *a, const void *b)

@@ -195,6 +195,16 @@ struct ilog_tracks {
 	struct ilog_hmap cmap;   /* (node, pid) key + 1 -> comm index + 1 */
 	size_t ncomm;
 	char (*comms)[INGERO_COMM_LEN];
+	struct ilog_disk_win *disks; /* per (node, device): the window being summed */
+	uint32_t ndisks;
+};
+
+/* A device's blkio records of one window, summed for its counter tracks. */
+struct ilog_disk_win {
+	uint32_t node, major, minor;
+	char disk[32];
+	uint64_t ts, dur_ns, ios, bytes, lat_max_ns;
+	uint64_t hist[INGERO_BLK_HBUCKETS];
 };
 
 /* The process track of (node, pid), created (*isnew = 1) on first use.
@@ -244,9 +254,14 @@ struct ilog_trace_ops {
 	/* a process record named (node, pid): its track, if written, may
 	 * need the name (optional) */
 	int (*process)(void *s, uint32_t node, uint32_t pid);
+	/* a value of the node's counter track "GROUP KEY" */
+	int (*counter)(void *s, uint32_t node, uint64_t wall, const char *group, const char *key,
+		       double v);
 };
 int ilog_trace_record(struct ilog_tracks *t, const struct ilog_trace_ops *ops, void *s,
 		      const struct ilog_record *rec, const struct ilog_reader *r);
+/* At the end of the stream: the counters of windows still being summed. */
+int ilog_trace_finish(struct ilog_tracks *t, const struct ilog_trace_ops *ops, void *s);
 /* The key of a page_alloc(_rest) record's counter track, after "pages/s ":
  * "COMM (pid PID)" or "other processes". */
 void ilog_page_track_name(char *buf, size_t n, const struct ingero_host_event *h);

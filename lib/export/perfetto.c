@@ -19,6 +19,12 @@
  *                       "psi cpu some %", "psi mem some %", ... (format 1.2)
  *   page_alloc       -> counter "pages/s COMM (pid PID)", one per named process;
  *                       page_alloc_rest -> "pages/s other processes"
+ *   iowait           -> counter "iowait % COMM (pid PID)": a target's threads'
+ *                       time blocked on I/O in % of the window (format 1.3)
+ *   blkio            -> counters "disk MB/s DISK COMM (pid PID)" per record,
+ *                       "disk MB/s DISK other processes" for the rest, and per
+ *                       device and window "disk MB/s DISK", "disk IOPS DISK",
+ *                       "disk p50 ms DISK", "disk p99 ms DISK" (format 1.3)
  *   loss             -> counter "lost <source>"
  *   chain            -> process instant named by severity, coloured by it
  * Times are wall clock (the node's anchors) relative to a time zero, the
@@ -343,9 +349,15 @@ static int pj_chain(void *s, uint32_t node, const struct ilog_chain *ch, uint64_
 	return chain_event(s, node, ch, wall, end);
 }
 
+static int pj_counter(void *s, uint32_t node, uint64_t wall, const char *group, const char *key,
+		      double v)
+{
+	return counter(s, node, wall, group, key, v);
+}
+
 static const struct ilog_trace_ops pj_ops = {
 	.node = pj_node, .cuda = pj_cuda, .host = pj_host, .snapshot = pj_snapshot,
-	.loss = pj_loss, .chain = pj_chain, .process = pj_process,
+	.loss = pj_loss, .chain = pj_chain, .process = pj_process, .counter = pj_counter,
 };
 
 static int pj_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
@@ -366,7 +378,8 @@ static int pj_close(struct ilog_sink_ctx *c)
 	struct pj *p = c->state;
 	if (!p)
 		return 0;
-	int rc = ilog_buf_printf(&p->b, "\n],\"otherData\":{\"ingero_time_zero_unix_ns\":\"%" PRIu64
+	int rc = ilog_trace_finish(&p->t, &pj_ops, p) ||
+		 ilog_buf_printf(&p->b, "\n],\"otherData\":{\"ingero_time_zero_unix_ns\":\"%" PRIu64
 				 "\"}}\n", p->zero);
 	if (rc)
 		snprintf(c->err, sizeof(c->err), "out of memory");

@@ -200,7 +200,7 @@ struct counters {              /* per node, on sequence 1 */
 	uint64_t cpu, mem, swap, load, chains;
 	uint64_t psi[5];           /* cpu some, mem some, mem full, io some, io full */
 	/* counters made on first use, by name: losses, page allocations */
-	struct { char src[80]; uint64_t uuid; } *loss;
+	struct { char src[160]; uint64_t uuid; } *loss;
 	uint32_t nloss;
 };
 
@@ -1020,9 +1020,21 @@ static int pf_process(void *s, uint32_t node, uint32_t pid)
 	return 0;
 }
 
+static int pf_counter(void *s, uint32_t node, uint64_t wall, const char *group, const char *key,
+		      double v)
+{
+	char name[160];
+	snprintf(name, sizeof(name), "%s %s", group, key);
+	uint64_t uuid = named_counter(s, node, name, 0);
+	if (!uuid)
+		return -1;
+	counter_value(s, uuid, wall, v);
+	return 0;
+}
+
 static const struct ilog_trace_ops pf_ops = {
 	.node = pf_node, .cuda = pf_cuda, .host = pf_host, .snapshot = pf_snapshot,
-	.loss = pf_loss, .chain = pf_chain, .process = pf_process,
+	.loss = pf_loss, .chain = pf_chain, .process = pf_process, .counter = pf_counter,
 };
 
 static int pf_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
@@ -1044,7 +1056,12 @@ static int pf_close(struct ilog_sink_ctx *c)
 	struct pf *p = c->state;
 	if (!p)
 		return 0;
-	int rc = pf_flush(c, p);
+	pb_oom = 0;
+	int rc = ilog_trace_finish(&p->t, &pf_ops, p) || pb_oom ? -1 : 0;
+	if (rc)
+		snprintf(c->err, sizeof(c->err), "out of memory");
+	if (pf_flush(c, p))
+		rc = -1;
 	if (p->zw && zw_stop(c, p->zw))
 		rc = -1;
 	ilog_buf_free(&p->b);

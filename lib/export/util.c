@@ -265,6 +265,7 @@ void ilog_tracks_free(struct ilog_tracks *t)
 	ilog_hmap_free(&t->pmap);
 	ilog_hmap_free(&t->cmap);
 	free(t->comms);
+	free(t->disks);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -361,6 +362,9 @@ uint64_t ilog_tracks_fit_lane(struct ilog_tracks *t, int track, int lane, uint64
 	return e;
 }
 
+static int trace_blkio(struct ilog_tracks *t, const struct ilog_trace_ops *ops, void *s,
+		       uint32_t node, const struct ilog_blkio *b, uint64_t wall);
+
 int ilog_trace_record(struct ilog_tracks *t, const struct ilog_trace_ops *ops, void *s,
 		      const struct ilog_record *rec, const struct ilog_reader *r)
 {
@@ -383,8 +387,20 @@ int ilog_trace_record(struct ilog_tracks *t, const struct ilog_trace_ops *ops, v
 		return ops->process ? ops->process(s, n, rec->u.process.pid) : 0;
 	case ILOG_K_CUDA:
 		return ops->cuda(s, n, &rec->u.cuda, wall);
-	case ILOG_K_HOST:
-		return ops->host(s, n, &rec->u.host, wall);
+	case ILOG_K_HOST: {
+		const struct ingero_host_event *h = &rec->u.host;
+		if (h->type == ILOG_HOST_IOWAIT) {
+			/* a target's threads blocked on I/O, in % of the window
+			 * (over 100 when several threads waited at once) */
+			char key[64];
+			snprintf(key, sizeof(key), "%.16s (pid %u)", h->comm, h->pid);
+			return ops->counter(s, n, wall, "iowait %", key,
+					    h->dur_ns ? (double)h->value * 100 / (double)h->dur_ns : 0);
+		}
+		return ops->host(s, n, h, wall);
+	}
+	case ILOG_K_BLKIO:
+		return trace_blkio(t, ops, s, n, &rec->u.blkio, wall);
 	case ILOG_K_SNAPSHOT:
 		return ops->snapshot(s, n, &rec->u.snapshot, wall);
 	case ILOG_K_LOSS:
@@ -397,6 +413,84 @@ int ilog_trace_record(struct ilog_tracks *t, const struct ilog_trace_ops *ops, v
 	default:
 		return 0;
 	}
+}
+
+/* The counters of a device's window: throughput and latency quantiles. */
+static int disk_win_out(const struct ilog_trace_ops *ops, void *s, const struct ilog_disk_win *d)
+{
+	if (!d->ios)
+		return 0;
+	double secs = d->dur_ns ? (double)d->dur_ns / 1e9 : 1;
+	return ops->counter(s, d->node, d->ts, "disk MB/s", d->disk, (double)d->bytes / 1e6 / secs) ||
+	       ops->counter(s, d->node, d->ts, "disk IOPS", d->disk, (double)d->ios / secs) ||
+	       ops->counter(s, d->node, d->ts, "disk p50 ms", d->disk,
+			    (double)ilog_blk_quantile(d->hist, INGERO_BLK_HBUCKETS, 0.50,
+						      d->lat_max_ns) / 1e6) ||
+	       ops->counter(s, d->node, d->ts, "disk p99 ms", d->disk,
+			    (double)ilog_blk_quantile(d->hist, INGERO_BLK_HBUCKETS, 0.99,
+						      d->lat_max_ns) / 1e6)
+		       ? -1 : 0;
+}
+
+/*
+ * A blkio record: its process's throughput on its own track ("disk MB/s
+ * DISK COMM (pid P)"), and the device's window summed over its records,
+ * written as the device's tracks when its next window begins or the
+ * stream ends (ilog_trace_finish).
+ */
+static int trace_blkio(struct ilog_tracks *t, const struct ilog_trace_ops *ops, void *s,
+		       uint32_t node, const struct ilog_blkio *b, uint64_t wall)
+{
+	char disk[32], key[96];
+	if (b->disk.n)
+		snprintf(disk, sizeof(disk), "%.*s", (int)(b->disk.n < 31 ? b->disk.n : 31), b->disk.p);
+	else
+		snprintf(disk, sizeof(disk), "%u:%u", b->major, b->minor);
+	if (b->pid)
+		snprintf(key, sizeof(key), "%s %.16s (pid %u)", disk, b->comm, b->pid);
+	else
+		snprintf(key, sizeof(key), "%s other processes", disk);
+	double secs = b->dur_ns ? (double)b->dur_ns / 1e9 : 1;
+	if (ops->counter(s, node, wall, "disk MB/s", key, (double)b->bytes / 1e6 / secs))
+		return -1;
+	uint32_t i = 0;
+	while (i < t->ndisks && (t->disks[i].node != node || t->disks[i].major != b->major ||
+				 t->disks[i].minor != b->minor))
+		i++;
+	if (i == t->ndisks) {
+		struct ilog_disk_win *d = realloc(t->disks, (i + 1) * sizeof(*d));
+		if (!d)
+			return -1;
+		t->disks = d;
+		t->ndisks++;
+		memset(&d[i], 0, sizeof(d[i]));
+		d[i].node = node, d[i].major = b->major, d[i].minor = b->minor;
+	}
+	struct ilog_disk_win *d = &t->disks[i];
+	if (d->ts != wall) {
+		if (disk_win_out(ops, s, d))
+			return -1;
+		d->ts = wall, d->dur_ns = b->dur_ns, d->ios = d->bytes = d->lat_max_ns = 0;
+		memset(d->hist, 0, sizeof(d->hist));
+	}
+	snprintf(d->disk, sizeof(d->disk), "%s", disk);
+	d->ios += b->ios;
+	d->bytes += b->bytes;
+	if (b->lat_max_ns > d->lat_max_ns)
+		d->lat_max_ns = b->lat_max_ns;
+	for (uint32_t k = 0; k < b->nhist && k < INGERO_BLK_HBUCKETS; k++)
+		d->hist[k] += b->hist[k];
+	return 0;
+}
+
+int ilog_trace_finish(struct ilog_tracks *t, const struct ilog_trace_ops *ops, void *s)
+{
+	for (uint32_t i = 0; i < t->ndisks; i++) {
+		if (disk_win_out(ops, s, &t->disks[i]))
+			return -1;
+		t->disks[i].ios = 0;
+	}
+	return 0;
 }
 
 void ilog_page_track_name(char *buf, size_t n, const struct ingero_host_event *h)

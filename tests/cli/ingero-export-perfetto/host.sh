@@ -4,7 +4,12 @@
 # (pages over the window's length), those of all other processes
 # "pages/s other processes", and a snapshot's pressure stall information
 # "psi ... %" - the same tracks and values from both exports, loaded by
-# Perfetto's own trace processor.
+# Perfetto's own trace processor.  Format 1.3: a target's I/O wait is
+# "iowait % COMM (pid P)" (its blocked time over the window), each blkio
+# record's throughput "disk MB/s DISK COMM (pid P)" (or "... other
+# processes"), and per device and window the sum of its records: "disk
+# MB/s DISK", "disk IOPS DISK", "disk p50 ms DISK", "disk p99 ms DISK" (the
+# quantiles of the summed histograms).
 set -euo pipefail
 . "$INGERO_TESTS/cli/ingero-export-perfetto/tp.bash"
 vec=$INGERO_TESTS/vectors
@@ -16,5 +21,6 @@ done
 for t in host.json host.pftrace kinds.json kinds.pftrace; do
 	echo "== $t"
 	q $t "select t.name, c.value from counter_track t join counter c on c.track_id = t.id
-		where t.name like 'pages/s%' or t.name like 'psi%' order by 1;"
+		where t.name like 'pages/s%' or t.name like 'psi%' or t.name like 'iowait%'
+		or t.name like 'disk%' order by 1;"
 done

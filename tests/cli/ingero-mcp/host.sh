@@ -6,6 +6,10 @@
 # The vectors 'host' (page_alloc of a target and of another process, the
 # rest, a reclaim and a compaction stall) and 'kinds' (the target's process
 # record in a Kubernetes container, a snapshot with PSI), in one database.
+# Format 1.3, disk: per device its requests, bytes, MB/s over its windows and
+# the p50/p99 of the summed histograms, the processes that moved most bytes
+# with their share of the device's, and a target's time blocked on I/O (the
+# data loader's blkio records are in both vectors: counted twice).
 set -euo pipefail
 ingero-export --format sqlite -o run.db "$INGERO_TESTS/vectors/host.ilog" "$INGERO_TESTS/vectors/kinds.ilog"
 printf '%s\n' \
