@@ -22,9 +22,13 @@
  *     calls must have a Chernoff-bounded P(X >= k), X ~ Binomial(n, p),
  *     below ILOG_FAMILY_ALPHA / (groups tried x the process's series), so
  *     plain jitter, however wide, never makes a chain.
- * The time lost is the stalls' time above the op's median; the severity
- * follows from it like every chain's (a few calls can cost a quarter of the
- * run).  The side is judged on the stalls' windows with the interval
+ * The time lost is the stalls' time above the op's median, less the time
+ * above the median the log-normal itself puts above the group's edge c:
+ * n (E[X; X > c] - median P(X > c)), E[X; X > c] = e^(mu + sigma^2 / 2)
+ * Phi((mu + sigma^2 - ln c) / sigma) (a heavy tail only a little thicker
+ * than the fit costs little; stalls far beyond the spread cost it all).
+ * The severity follows from it like every chain's (a few calls can cost a
+ * quarter of the run).  The side is judged on the stalls' windows with the interval
  * chains' evidence rules: the calling threads' off-CPU time there above
  * its rate elsewhere accounts for half the lost time (host: the top
  * preempter); other processes' CUDA calls or host memory scarcity flagged
@@ -100,7 +104,11 @@ struct stalls {
 	uint64_t lo, hi;          /* the durations either side of the break */
 	const struct scall *v;    /* the stalls kept verbatim (all, or the slowest) */
 	uint32_t m;
-	double lost;              /* above the op's median */
+	double above;             /* the stalls' time above the op's median */
+	double spread;            /* the time above it the spread puts above cut */
+	double lost;              /* above - spread */
+	double mu, sig;           /* the log-normal's */
+	uint64_t q[3];            /* through these quartiles of the calls */
 	uint64_t med;             /* the stalls' median duration */
 	struct scall *buf;        /* owned: v points into it */
 };
@@ -140,8 +148,10 @@ static int find_stalls(struct ctx *x, struct causal_proc *pc, const struct causa
 	if (n < ILOG_MIN_SERIES)
 		goto out;
 	/* the calls' spread as a log-normal through their quartiles */
-	double q1 = (double)ilog_dhist_quantile(&h, 0.25), q3 = (double)ilog_dhist_quantile(&h, 0.75);
-	double mu = log((double)(ilog_dhist_quantile(&h, 0.5) | 1));
+	uint64_t qs[3] = { ilog_dhist_quantile(&h, 0.25), ilog_dhist_quantile(&h, 0.5) | 1,
+			   ilog_dhist_quantile(&h, 0.75) };
+	double q1 = (double)qs[0], q3 = (double)qs[2];
+	double mu = log((double)qs[1]);
 	double sig = log((q3 > 1 ? q3 : 1) / (q1 > 1 ? q1 : 1)) / 1.349;
 	if (sig < log(1 + 1.0 / HB_SUB) / 1.349)
 		sig = log(1 + 1.0 / HB_SUB) / 1.349;
@@ -206,7 +216,16 @@ static int find_stalls(struct ctx *x, struct causal_proc *pc, const struct causa
 		g.expect = p * (double)n;
 		if (ilog_chernoff(n, g.k, p) >= alpha)
 			continue;
-		g.lost = sum - (double)g.k * (double)bs->med;
+		g.above = sum - (double)g.k * (double)bs->med;
+		double part = exp(mu + sig * sig / 2) *
+			      0.5 * erfc((log((double)g.cut) - mu - sig * sig) / (sig * M_SQRT2));
+		g.spread = (double)n * (part - (double)bs->med * p);
+		if (g.spread < 0)
+			g.spread = 0;
+		g.lost = g.above > g.spread ? g.above - g.spread : 0;
+		g.mu = mu;
+		g.sig = sig;
+		memcpy(g.q, qs, sizeof(qs));
 		g.buf = v;
 		*out = g;
 		found = 1;
@@ -403,11 +422,13 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 	snprintf(c->root, sizeof(c->root),
 		 "%s in PID %u (%s) stalled at random times in %llu of %llu calls: they took %s "
 		 "(median) against a median of %s for all calls, costing %s (%s of its %s); %s, "
-		 "%llu calls above %s where the spread of the other calls predicts %.2g",
+		 "%llu calls above %s where the spread of the other calls predicts %.3g (the "
+		 "cost is their %s above the median less the %s the spread puts there)",
 		 opn(s->op), p->pid, c->comm, (unsigned long long)g->k,
 		 (unsigned long long)s->n, D(x, (double)g->med), D(x, (double)bs->med),
 		 D(x, g->lost), P(x, g->lost / (double)c->wall), D(x, (double)c->wall), shape,
-		 (unsigned long long)g->k, D(x, (double)g->cut), g->expect);
+		 (unsigned long long)g->k, D(x, (double)g->cut), g->expect, D(x, g->above),
+		 D(x, g->spread));
 	size_t l = strlen(c->root);
 	const char *side = host ? "host" : "GPU";
 	if (!strcmp(cause, "cpu-contention") && !oc.named) {
@@ -482,6 +503,13 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 	if (g->ratio > 0)
 		causal_met_f(c, "break_ratio", g->ratio);
 	causal_met_f(c, "expected_above_threshold", g->expect);
+	causal_met_u(c, "above_median_ns", ilog_sat_u64(g->above));
+	causal_met_u(c, "spread_above_median_ns", ilog_sat_u64(g->spread));
+	/* the log-normal: median e^mu, sigma = ln(q3 / q1) / 1.349 (or its floor) */
+	causal_met_u(c, "fit_q1_ns", g->q[0]);
+	causal_met_u(c, "fit_median_ns", g->q[1]);
+	causal_met_u(c, "fit_q3_ns", g->q[2]);
+	causal_met_f(c, "fit_sigma", g->sig);
 	causal_met_u(c, "lost_ns", ilog_sat_u64(g->lost));
 	causal_met_s(c, "side", side);
 	causal_met_s(c, "cause", cause);

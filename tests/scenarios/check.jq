@@ -210,9 +210,23 @@ $ch.root_cause as $s |
     count("calls"; ($calls | length); $p.k),
     dur("median stall"; ($st | map(.dur_ns) | quant(0.5)); $p.d),
     dur("median of all calls"; $med; $p.md),
-    dur("cost"; (($st | map(.dur_ns) | add) - ($st | length) * $med); $p.l),
+    # the time above the median, less what the log-normal fit (its mu and
+    # sigma from the metrics' histogram quartiles) puts above the threshold:
+    # n (E[X; X > c] - median P(X > c)) over the calls considered, with the
+    # engine's median (a small difference of two near numbers)
+    (($st | map(.dur_ns) | add) - ($st | length) * $med) as $above |
+    ($m.fit_median_ns | log) as $mu | ($m.stall_threshold_ns | log) as $lc |
+    (($m.fit_q3_ns / $m.fit_q1_ns | log) / 1.349) as $sq |
+    (if $sq < $m.fit_sigma * 0.999 then $m.fit_sigma else $sq end) as $sg |
+    ($m.calls_considered * ((($mu + $sg * $sg / 2) | exp) * 0.5 * ((($lc - $mu - $sg * $sg) / ($sg * (2 | sqrt))) | erfc)
+       - $m.median_ns * 0.5 * ((($lc - $mu) / ($sg * (2 | sqrt))) | erfc))) as $spread |
+    ([0, $above - ([0, $spread] | max)] | max) as $cost |
+    ($s | capture("the cost is their (?<a>[0-9.]+ \\w+) above the median less the (?<b>[0-9.]+ \\w+) the spread puts there")) as $q |
+    dur("cost"; $cost; $p.l),
+    dur("time above the median"; $above; $q.a),
+    (if $spread > 1000 then dur("time the spread puts above the median"; $spread; $q.b) else empty end),
     dur("wall"; $wall; $p.w),
-    pct("cost share of wall"; ((($st | map(.dur_ns) | add) - ($st | length) * $med) / $wall * 100); $p.x),
+    pct("cost share of wall"; ($cost / $wall * 100); $p.x),
     count("stall windows"; ($wins | length); "\($m.stall_windows)"),
     (($s | capture(" - GPU side: in the stalls' windows its CUDA threads were preempted (?<pn>\\d+) times \\((?<pt>[0-9.]+ \\w+) off-CPU\\) and waited [0-9.]+ \\w+ for a CPU, other processes made (?<o>\\d+) CUDA calls")) // null) as $g |
     (($s | capture(" - host side: PID (?<q>\\d+) \\((?<qc>[^)]*)\\) preempted its CUDA threads (?<qn>\\d+) times for (?<qt>[0-9.]+ \\w+) off-CPU in the stalls' windows \\(all preemptions there: (?<pn>\\d+), (?<pt>[0-9.]+ \\w+)\\)")) // null) as $h |
