@@ -154,6 +154,7 @@ struct offcpu {
 	__u32 other_pid, other_tid, cpu;
 	__u32 flags;     /* OFFCPU_* */
 	char other_comm[INGERO_COMM_LEN];
+	__u64 other_cgid; /* the cgroup of the task that took the CPU */
 };
 #define OFFCPU_DETAIL 1 /* write a `switch` event when it runs again */
 #define OFFCPU_IOWAIT 2 /* blocked on I/O: add the time to its process's iowait */
@@ -169,6 +170,7 @@ struct waking {
 	__u64 ts;
 	__u32 waker_pid, waker_tid;
 	char waker_comm[INGERO_COMM_LEN];
+	__u64 waker_cgid;
 };
 
 struct {
@@ -1214,6 +1216,7 @@ int sched_switch(struct bpf_raw_tracepoint_args *ctx)
 				oc.other_pid = BPF_CORE_READ(next, tgid);
 				oc.other_tid = BPF_CORE_READ(next, pid);
 				BPF_CORE_READ_STR_INTO(&oc.other_comm, next, comm);
+				oc.other_cgid = task_cgid(next);
 			}
 			bpf_map_update_elem(&offcpu, &prev_tid, &oc, BPF_ANY);
 		}
@@ -1243,6 +1246,7 @@ int sched_switch(struct bpf_raw_tracepoint_args *ctx)
 				e->cgroup_id = task_cgid(next);
 				BPF_CORE_READ_STR_INTO(&e->comm, next, comm);
 				__builtin_memcpy(e->other_comm, w->waker_comm, INGERO_COMM_LEN);
+				m->other_cgroup_id = w->waker_cgid;
 				bpf_ringbuf_submit(m, BPF_RB_NO_WAKEUP);
 			}
 		}
@@ -1279,6 +1283,7 @@ int sched_switch(struct bpf_raw_tracepoint_args *ctx)
 		e->cgroup_id = task_cgid(next);
 		BPF_CORE_READ_STR_INTO(&e->comm, next, comm);
 		__builtin_memcpy(e->other_comm, oc->other_comm, INGERO_COMM_LEN);
+		m->other_cgroup_id = oc->other_cgid;
 		bpf_ringbuf_submit(m, BPF_RB_NO_WAKEUP);
 	}
 	bpf_map_delete_elem(&offcpu, &next_tid);
@@ -1298,6 +1303,7 @@ int sched_wakeup(struct bpf_raw_tracepoint_args *ctx)
 	struct waking w = { .ts = bpf_ktime_get_ns(), .waker_pid = id >> 32,
 			    .waker_tid = (__u32)id };
 	bpf_get_current_comm(&w.waker_comm, sizeof(w.waker_comm));
+	w.waker_cgid = current_cgid();
 	bpf_map_update_elem(&wakeups, &tid, &w, BPF_ANY);
 	return 0;
 }

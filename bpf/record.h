@@ -103,6 +103,10 @@ struct rec_ustack {
 struct rec_host {
 	struct rec_hdr h;
 	struct ingero_host_event ev;
+	/* the cgroup id of other_pid (a preempter's, a waker's) when the
+	 * kernel knew it, 0 otherwise: the recorder names a culprit's cgroup
+	 * with it once the process is gone (not a log field) */
+	__u64 other_cgroup_id;
 };
 
 enum rec_note_what {

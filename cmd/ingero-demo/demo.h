@@ -14,8 +14,10 @@ struct demo_scenario {
 	double seconds;
 	const char *const copies[4]; /* library copies it loads, NULL-terminated */
 	/* a process of the host, not of the job, started by the orchestrator
-	 * (not recorded as a target): "storm" or "steady", NULL for none */
+	 * (not recorded as a target): "storm" or "steady" (allocators), "hog"
+	 * or "quiet" (a neighbour's CPU load), NULL for none */
 	const char *sidecar;
+	int job_container; /* the job runs in a container of its own */
 };
 
 /* Scenarios that run for real on the fake CUDA libraries. */

@@ -179,17 +179,23 @@ static void rm_cgroups(void)
 		fclose(f);
 }
 
-/* The demo's Kubernetes-like container: the cgroup path a container
- * runtime gives a pod's container (cgroupfs driver), under ours. */
+/* The demo's Kubernetes-like containers: the cgroup path a container
+ * runtime gives a pod's container (cgroupfs driver), under ours.  The
+ * sidecar's (another tenant's pod) and, in the scenarios with neighbours,
+ * the job's own. */
 #define SIDECAR_POD "0d3e0000-1111-4222-8333-444455556666"
 #define SIDECAR_CTR "c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00"
-static const char *const sidecar_dirs[] = { "kubepods", "besteffort", "pod" SIDECAR_POD,
-					    SIDECAR_CTR };
+#define JOB_POD "7a1b0000-2222-4333-8444-555566667777"
+#define JOB_CTR "feed0000feed0000feed0000feed0000feed0000feed0000feed0000feed0000"
+#define NCGDIRS 4
+static const char *const sidecar_dirs[NCGDIRS] = { "kubepods", "besteffort", "pod" SIDECAR_POD,
+						   SIDECAR_CTR };
+static const char *const job_dirs[NCGDIRS] = { "kubepods", "besteffort", "pod" JOB_POD, JOB_CTR };
 
-/* Make the container's cgroup folders under this process's cgroup (in the
+/* Make a container's cgroup folders under this process's cgroup (in the
  * hierarchy the recorder reads: v1 memory, or v2).  The leaf into cg, or
- * "" when cgroups cannot be made (the sidecar then runs in ours). */
-static void make_sidecar_cgroup(char *cg, size_t n)
+ * "" when cgroups cannot be made (the process then runs in ours). */
+static void make_ctr_cgroup(const char *const dirs[NCGDIRS], char *cg, size_t n)
 {
 	FILE *f = fopen("/proc/self/cgroup", "r");
 	char line[4096], self[4096] = "";
@@ -209,19 +215,20 @@ static void make_sidecar_cgroup(char *cg, size_t n)
 	cg[0] = 0;
 	char dir[PATH_MAX];
 	int l = snprintf(dir, sizeof(dir), "/sys/fs/cgroup%s%s", v1 ? "/memory" : "", self);
-	for (size_t i = 0; i < sizeof(sidecar_dirs) / sizeof(sidecar_dirs[0]); i++) {
-		l += snprintf(dir + l, sizeof(dir) - (size_t)l, "/%s", sidecar_dirs[i]);
+	for (size_t i = 0; i < NCGDIRS; i++) {
+		l += snprintf(dir + l, sizeof(dir) - (size_t)l, "/%s", dirs[i]);
 		if (l >= (int)sizeof(dir) || (mkdir(dir, 0755) && errno != EEXIST))
 			return;
 	}
 	snprintf(cg, n, "%s", dir);
 }
 
-static void rm_sidecar_cgroup(const char *cg)
+/* Remove a container's cgroup and the folders above it that are empty. */
+static void rm_ctr_cgroup(const char *cg)
 {
 	char dir[PATH_MAX];
 	snprintf(dir, sizeof(dir), "%s", cg);
-	for (size_t i = 0; dir[0] && i < sizeof(sidecar_dirs) / sizeof(sidecar_dirs[0]); i++) {
+	for (size_t i = 0; dir[0] && i < NCGDIRS; i++) {
 		rmdir(dir);
 		char *slash = strrchr(dir, '/');
 		if (!slash)
@@ -231,20 +238,35 @@ static void rm_sidecar_cgroup(const char *cg)
 }
 
 /* Start the scenario's host process (not the job's: not a target) through
- * the preproc symlink, in a container's cgroup where one can be made. */
+ * the preproc symlink (a neighbour's CPU load: the neighbour one), in a
+ * container's cgroup where one can be made. */
 static pid_t start_sidecar(const char *kind, const char *work, char *cg, size_t n)
 {
 	char path[PATH_MAX + 64];
-	snprintf(path, sizeof(path), "%s/bin/preproc", work);
-	make_sidecar_cgroup(cg, n);
+	snprintf(path, sizeof(path), "%s/bin/%s", work,
+		 !strcmp(kind, "hog") || !strcmp(kind, "quiet") ? "neighbour" : "preproc");
+	make_ctr_cgroup(sidecar_dirs, cg, n);
 	char *argv[] = { path, "--sidecar", (char *)kind, (char *)work, cg, NULL };
 	pid_t pid;
 	if (posix_spawn(&pid, path, NULL, NULL, argv, environ)) {
 		ilog_warnf("%s: %s", path, strerror(errno));
-		rm_sidecar_cgroup(cg);
+		rm_ctr_cgroup(cg);
 		return -1;
 	}
 	return pid;
+}
+
+/* The job's own container (scenarios with a neighbour): its cgroup into
+ * cg and WORK/job.cg, which the workload joins before it starts (and
+ * exec's itself again there, so the recorder reads its cgroup anew). */
+static void make_job_cgroup(const char *work, char *cg, size_t n)
+{
+	char path[PATH_MAX + 64];
+	make_ctr_cgroup(job_dirs, cg, n);
+	snprintf(path, sizeof(path), "%s/job.cg", work);
+	FILE *f = cg[0] ? fopen(path, "w") : NULL;
+	if (f && (fputs(cg, f) < 0) + fclose(f))
+		unlink(path);
 }
 
 /* Record the scenario for real into log.  0, or -1 after a message. */
@@ -261,8 +283,9 @@ static int record(const struct opts *o, const struct demo_scenario *s, const cha
 		return -1;
 	}
 	/* helpers are exec'd by these names so the log shows them */
-	static const char *const names[] = { "train", "backup", "infer", "memhog", "preproc" };
-	for (int i = 0; i < 5; i++) {
+	static const char *const names[] = { "train",	"backup",  "infer",
+					     "memhog", "preproc", "neighbour" };
+	for (int i = 0; i < 6; i++) {
 		snprintf(dst, sizeof(dst), "%s/bin/%s", work, names[i]);
 		if (symlink(exe, dst)) {
 			ilog_errorf("%s: %s", dst, strerror(errno));
@@ -307,14 +330,18 @@ static int record(const struct opts *o, const struct demo_scenario *s, const cha
 	if (ilog_verbosity >= 0)
 		fprintf(stderr, "%s: recording '%s' for %s s with ingero-record (fake CUDA libraries, "
 			"real eBPF)...\n", ilog_prog, s->name, secs);
-	char cg[PATH_MAX] = "";
+	char cg[PATH_MAX] = "", jcg[PATH_MAX] = "";
+	if (s->job_container)
+		make_job_cgroup(work, jcg, sizeof(jcg));
 	pid_t side = s->sidecar ? start_sidecar(s->sidecar, work, cg, sizeof(cg)) : -1;
 	int rc = run_wait(argv);
 	if (side > 0) {
 		kill(side, SIGTERM);
 		waitpid(side, NULL, 0);
-		rm_sidecar_cgroup(cg);
+		rm_ctr_cgroup(cg);
 	}
+	if (jcg[0])
+		rm_ctr_cgroup(jcg); /* the job has exited: its cgroup is empty */
 	if (!strcmp(s->name, "oom"))
 		rm_cgroups();
 	struct stat sb;
@@ -463,6 +490,25 @@ int main(int argc, char **argv)
 	/* the hidden modes the recorder runs */
 	if (argc >= 5 && !strcmp(argv[1], "--workload")) {
 		const struct demo_scenario *s = demo_find(argv[2]);
+		if (s && s->job_container && !getenv("INGERO_DEMO_JOINED")) {
+			/* into the job's container, then exec'd again: the recorder
+			 * writes the process record anew, with that cgroup */
+			char path[PATH_MAX + 16], cg[PATH_MAX];
+			snprintf(path, sizeof(path), "%s/job.cg", argv[4]);
+			FILE *f = fopen(path, "r");
+			if (f && fgets(cg, sizeof(cg), f)) {
+				snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+				FILE *p = fopen(path, "w");
+				if (p) {
+					fprintf(p, "%d", (int)getpid());
+					fclose(p);
+				}
+			}
+			if (f)
+				fclose(f);
+			setenv("INGERO_DEMO_JOINED", "1", 1);
+			execv(argv[0], argv);
+		}
 		return s ? demo_workload(s, strtod(argv[3], NULL), argv[4],
 					 argc > 5 ? strtod(argv[5], NULL) : 1) : 2;
 	}

@@ -40,6 +40,9 @@
  *                       real, the hog is a host process outside the job)
  *   memory-steady     clean, synthesized the same way (recorded for real, a
  *                       host process allocates steadily all along)
+ *   noisy-neighbour   incident, the job and "neighbour" each in a container
+ *                       of its own (Kubernetes pods, cgroupfs driver)
+ *   neighbour-quiet   clean, with the idle neighbour's container beside it
  */
 #include <math.h>
 #include <stdio.h>
@@ -56,7 +59,7 @@ struct sev {
 		struct ingero_cuda_event c;
 		struct ingero_host_event h;
 		struct { double cpu, load, pcpu; uint64_t avail, swap_used, rss; uint32_t pid; } s;
-		struct { uint32_t pid, ppid; char comm[16]; } p;
+		struct { uint32_t pid, ppid; char comm[16]; const char *cg; } p;
 	} u;
 };
 
@@ -146,15 +149,29 @@ static void host_ev(struct gen *g, uint16_t type, uint64_t ts, uint64_t dur, uin
 	snprintf(h->other_comm, sizeof(h->other_comm), "%s", ocomm ? ocomm : "");
 }
 
-static void proc_ev(struct gen *g, uint64_t ts, uint32_t pid, uint32_t ppid, const char *comm)
+/* A process record; cg: its cgroup path (a container's), NULL for none. */
+static void proc_ev_cg(struct gen *g, uint64_t ts, uint32_t pid, uint32_t ppid, const char *comm,
+		       const char *cg)
 {
 	struct sev *e = add(g, E_PROC, ts);
 	if (!e)
 		return;
 	e->u.p.pid = pid;
 	e->u.p.ppid = ppid;
+	e->u.p.cg = cg;
 	snprintf(e->u.p.comm, sizeof(e->u.p.comm), "%s", comm);
 }
+
+static void proc_ev(struct gen *g, uint64_t ts, uint32_t pid, uint32_t ppid, const char *comm)
+{
+	proc_ev_cg(g, ts, pid, ppid, comm, NULL);
+}
+
+/* The containers of the neighbour scenarios (as ingero demo makes them). */
+#define CG_JOB "/kubepods/besteffort/pod7a1b0000-2222-4333-8444-555566667777/" \
+	       "feed0000feed0000feed0000feed0000feed0000feed0000feed0000feed0000"
+#define CG_NEIGHBOUR "/kubepods/besteffort/pod0d3e0000-1111-4222-8333-444455556666/" \
+		     "c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00"
 
 /*
  * The thread runs for dur ns starting at s->t; while a preempter shares its
@@ -315,20 +332,27 @@ static void sc_train(struct gen *g, const char *name)
 {
 	struct sim s;
 	uint32_t pid = pick_pid(g, 0);
+	/* the neighbour scenarios: the job in a container, another beside it */
+	int ctr = !strcmp(name, "noisy-neighbour") || !strcmp(name, "neighbour-quiet");
 	sim_init(g, &s, pid, "python3", g->t0 + (uint64_t)uni(g, 20e6, 60e6));
+	if (ctr)
+		g->ev[g->n - 1].u.p.cg = CG_JOB; /* sim_init's process record */
 	struct snapcfg sc = { .base_cpu = 100.0 / NCPU + 1.5, .pid = pid };
 	double slow_a = 0, slow_b = 0, slow_f = 1;
 	uint64_t stall[ILOG_SCENARIO_STALLS];
 	uint32_t nstall = 0, next = 0;
-	if (!strcmp(name, "incident")) {
+	if (!strcmp(name, "incident") || !strcmp(name, "noisy-neighbour")) {
 		double a = uni(g, 0.20, 0.25), len = uni(g, 0.60, 0.65);
 		s.pre_a = at(g, a);
 		s.pre_b = at(g, a + len);
 		s.pre_pid = pick_pid(g, pid);
-		s.pre_comm = "backup";
+		s.pre_comm = ctr ? "neighbour" : "backup";
 		sc.hog_a = s.pre_a;
 		sc.hog_b = s.pre_b;
-		proc_ev(g, s.pre_a - 1000000, s.pre_pid, 1, "backup");
+		proc_ev_cg(g, s.pre_a - 1000000, s.pre_pid, 1, s.pre_comm, ctr ? CG_NEIGHBOUR : NULL);
+	} else if (ctr) {
+		/* idle beside the job */
+		proc_ev_cg(g, s.t, pick_pid(g, pid), 1, "neighbour", CG_NEIGHBOUR);
 	} else if (!strcmp(name, "gpu-slow")) {
 		slow_a = uni(g, 0.35, 0.45);
 		slow_b = slow_a + uni(g, 0.30, 0.35);
@@ -556,6 +580,9 @@ static const struct { const char *name, *help; double seconds; } scen[] = {
 	{ "memory-storm", "another tenant's process, in a container, floods the host with page "
 			  "faults", 20 },
 	{ "memory-steady", "another tenant's process allocates steadily; nothing wrong", 12 },
+	{ "noisy-neighbour", "another pod's container shares the job container's CPU", 20 },
+	{ "neighbour-quiet", "another pod's container idles beside the job's; nothing wrong",
+	  12 },
 };
 #define NSCEN (sizeof(scen) / sizeof(scen[0]))
 
@@ -585,6 +612,7 @@ static int cmp_sev(const void *a, const void *b)
 
 static int emit(struct ilog_writer *w, const struct gen *g)
 {
+	char pod[37], cid[65];
 	for (size_t i = 0; i < g->n; i++) {
 		const struct sev *e = &g->ev[i];
 		struct ilog_record rec = { 0 };
@@ -606,6 +634,13 @@ static int emit(struct ilog_writer *w, const struct gen *g)
 							  !strcmp(e->u.p.comm, "infer")
 						  ? "/usr/bin/python3.11" : "/usr/bin/env"),
 			};
+			if (e->u.p.cg) {
+				ilog_cgroup_parse(e->u.p.cg, pod, cid);
+				rec.u.process.cgroup = ilog_str_c(e->u.p.cg);
+				rec.u.process.cgroup_id = 8800 + (strcmp(e->u.p.cg, CG_JOB) ? 13 : 12);
+				rec.u.process.pod_uid = ilog_str_c(pod);
+				rec.u.process.container_id = ilog_str_c(cid);
+			}
 			break;
 		case E_SNAP:
 			rec.kind = ILOG_K_SNAPSHOT;
@@ -644,7 +679,8 @@ int ilog_scenario_write(struct ilog_writer *w, const struct ilog_scenario_opts *
 	g.sync_factor = o->sync_factor > 0 ? o->sync_factor : 1;
 	const char *n = o->name;
 	if (!strcmp(n, "incident") || !strcmp(n, "gpu-slow") || !strcmp(n, "clean") ||
-	    !strcmp(n, "isolated-stalls"))
+	    !strcmp(n, "isolated-stalls") || !strcmp(n, "noisy-neighbour") ||
+	    !strcmp(n, "neighbour-quiet"))
 		sc_train(&g, n);
 	else if (!strcmp(n, "memory-steady"))
 		sc_train(&g, "clean");

@@ -46,6 +46,10 @@ const struct demo_scenario demo_scenarios[] = {
 	/* the hog is no process of the job: another tenant's, in a container */
 	{ "memory-storm", "memory-pressure", 10, { "base", "slow" }, "storm" },
 	{ "memory-steady", "", 8, { "base" }, "steady" },
+	/* the job and a neighbour, each in a container of its own: the
+	 * neighbour's CPU load on the job's CPU, or idle on another one */
+	{ "noisy-neighbour", "cpu-contention", 10, { "base" }, "hog", 1 },
+	{ "neighbour-quiet", "", 8, { "base" }, "quiet", 1 },
 	{ NULL, NULL, 0, { NULL } },
 };
 
@@ -77,6 +81,8 @@ static const char *copy_knobs(const char *scen, const char *copy)
 		/* the synchronize burns its own CPU time: preemption stretches it */
 		{ "incident", "base", "FAKECUDA_MODE_cudaStreamSynchronize=cpu;"
 				      "FAKECUDA_MODE_cudaLaunchKernel=cpu;" },
+		{ "noisy-neighbour", "base", "FAKECUDA_MODE_cudaStreamSynchronize=cpu;"
+					     "FAKECUDA_MODE_cudaLaunchKernel=cpu;" },
 		{ "cold-start", "cold", "!FAKECUDA_MODE=sleep;FAKECUDA_LAT_cudaMalloc_NS=400000000;"
 					"FAKECUDA_LAT_cudaLaunchKernel_NS=120000000;"
 					"FAKECUDA_LAT_cudaMemcpyAsync_NS=20000000;" },
@@ -305,6 +311,30 @@ int demo_sidecar(const char *kind, const char *work)
 	}
 	if (!t0)
 		return 3;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int cpu = ncpu > 1 ? (int)ncpu - 1 : 0; /* the job's, as demo_workload pins it */
+	if (!strcmp(kind, "hog")) {
+		/* another tenant's batch job, pinned to the job's CPU and never
+		 * yielding in the middle of the run (as incident's backup) */
+		pin(cpu);
+		setpriority(PRIO_PROCESS, 0, -10); /* not root: its fair share then */
+		sleep_until(t0 + (uint64_t)((double)span * 0.3));
+		while (now() < t0 + (uint64_t)((double)span * 0.8))
+			__asm__ volatile("" ::: "memory");
+		return 0;
+	}
+	if (!strcmp(kind, "quiet")) {
+		/* the same tenant idle: 1 ms of work every 100 ms, on another CPU */
+		pin(ncpu > 1 ? 0 : cpu);
+		setpriority(PRIO_PROCESS, 0, 19);
+		while (now() < t0 + span) {
+			uint64_t until = now() + 1000000;
+			while (now() < until)
+				__asm__ volatile("" ::: "memory");
+			sleep_until(now() + 100000000);
+		}
+		return 0;
+	}
 	/* a best-effort pod: the lowest CPU weight, so what it costs the job
 	 * is memory, not CPU time */
 	setpriority(PRIO_PROCESS, 0, 19);
@@ -451,8 +481,10 @@ int demo_workload(const struct demo_scenario *s, double seconds, const char *lib
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int cpu = ncpu > 1 ? (int)ncpu - 1 : 0;
 	pid_t kids[2] = { 0, 0 };
-	if (!strcmp(n, "incident")) {
+	if (!strcmp(n, "incident") || !strcmp(n, "noisy-neighbour")) {
 		pin(cpu);
+	}
+	if (!strcmp(n, "incident")) {
 		kids[0] = helper(self_dir, "backup", "hog", AT(0.3), AT(0.8), cpu, n, lib_dir);
 	} else if (!strcmp(n, "gpu-contention")) {
 		kids[0] = helper(self_dir, "infer", "infer", AT(0.3), AT(0.75), cpu, n, lib_dir);
@@ -464,8 +496,10 @@ int demo_workload(const struct demo_scenario *s, double seconds, const char *lib
 			return 2;
 	if (s->sidecar) {
 		/* the job keeps its CPU (as on a node with cores set aside for
-		 * it): what the host process costs it is memory, not CPU time */
-		setpriority(PRIO_PROCESS, 0, -10);
+		 * it): what an allocating host process costs it is memory, not
+		 * CPU time; a neighbour's CPU load competes at equal weight */
+		if (strcmp(s->sidecar, "hog") && strcmp(s->sidecar, "quiet"))
+			setpriority(PRIO_PROCESS, 0, -10);
 		publish_t0(lib_dir, t0, span);
 	}
 	sleep_until(t0);

@@ -289,7 +289,8 @@ const struct mcp_tool mcp_tools[] = {
 		.title = "Per-process breakdown",
 		.description =
 			"Per process: CUDA calls and time, busiest op, failed calls, how often and "
-			"how long its threads were preempted, and by whom most.",
+			"how long its threads were preempted, and by whom most; grouped by container "
+			"(pod UID, container id) when the processes are in more than one.",
 		.schema = SCHEMA(P_TIME "," P_SESSION, ""),
 		.run = tool_process_breakdown,
 		.cache = 1,

@@ -319,6 +319,39 @@ out:
  * host columns come from host_events type 1 (a target thread switched
  * out and back in, SPEC host types).
  */
+/* How many containers (distinct container ids) a session's processes are
+ * in; 0 for a database without them (before schema 4). */
+static int ctr_count(struct ilog_mcp *m, int64_t session)
+{
+	sqlite3_stmt *st = NULL;
+	int n = 0;
+	if (sqlite3_prepare_v2(m->db, "SELECT count(DISTINCT container_id) FROM processes"
+				      " WHERE session_id = ? AND container_id != ''", -1, &st, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, session);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			n = sqlite3_column_int(st, 0);
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* The container id and pod UID columns of a process and the container id
+ * of its top preempter (from their latest process records). */
+static const char *ctr_sql(int64_t session)
+{
+	static char q[512];
+	snprintf(q, sizeof(q),
+		 ", (SELECT coalesce(q.container_id, '') FROM processes q WHERE q.session_id = %lld"
+		 "   AND q.pid = p.pid ORDER BY q.ts DESC LIMIT 1) AS ctr,"
+		 "  (SELECT coalesce(q.pod_uid, '') FROM processes q WHERE q.session_id = %lld"
+		 "   AND q.pid = p.pid ORDER BY q.ts DESC LIMIT 1),"
+		 "  (SELECT coalesce(q.container_id, '') FROM processes q WHERE q.session_id = %lld"
+		 "   AND q.pid = w.other_pid ORDER BY q.ts DESC LIMIT 1)",
+		 (long long)session, (long long)session, (long long)session);
+	return q;
+}
+
 int tool_process_breakdown(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *text,
 			   char *err, size_t errlen)
 {
@@ -327,8 +360,10 @@ int tool_process_breakdown(struct ilog_mcp *m, json_t *args, int verbose, struct
 	int rc = trace_session(m, args, &c, err, errlen);
 	if (rc || (rc = trace_where(&c, args, TF_TIME, &f, err, errlen)))
 		return rc;
-	char sql[4096], e_sql[512], h_sql[512];
+	char sql[4608], e_sql[512], h_sql[512];
 	const char *hw = strstr(f.sql, " AND") ? strstr(f.sql, " AND") : "";
+	/* processes in more than one container (format 1.2): grouped by it */
+	int grouped = ctr_count(m, c.session) > 1;
 	if (!*hw && mcp_has_table(m, "summary_process_ops")) {
 		/* the whole session: from the summaries */
 		snprintf(e_sql, sizeof(e_sql),
@@ -360,21 +395,34 @@ int tool_process_breakdown(struct ilog_mcp *m, json_t *args, int verbose, struct
 		 "  (SELECT comm FROM processes q WHERE q.session_id = %lld AND q.pid = p.pid"
 		 "   ORDER BY q.ts DESC LIMIT 1) AS comm,"
 		 "  p.calls, p.cuda_ns, p.failed, p.top_op, coalesce(h.preempted, 0),"
-		 "  coalesce(h.off_ns, 0), w.other_pid, w.other_comm"
+		 "  coalesce(h.off_ns, 0), w.other_pid, w.other_comm%s"
 		 " FROM p LEFT JOIN h USING (pid) LEFT JOIN w ON w.pid = p.pid AND w.k = 1"
-		 " ORDER BY p.cuda_ns DESC LIMIT 100",
-		 e_sql, h_sql, (long long)c.session);
+		 " ORDER BY %sp.cuda_ns DESC LIMIT 100",
+		 e_sql, h_sql, (long long)c.session, grouped ? ctr_sql(c.session) : "",
+		 grouped ? "sum(p.cuda_ns) OVER (PARTITION BY ctr) DESC, ctr, " : "");
 	trace_filter_free(&f);
 	sqlite3_stmt *st;
 	if ((rc = mcp_prepare(m, sql, 0, &st, err, errlen)))
 		return rc;
 	json_t *rows = json_array();
 	int s, e = !rows;
+	char last[200] = "\001";
 	while (!e && (s = mcp_step(m, st, err, errlen)) == SQLITE_ROW) {
 		json_t *comm = mcp_column_json(st, 1, 64), *culprit = mcp_column_json(st, 9, 64);
 		int64_t cuda = sqlite3_column_int64(st, 3), off = sqlite3_column_int64(st, 7);
+		const char *ctr = grouped ? (const char *)sqlite3_column_text(st, 10) : NULL;
+		const char *pod = grouped ? (const char *)sqlite3_column_text(st, 11) : NULL;
+		const char *oct = grouped ? (const char *)sqlite3_column_text(st, 12) : NULL;
+		if (verbose && ctr && strcmp(ctr, last)) { /* a container's heading */
+			snprintf(last, sizeof(last), "%s", ctr);
+			e = *ctr ? mcp_buf_printf(text, "container %s%s%s:\n", ctr,
+						  pod && *pod ? " in pod " : "", pod && *pod ? pod : "")
+				 : mcp_buf_printf(text, "no container:\n");
+		}
 		if (verbose) {
-			e = mcp_buf_printf(text,
+			if (ctr)
+				e = e || mcp_buf_printf(text, "  ");
+			e = e || mcp_buf_printf(text,
 					   "pid %lld (%s): %lld CUDA calls, %.3f ms in them, busiest %s",
 					   (long long)sqlite3_column_int64(st, 0),
 					   json_string_value(comm) ? json_string_value(comm) : "?",
@@ -389,6 +437,8 @@ int tool_process_breakdown(struct ilog_mcp *m, json_t *args, int verbose, struct
 					(long long)sqlite3_column_int64(st, 6), (double)off / 1e6,
 					(long long)sqlite3_column_int64(st, 8),
 					json_string_value(culprit) ? json_string_value(culprit) : "?");
+			if (sqlite3_column_int64(st, 6) && oct && *oct && strcmp(oct, ctr))
+				e = e || mcp_buf_printf(text, " in container %s", oct);
 			e = e || mcp_buf_printf(text, "\n");
 		} else {
 			/* "o" steals the fresh culprit pid; "O" keeps comm and culprit,
@@ -405,7 +455,11 @@ int tool_process_breakdown(struct ilog_mcp *m, json_t *args, int verbose, struct
 						      ? json_null()
 						      : json_integer(sqlite3_column_int64(st, 8)),
 					      culprit);
-			e = !r || json_array_append_new(rows, r);
+			if (r && ctr && (json_array_append_new(r, json_string(pod ? pod : "")) ||
+					 json_array_append_new(r, json_string(ctr)) ||
+					 json_array_append_new(r, json_string(oct ? oct : ""))))
+				e = 1;
+			e = e || !r || json_array_append_new(rows, r);
 		}
 		json_decref(comm);
 		json_decref(culprit);
@@ -429,6 +483,14 @@ int tool_process_breakdown(struct ilog_mcp *m, json_t *args, int verbose, struct
 			      "cols", "pid", "comm", "calls", "cuda_ms", "failed", "top_op",
 			      "preempted", "off_cpu_ms", "top_preempter_pid", "top_preempter",
 			      "rows", rows);
+	json_t *cols = o ? json_object_get(o, "cols") : NULL;
+	if (cols && grouped &&
+	    (json_array_append_new(cols, json_string("pod_uid")) ||
+	     json_array_append_new(cols, json_string("container_id")) ||
+	     json_array_append_new(cols, json_string("top_preempter_container_id")))) {
+		json_decref(o);
+		o = NULL;
+	}
 	rc = !o || mcp_buf_json(text, o) ? MCP_NOMEM : MCP_OK;
 	json_decref(o);
 	return rc;

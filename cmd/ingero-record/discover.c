@@ -9,6 +9,7 @@
  * offline needs.
  */
 #include <ctype.h>
+#include <ftw.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "ingero/cli.h"
+#include "ingero/hmap.h"
+#include "ingero/vec.h"
 #include "rec.h"
 #include "bpf/record.skel.h"
 
@@ -214,29 +217,138 @@ static int write_process_from(struct rec *r, uint32_t pid, uint32_t from)
 	return write_process_rec(r, pid, from, 1);
 }
 
+/* Who pid is now: its start time and name (from /proc/PID/stat; an exec
+ * renames it), hashed; 0 when it is gone. */
+static uint64_t proc_ident(uint32_t pid)
+{
+	char path[64], buf[2048];
+	uint64_t start = 0;
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	ssize_t n = read_file(path, buf, sizeof(buf) - 1);
+	if (n <= 0 || proc_stat(pid, NULL, &start, NULL))
+		return 0;
+	buf[n] = 0;
+	const char *a = strchr(buf, '('), *b = strrchr(buf, ')');
+	uint64_t h = ilog_fnv1a_u64(ILOG_FNV64_INIT, start);
+	if (a && b && b > a)
+		h = ilog_fnv1a(h, a + 1, (size_t)(b - a - 1));
+	return h ? h : 1;
+}
+
+/* The folder of the cgroup of this id (its inode) under the hierarchy
+ * rec_cgroup_v1 names, by a walk of /sys/fs/cgroup; "" when none has it.
+ * Results are kept: a walk per cgroup at most. */
+static char cg_found[4096];
+static uint64_t cg_want;
+
+static int cg_visit(const char *f, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)ftw;
+	if (type != FTW_D || (uint64_t)st->st_ino != cg_want)
+		return 0;
+	snprintf(cg_found, sizeof(cg_found), "%s", f);
+	return 1;
+}
+
+static const char *cgroup_path_of(uint64_t id)
+{
+	static struct ilog_hmap known; /* id -> its path, interned */
+	static struct ilog_strpool paths;
+	if (!id)
+		return "";
+	uint64_t *v = ilog_hmap_get(&known, id, 0);
+	if (v)
+		return (const char *)(uintptr_t)*v;
+	const char *root = rec_cgroup_v1() ? "/sys/fs/cgroup/memory" : "/sys/fs/cgroup";
+	size_t rl = strlen(root);
+	cg_found[0] = 0;
+	cg_want = id;
+	if (nftw(root, cg_visit, 16, FTW_PHYS | FTW_MOUNT) == 1 && !strncmp(cg_found, root, rl))
+		memmove(cg_found, cg_found + rl, strlen(cg_found + rl) + 1);
+	else
+		cg_found[0] = 0;
+	if (!cg_found[0]) {
+		struct stat st; /* the hierarchy's root itself */
+		if (!stat(root, &st) && (uint64_t)st.st_ino == id)
+			snprintf(cg_found, sizeof(cg_found), "/");
+	}
+	const char *kept = ilog_strpool_intern(&paths, cg_found, strlen(cg_found));
+	if (kept)
+		ilog_hmap_set(&known, id, 0, (uint64_t)(uintptr_t)kept);
+	return cg_found;
+}
+
 /*
  * A process that is not a target but that the log names (a top page
- * allocator of a window): its process record, once per process (pid and
- * start time), without making it a target or listing it in snapshots.
+ * allocator of a window, a preempter or waker of a target thread): its
+ * process record (none for a target), once per process and again after
+ * it exec'd, moved to another cgroup or its pid was reused, without making it a target or listing it in snapshots.
+ * comm is the name the event gave (a thread's), cgid its cgroup as the
+ * kernel saw it: a process already gone gets a record of those, its
+ * cgroup's path found by that id under /sys/fs/cgroup.  Both tables are
+ * bounded (REC_OTHERS_MAX): when one fills it starts over, which costs a
+ * record again per process, never memory.
  */
-void rec_write_other(struct rec *r, uint32_t pid)
+#define REC_OTHERS_MAX 65536
+void rec_write_other(struct rec *r, uint32_t pid, const char *comm, uint64_t cgid)
 {
-	static struct { uint32_t pid; uint64_t start; } seen[4096];
-	uint64_t start = 0;
-	if (proc_stat(pid, NULL, &start, NULL))
+	static struct ilog_hmap asked;   /* (pid, name the event gave) -> 1 */
+	/* (pid, 0) -> proc_ident of the record written (1: gone), (pid, 1) ->
+	 * the hash of the name it gave, (pid, 2) -> the cgroup id it was for */
+	static struct ilog_hmap written;
+	if (!pid)
 		return;
-	unsigned h = (pid * 2654435761u) % 4096;
-	for (unsigned i = 0; i < 4096; i++) {
-		unsigned k = (h + i) % 4096;
-		if (seen[k].pid == pid && seen[k].start == start)
+	size_t cn = comm ? strnlen(comm, INGERO_COMM_LEN) : 0;
+	uint64_t ch = ilog_fnv1a(ILOG_FNV64_INIT, comm ? comm : "", cn);
+	uint64_t key = ilog_fnv1a_u64(ch, cgid); /* a move to another cgroup is news */
+	if (ilog_hmap_get(&asked, pid, key))
+		return;
+	if (asked.n >= REC_OTHERS_MAX)
+		ilog_hmap_free(&asked);
+	ilog_hmap_set(&asked, pid, key, 1);
+	if (rec_is_target(r, pid))
+		return; /* a target has its own records */
+	uint64_t id = proc_ident(pid);
+	const uint64_t *w = ilog_hmap_get(&written, pid, 0);
+	const uint64_t *wc = ilog_hmap_get(&written, pid, 1);
+	const uint64_t *wg = ilog_hmap_get(&written, pid, 2);
+	if (w && (id ? *w == id : wc && *wc == ch) && (!cgid || (wg && *wg == cgid)))
+		return; /* the same process in the same cgroup, or gone after a record of this name */
+	if (written.n >= REC_OTHERS_MAX)
+		ilog_hmap_free(&written);
+	if (id) {
+		char f[64], c[64] = "";
+		snprintf(f, sizeof(f), "/proc/%u/comm", pid);
+		ssize_t k = read_file(f, c, sizeof(c));
+		uint64_t wrote = ilog_fnv1a(ILOG_FNV64_INIT, c, k > 0 ? strcspn(c, "\n") : 0);
+		/* the cgroup it is in now (an event's may be older: a page
+		 * allocation window opened before it moved) */
+		char path[4096];
+		uint64_t now_cg = cgid;
+		if (rec_cgroup_of(pid, path, sizeof(path), &now_cg))
+			now_cg = cgid;
+		if (!write_process_rec(r, pid, pid, 0)) {
+			ilog_hmap_set(&written, pid, 0, id);
+			ilog_hmap_set(&written, pid, 1, wrote);
+			ilog_hmap_set(&written, pid, 2, now_cg);
 			return;
-		if (!seen[k].pid || i == 4095 || seen[k].pid == pid) {
-			seen[k].pid = pid;
-			seen[k].start = start;
-			break;
 		}
 	}
-	write_process_rec(r, pid, pid, 0);
+	ilog_hmap_set(&written, pid, 0, 1);
+	ilog_hmap_set(&written, pid, 1, ch);
+	ilog_hmap_set(&written, pid, 2, cgid);
+	/* gone: what the event said of it */
+	char cg[4096], pod[37], ctr[65];
+	snprintf(cg, sizeof(cg), "%s", cgroup_path_of(cgid));
+	ilog_cgroup_parse(cg, pod, ctr);
+	struct ilog_record rec = { .kind = ILOG_K_PROCESS };
+	rec.u.process = (struct ilog_process){
+		.ts_ns = rec_now(CLOCK_MONOTONIC), .pid = pid,
+		.comm = { comm ? comm : "", (uint32_t)cn },
+		.cgroup = ilog_str_c(cg), .cgroup_id = cgid,
+		.pod_uid = ilog_str_c(pod), .container_id = ilog_str_c(ctr),
+	};
+	ilog_writer_put(r->w, &rec);
 }
 
 static int write_process_rec(struct rec *r, uint32_t pid, uint32_t from, int track)

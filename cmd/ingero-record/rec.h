@@ -157,8 +157,9 @@ void rec_scan_pending(struct rec *r);
 size_t rec_build_id(const char *path, uint8_t *out, size_t cap);
 int rec_proc_uid(uint32_t pid, uint32_t *uid);
 int rec_is_target(struct rec *r, uint32_t pid);
-/* The process record of a process the log names that is no target. */
-void rec_write_other(struct rec *r, uint32_t pid);
+/* The process record of a process the log names that is no target (once
+ * per process; comm and cgid, the event's, for one already gone). */
+void rec_write_other(struct rec *r, uint32_t pid, const char *comm, uint64_t cgid);
 
 /* cgroup.c: which cgroup a process is in */
 /* 1 when cgroups are v1 (or hybrid): the memory controller's hierarchy

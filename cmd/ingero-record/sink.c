@@ -155,6 +155,11 @@ static int on_msg(void *ctx, void *data, size_t size)
 		const struct rec_host *m = data;
 		if (size < sizeof(*m))
 			break;
+		/* a preempter or waker of a target thread may be the culprit a
+		 * chain names: its process record (and container) first */
+		if ((m->ev.type == ILOG_HOST_SWITCH || m->ev.type == ILOG_HOST_WAKEUP) &&
+		    m->ev.other_pid)
+			rec_write_other(r, m->ev.other_pid, m->ev.other_comm, m->other_cgroup_id);
 		struct ilog_record rec = { .kind = ILOG_K_HOST };
 		rec.u.host = m->ev;
 		ilog_writer_put(r->w, &rec);
@@ -432,7 +437,7 @@ static void drain_pages(struct rec *r, uint64_t now, uint64_t win)
 		}
 		if (!target) {
 			named++;
-			rec_write_other(r, pe->pid);
+			rec_write_other(r, pe->pid, pe->a.comm, pe->a.cgroup_id);
 		}
 		struct ilog_record rec = { .kind = ILOG_K_HOST };
 		struct ingero_host_event *e = &rec.u.host;
@@ -563,7 +568,7 @@ static void drain_blk(struct rec *r, uint64_t now, uint64_t win)
 		if (be->k.pid && (target || named < r->o.host_top)) {
 			if (!target) {
 				named++;
-				rec_write_other(r, be->k.pid);
+				rec_write_other(r, be->k.pid, be->a.comm, be->a.cgroup_id);
 			}
 			put_blk(r, now - win, win, be->k.dev, be->k.pid, 1, &be->a);
 			continue;

@@ -387,6 +387,26 @@ static uint64_t chain_id(const struct cand *c, uint64_t salt)
 	return h ? h : 1;
 }
 
+/*
+ * The container of a chain's culprit when it is not the victim's (a
+ * neighbour's), for every detector alike: its label as reports name it
+ * (culprit_container), its pod UID and container id in full and its cgroup
+ * path, from the culprit's process record.
+ */
+static void culprit_container(struct ctx *x, struct cand *c)
+{
+	const struct sproc *p = c->culprit ? ilog_stats_proc(x->st, c->node, c->culprit) : NULL;
+	if (!p || !ilog_stats_other_container(x->st, c->node, c->culprit, c->pid)[0])
+		return;
+	causal_met_s(c, "culprit_container", p->ctr);
+	if (p->pod[0])
+		causal_met_s(c, "culprit_pod_uid", p->pod);
+	if (p->cid[0])
+		causal_met_s(c, "culprit_container_id", p->cid);
+	if (p->cgroup[0])
+		causal_met_s(c, "culprit_cgroup", p->cgroup);
+}
+
 int ilog_causal_run(struct ilog_stats *st, struct ilog_chain_set *cs, char *err, size_t errlen)
 {
 	memset(cs, 0, sizeof(*cs));
@@ -462,6 +482,7 @@ int ilog_causal_run(struct ilog_stats *st, struct ilog_chain_set *cs, char *err,
 		causal_met_f(c, "impact", (double)c->lost / (double)c->wall);
 		causal_met_u(c, "recording_ns", c->span);
 		causal_met_u(c, "severity_floor_ns", c->floor);
+		culprit_container(&x, c);
 		ilog_buf_put(&c->met, "}", 1);
 		o->id = chain_id(c, st->chains_in);
 		o->ts_start = c->ts_start;

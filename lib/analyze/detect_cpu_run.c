@@ -39,10 +39,12 @@ static void cpu_run(struct ctx *x, struct causal_proc *pc, const struct causal_s
 	const char *cc = ilog_stats_comm(x->st, x->nd->idx, pr[0].pid);
 	c->culprit = pr[0].pid;
 	cpy(c->ccomm, sizeof(c->ccomm), cc);
+	const char *ctr = ilog_stats_other_container(x->st, x->nd->idx, pr[0].pid, p->pid);
 	snprintf(c->root, sizeof(c->root),
-		 "PID %u (%s) preempted the CUDA threads of PID %u (%s) %llu times for %s off-CPU "
-		 "over the whole run (all preemptions: %llu, %s, %s of its %s)",
-		 pr[0].pid, cc, p->pid, c->comm, (unsigned long long)pr[0].n, D(x, (double)pr[0].dur),
+		 "PID %u (%s)%s%s%s preempted the CUDA threads of PID %u (%s) %llu times for %s "
+		 "off-CPU over the whole run (all preemptions: %llu, %s, %s of its %s)",
+		 pr[0].pid, cc, ctr[0] ? " in " : "", ctr, ctr[0] ? "," : "", p->pid, c->comm,
+		 (unsigned long long)pr[0].n, D(x, (double)pr[0].dur),
 		 (unsigned long long)n, D(x, (double)d), P(x, (double)d / (double)c->wall),
 		 D(x, (double)c->wall));
 	snprintf(c->title, sizeof(c->title), "CPU contention: %s (PID %u) preempted %s (PID %u)", cc,

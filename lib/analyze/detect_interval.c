@@ -70,7 +70,7 @@ static void memory_chain(struct ctx *x, struct cand *c, const struct sproc *p, c
 	if (ps.pid && ps.excess > 0 && ps.excess >= 0.5 * ps.machine_excess && ps.ns_in) {
 		cul = ps.pid;
 		cc = ilog_stats_comm(x->st, x->nd->idx, cul);
-		const char *ctr = ilog_stats_container(x->st, x->nd->idx, cul);
+		const char *ctr = ilog_stats_other_container(x->st, x->nd->idx, cul, p->pid);
 		double r_in = (double)ps.pages_in * 1e9 / (double)ps.ns_in;
 		double r_out = ps.ns_out ? (double)ps.pages_out * 1e9 / (double)ps.ns_out : 0;
 		l += (size_t)snprintf(tail + l, sizeof(tail) - l,
@@ -84,8 +84,6 @@ static void memory_chain(struct ctx *x, struct cand *c, const struct sproc *p, c
 		causal_met_u(c, "culprit_page_ns_out", ps.ns_out);
 		causal_met_f(c, "culprit_pages_per_s_in", r_in);
 		causal_met_f(c, "culprit_pages_per_s_out", r_out);
-		if (ctr[0])
-			causal_met_s(c, "culprit_container", ctr);
 		if (r_out > 0)
 			causal_ev_add(x, c, tick_ts(x, iv.a), "PID %u (%s) allocates %.0f pages/s, "
 				      "%.1fx its rate outside the interval", cul, cc, r_in, r_in / r_out);
@@ -345,13 +343,11 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 		const char *cc = ilog_stats_comm(x->st, x->nd->idx, t->pid);
 		c->culprit = t->pid;
 		cpy(c->ccomm, sizeof(c->ccomm), cc);
-		const char *ctr = ilog_stats_container(x->st, x->nd->idx, t->pid);
+		const char *ctr = ilog_stats_other_container(x->st, x->nd->idx, t->pid, p->pid);
 		snprintf(c->root, sizeof(c->root),
 			 "%s while PID %u (%s)%s%s%s preempted its CUDA threads %llu times for %s "
 			 "off-CPU", head, t->pid, cc, ctr[0] ? " in " : "", ctr, ctr[0] ? "," : "",
 			 (unsigned long long)t->n, D(x, (double)t->dur));
-		if (ctr[0])
-			causal_met_s(c, "culprit_container", ctr);
 		if (npr > 1) {
 			size_t l = strlen(c->root);
 			snprintf(c->root + l, sizeof(c->root) - l, " (all preemptions: %llu, %s)",
@@ -381,9 +377,7 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 		c->culprit = opid;
 		cpy(c->ccomm, sizeof(c->ccomm), cc);
 		/* a neighbour in another container is named with it */
-		const char *ctr = ilog_stats_container(x->st, x->nd->idx, opid);
-		if (!strcmp(ctr, ilog_stats_container(x->st, x->nd->idx, p->pid)))
-			ctr = "";
+		const char *ctr = ilog_stats_other_container(x->st, x->nd->idx, opid, p->pid);
 		snprintf(c->root, sizeof(c->root),
 			 "%s while PID %u (%s)%s%s%s made %llu CUDA calls on the same node (%llu "
 			 "outside the interval); its own threads were preempted only %llu times (%s "
@@ -391,8 +385,6 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 			 head, opid, cc, ctr[0] ? " in " : "", ctr, ctr[0] ? "," : "",
 			 (unsigned long long)on, (unsigned long long)on_out, (unsigned long long)pn,
 			 D(x, (double)pd));
-		if (ctr[0])
-			causal_met_s(c, "culprit_container", ctr);
 		snprintf(c->title, sizeof(c->title),
 			 "GPU contention: %s (PID %u) shares the GPU with %s (PID %u)", cc, opid, comm,
 			 p->pid);

@@ -446,10 +446,12 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 		const char *cc = ilog_stats_comm(x->st, x->nd->idx, q->pid);
 		c->culprit = q->pid;
 		cpy(c->ccomm, sizeof(c->ccomm), cc);
+		const char *ctr = ilog_stats_other_container(x->st, x->nd->idx, q->pid, p->pid);
 		snprintf(c->root + l, sizeof(c->root) - l,
-			 " - host side: PID %u (%s) preempted its CUDA threads %llu times for %s "
+			 " - host side: PID %u (%s)%s%s%s preempted its CUDA threads %llu times for %s "
 			 "off-CPU in the stalls' windows (all preemptions there: %llu, %s)",
-			 q->pid, cc, (unsigned long long)q->n, D(x, (double)q->dur),
+			 q->pid, cc, ctr[0] ? " in " : "", ctr, ctr[0] ? "," : "",
+			 (unsigned long long)q->n, D(x, (double)q->dur),
 			 (unsigned long long)oc.pn, D(x, (double)oc.pd));
 		snprintf(c->fix, sizeof(c->fix), FIX_CPU, causal_fmt(x, "%s (PID %u)", cc, q->pid),
 			 cc);

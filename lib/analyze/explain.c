@@ -171,6 +171,72 @@ static void host_summary(struct ilog_buf *b, struct ilog_stats *st, uint32_t i)
 		ilog_fmt_bytes(m5, sizeof(m5), (double)s.swap_used_growth));
 }
 
+/* The processes of a node grouped by container, when it has more than one
+ * (ilog_stats_containers).  0, or -1 when out of memory. */
+static int containers_text(struct ilog_buf *b, struct ilog_stats *st, uint32_t i)
+{
+	struct ilog_stats_summary s;
+	struct ilog_stats_container *g;
+	ilog_stats_summary(st, i, &s);
+	int n = ilog_stats_containers(st, s.node, &g);
+	if (n <= 0)
+		return n;
+	char d[32];
+	bprintf(b, "\nCONTAINERS (node %s): %d groups of processes\n",
+		s.node_name[0] ? s.node_name : "?", n);
+	for (int k = 0; k < n; k++) {
+		const struct ilog_stats_container *c = &g[k];
+		bprintf(b, "  %s", c->label[0] ? c->label : "the host (no container)");
+		if (c->cgroup[0] && strncmp(c->label, "cgroup ", 7))
+			bprintf(b, " (cgroup %s)", c->cgroup);
+		bprintf(b, ": %u process%s, %llu CUDA calls\n", c->nprocs, c->nprocs == 1 ? "" : "es",
+			(unsigned long long)c->calls);
+		for (uint32_t j = 0; j < c->nprocs && j < 8; j++) {
+			const struct ilog_stats_cproc *p = &c->procs[j];
+			bprintf(b, "    PID %-8u %-15.15s ", p->pid, p->comm[0] ? p->comm : "?");
+			if (p->calls)
+				bprintf(b, "%llu CUDA calls, %s\n", (unsigned long long)p->calls,
+					dur(d, (double)p->cuda_ns));
+			else
+				bprintf(b, "no CUDA calls\n");
+		}
+		if (c->nprocs > 8)
+			bprintf(b, "    ... and %u more\n", c->nprocs - 8);
+	}
+	ilog_stats_containers_free(g, n);
+	return 0;
+}
+
+static int containers_json(struct ilog_buf *b, struct ilog_stats *st, uint32_t i)
+{
+	struct ilog_stats_summary s;
+	struct ilog_stats_container *g;
+	ilog_stats_summary(st, i, &s);
+	int n = ilog_stats_containers(st, s.node, &g);
+	for (int k = 0; k < n; k++) {
+		const struct ilog_stats_container *c = &g[k];
+		bprintf(b, "{\"type\":\"container\"");
+		jkv_s(b, "node", s.node_name);
+		jkv_s(b, "container", c->label);
+		jkv_s(b, "pod_uid", c->pod_uid);
+		jkv_s(b, "container_id", c->container_id);
+		jkv_s(b, "cgroup", c->cgroup);
+		jkv_u(b, "calls", c->calls);
+		jkv_u(b, "cuda_ns", c->cuda_ns);
+		bprintf(b, ",\"processes\":[");
+		for (uint32_t j = 0; j < c->nprocs; j++) {
+			bprintf(b, "%s{\"pid\":%u", j ? "," : "", c->procs[j].pid);
+			jkv_s(b, "comm", c->procs[j].comm);
+			jkv_u(b, "calls", c->procs[j].calls);
+			jkv_u(b, "cuda_ns", c->procs[j].cuda_ns);
+			bprintf(b, "}");
+		}
+		bprintf(b, "]}\n");
+	}
+	ilog_stats_containers_free(g, n);
+	return n < 0 ? -1 : 0;
+}
+
 /* The per-process statistics rows, computed once per report when a chain
  * first needs them (they hold the op totals call-site shares are of). */
 struct rows {
@@ -226,6 +292,9 @@ int ilog_explain_report(struct ilog_buf *b, struct ilog_stats *st,
 				"clocks and see the job as one\n", ranks[0] ? ", as ranks " : "",
 				ranks, ranks[0] ? " of one job" : "");
 	}
+	for (uint32_t i = 0; i < ilog_stats_nnodes(st); i++)
+		if (containers_text(b, st, i))
+			return -1;
 	if (!cs->n) {
 		bprintf(b, "\nNo causal chain: no anomaly cost 1%% or more of a process's time.\n");
 	} else {
@@ -381,6 +450,8 @@ int ilog_explain_json(struct ilog_buf *b, struct ilog_stats *st,
 			jkv_u(b, "swap_used_growth", s.swap_used_growth);
 		}
 		bprintf(b, "}\n");
+		if (containers_json(b, st, i))
+			return -1;
 	}
 	for (int w = 0; w <= (o->windows ? 1 : 0); w++) {
 		struct ilog_stat_row *rows;

@@ -928,11 +928,81 @@ static void stats_table(struct ctx *x)
 	bprintf(b, "</tbody></table>\n</section>\n");
 }
 
+/* Does any node hold processes of more than one container? */
+static int grouped(struct ctx *x)
+{
+	for (uint32_t i = 0; i < x->nn; i++) {
+		struct ilog_stats_container *g;
+		int n = ilog_stats_containers(x->st, x->nv[i].s.node, &g);
+		ilog_stats_containers_free(g, n);
+		if (n < 0)
+			x->oom = 1;
+		if (n > 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The processes grouped by container, on a node with more than one. */
+static void containers(struct ctx *x)
+{
+	struct ilog_buf *b = x->b;
+	int head = 0;
+	for (uint32_t i = 0; i < x->nn; i++) {
+		struct ilog_stats_container *g;
+		int n = ilog_stats_containers(x->st, x->nv[i].s.node, &g);
+		if (n < 0)
+			x->oom = 1;
+		if (n > 0 && !head++)
+			bprintf(b, "<section id=\"containers\">\n<h2>Containers</h2>\n<table class=\"sortable\""
+				   " id=\"ctr-table\"><thead><tr>%s<th class=\"s\">Container</th><th class=\"s\">"
+				   "Pod UID</th><th class=\"s\">Container ID</th><th class=\"s\">Cgroup</th>"
+				   "<th class=\"s\">Processes</th><th data-num>CUDA calls</th><th data-num "
+				   "aria-sort=\"descending\">CUDA time</th></tr></thead><tbody>\n",
+				x->nn > 1 ? "<th class=\"s\">Node</th>" : "");
+		for (int k = 0; k < n; k++) {
+			const struct ilog_stats_container *c = &g[k];
+			char d[32];
+			bprintf(b, "<tr>");
+			if (x->nn > 1) {
+				bprintf(b, "<td class=\"s\">");
+				escz(b, x->nv[i].label);
+				bprintf(b, "</td>");
+			}
+			const char *cells[4] = { c->label[0] ? c->label : "the host (no container)",
+						 c->pod_uid, c->container_id, c->cgroup };
+			for (int j = 0; j < 4; j++) {
+				bprintf(b, "<td class=\"s\">");
+				escz(b, cells[j]);
+				bprintf(b, "</td>");
+			}
+			bprintf(b, "<td class=\"s\">");
+			for (uint32_t j = 0; j < c->nprocs; j++) {
+				bprintf(b, "%s", j ? ", " : "");
+				if (j == 16) {
+					bprintf(b, "... (%u in all)", c->nprocs);
+					break;
+				}
+				escz(b, c->procs[j].comm[0] ? c->procs[j].comm : "?");
+				bprintf(b, " (%u)", c->procs[j].pid);
+			}
+			bprintf(b, "</td><td data-v=\"%llu\">%llu</td><td data-v=\"%llu\">%s</td></tr>\n",
+				(unsigned long long)c->calls, (unsigned long long)c->calls,
+				(unsigned long long)c->cuda_ns, dur(d, (double)c->cuda_ns));
+		}
+		ilog_stats_containers_free(g, n);
+	}
+	if (head)
+		bprintf(b, "</tbody></table>\n</section>\n");
+}
+
 /* Per process: its CUDA time (bar: share of the heaviest), calls, ops,
- * heaviest op; then its rows per op. */
+ * heaviest op, its container when there are several; then its rows per
+ * op. */
 static void proc_table(struct ctx *x)
 {
 	struct ilog_buf *b = x->b;
+	int ctr = grouped(x);
 	uint64_t top = 1;
 	for (int i = 0; i < x->nprows; i++) {
 		uint64_t t = 0;
@@ -944,8 +1014,9 @@ static void proc_table(struct ctx *x)
 	bprintf(b, "<section id=\"processes\">\n<h2>Per process</h2>\n<table class=\"sortable\" "
 		   "id=\"proc-table\"><thead><tr>%s<th data-num>PID</th><th class=\"s\">Process</th>"
 		   "<th data-num aria-sort=\"descending\">CUDA time</th><th data-num>Calls</th><th data-num>"
-		   "Ops</th><th class=\"s\">Heaviest op</th><th data-num>Its p99</th></tr></thead><tbody>\n",
-		x->nn > 1 ? "<th class=\"s\">Node</th>" : "");
+		   "Ops</th><th class=\"s\">Heaviest op</th><th data-num>Its p99</th>%s</tr></thead>"
+		   "<tbody>\n",
+		x->nn > 1 ? "<th class=\"s\">Node</th>" : "", ctr ? "<th class=\"s\">Container</th>" : "");
 	for (int i = 0; i < x->nprows;) {
 		const struct ilog_stat_row *r = &x->prows[i];
 		uint64_t t = 0, calls = 0;
@@ -963,10 +1034,16 @@ static void proc_table(struct ctx *x)
 		escz(b, r->comm[0] ? r->comm : "?");
 		bprintf(b, "</td><td data-v=\"%llu\" class=\"s\"><span class=\"bar\" style=\"width:%.0fpx\">"
 			   "</span>%s</td><td data-v=\"%llu\">%llu</td><td data-v=\"%d\">%d</td>"
-			   "<td class=\"s\">%s</td><td data-v=\"%llu\">%s</td></tr>\n",
+			   "<td class=\"s\">%s</td><td data-v=\"%llu\">%s</td>",
 			(unsigned long long)t, 120.0 * (double)t / (double)top, dur(d[0], (double)t),
 			(unsigned long long)calls, (unsigned long long)calls, j - i, j - i,
 			ilog_op_name(r->op) ?: "?", (unsigned long long)r->p99_ns, dur(d[1], (double)r->p99_ns));
+		if (ctr) {
+			bprintf(b, "<td class=\"s\">");
+			escz(b, ilog_stats_container(x->st, r->node, r->pid));
+			bprintf(b, "</td>");
+		}
+		bprintf(b, "</tr>\n");
 		i = j;
 	}
 	bprintf(b, "</tbody></table>\n</section>\n");
@@ -1261,6 +1338,7 @@ int ilog_html_report(struct ilog_buf *b, struct ilog_stats *st, const struct ilo
 		bprintf(b, "</section>\n");
 		stats_table(&x);
 		proc_table(&x);
+		containers(&x);
 		icicles(&x);
 		bprintf(b, "<div id=\"tip\" hidden></div>\n");
 		data_json(&x);

@@ -353,6 +353,13 @@ const char *ilog_stats_container(struct ilog_stats *st, uint32_t node, uint32_t 
 	return p ? p->ctr : "";
 }
 
+const char *ilog_stats_other_container(struct ilog_stats *st, uint32_t node, uint32_t pid,
+				       uint32_t victim)
+{
+	const char *c = ilog_stats_container(st, node, pid);
+	return strcmp(c, ilog_stats_container(st, node, victim)) ? c : "";
+}
+
 /*
  * A container's name for reports: the Kubernetes pod and container ids
  * (12 digits of the container's, as docker and crictl show it), or the
@@ -928,8 +935,13 @@ int ilog_stats_add(struct ilog_stats *st, const struct ilog_record *rec,
 			break;
 		}
 		p->ppid = pr->ppid;
-		container_label(p->ctr, sizeof(p->ctr), pr);
-		p->cgroup_id = pr->cgroup_id;
+		if (pr->cgroup.n || pr->cgroup_id || !p->cgroup_id) {
+			container_label(p->ctr, sizeof(p->ctr), pr);
+			p->cgroup_id = pr->cgroup_id;
+			ilog_str_copy(p->pod, sizeof(p->pod), pr->pod_uid);
+			ilog_str_copy(p->cid, sizeof(p->cid), pr->container_id);
+			ilog_str_copy(p->cgroup, sizeof(p->cgroup), pr->cgroup);
+		}
 		size_t n = pr->comm.n < sizeof(p->comm) - 1 ? pr->comm.n : sizeof(p->comm) - 1;
 		if (n) {
 			memcpy(p->comm, pr->comm.p, n);

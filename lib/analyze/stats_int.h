@@ -143,6 +143,8 @@ struct sproc {
 	 * "container ID" or the cgroup path; "" when none is known */
 	char ctr[128];
 	uint64_t cgroup_id;
+	char pod[37], cid[65];    /* pod UID, container id; "" = none */
+	char cgroup[256];         /* the cgroup path, "" = not known */
 };
 
 /* Discrete host events worth a line each (OOM kills, exits). */
@@ -243,6 +245,9 @@ struct sproc *ilog_stats_proc(struct ilog_stats *st, uint32_t node, uint32_t pid
 const char *ilog_stats_comm(struct ilog_stats *st, uint32_t node, uint32_t pid);
 /* The container of pid (sproc.ctr), "" when not known. */
 const char *ilog_stats_container(struct ilog_stats *st, uint32_t node, uint32_t pid);
+/* The container of pid when it is not victim's (a neighbour's), else "". */
+const char *ilog_stats_other_container(struct ilog_stats *st, uint32_t node, uint32_t pid,
+				       uint32_t victim);
 
 /* A dense histogram summed over ticks [a, b) of a series; with filter
  * "skip" (NULL = none) ticks for which skip[k] is set are left out. */

@@ -444,3 +444,80 @@ int ilog_stats_window_rows(struct ilog_stats *st, int per_process, struct ilog_s
 {
 	return rows_impl(st, per_process, 1, rows);
 }
+
+/* ---- processes by container ---- */
+static int cproc_cmp(const void *a, const void *b)
+{
+	const struct ilog_stats_cproc *x = a, *y = b;
+	if (x->cuda_ns != y->cuda_ns)
+		return x->cuda_ns > y->cuda_ns ? -1 : 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static int cgroup_cmp(const void *a, const void *b)
+{
+	const struct ilog_stats_container *x = a, *y = b;
+	if (!x->label[0] != !y->label[0])
+		return x->label[0] ? -1 : 1; /* the host's own last */
+	if (!x->calls != !y->calls)
+		return x->calls ? -1 : 1;
+	if (x->cuda_ns != y->cuda_ns)
+		return x->cuda_ns > y->cuda_ns ? -1 : 1;
+	return strcmp(x->label, y->label);
+}
+
+void ilog_stats_containers_free(struct ilog_stats_container *c, int n)
+{
+	for (int i = 0; c && i < n; i++)
+		free(c[i].procs);
+	free(c);
+}
+
+int ilog_stats_containers(struct ilog_stats *st, uint32_t node,
+			  struct ilog_stats_container **out)
+{
+	struct ilog_stats_container *g = NULL;
+	uint32_t ng = 0, nctr = 0;
+	*out = NULL;
+	for (uint32_t k = 0; k < st->nprocs; k++) {
+		const struct sproc *p = st->procs[k];
+		if (p->node != node || (!p->ctr[0] && !p->ncalls))
+			continue;
+		uint32_t i = 0;
+		while (i < ng && strcmp(g[i].label, p->ctr))
+			i++;
+		if (i == ng) {
+			struct ilog_stats_container *ng2 = realloc(g, (ng + 1) * sizeof(*g));
+			if (!ng2)
+				goto oom;
+			g = ng2;
+			g[ng++] = (struct ilog_stats_container){ .label = p->ctr, .pod_uid = p->pod,
+								 .container_id = p->cid,
+								 .cgroup = p->cgroup };
+			nctr += p->ctr[0] != 0;
+		}
+		uint64_t ns = 0;
+		for (uint32_t j = 0; j < st->nser; j++)
+			if (st->ser[j]->node == node && st->ser[j]->pid == p->pid)
+				ns += st->ser[j]->total;
+		struct ilog_stats_cproc *pr = realloc(g[i].procs, (g[i].nprocs + 1) * sizeof(*pr));
+		if (!pr)
+			goto oom;
+		g[i].procs = pr;
+		pr[g[i].nprocs++] = (struct ilog_stats_cproc){ p->pid, p->comm, p->ncalls, ns };
+		g[i].calls += p->ncalls;
+		g[i].cuda_ns += ns;
+	}
+	if (nctr < 2) {
+		ilog_stats_containers_free(g, (int)ng);
+		return 0;
+	}
+	for (uint32_t i = 0; i < ng; i++)
+		qsort(g[i].procs, g[i].nprocs, sizeof(*g[i].procs), cproc_cmp);
+	qsort(g, ng, sizeof(*g), cgroup_cmp);
+	*out = g;
+	return (int)ng;
+oom:
+	ilog_stats_containers_free(g, (int)ng);
+	return -1;
+}

@@ -81,7 +81,7 @@ $ch.root_cause as $s |
      check("culprit pid is a '\($culprit)' process"; ($ids | index($ch.culprit_pid)) != null; $ids; $ch.culprit_pid)
    else empty end),
   if $pattern == "cpu-contention" and ($s | test("over the whole run")) then
-    ($s | capture("^PID (?<q>\\d+) \\((?<qc>[^)]*)\\) preempted the CUDA threads of PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) (?<n>\\d+) times for (?<t>[0-9.]+ \\w+) off-CPU over the whole run \\(all preemptions: (?<mm>\\d+), (?<u>[0-9.]+ \\w+), (?<x>[0-9.]+)% of its (?<w>[0-9.]+ \\w+)\\)")) as $p |
+    ($s | capture("^PID (?<q>\\d+) \\((?<qc>[^)]*)\\)( in (?<ctr>[^,]+(, container [0-9a-f]+)?),)? preempted the CUDA threads of PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) (?<n>\\d+) times for (?<t>[0-9.]+ \\w+) off-CPU over the whole run \\(all preemptions: (?<mm>\\d+), (?<u>[0-9.]+ \\w+), (?<x>[0-9.]+)% of its (?<w>[0-9.]+ \\w+)\\)")) as $p |
     [preempt | select(inwin)] as $sw |
     count("culprit pid"; $ch.culprit_pid; $p.q),
     ctrcheck($p),
@@ -96,6 +96,7 @@ $ch.root_cause as $s |
     ($s | capture("while PID (?<q>\\d+) \\((?<qc>[^)]*)\\)( in (?<ctr>[^,]+(, container [0-9a-f]+)?),)? preempted its CUDA threads (?<n>\\d+) times for (?<t>[0-9.]+ \\w+) off-CPU")) as $p |
     [preempt | select(inwin)] as $sw |
     count("culprit pid"; $ch.culprit_pid; $p.q),
+    ctrcheck($p),
     count("preemptions by the culprit in the interval"; ($sw | map(select(.other_pid == $ch.culprit_pid)) | length); $p.n),
     dur("off-CPU by the culprit in the interval"; ($sw | map(select(.other_pid == $ch.culprit_pid) | .dur_ns) | add); $p.t),
     (($s | capture("\\(all preemptions: (?<mm>\\d+), (?<u>[0-9.]+ \\w+)\\)")) // null) as $all |
@@ -229,7 +230,7 @@ $ch.root_cause as $s |
     pct("cost share of wall"; ($cost / $wall * 100); $p.x),
     count("stall windows"; ($wins | length); "\($m.stall_windows)"),
     (($s | capture(" - GPU side: in the stalls' windows its CUDA threads were preempted (?<pn>\\d+) times \\((?<pt>[0-9.]+ \\w+) off-CPU\\) and waited [0-9.]+ \\w+ for a CPU, other processes made (?<o>\\d+) CUDA calls")) // null) as $g |
-    (($s | capture(" - host side: PID (?<q>\\d+) \\((?<qc>[^)]*)\\) preempted its CUDA threads (?<qn>\\d+) times for (?<qt>[0-9.]+ \\w+) off-CPU in the stalls' windows \\(all preemptions there: (?<pn>\\d+), (?<pt>[0-9.]+ \\w+)\\)")) // null) as $h |
+    (($s | capture(" - host side: PID (?<q>\\d+) \\((?<qc>[^)]*)\\)( in (?<ctr>[^,]+(, container [0-9a-f]+)?),)? preempted its CUDA threads (?<qn>\\d+) times for (?<qt>[0-9.]+ \\w+) off-CPU in the stalls' windows \\(all preemptions there: (?<pn>\\d+), (?<pt>[0-9.]+ \\w+)\\)")) // null) as $h |
     (if $g then
        check("side"; $m.side == "GPU"; "GPU"; $m.side),
        count("preemptions in the stalls' windows"; ($sw | length); $g.pn),
@@ -238,6 +239,7 @@ $ch.root_cause as $s |
      elif $h then
        check("side"; $m.side == "host"; "host"; $m.side),
        count("culprit pid"; $ch.culprit_pid; $h.q),
+       ctrcheck($h),
        count("preemptions by the culprit there"; ($sw | map(select(.other_pid == $ch.culprit_pid)) | length); $h.qn),
        dur("off-CPU by the culprit there"; ($sw | map(select(.other_pid == $ch.culprit_pid) | .dur_ns) | add); $h.qt),
        count("all preemptions there"; ($sw | length); $h.pn),

@@ -91,6 +91,36 @@ void ilog_stats_summary(struct ilog_stats *st, uint32_t i, struct ilog_stats_sum
  */
 uint32_t ilog_stats_logs(struct ilog_stats *st, int *overlap, char *ranks, size_t rlen);
 
+/* A process of a container group (ilog_stats_containers). */
+struct ilog_stats_cproc {
+	uint32_t pid;
+	const char *comm;          /* "" when unknown */
+	uint64_t calls, cuda_ns;   /* its CUDA calls and their time */
+};
+/* The processes of one node in one container. */
+struct ilog_stats_container {
+	/* as reports name it: "pod UID, container ID" (12 digits), "container
+	 * ID", "cgroup PATH"; "" for the host's own processes */
+	const char *label;
+	const char *pod_uid, *container_id, *cgroup; /* "" when not known */
+	struct ilog_stats_cproc *procs; /* by CUDA time, then pid */
+	uint32_t nprocs;
+	uint64_t calls, cuda_ns;   /* summed over its processes */
+};
+/*
+ * Reports group processes by container when a node's processes are in
+ * more than one (format 1.2 process records): the groups of node (a
+ * summary's node id) into *out, those holding CUDA processes first (by
+ * CUDA time), then by label, the host's own processes ("" label: only
+ * those that made CUDA calls) last.  A container group lists every process
+ * of it the log names.  Returns the number of groups, 0 (and *out NULL)
+ * when there are fewer than two containers, -1 when out of memory; free
+ * with ilog_stats_containers_free.
+ */
+int ilog_stats_containers(struct ilog_stats *st, uint32_t node,
+			  struct ilog_stats_container **out);
+void ilog_stats_containers_free(struct ilog_stats_container *c, int n);
+
 /* "412 ms", "9.81 ms", "42.1 us", "1.24 s": three significant digits. Returns buf. */
 char *ilog_fmt_dur(char *buf, size_t n, double ns);
 /* "2026-11-26T20:44:33Z" (UTC) of a CLOCK_REALTIME ns, "unknown time" for 0.

@@ -21,7 +21,8 @@ jq -se --argjson p "$pid" --argjson t "$train" 'any(.[]; .type=="process" and .p
 # where cgroups can be made, its container is named from its process record
 cg=$(jq -r --argjson p "$pid" 'select(.type=="process" and .pid==$p) | .container_id' recs.jsonl | head -n 1)
 if [ -n "$cg" ]; then
-	jq -e 'select(.type=="chain" and .rank==1) | .root_cause | test("in pod 0d3e0000-1111-4222-8333-444455556666, container c0ffee00c0ff,")' \
+	# (jq -s: jq 1.6 -e exits 4 when the last line yields nothing, as a chain ranked after the first)
+	jq -se 'any(.[]; .type=="chain" and .rank==1 and (.root_cause | test("in pod 0d3e0000-1111-4222-8333-444455556666, container c0ffee00c0ff,")))' \
 		corr.jsonl >/dev/null || { echo "container not named" >&2; exit 1; }
 	# the page_alloc records carry the cgroup id of the process record
 	jq -se --argjson p "$pid" '([.[] | select(.type=="process" and .pid==$p) | .cgroup_id] | first) as $c |

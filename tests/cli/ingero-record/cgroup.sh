@@ -6,16 +6,7 @@
 # cgroup is a usage error.
 . "$INGERO_TESTS/cli/ingero-record/common.bash"
 need_bpf
-if [[ -e /sys/fs/cgroup/cgroup.controllers || ! -d /sys/fs/cgroup/memory ]]; then
-	root=/sys/fs/cgroup
-	self=$(awk -F: '$1 == "0" { print $3 }' /proc/self/cgroup)
-else
-	root=/sys/fs/cgroup/memory
-	self=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3 }' /proc/self/cgroup)
-fi
-rel=${self%/}/ingero-test-$$
-cg=$root$rel
-mkdir "$cg" || skip "cannot make a cgroup under $root$self"
+make_cgroup ingero-test-$$
 trap 'rmdir "$cg" 2>/dev/null' EXIT
 ( echo "$BASHPID" >"$cg/cgroup.procs" && exec "$W" --iters 100 --ready-file ready1 --wait-file go \
 	--report one.json ) &

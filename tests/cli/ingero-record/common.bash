@@ -117,3 +117,20 @@ record_workload() {
 	stop_rec
 	export_log
 }
+
+# make_cgroup NAME: a cgroup NAME under this shell's, in the hierarchy the
+# recorder names cgroups by (v1 memory on hybrid hosts, else v2): its path
+# in that hierarchy in rel, its folder in cg; a skip when none can be made.
+make_cgroup() {
+	local root self
+	if [[ -e /sys/fs/cgroup/cgroup.controllers || ! -d /sys/fs/cgroup/memory ]]; then
+		root=/sys/fs/cgroup
+		self=$(awk -F: '$1 == "0" { print $3 }' /proc/self/cgroup)
+	else
+		root=/sys/fs/cgroup/memory
+		self=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3 }' /proc/self/cgroup)
+	fi
+	rel=${self%/}/$1
+	cg=$root$rel
+	mkdir "$cg" || skip "cannot make a cgroup under $root$self"
+}

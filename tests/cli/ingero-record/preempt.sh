@@ -2,29 +2,43 @@
 # CPU contention, for real: the workload and a CPU hog pinned to the same
 # CPU.  Sync calls that burn 2 ms of their own CPU each are stretched, and
 # the log names the hog (pid and comm) as the task that preempted the
-# workload's thread, with off-CPU times that add up to the stretch.
+# workload's thread, with off-CPU times that add up to the stretch.  The
+# hog runs in a cgroup of its own, and so do short-lived hogs that exit
+# before the recorder reads /proc: every process that preempted the
+# workload has one process record naming that cgroup (path and id), the
+# gone ones' from the cgroup id the kernel gave with the event.
 . "$INGERO_TESTS/cli/ingero-record/common.bash"
 need_bpf
 command -v taskset >/dev/null || skip "no taskset"
+make_cgroup ingero-preempt-$$
 
 cpu=0
 cp "$(command -v bash)" ./backup           # the hog's comm is "backup"
+cp "$(command -v bash)" ./flash
 export FAKECUDA_MODE=cpu FAKECUDA_LAT_cudaStreamSynchronize_NS=2000000
 "$W" --pin $cpu --mix cudaLaunchKernel=4,cudaStreamSynchronize --iters 150 \
 	--ready-file ready --wait-file go --report report.json &
 wpid=$!
 wait_for ready
-taskset -c $cpu ./backup -c 'while :; do :; done' &
+( echo "$BASHPID" >"$cg/cgroup.procs" && exec taskset -c $cpu ./backup -c 'while :; do :; done' ) &
 hog=$!
-trap 'kill $hog 2>/dev/null || true' EXIT
+trap 'kill $hog 2>/dev/null || true; sleep 0.2; rmdir "$cg" 2>/dev/null || true' EXIT
 start_rec --pid "$wpid"
 touch go
+# short-lived hogs ("flash") in the same cgroup while it runs
+for ((i = 0; i < 8; i++)); do
+	( echo "$BASHPID" >"$cg/cgroup.procs" &&
+		exec taskset -c $cpu ./flash -c 'for ((i = 0; i < 3000; i++)); do :; done' )
+done
 wait "$wpid" || fail "workload failed"
 stop_rec
 kill $hog
 export_log
 
 sw=$(jq -s -c "[.[] | select(.type==\"host\" and .host_type==\"switch\" and .pid==$wpid)]" log.jsonl)
+assert_eq "pid of every 'backup' preemption" \
+	"$(jq -c '[.[] | select(.other_comm=="backup") | .other_pid] | unique' <<<"$sw")" "[$hog]"
+
 n=$(jq length <<<"$sw")
 ((n > 10)) || fail "only $n switch events of the workload"
 # (on a busy machine other tasks preempt it too; the hog must be among them)
@@ -32,8 +46,6 @@ byhog=$(jq "[.[] | select(.value==0 and .other_pid==$hog)]" <<<"$sw")
 nh=$(jq length <<<"$byhog")
 ((nh >= 5)) || fail "the hog (pid $hog) preempted the workload $nh times"
 assert_eq "the hog's comm" "$(jq -c '[.[] | .other_comm] | unique' <<<"$byhog")" '["backup"]'
-assert_eq "pid of every 'backup' preemption" \
-	"$(jq -c '[.[] | select(.other_comm=="backup") | .other_pid] | unique' <<<"$sw")" "[$hog]"
 assert_eq "cpu" "$(jq -c '[.[] | .cpu] | unique' <<<"$sw")" "[$cpu]"
 assert_eq "thread" "$(jq -c '[.[] | .tid] | unique' <<<"$sw")" "[$wpid]"
 # the stretch of the sync calls is the time the hog held the CPU
@@ -44,4 +56,17 @@ stretch=$((sync - calls * 2000000))
 off=$(jq '[.[] | .dur_ns] | add' <<<"$sw")
 awk -v s="$stretch" -v o="$off" 'BEGIN { exit !(o >= 0.8 * s) }' ||
 	fail "off-CPU time $off ns explains less than 80% of the stretch $stretch ns"
+# one process record per hog that preempted it, in the hogs' cgroup
+ino=$(stat -c %i "$cg")
+short=$(jq -r '.[] | select(.other_comm=="flash") | .other_pid' <<<"$sw" | sort -u)
+[[ -n $short ]] || fail "no short-lived hog preempted the workload"
+for p in $hog $short; do
+	c=$([[ $p == "$hog" ]] && echo backup || echo flash)
+	recs=$(jq -s -c --argjson p "$p" --arg c "$c" '[.[] | select(.type=="process" and
+		.pid==$p and .comm==$c) | {comm, cgroup, cgroup_id}]' log.jsonl)
+	assert_eq "process records of preempter $p" "$recs" \
+		"[{\"comm\":\"$c\",\"cgroup\":\"$rel\",\"cgroup_id\":$ino}]"
+done
+gone=$(jq -s '[.[] | select(.type=="process" and .comm=="flash" and .exe=="")] | length' log.jsonl)
+echo "$(wc -w <<<"$short") short-lived hogs named ($gone gone before the recorder read /proc)" >&2
 echo "$n preemptions ($nh by the hog), sync stretched by $((stretch / 1000000)) ms, off CPU $((off / 1000000)) ms" >&2
