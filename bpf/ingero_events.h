@@ -38,6 +38,8 @@ enum ilog_kind {
 	ILOG_K_OPNAME = 17,
 	ILOG_K_KERNEL = 18,
 	ILOG_K_BLKIO = 19,
+	ILOG_K_RETRANS = 20,  /* TCP retransmissions of a flow in a window (1.3) */
+	ILOG_K_SOCKIO = 21,   /* a process's socket volume in a window (1.3) */
 	ILOG_K__COUNT
 };
 

@@ -4,7 +4,7 @@
  * uretprobes (durations and arguments computed here), scheduler, memory
  * and process-lifecycle raw tracepoints, and the target-process set; the
  * whole host (every process's page allocations, reclaim and compaction
- * stalls, cgroups) in host.bpf.h.
+ * stalls, cgroups) in host.bpf.h, the network in net.bpf.h.
  *
  * Only raw tracepoints and uprobes are used: they need neither kprobes
  * nor tracefs, and raw tracepoints read their arguments with CO-RE.
@@ -1169,6 +1169,8 @@ static __always_inline struct ingero_host_event *host_reserve(void *rb, __u32 ri
 #include "host.bpf.h"
 /* block devices: request latency per device and process */
 #include "disk.bpf.h"
+/* the network: TCP retransmissions per flow, socket volume per process */
+#include "net.bpf.h"
 
 static __always_inline __u32 task_state(struct task_struct *t)
 {

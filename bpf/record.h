@@ -228,6 +228,47 @@ struct rec_blk_agg {
 	__u64 hist[INGERO_BLK_HBUCKETS];
 };
 
+/*
+ * The network (net.bpf.h).  flow_agg: TCP retransmissions per flow in
+ * the window; sock_owner: the process that last used a socket (key: the
+ * struct sock address), since retransmissions are sent from timers and
+ * softirqs that run in whatever task; sock_agg: socket volume per process.
+ */
+struct rec_flow_key {
+	__u8 saddr[16], daddr[16]; /* network order; IPv4: the first 4 bytes */
+	__u16 sport, dport;        /* host order */
+	__u8 family;               /* 4 or 6 */
+	__u8 _pad[3];
+};
+
+struct rec_flow_agg {
+	__u64 count;
+	__u64 cgroup_id;
+	__u32 pid;                 /* owner, 0 = not known */
+	__u32 state;               /* TCP state at the last retransmission */
+	char comm[INGERO_COMM_LEN];
+};
+
+struct rec_sock_owner {
+	__u64 cgroup_id;
+	__u32 pid;
+	__u32 _pad;
+	char comm[INGERO_COMM_LEN];
+};
+
+struct rec_sock_agg {
+	__u64 tx_bytes, rx_bytes, tx_calls, rx_calls;
+	__u64 cgroup_id;
+	char comm[INGERO_COMM_LEN];
+};
+
+/* map net_stats (array of __u64, cumulative): what the tables had no room for */
+enum rec_net_stat {
+	REC_NET_RETRANS_FULL = 0, /* retransmissions of flows flow_agg could not hold */
+	REC_NET_SOCK_FULL = 1,    /* socket calls of processes sock_agg could not hold */
+	REC_NET__COUNT
+};
+
 /* Target set entry (key: tgid). */
 struct rec_target {
 	__u32 flags;

@@ -77,10 +77,12 @@ static void usage(FILE *f)
 		"                         stack is copied once per new call path and\n"
 		"                         unwound here with the files' DWARF CFI\n"
 		"      --wakeup-min DUR   record wakeups that waited at least DUR (50us)\n"
-		"      --host-top N       page allocations and block I/O (requests, bytes,\n"
-		"                         latency per device) are counted in the kernel for\n"
-		"                         every process; each second the targets and the N\n"
-		"                         others that allocated (moved) most are written,\n"
+		"      --host-top N       page allocations, block I/O (requests, bytes,\n"
+		"                         latency per device), TCP socket bytes (sent and\n"
+		"                         received) and TCP retransmissions are counted in\n"
+		"                         the kernel for every process and flow; each second\n"
+		"                         the targets and the N other processes (flows) that\n"
+		"                         allocated (moved, retransmitted) most are written,\n"
 		"                         the rest summed in one record (per device)\n"
 		"                         (default 8; 0 = targets only)\n"
 		"      --stall-min DUR    record direct reclaim and compaction stalls of at\n"
@@ -414,6 +416,7 @@ again:
 	rec_py_setup(r);
 	r->skel->rodata->targ_wakeup_min_ns = o->wakeup_min_ns;
 	r->skel->rodata->targ_host_mem = o->host_top > 0;
+	r->skel->rodata->targ_host_net = o->host_top > 0;
 	r->skel->rodata->targ_stall_min_ns = o->stall_min_ns;
 	r->skel->rodata->targ_cgv1 = rec_cgroup_v1();
 	r->skel->rodata->targ_cgroup_id = o->cgroup_id;
@@ -508,6 +511,8 @@ again:
 		r->skel->progs.memcg_reclaim_end, r->skel->progs.compact_begin,
 		r->skel->progs.compact_end, r->skel->progs.blk_rq_issue,
 		r->skel->progs.blk_rq_complete,
+		r->skel->progs.sock_send, r->skel->progs.sock_recv,
+		r->skel->progs.sock_state, r->skel->progs.tcp_retrans,
 	};
 	struct bpf_link **links[] = {
 		&r->skel->links.sched_switch, &r->skel->links.sched_wakeup,
@@ -518,6 +523,8 @@ again:
 		&r->skel->links.memcg_reclaim_end, &r->skel->links.compact_begin,
 		&r->skel->links.compact_end, &r->skel->links.blk_rq_issue,
 		&r->skel->links.blk_rq_complete,
+		&r->skel->links.sock_send, &r->skel->links.sock_recv,
+		&r->skel->links.sock_state, &r->skel->links.tcp_retrans,
 	};
 	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++) {
 		*links[i] = bpf_program__attach(tps[i]);
@@ -544,6 +551,8 @@ static void detach_tracepoints(struct rec *r)
 		&r->skel->links.memcg_reclaim_end, &r->skel->links.compact_begin,
 		&r->skel->links.compact_end, &r->skel->links.blk_rq_issue,
 		&r->skel->links.blk_rq_complete, &r->skel->links.blk_io_start,
+		&r->skel->links.sock_send, &r->skel->links.sock_recv,
+		&r->skel->links.sock_state, &r->skel->links.tcp_retrans,
 	};
 	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
 		bpf_link__destroy(*links[i]);

@@ -306,6 +306,11 @@ static void write_losses(struct rec *r, uint64_t ts, int final)
 		percpu_sum(r->skel->maps.host_stats, i, (uint64_t *)&hs[i], 2);
 		sum += hs[i].seen * 17 + hs[i].lost * 19;
 	}
+	/* socket calls of processes the kernel's sock_agg table had no room for */
+	uint64_t sock_full = 0;
+	uint32_t sf = REC_NET_SOCK_FULL;
+	bpf_map__lookup_elem(r->skel->maps.net_stats, &sf, sizeof(sf), &sock_full, sizeof(sock_full), 0);
+	sum += sock_full * 41;
 	percpu_sum(r->skel->maps.stack_stats, 0, (uint64_t *)&ss,
 		   sizeof(ss) / sizeof(uint64_t));
 	sum += ss.sent * 23 + ss.lost * 29 + ss.copies * 31 + ss.copies_lost * 37;
@@ -333,6 +338,8 @@ static void write_losses(struct rec *r, uint64_t ts, int final)
 		snprintf(src, sizeof(src), "host:%s", ilog_host_type_name(i));
 		put_loss(r, ts, src, hs[i].lost, hs[i].seen);
 	}
+	if (sock_full)
+		put_loss(r, ts, "table:sockio", sock_full, sock_full);
 	if (r->o.stacks)
 		put_loss(r, ts, "stacks", ss.lost, ss.sent + ss.lost);
 	if (r->o.stacks && (ss.copies || ss.copies_lost))
@@ -602,6 +609,165 @@ static void drain_blk(struct rec *r, uint64_t now, uint64_t win)
 		put_blk(r, now - win, win, rest_dev[d], 0, rest_n[d], &rest[d]);
 }
 
+/* A cumulative net_stats counter's growth since the previous window. */
+static uint64_t net_stat_delta(struct rec *r, uint32_t which)
+{
+	static uint64_t last[REC_NET__COUNT];
+	uint64_t v = 0;
+	if (which >= REC_NET__COUNT ||
+	    bpf_map__lookup_elem(r->skel->maps.net_stats, &which, sizeof(which), &v, sizeof(v), 0))
+		return 0;
+	uint64_t d = v - last[which];
+	last[which] = v;
+	return d;
+}
+
+struct flow_ent {
+	struct rec_flow_key k;
+	struct rec_flow_agg a;
+};
+
+static int flow_cmp(const void *x, const void *y)
+{
+	const struct flow_ent *a = x, *b = y;
+	if (a->a.count != b->a.count)
+		return a->a.count < b->a.count ? 1 : -1;
+	return memcmp(&a->k, &b->k, sizeof(a->k));
+}
+
+/*
+ * TCP retransmissions of the window (SPEC §5.20), counted per flow in the
+ * kernel: the targets' flows and the --host-top others that retransmitted
+ * most, one record each with the owner's process record; the rest, and
+ * what the kernel's table had no room for, summed in one record.
+ */
+static void drain_flows(struct rec *r, uint64_t now, uint64_t win)
+{
+	struct bpf_map *m = r->skel->maps.flow_agg;
+	static struct flow_ent ents[4096];
+	static struct rec_flow_key keys[4096];
+	unsigned nk = 0, ne = 0;
+	/* the keys first: deleting while walking would restart the walk */
+	int more = bpf_map__get_next_key(m, NULL, &keys[0], sizeof(keys[0])) == 0;
+	while (more && ++nk < 4096)
+		more = bpf_map__get_next_key(m, &keys[nk - 1], &keys[nk], sizeof(keys[0])) == 0;
+	for (unsigned i = 0; i < nk; i++) {
+		struct flow_ent *e = &ents[ne];
+		if (bpf_map__lookup_and_delete_elem(m, &keys[i], sizeof(keys[i]), &e->a, sizeof(e->a),
+						    0) &&
+		    (bpf_map__lookup_elem(m, &keys[i], sizeof(keys[i]), &e->a, sizeof(e->a), 0) ||
+		     bpf_map__delete_elem(m, &keys[i], sizeof(keys[i]), 0)))
+			continue;
+		e->k = keys[i];
+		ne++;
+	}
+	qsort(ents, ne, sizeof(ents[0]), flow_cmp);
+	unsigned named = 0;
+	uint64_t rest = net_stat_delta(r, REC_NET_RETRANS_FULL), rest_flows = 0;
+	for (unsigned i = 0; i < ne; i++) {
+		const struct flow_ent *fe = &ents[i];
+		int target = fe->a.pid && rec_is_target(r, fe->a.pid);
+		if (!target && named >= r->o.host_top) {
+			rest += fe->a.count;
+			rest_flows++;
+			continue;
+		}
+		if (!target) {
+			named++;
+			if (fe->a.pid)
+				rec_write_other(r, fe->a.pid, fe->a.comm, fe->a.cgroup_id);
+		}
+		uint32_t alen = fe->k.family == 4 ? 4 : 16;
+		struct ilog_record rec = { .kind = ILOG_K_RETRANS };
+		struct ilog_retrans *t = &rec.u.retrans;
+		*t = (struct ilog_retrans){
+			.ts_ns = now - win, .dur_ns = win, .pid = fe->a.pid,
+			.cgroup_id = fe->a.cgroup_id, .family = fe->k.family,
+			.saddr = { fe->k.saddr, alen }, .daddr = { fe->k.daddr, alen },
+			.sport = fe->k.sport, .dport = fe->k.dport, .count = fe->a.count,
+			.state = (uint8_t)fe->a.state, .flows = 1,
+		};
+		memcpy(t->comm, fe->a.comm, sizeof(t->comm));
+		ilog_writer_put(r->w, &rec);
+	}
+	if (rest) {
+		struct ilog_record rec = { .kind = ILOG_K_RETRANS };
+		rec.u.retrans = (struct ilog_retrans){ .ts_ns = now - win, .dur_ns = win,
+						       .count = rest, .flows = (uint32_t)rest_flows };
+		ilog_writer_put(r->w, &rec);
+	}
+}
+
+struct sock_ent {
+	uint32_t pid;
+	struct rec_sock_agg a;
+};
+
+static int sock_cmp(const void *x, const void *y)
+{
+	const struct sock_ent *a = x, *b = y;
+	uint64_t va = a->a.tx_bytes + a->a.rx_bytes, vb = b->a.tx_bytes + b->a.rx_bytes;
+	if (va != vb)
+		return va < vb ? 1 : -1;
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+/*
+ * Socket volume of the window (SPEC §5.21), counted per process in the
+ * kernel: the targets and the --host-top others that moved most bytes,
+ * the rest summed in one record with pid 0.
+ */
+static void drain_sockio(struct rec *r, uint64_t now, uint64_t win)
+{
+	struct bpf_map *m = r->skel->maps.sock_agg;
+	static uint32_t keys[16384];
+	static struct sock_ent ents[16384];
+	unsigned nk = map_keys(m, keys, 16384), ne = 0;
+	for (unsigned i = 0; i < nk; i++) {
+		struct sock_ent *e = &ents[ne];
+		if (bpf_map__lookup_and_delete_elem(m, &keys[i], sizeof(keys[i]), &e->a, sizeof(e->a),
+						    0) &&
+		    (bpf_map__lookup_elem(m, &keys[i], sizeof(keys[i]), &e->a, sizeof(e->a), 0) ||
+		     bpf_map__delete_elem(m, &keys[i], sizeof(keys[i]), 0)))
+			continue;
+		e->pid = keys[i];
+		ne++;
+	}
+	qsort(ents, ne, sizeof(ents[0]), sock_cmp);
+	unsigned named = 0;
+	struct ilog_sockio rest = { .ts_ns = now - win, .dur_ns = win };
+	for (unsigned i = 0; i < ne; i++) {
+		const struct sock_ent *se = &ents[i];
+		int target = rec_is_target(r, se->pid);
+		if (!target && named >= r->o.host_top) {
+			rest.tx_bytes += se->a.tx_bytes;
+			rest.rx_bytes += se->a.rx_bytes;
+			rest.tx_calls += se->a.tx_calls;
+			rest.rx_calls += se->a.rx_calls;
+			rest.others++;
+			continue;
+		}
+		if (!target) {
+			named++;
+			rec_write_other(r, se->pid, se->a.comm, se->a.cgroup_id);
+		}
+		struct ilog_record rec = { .kind = ILOG_K_SOCKIO };
+		rec.u.sockio = (struct ilog_sockio){
+			.ts_ns = now - win, .dur_ns = win, .pid = se->pid,
+			.cgroup_id = se->a.cgroup_id, .tx_bytes = se->a.tx_bytes,
+			.rx_bytes = se->a.rx_bytes, .tx_calls = se->a.tx_calls,
+			.rx_calls = se->a.rx_calls,
+		};
+		memcpy(rec.u.sockio.comm, se->a.comm, sizeof(rec.u.sockio.comm));
+		ilog_writer_put(r->w, &rec);
+	}
+	if (rest.others) {
+		struct ilog_record rec = { .kind = ILOG_K_SOCKIO };
+		rec.u.sockio = rest;
+		ilog_writer_put(r->w, &rec);
+	}
+}
+
 /*
  * At the end of a recording, calls still in progress are written with
  * NO_RETURN (SPEC §5.4), timed up to now, so that seen = recorded + lost.
@@ -653,6 +819,8 @@ void rec_window(struct rec *r, int final)
 	drain_sched(r, now, win);
 	drain_pages(r, now, win);
 	drain_blk(r, now, win);
+	drain_flows(r, now, win);
+	drain_sockio(r, now, win);
 	write_losses(r, now, final);
 	/* exited targets leave the set once their last window is written */
 	for (unsigned i = 0; i < REC_MAX_PROCS; i++) {

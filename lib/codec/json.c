@@ -150,6 +150,7 @@ static void put_value(struct ilog_buf *b, const struct ilog_field *f, const uint
 		case FV_HOST: put_name_or_num(b, ilog_host_type_name((uint32_t)v), v); break;
 		case FV_SEV: put_name_or_num(b, ilog_severity_name((uint32_t)v), v); break;
 		case FV_KIND: put_name_or_num(b, ilog_kind_name((uint32_t)v), v); break;
+		case FV_TCPSTATE: put_name_or_num(b, ilog_tcp_state_name((uint32_t)v), v); break;
 		default: put_u64(b, v);
 		}
 		break;
@@ -167,6 +168,16 @@ static void put_value(struct ilog_buf *b, const struct ilog_field *f, const uint
 		break;
 	case FT_BIN: {
 		const struct ilog_bin *bn = (const void *)p;
+		char ip[64];
+		if (f->view == FV_INET && (bn->n == 4 || bn->n == 16)) {
+			ilog_inet_str(*bn, ip, sizeof(ip));
+			put_jstr(b, ip, strlen(ip));
+			break;
+		}
+		if (f->view == FV_INET && !bn->n) {
+			PUTS(b, "\"\"");
+			break;
+		}
 		if (f->view != FV_ARGV) {
 			put_hexbytes(b, bn->p, bn->n);
 			break;

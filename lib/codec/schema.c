@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <pthread.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include "ingero/schema.h"
 
 #define F(st, fld, nm, ty, vw) \
@@ -281,6 +282,39 @@ static const struct ilog_field blkio_f[] = {
 };
 #undef E
 
+#define E struct ilog_retrans
+static const struct ilog_field retrans_f[] = {
+	F(E, ts_ns, "ts_start", FT_U64, FV_MONO),
+	F(E, dur_ns, "dur_ns", FT_U64, FV_NUM),
+	F(E, pid, "pid", FT_U32, FV_NUM),
+	F(E, comm, "comm", FT_CHARS, FV_STR),
+	F(E, cgroup_id, "cgroup_id", FT_U64, FV_NUM),
+	F(E, family, "family", FT_U8, FV_NUM),
+	F(E, saddr, "saddr", FT_BIN, FV_INET),
+	F(E, daddr, "daddr", FT_BIN, FV_INET),
+	F(E, sport, "sport", FT_U16, FV_NUM),
+	F(E, dport, "dport", FT_U16, FV_NUM),
+	F(E, count, "count", FT_U64, FV_NUM),
+	F(E, state, "state", FT_U8, FV_TCPSTATE),
+	F(E, flows, "flows", FT_U32, FV_NUM),
+};
+#undef E
+
+#define E struct ilog_sockio
+static const struct ilog_field sockio_f[] = {
+	F(E, ts_ns, "ts_start", FT_U64, FV_MONO),
+	F(E, dur_ns, "dur_ns", FT_U64, FV_NUM),
+	F(E, pid, "pid", FT_U32, FV_NUM),
+	F(E, comm, "comm", FT_CHARS, FV_STR),
+	F(E, cgroup_id, "cgroup_id", FT_U64, FV_NUM),
+	F(E, tx_bytes, "tx_bytes", FT_U64, FV_NUM),
+	F(E, rx_bytes, "rx_bytes", FT_U64, FV_NUM),
+	F(E, tx_calls, "tx_calls", FT_U64, FV_NUM),
+	F(E, rx_calls, "rx_calls", FT_U64, FV_NUM),
+	F(E, others, "others", FT_U32, FV_NUM),
+};
+#undef E
+
 #define K(id, nm, member, tab) \
 	[id] = { nm, sizeof(((struct ilog_record *)0)->u.member), \
 		 sizeof(tab) / sizeof(tab[0]), tab }
@@ -304,6 +338,8 @@ static const struct ilog_kind_desc kinds[ILOG_K__COUNT] = {
 	K(ILOG_K_OPNAME, "opname", opname, opname_f),
 	K(ILOG_K_KERNEL, "kernel", kernel, kernel_f),
 	K(ILOG_K_BLKIO, "blkio", blkio, blkio_f),
+	K(ILOG_K_RETRANS, "retrans", retrans, retrans_f),
+	K(ILOG_K_SOCKIO, "sockio", sockio, sockio_f),
 };
 
 const struct ilog_kind_desc *ilog_kind_desc(uint32_t kind)
@@ -469,6 +505,26 @@ const char *ilog_severity_name(uint32_t sev)
 	return sev < 3 ? n[sev] : NULL;
 }
 
+/* include/net/tcp_states.h; the states a socket can be in when it sends */
+const char *ilog_tcp_state_name(uint32_t st)
+{
+	static const char *const n[] = { NULL, "ESTABLISHED", "SYN_SENT", "SYN_RECV",
+					 "FIN_WAIT1", "FIN_WAIT2", "TIME_WAIT", "CLOSE",
+					 "CLOSE_WAIT", "LAST_ACK", "LISTEN", "CLOSING",
+					 "NEW_SYN_RECV", "BOUND_INACTIVE" };
+	return st < sizeof(n) / sizeof(n[0]) ? n[st] : NULL;
+}
+
+const char *ilog_inet_str(struct ilog_bin a, char *buf, size_t len)
+{
+	if (!len)
+		return buf;
+	buf[0] = 0;
+	if (a.n == 4 || a.n == 16)
+		inet_ntop(a.n == 4 ? AF_INET : AF_INET6, a.p, buf, (socklen_t)len);
+	return buf;
+}
+
 void ilog_str_copy(char *dst, size_t cap, struct ilog_str s)
 {
 	size_t n = s.n < cap - 1 ? s.n : cap - 1;
@@ -515,6 +571,8 @@ uint64_t ilog_record_ts(const struct ilog_record *rec)
 	case ILOG_K_LOSS: return rec->u.loss.ts_ns;
 	case ILOG_K_CHAIN: return rec->u.chain.ts_start;
 	case ILOG_K_BLKIO: return rec->u.blkio.ts_ns;
+	case ILOG_K_RETRANS: return rec->u.retrans.ts_ns;
+	case ILOG_K_SOCKIO: return rec->u.sockio.ts_ns;
 	case ILOG_K_CLOCK: return rec->u.clock.mono_ns;
 	case ILOG_K_HEADER: return rec->u.header.mono_ns;
 	default: return 0;

@@ -466,6 +466,8 @@ int ilog_writer_begin(struct ilog_writer *w, const struct ilog_header *h)
 	/* SPEC §5.3: self-description, so old readers can name new kinds */
 	for (uint32_t k = 1; k < ILOG_K__COUNT; k++) {
 		const struct ilog_kind_desc *d = ilog_kind_desc(k);
+		if (!d)
+			continue; /* a number not (yet) assigned */
 		struct ilog_record s = { .kind = ILOG_K_SCHEMA };
 		s.u.schema.kind = k;
 		s.u.schema.name = ilog_str_c(d->name);

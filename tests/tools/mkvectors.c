@@ -283,7 +283,6 @@ static void v_begin(void)
 	wclose(w, fd);
 }
 
-/* One record of every kind, in kind order (SPEC §5.1 .. §5.16). */
 /* A data loader's reads from an NVMe disk in one window (§5.19). */
 static struct ilog_blkio blkio_loader(void)
 {
@@ -297,6 +296,41 @@ static struct ilog_blkio blkio_loader(void)
 	return b;
 }
 
+static const uint8_t ip4_a[4] = { 10, 0, 0, 7 }, ip4_b[4] = { 10, 0, 0, 8 };
+static const uint8_t ip6_a[16] = { 0xfd, 0x00, 0x0a, 0x11, [15] = 0x07 };
+static const uint8_t ip6_b[16] = { 0xfd, 0x00, 0x0a, 0x11, [15] = 0x08 };
+
+/* A flow's retransmissions in the window from ts (§5.20), owned by PID. */
+static struct ilog_record retrans_rec(uint64_t ts, uint8_t fam, const uint8_t *sa,
+				      const uint8_t *da, uint16_t sport, uint16_t dport,
+				      uint64_t count)
+{
+	uint32_t n = fam == 4 ? 4 : 16;
+	struct ilog_record rec = { .kind = ILOG_K_RETRANS };
+	rec.u.retrans = (struct ilog_retrans){
+		.ts_ns = ts, .dur_ns = 1000000000, .pid = PID, .cgroup_id = 8812, .family = fam,
+		.saddr = { sa, n }, .daddr = { da, n }, .sport = sport, .dport = dport,
+		.count = count, .state = 1, .flows = 1,
+	};
+	memcpy(rec.u.retrans.comm, "python3", 8);
+	return rec;
+}
+
+/* A process's socket volume in the window from ts (§5.21). */
+static struct ilog_record sockio_rec(uint64_t ts, uint32_t pid, const char *comm, uint64_t cg,
+				     uint64_t tx, uint64_t rx)
+{
+	struct ilog_record rec = { .kind = ILOG_K_SOCKIO };
+	rec.u.sockio = (struct ilog_sockio){
+		.ts_ns = ts, .dur_ns = 1000000000, .pid = pid, .cgroup_id = cg,
+		.tx_bytes = tx, .rx_bytes = rx, .tx_calls = tx ? tx / 65536 + 1 : 0,
+		.rx_calls = rx ? rx / 16384 + 1 : 0,
+	};
+	snprintf(rec.u.sockio.comm, sizeof(rec.u.sockio.comm), "%s", comm);
+	return rec;
+}
+
+/* One record of every kind, in kind order (SPEC §5.1 .. §5.21). */
 static void v_kinds(void)
 {
 	int fd;
@@ -444,6 +478,11 @@ static void v_kinds(void)
 	rec = (struct ilog_record){ .kind = ILOG_K_BLKIO };
 	rec.u.blkio = blkio_loader();
 	put(w, &rec);
+	/* §5.20, §5.21: the network of a window */
+	rec = retrans_rec(MONO0 + 2000000000, 4, ip4_a, ip4_b, 41872, 29500, 7);
+	put(w, &rec);
+	rec = sockio_rec(MONO0 + 2000000000, PID, "python3", 8812, 268435456, 1048576);
+	put(w, &rec);
 	wclose(w, fd);
 }
 
@@ -556,6 +595,33 @@ static void v_host(void)
 		.lat_sum_ns = 1350000, .lat_max_ns = 410000, .nhist = 9,
 		.hist = { 0, 0, 0, 0, 0, 0, 3, 4, 2 },
 	};
+	put(w, &rec);
+	wclose(w, fd);
+}
+
+/* §5.20, §5.21: a window of the network: an IPv4 and an IPv6 flow that
+ * retransmitted, the other flows summed; two processes' socket volume,
+ * the others summed */
+static void v_net(void)
+{
+	int fd;
+	struct ilog_writer *w = log_open("net", &fd);
+	const uint64_t win = MONO0 + 1000000000;
+	struct ilog_record rec = retrans_rec(win, 4, ip4_a, ip4_b, 41872, 29500, 37);
+	put(w, &rec);
+	rec = retrans_rec(win, 6, ip6_a, ip6_b, 50112, 29501, 4);
+	rec.u.retrans.state = 2; /* a SYN_SENT socket's SYN again */
+	put(w, &rec);
+	rec = (struct ilog_record){ .kind = ILOG_K_RETRANS };
+	rec.u.retrans = (struct ilog_retrans){ .ts_ns = win, .dur_ns = 1000000000, .count = 3,
+					       .flows = 2 };
+	put(w, &rec);
+	rec = sockio_rec(win, PID, "python3", 8812, 268435456, 1048576);
+	put(w, &rec);
+	rec = sockio_rec(win, 5120, "rsync", 9310, 33554432, 0);
+	put(w, &rec);
+	rec = sockio_rec(win, 0, "", 0, 65536, 131072);
+	rec.u.sockio.others = 12;
 	put(w, &rec);
 	wclose(w, fd);
 }
@@ -1007,6 +1073,7 @@ static void ann_value(struct ann *a, struct mp_cur *c, const char *label,
 			case FV_LAYER: vt = named(ilog_layer_name((uint32_t)v), v); break;
 			case FV_HOST: vt = named(ilog_host_type_name((uint32_t)v), v); break;
 			case FV_SEV: vt = named(ilog_severity_name((uint32_t)v), v); break;
+			case FV_TCPSTATE: vt = named(ilog_tcp_state_name((uint32_t)v), v); break;
 			default:
 				/* a schema record's subject */
 				if (a->kind == ILOG_K_SCHEMA && top_index == 0)
@@ -1033,7 +1100,11 @@ static void ann_value(struct ann *a, struct mp_cur *c, const char *label,
 		}
 		if (mp_bin(c, &s, &n))
 			die("annotate: bad bytes");
-		if (f && f->view == FV_ARGV) {
+		if (f && f->view == FV_INET && (n == 4 || n == 16)) {
+			char ip[64];
+			ilog_inet_str((struct ilog_bin){ s, n }, ip, sizeof(ip));
+			emit(a, p, (size_t)(c->p - p), "%s%s = %u bytes %s", ind, label, n, ip);
+		} else if (f && f->view == FV_ARGV) {
 			char q[1024];
 			quote(q, sizeof(q), s, n);
 			emit(a, p, (size_t)(c->p - p), "%s%s = %u bytes %s", ind, label, n, q);
@@ -1249,7 +1320,7 @@ static void describe(const char *name)
 static const struct { const char *name; void (*make)(void); } vectors[] = {
 	{ "examples", v_examples }, { "begin", v_begin }, { "kinds", v_kinds },
 	{ "frames", v_frames }, { "merged", v_merged }, { "concat", v_concat },
-	{ "symbolized", v_symbolized }, { "host", v_host },
+	{ "symbolized", v_symbolized }, { "host", v_host }, { "net", v_net },
 	{ "forward", v_forward }, { "truncated", v_truncated }, { "corrupt", v_corrupt },
 	{ "bad-record", v_badrecord }, { "future-major", v_future_major },
 };

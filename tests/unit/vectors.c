@@ -849,8 +849,11 @@ static void spec_tables(const char *spec)
 			check_fail(&fk, "§5 kind %u (%s): SPEC lists %d fields, lib/codec/schema.c has %u", k,
 				   d->name, fields_seen[k], d->nfields);
 	}
-	if (kinds_seen != ILOG_K__COUNT - 1)
-		check_fail(&kk, "§5 lists %d kinds, lib has %d", kinds_seen, ILOG_K__COUNT - 1);
+	int nkinds = 0;
+	for (uint32_t k = 1; k < ILOG_K__COUNT; k++)
+		nkinds += ilog_kind_desc(k) != NULL;
+	if (kinds_seen != nkinds)
+		check_fail(&kk, "§5 lists %d kinds, lib has %d", kinds_seen, nkinds);
 	if (ops_seen != ILOG_OP__COUNT)
 		check_fail(&ok_ops, "§5.4 lists %d ops, lib has %d", ops_seen, ILOG_OP__COUNT);
 	if (hosts_seen != ILOG_HOST__COUNT - 1)

@@ -315,6 +315,30 @@ static int ch_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 		};
 		return add_row(c, s, ILOG_CH_CHAINS, &row);
 	}
+	case ILOG_K_RETRANS: {
+		const struct ilog_retrans *t = &rec->u.retrans;
+		char sa[64], da[64];
+		ilog_inet_str(t->saddr, sa, sizeof(sa));
+		ilog_inet_str(t->daddr, da, sizeof(da));
+		struct ilog_ch_retrans_row row = {
+			.session_id = s->session, .node = nname, .ts_ns = wall, .dur_ns = t->dur_ns,
+			.pid = t->pid, .comm = { t->comm, (uint32_t)strnlen(t->comm, INGERO_COMM_LEN) },
+			.cgroup_id = t->cgroup_id, .family = t->family, .saddr = ilog_str_c(sa),
+			.daddr = ilog_str_c(da), .sport = t->sport, .dport = t->dport,
+			.count = t->count, .state = t->state, .flows = t->flows,
+		};
+		return add_row(c, s, ILOG_CH_RETRANS, &row);
+	}
+	case ILOG_K_SOCKIO: {
+		const struct ilog_sockio *o = &rec->u.sockio;
+		struct ilog_ch_sockio_row row = {
+			.session_id = s->session, .node = nname, .ts_ns = wall, .dur_ns = o->dur_ns,
+			.pid = o->pid, .comm = { o->comm, (uint32_t)strnlen(o->comm, INGERO_COMM_LEN) },
+			.cgroup_id = o->cgroup_id, .tx_bytes = o->tx_bytes, .rx_bytes = o->rx_bytes,
+			.tx_calls = o->tx_calls, .rx_calls = o->rx_calls, .others = o->others,
+		};
+		return add_row(c, s, ILOG_CH_SOCKIO, &row);
+	}
 	case ILOG_K_LOSS: {
 		struct ilog_ch_loss_row row = {
 			.session_id = s->session, .node = nname, .ts_ns = wall,

@@ -19,6 +19,7 @@ enum ilog_ch_table {
 	ILOG_CH_PROCESSES, ILOG_CH_SNAPSHOTS, ILOG_CH_CHAINS, ILOG_CH_LOSSES, ILOG_CH_STACKS,
 	ILOG_CH_BLKIO,
 	ILOG_CH_OPS, ILOG_CH_LAYERS, ILOG_CH_HOST_TYPES, ILOG_CH_SEVERITIES,
+	ILOG_CH_RETRANS, ILOG_CH_SOCKIO, /* format 1.3 */
 	ILOG_CH__COUNT
 };
 
@@ -154,6 +155,32 @@ struct ilog_ch_chain_row {
 	struct ilog_str culprit_comm;
 	uint64_t lost_ns;
 	struct ilog_str metrics;
+};
+
+/* format 1.3 (SPEC §5.20, §5.21): addresses as text */
+struct ilog_ch_retrans_row {
+	uint64_t session_id;
+	struct ilog_str node;
+	uint64_t ts_ns, dur_ns;
+	uint32_t pid;
+	struct ilog_str comm;
+	uint64_t cgroup_id;
+	uint8_t family;
+	struct ilog_str saddr, daddr;
+	uint16_t sport, dport;
+	uint64_t count;
+	uint8_t state;
+	uint32_t flows;
+};
+
+struct ilog_ch_sockio_row {
+	uint64_t session_id;
+	struct ilog_str node;
+	uint64_t ts_ns, dur_ns;
+	uint32_t pid;
+	struct ilog_str comm;
+	uint64_t cgroup_id, tx_bytes, rx_bytes, tx_calls, rx_calls;
+	uint32_t others;
 };
 
 struct ilog_ch_loss_row {

@@ -231,6 +231,39 @@ static const struct ilog_ch_column severities[] = {
 	C(ilog_ch_name_row, name, "String", STR),
 };
 
+static const struct ilog_ch_column retrans[] = {
+	C(ilog_ch_retrans_row, session_id, "UInt64", U64),
+	C(ilog_ch_retrans_row, node, LC, STR),
+	C(ilog_ch_retrans_row, ts_ns, "UInt64", U64),
+	C(ilog_ch_retrans_row, dur_ns, "UInt64", U64),
+	C(ilog_ch_retrans_row, pid, "UInt32", U32),
+	C(ilog_ch_retrans_row, comm, "String", STR),
+	C(ilog_ch_retrans_row, cgroup_id, "UInt64", U64),
+	C(ilog_ch_retrans_row, family, "UInt8", U8),
+	C(ilog_ch_retrans_row, saddr, "String", STR),
+	C(ilog_ch_retrans_row, daddr, "String", STR),
+	C(ilog_ch_retrans_row, sport, "UInt16", U16),
+	C(ilog_ch_retrans_row, dport, "UInt16", U16),
+	C(ilog_ch_retrans_row, count, "UInt64", U64),
+	C(ilog_ch_retrans_row, state, "UInt8", U8),
+	C(ilog_ch_retrans_row, flows, "UInt32", U32),
+};
+
+static const struct ilog_ch_column sockio[] = {
+	C(ilog_ch_sockio_row, session_id, "UInt64", U64),
+	C(ilog_ch_sockio_row, node, LC, STR),
+	C(ilog_ch_sockio_row, ts_ns, "UInt64", U64),
+	C(ilog_ch_sockio_row, dur_ns, "UInt64", U64),
+	C(ilog_ch_sockio_row, pid, "UInt32", U32),
+	C(ilog_ch_sockio_row, comm, "String", STR),
+	C(ilog_ch_sockio_row, cgroup_id, "UInt64", U64),
+	C(ilog_ch_sockio_row, tx_bytes, "UInt64", U64),
+	C(ilog_ch_sockio_row, rx_bytes, "UInt64", U64),
+	C(ilog_ch_sockio_row, tx_calls, "UInt64", U64),
+	C(ilog_ch_sockio_row, rx_calls, "UInt64", U64),
+	C(ilog_ch_sockio_row, others, "UInt32", U32),
+};
+
 #define T(n, e, k, cnt) { #n, n, NCOLS(n), e, k, cnt }
 const struct ilog_ch_table_def ilog_ch_tables[ILOG_CH__COUNT] = {
 	/* one row when an export starts (complete 0), one when it ends
@@ -263,6 +296,10 @@ const struct ilog_ch_table_def ilog_ch_tables[ILOG_CH__COUNT] = {
 	[ILOG_CH_LAYERS] = T(layers, "ReplacingMergeTree ORDER BY layer", NULL, 0),
 	[ILOG_CH_HOST_TYPES] = T(host_types, "ReplacingMergeTree ORDER BY type", NULL, 0),
 	[ILOG_CH_SEVERITIES] = T(severities, "ReplacingMergeTree ORDER BY severity", NULL, 0),
+	[ILOG_CH_RETRANS] = T(retrans, "MergeTree PARTITION BY " DAY("ts_ns")
+			      " ORDER BY (node, ts_ns)", "cityHash64(node)", 1),
+	[ILOG_CH_SOCKIO] = T(sockio, "MergeTree PARTITION BY " DAY("ts_ns")
+			     " ORDER BY (node, pid, ts_ns)", "cityHash64(node)", 1),
 };
 
 static const char *const what[ILOG_CH__COUNT] = {
@@ -280,6 +317,8 @@ static const char *const what[ILOG_CH__COUNT] = {
 	[ILOG_CH_LAYERS] = "layer number -> name",
 	[ILOG_CH_HOST_TYPES] = "host event type -> name",
 	[ILOG_CH_SEVERITIES] = "chain severity -> name",
+	[ILOG_CH_RETRANS] = "TCP retransmissions per flow and window (format 1.3)",
+	[ILOG_CH_SOCKIO] = "TCP socket bytes per process and window (format 1.3)",
 };
 
 int ilog_ch_ident(const char *s)

@@ -50,7 +50,8 @@
 
 #define SCHEMA_VERSION 5 /* 2: pystacks.entry; 3: summary tables; 4: the whole host
 			  * (format 1.2: cgroups, PSI, RSS growth); 5: format 1.3
-			  * (blkio; new tables only: the DDL below adds them) */
+			  * (blkio, retrans, sockio; new tables only: the DDL below
+			  * adds them) */
 #define APP_ID 0x494e4752 /* "INGR": PRAGMA application_id of an ingero database */
 
 /* Tables (docs/schema.md).  u64 values (ids, handles, addresses) are
@@ -131,6 +132,14 @@ static const char ddl[] =
 	" major INTEGER, minor INTEGER, disk TEXT, pid INTEGER, nprocs INTEGER, comm TEXT,"
 	" cgroup_id INTEGER, ios INTEGER, bytes INTEGER, read_ios INTEGER, read_bytes INTEGER,"
 	" lat_sum_ns INTEGER, lat_max_ns INTEGER, p50_ns INTEGER, p99_ns INTEGER, hist TEXT);\n"
+	"CREATE TABLE IF NOT EXISTS retrans("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER NOT NULL, dur_ns INTEGER,"
+	" pid INTEGER, comm TEXT, cgroup_id INTEGER, family INTEGER, saddr TEXT, daddr TEXT,"
+	" sport INTEGER, dport INTEGER, count INTEGER, state INTEGER, flows INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS sockio("
+	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER NOT NULL, dur_ns INTEGER,"
+	" pid INTEGER, comm TEXT, cgroup_id INTEGER, tx_bytes INTEGER, rx_bytes INTEGER,"
+	" tx_calls INTEGER, rx_calls INTEGER, others INTEGER);\n"
 	"CREATE TABLE IF NOT EXISTS snapshots("
 	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER NOT NULL, cpu_pct REAL,"
 	" ncpu INTEGER, mem_total INTEGER, mem_avail INTEGER, swap_total INTEGER,"
@@ -265,6 +274,8 @@ static const char indexes[] =
 	"CREATE INDEX IF NOT EXISTS host_events_pid ON host_events(pid, ts);\n"
 	"CREATE INDEX IF NOT EXISTS snapshots_ts ON snapshots(ts);\n"
 	"CREATE INDEX IF NOT EXISTS blkio_ts ON blkio(ts);\n"
+	"CREATE INDEX IF NOT EXISTS retrans_ts ON retrans(ts);\n"
+	"CREATE INDEX IF NOT EXISTS sockio_ts ON sockio(ts);\n"
 	"CREATE INDEX IF NOT EXISTS symbols_ip ON symbols(session_id, node, pid, ip);\n"
 	"CREATE INDEX IF NOT EXISTS processes_pid ON processes(session_id, node, pid);\n"
 	"CREATE INDEX IF NOT EXISTS mappings_pid ON mappings(session_id, node, pid, start);\n"
@@ -317,7 +328,8 @@ static const char backfill_graph[] =
 enum stmt {
 	S_NODE, S_CLOCK, S_PROCESS, S_MAPPING, S_EVENT, S_HOST, S_STACK, S_FRAME, S_PYSTACK,
 	S_PYFRAME, S_PYCODE, S_SYMBOL, S_SNAP, S_SNAPPROC, S_LOSS, S_CHAIN, S_PROV, S_KERNEL,
-	S_BLKIO, S__COUNT
+	S_BLKIO, S_RETRANS, S_SOCKIO,
+	S__COUNT
 };
 
 static const char *const inserts[S__COUNT] = {
@@ -335,6 +347,8 @@ static const char *const inserts[S__COUNT] = {
 	[S_SYMBOL] = "INSERT INTO symbols VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
 	[S_KERNEL] = "INSERT INTO kernels VALUES(?,?,?,?,?)",
 	[S_BLKIO] = "INSERT INTO blkio VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[S_RETRANS] = "INSERT INTO retrans VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[S_SOCKIO] = "INSERT INTO sockio VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
 	[S_SNAP] = "INSERT INTO snapshots VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[S_SNAPPROC] = "INSERT INTO snapshot_procs VALUES(?,?,?,?,?,?,?,?)",
 	[S_LOSS] = "INSERT INTO losses VALUES(?,?,?,?,?,?)",
@@ -1324,6 +1338,44 @@ static int sq_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 		BI(st, 18, ilog_blk_quantile(b->hist, b->nhist, 0.50, b->lat_max_ns));
 		BI(st, 19, ilog_blk_quantile(b->hist, b->nhist, 0.99, b->lat_max_ns));
 		sqlite3_bind_text(st, 20, hist, (int)hn, SQLITE_TRANSIENT);
+		return step(c, s, st);
+	}
+	case ILOG_K_RETRANS: {
+		const struct ilog_retrans *t = &rec->u.retrans;
+		char sa[64], da[64];
+		st = s->st[S_RETRANS];
+		BI(st, 1, s->session);
+		BI(st, 2, node);
+		BI(st, 3, wall);
+		BI(st, 4, t->dur_ns);
+		BI(st, 5, t->pid);
+		sqlite3_bind_text(st, 6, t->comm, (int)strnlen(t->comm, INGERO_COMM_LEN), SQLITE_STATIC);
+		BI(st, 7, t->cgroup_id);
+		BI(st, 8, t->family);
+		sqlite3_bind_text(st, 9, ilog_inet_str(t->saddr, sa, sizeof(sa)), -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 10, ilog_inet_str(t->daddr, da, sizeof(da)), -1, SQLITE_TRANSIENT);
+		BI(st, 11, t->sport);
+		BI(st, 12, t->dport);
+		BI(st, 13, t->count);
+		BI(st, 14, t->state);
+		BI(st, 15, t->flows);
+		return step(c, s, st);
+	}
+	case ILOG_K_SOCKIO: {
+		const struct ilog_sockio *o = &rec->u.sockio;
+		st = s->st[S_SOCKIO];
+		BI(st, 1, s->session);
+		BI(st, 2, node);
+		BI(st, 3, wall);
+		BI(st, 4, o->dur_ns);
+		BI(st, 5, o->pid);
+		sqlite3_bind_text(st, 6, o->comm, (int)strnlen(o->comm, INGERO_COMM_LEN), SQLITE_STATIC);
+		BI(st, 7, o->cgroup_id);
+		BI(st, 8, o->tx_bytes);
+		BI(st, 9, o->rx_bytes);
+		BI(st, 10, o->tx_calls);
+		BI(st, 11, o->rx_calls);
+		BI(st, 12, o->others);
 		return step(c, s, st);
 	}
 	case ILOG_K_SNAPSHOT: {

@@ -195,6 +195,34 @@ struct ilog_opname {
 	struct ilog_str name;      /* the exported function's name */
 };
 
+/*
+ * The TCP retransmissions of one flow in one window (SPEC §5.20), or with
+ * family 0 those of the flows not written on their own, summed.
+ */
+struct ilog_retrans {
+	uint64_t ts_ns, dur_ns;    /* window start (CLOCK_MONOTONIC), length */
+	uint32_t pid;              /* the process owning the socket, 0 = not known */
+	char comm[16];
+	uint64_t cgroup_id;
+	uint8_t family;            /* 4 or 6 (IP version), 0 = the rest */
+	struct ilog_bin saddr, daddr; /* 4 or 16 bytes, network order */
+	uint16_t sport, dport;     /* host order */
+	uint64_t count;            /* segments retransmitted in the window */
+	uint8_t state;             /* TCP state at the last one (Linux numbering) */
+	uint32_t flows;            /* flows the record stands for */
+};
+
+/* One process's TCP socket volume in one window (SPEC §5.21); pid 0 sums
+ * the processes not written on their own. */
+struct ilog_sockio {
+	uint64_t ts_ns, dur_ns;
+	uint32_t pid;
+	char comm[16];
+	uint64_t cgroup_id;
+	uint64_t tx_bytes, rx_bytes, tx_calls, rx_calls;
+	uint32_t others;           /* pid 0: how many processes are summed */
+};
+
 /* Unknown kinds: the whole msgpack record, for pass-through and JSON. */
 struct ilog_raw { const uint8_t *p; uint32_t n; };
 
@@ -221,6 +249,8 @@ struct ilog_record {
 		struct ilog_opname opname;
 		struct ilog_kernel kernel;
 		struct ilog_blkio blkio;
+		struct ilog_retrans retrans;
+		struct ilog_sockio sockio;
 	} u;
 	struct ilog_raw raw;       /* the encoded record (reader fills) */
 };
@@ -245,6 +275,9 @@ uint32_t ilog_op_limit(void);
 const char *ilog_layer_name(uint32_t layer);    /* "runtime" */
 const char *ilog_host_type_name(uint32_t type); /* "switch" */
 const char *ilog_severity_name(uint32_t sev);   /* "HIGH" */
+const char *ilog_tcp_state_name(uint32_t st);   /* "ESTABLISHED" (Linux numbering) */
+/* An address of 4 or 16 bytes as text ("10.0.0.7", "fe80::1"); "" otherwise. */
+const char *ilog_inet_str(struct ilog_bin a, char *buf, size_t len);
 /* The record's timestamp (CLOCK_MONOTONIC ns) or 0 if the kind has none. */
 uint64_t ilog_record_ts(const struct ilog_record *rec);
 

@@ -24,6 +24,8 @@ enum ilog_fview {
 	FV_ARGV, FV_HEXBYTES, FV_STR,
 	FV_MONO,  /* a plain u64 that is a monotonic time: a number, then "time" (§6.1) */
 	FV_OMIT_EMPTY, /* an array left out of the JSON object when it has no element */
+	FV_INET,  /* a bin of 4 or 16 bytes: an IP address as text (1.3) */
+	FV_TCPSTATE, /* a TCP state by name (1.3) */
 };
 
 struct ilog_field {

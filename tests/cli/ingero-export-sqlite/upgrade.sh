@@ -5,8 +5,9 @@
 # A database of version 2 (before the summary tables) gains them, filled for
 # its old session from the rows, and its views read them.  Both gain the
 # columns of version 4 (cgroups, PSI, RSS growth), empty for the old rows,
-# and the blkio table of version 5.  A database of version 4 gains the blkio
-# table and takes the new session's rows.  Any other version is refused.
+# and the tables of version 5 (blkio; retrans, sockio: format 1.3's
+# network).  A database of version 4 gains them and takes the new
+# session's rows.  Any other version is refused.
 set -uo pipefail
 synth=$INGERO_OUT/tests/tools/synth
 $synth --events 2000 --seed 3 -o a.ilog
@@ -20,6 +21,9 @@ v4='ALTER TABLE processes DROP COLUMN cgroup; ALTER TABLE processes DROP COLUMN 
 	ALTER TABLE snapshots DROP COLUMN psi_io_full;
 	ALTER TABLE snapshot_procs DROP COLUMN rss_growth; ALTER TABLE snapshot_procs DROP COLUMN comm;
 	DROP TABLE blkio;'
+# the tables version 5 added
+v5='DROP INDEX retrans_ts; DROP INDEX sockio_ts; DROP TABLE retrans; DROP TABLE sockio;'
+v4="$v5 $v4"
 # make it what schema version 1 wrote
 sqlite3 run.db "ALTER TABLE pystacks DROP COLUMN entry; $v4 PRAGMA user_version = 1"
 sqlite3 run.db 'SELECT count(*) FROM pystacks'
@@ -54,6 +58,15 @@ ingero-export -f sqlite -o v4.db "$INGERO_TESTS/vectors/host.ilog" && echo "appe
 sqlite3 -separator ' ' v4.db 'PRAGMA user_version' 'SELECT s.seq, b.disk, b.pid, b.ios, b.p50_ns,
 	b.p99_ns, b.hist FROM blkio b JOIN sessions s USING (session_id) ORDER BY b.pid' \
 	'PRAGMA integrity_check'
+# what version 4 wrote: neither the network's tables
+ingero-export -f sqlite -o v4.db a.ilog
+sqlite3 v4.db "$v5 PRAGMA user_version = 4"
+ingero-export -f sqlite -o v4.db "$INGERO_TESTS/vectors/net.ilog" && echo "appended to version 4"
+sqlite3 -separator ' ' v4.db 'PRAGMA user_version' 'SELECT family, saddr, daddr, sport, dport,
+	count, state, flows FROM retrans ORDER BY rowid' 'SELECT pid, comm, tx_bytes, rx_bytes,
+	others FROM sockio ORDER BY rowid'
+sqlite3 run.db 'SELECT count(*) FROM retrans'
+sqlite3 v4.db 'PRAGMA integrity_check'
 sqlite3 run.db 'PRAGMA user_version = 7'
 ingero-export -f sqlite -o run.db a.ilog 2>&1
 echo "exit $?"
