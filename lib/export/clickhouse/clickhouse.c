@@ -394,8 +394,55 @@ static int run(struct ilog_sink_ctx *c, struct ch *s, const char *sql, const cha
 	return -1;
 }
 
+/*
+ * A table made by an older ingero lacks the columns added since (format
+ * 1.2's cgroup and container columns, ...): add each one this build has
+ * that the table (local or Distributed, suffix) does not, after the column
+ * before it, so new rows insert and old rows read the column's default.
+ * Plain ADD COLUMN ... AFTER, which 18.16 accepts too (IF NOT EXISTS it
+ * does not).  A table that does not exist is left alone.  0 or -1.
+ */
+static int add_columns(struct ilog_sink_ctx *c, struct ch *s, enum ilog_ch_table t,
+		       const char *suffix)
+{
+	const struct ilog_ch_table_def *d = &ilog_ch_tables[t];
+	struct ilog_buf q = { 0 }, have = { 0 };
+	int rc = -1;
+	if (ilog_buf_printf(&q, "SELECT name FROM system.columns WHERE database = '%s' AND "
+			    "table = '%s%s'", s->db, d->name, suffix) || ilog_buf_put(&q, "", 1))
+		goto oom;
+	if (run(c, s, q.p, "columns"))
+		goto out;
+	/* "\nname\n" per column, to look each up whole */
+	if (ilog_buf_put(&have, "\n", 1) || ilog_buf_put(&have, s->resp.p, s->resp.len) ||
+	    ilog_buf_put(&have, "\n", 2))
+		goto oom;
+	rc = 0;
+	if (have.len <= 3)
+		goto out; /* no such table */
+	for (unsigned i = 1; i < d->ncols && !rc; i++) {
+		char want[128];
+		snprintf(want, sizeof(want), "\n%s\n", d->cols[i].name);
+		if (strstr(have.p, want))
+			continue;
+		q.len = 0;
+		if (ilog_buf_printf(&q, "ALTER TABLE %s.%s%s ADD COLUMN %s %s AFTER %s", s->db, d->name,
+				    suffix, d->cols[i].name, d->cols[i].sql, d->cols[i - 1].name) ||
+		    ilog_buf_put(&q, "", 1))
+			goto oom;
+		rc = run(c, s, q.p, "add column");
+	}
+	goto out;
+oom:
+	rc = oom(c);
+out:
+	ilog_buf_free(&q);
+	ilog_buf_free(&have);
+	return rc;
+}
+
 /* --create: database, tables, and the Distributed tables when the server
- * knows the cluster. */
+ * knows the cluster; tables an older version made gain the new columns. */
 static int create_schema(struct ilog_sink_ctx *c, struct ch *s)
 {
 	struct ilog_buf q = { 0 };
@@ -408,7 +455,7 @@ static int create_schema(struct ilog_sink_ctx *c, struct ch *s)
 		q.len = 0;
 		if (ilog_ch_create(&q, s->db, (enum ilog_ch_table)t, 0) || ilog_buf_put(&q, "", 1))
 			goto oom;
-		if (run(c, s, q.p, "create table"))
+		if (run(c, s, q.p, "create table") || add_columns(c, s, (enum ilog_ch_table)t, ""))
 			goto out;
 	}
 	if (run(c, s, "SELECT count() FROM system.clusters WHERE cluster = '" ILOG_CH_CLUSTER "'",
@@ -422,7 +469,8 @@ static int create_schema(struct ilog_sink_ctx *c, struct ch *s)
 			q.len = 0;
 			if (ilog_ch_create(&q, s->db, (enum ilog_ch_table)t, 1) || ilog_buf_put(&q, "", 1))
 				goto oom;
-			if (run(c, s, q.p, "create distributed table"))
+			if (run(c, s, q.p, "create distributed table") ||
+			    add_columns(c, s, (enum ilog_ch_table)t, ILOG_CH_DIST_SUFFIX))
 				goto out;
 		}
 	}

@@ -19,8 +19,11 @@
 /* "Code: 81" or "Code: 60": the database or a table is not there. */
 const char *ilog_ch_hint(const char *err)
 {
-	return strstr(err, "Code: 81,") || strstr(err, "Code: 60,") ?
-		" (--create makes the database and tables)" : "";
+	if (strstr(err, "Code: 81,") || strstr(err, "Code: 60,"))
+		return " (--create makes the database and tables)";
+	/* 16: no such column in table (one made by an older version) */
+	return strstr(err, "Code: 16,") ? " (--create adds the columns this version has to the "
+					  "tables an older one made)" : "";
 }
 
 /* Set the first error (later ones are consequences).  Under mu. */
