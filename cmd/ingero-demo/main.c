@@ -14,7 +14,10 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/loop.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -237,14 +240,89 @@ static void rm_ctr_cgroup(const char *cg)
 	}
 }
 
+#define DISK_BYTES (64u << 20)
+
+/*
+ * The disk scenarios' device: a loop device (CONFIG_BLK_DEV_LOOP) over
+ * WORK/disk.img, 64 MiB of data, named with its size in WORK/disk for the
+ * workload and the sidecar.  Returns the device's descriptor, held open
+ * until the run ends: the device is set to clear itself when its last user
+ * closes it, so nothing is left attached however the run ends.  -1 after
+ * a message when none can be made.
+ */
+static int attach_disk(const char *work)
+{
+	char img[PATH_MAX + 64], dev[64] = "";
+	snprintf(img, sizeof(img), "%s/disk.img", work);
+	int fi = open(img, O_RDWR | O_CREAT | O_EXCL, 0644), fd = -1;
+	static char chunk[1u << 20];
+	uint64_t x = 0x9E3779B97F4A7C15ull;
+	for (unsigned i = 0; fi >= 0 && i < DISK_BYTES / sizeof(chunk); i++) {
+		for (size_t k = 0; k < sizeof(chunk); k += 8) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			memcpy(chunk + k, &x, 8);
+		}
+		if (write(fi, chunk, sizeof(chunk)) != (ssize_t)sizeof(chunk)) {
+			ilog_errorf("%s: %s", img, strerror(errno));
+			close(fi);
+			return -1;
+		}
+	}
+	int ctl = fi >= 0 ? open("/dev/loop-control", O_RDWR) : -1;
+	for (int tries = 0; ctl >= 0 && fd < 0 && tries < 8; tries++) {
+		int nr = ioctl(ctl, LOOP_CTL_GET_FREE);
+		if (nr < 0)
+			break;
+		snprintf(dev, sizeof(dev), "/dev/loop%d", nr);
+		if (access(dev, F_OK)) /* no udev here: make the node */
+			mknod(dev, S_IFBLK | 0660, makedev(7, (unsigned)nr));
+		fd = open(dev, O_RDWR);
+		if (fd >= 0 && ioctl(fd, LOOP_SET_FD, fi)) {
+			close(fd); /* taken meanwhile: the next free one */
+			fd = -1;
+		}
+	}
+	if (ctl >= 0)
+		close(ctl);
+	if (fd < 0) {
+		ilog_errorf("cannot attach a loop device to %s: %s", img, strerror(errno));
+		if (fi >= 0)
+			close(fi);
+		return -1;
+	}
+	struct loop_info64 li = { .lo_flags = LO_FLAGS_AUTOCLEAR };
+	snprintf((char *)li.lo_file_name, sizeof(li.lo_file_name), "%.63s", img);
+	ioctl(fd, LOOP_SET_STATUS64, &li);
+	/* the loop device reads its file with direct I/O: requests reach the
+	 * disk under it and queue there, as on a real one (a file system
+	 * without O_DIRECT keeps the page cache: the device is then fast) */
+	fsync(fi);
+	ioctl(fd, LOOP_SET_DIRECT_IO, 1ul);
+	close(fi);
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof(path), "%s/disk", work);
+	FILE *f = fopen(path, "w");
+	if (!f || fprintf(f, "%s %u\n", dev, DISK_BYTES) < 0 || fclose(f)) {
+		ilog_errorf("%s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (ilog_verbosity >= 0)
+		fprintf(stderr, "%s: the job's data on %s (a loop device over %s)\n", ilog_prog, dev,
+			img);
+	return fd;
+}
+
 /* Start the scenario's host process (not the job's: not a target) through
- * the preproc symlink (a neighbour's CPU load: the neighbour one), in a
- * container's cgroup where one can be made. */
+ * the preproc symlink (a neighbour's CPU load: the neighbour one; the disk
+ * readers: the indexer one), in a container's cgroup where one can be made. */
 static pid_t start_sidecar(const char *kind, const char *work, char *cg, size_t n)
 {
 	char path[PATH_MAX + 64];
 	snprintf(path, sizeof(path), "%s/bin/%s", work,
-		 !strcmp(kind, "hog") || !strcmp(kind, "quiet") ? "neighbour" : "preproc");
+		 !strcmp(kind, "hog") || !strcmp(kind, "quiet") ? "neighbour"
+		 : !strncmp(kind, "disk", 4)			 ? "indexer"
+								 : "preproc");
 	make_ctr_cgroup(sidecar_dirs, cg, n);
 	char *argv[] = { path, "--sidecar", (char *)kind, (char *)work, cg, NULL };
 	pid_t pid;
@@ -283,9 +361,9 @@ static int record(const struct opts *o, const struct demo_scenario *s, const cha
 		return -1;
 	}
 	/* helpers are exec'd by these names so the log shows them */
-	static const char *const names[] = { "train",	"backup",  "infer",
-					     "memhog", "preproc", "neighbour" };
-	for (int i = 0; i < 6; i++) {
+	static const char *const names[] = { "train",	  "backup", "infer",  "memhog",
+					     "preproc", "neighbour", "loader", "indexer" };
+	for (int i = 0; i < 8; i++) {
 		snprintf(dst, sizeof(dst), "%s/bin/%s", work, names[i]);
 		if (symlink(exe, dst)) {
 			ilog_errorf("%s: %s", dst, strerror(errno));
@@ -333,6 +411,9 @@ static int record(const struct opts *o, const struct demo_scenario *s, const cha
 	char cg[PATH_MAX] = "", jcg[PATH_MAX] = "";
 	if (s->job_container)
 		make_job_cgroup(work, jcg, sizeof(jcg));
+	int disk = !strncmp(s->name, "disk-", 5) ? attach_disk(work) : -1;
+	if (!strncmp(s->name, "disk-", 5) && disk < 0)
+		return -1;
 	pid_t side = s->sidecar ? start_sidecar(s->sidecar, work, cg, sizeof(cg)) : -1;
 	int rc = run_wait(argv);
 	if (side > 0) {
@@ -344,6 +425,8 @@ static int record(const struct opts *o, const struct demo_scenario *s, const cha
 		rm_ctr_cgroup(jcg); /* the job has exited: its cgroup is empty */
 	if (!strcmp(s->name, "oom"))
 		rm_cgroups();
+	if (disk >= 0)
+		close(disk); /* the last user: the loop device clears itself */
 	struct stat sb;
 	/* the oom scenario's workload dies by design; the log still tells */
 	if (rc && !(!strcmp(s->name, "oom") && !stat(log, &sb) && sb.st_size > 0)) {

@@ -43,6 +43,9 @@
  *   noisy-neighbour   incident, the job and "neighbour" each in a container
  *                       of its own (Kubernetes pods, cgroupfs driver)
  *   neighbour-quiet   clean, with the idle neighbour's container beside it
+ *   disk-stall        recorded only (real block I/O on a loop device); its
+ *                       synthesized log is the clean loop
+ *   disk-steady       clean, synthesized the same way (recorded for real)
  */
 #include <math.h>
 #include <stdio.h>
@@ -583,6 +586,9 @@ static const struct { const char *name, *help; double seconds; } scen[] = {
 	{ "noisy-neighbour", "another pod's container shares the job container's CPU", 20 },
 	{ "neighbour-quiet", "another pod's container idles beside the job's; nothing wrong",
 	  12 },
+	{ "disk-stall", "another tenant's reader floods the disk the job's data loader reads "
+			"(recorded only)", 10 },
+	{ "disk-steady", "the data loader reads its disk beside a light reader; nothing wrong", 8 },
 };
 #define NSCEN (sizeof(scen) / sizeof(scen[0]))
 
@@ -682,7 +688,7 @@ int ilog_scenario_write(struct ilog_writer *w, const struct ilog_scenario_opts *
 	    !strcmp(n, "isolated-stalls") || !strcmp(n, "noisy-neighbour") ||
 	    !strcmp(n, "neighbour-quiet"))
 		sc_train(&g, n);
-	else if (!strcmp(n, "memory-steady"))
+	else if (!strcmp(n, "memory-steady") || !strncmp(n, "disk-", 5))
 		sc_train(&g, "clean");
 	else if (!strcmp(n, "cold-start"))
 		sc_cold(&g);

@@ -9,11 +9,12 @@
  * are made slow (cold start) and how a slower GPU is played when the fakes
  * have no GPU to share.  Host effects are real: a CPU hog pinned to the
  * workload's CPU, a second CUDA process, a process churning through memory.
- * Helpers are started by exec through symlinks named backup, infer and
- * memhog, so the log carries those names.
+ * Helpers are started by exec through symlinks named backup, infer,
+ * memhog and loader, so the log carries those names.
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -50,6 +51,10 @@ const struct demo_scenario demo_scenarios[] = {
 	 * neighbour's CPU load on the job's CPU, or idle on another one */
 	{ "noisy-neighbour", "cpu-contention", 10, { "base" }, "hog", 1 },
 	{ "neighbour-quiet", "", 8, { "base" }, "quiet", 1 },
+	/* the job's data loader reads a loop device; another tenant's reader
+	 * floods it for a while (disk-stall) or reads it lightly (disk-steady) */
+	{ "disk-stall", "disk-stall", 10, { "base" }, "diskhog" },
+	{ "disk-steady", "", 8, { "base" }, "disksteady" },
 	{ NULL, NULL, 0, { NULL } },
 };
 
@@ -295,6 +300,58 @@ static void publish_t0(const char *work, uint64_t t0, uint64_t span)
 		rename(tmp, path);
 }
 
+/* The loop device the orchestrator attached for the disk scenarios
+ * (WORK/disk: "PATH SIZE"), or -1. */
+static int disk_dev(const char *work, char *dev, size_t n, uint64_t *size)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/disk", work);
+	FILE *f = fopen(path, "r");
+	unsigned long long sz = 0;
+	char d[256];
+	int ok = f && fscanf(f, "%255s %llu", d, &sz) == 2 && sz >= (1u << 20);
+	if (f)
+		fclose(f);
+	if (!ok)
+		return -1;
+	snprintf(dev, n, "%s", d);
+	*size = sz;
+	return 0;
+}
+
+struct reader {
+	const char *dev;
+	uint64_t size, until;
+	size_t chunk;
+	uint64_t gap_ns;
+	unsigned seed;
+};
+
+/* Read a device with O_DIRECT (no page cache between it and the disk), in
+ * chunks at pseudo-random aligned offsets, until `until`. */
+static void *read_dev(void *arg)
+{
+	struct reader *r = arg;
+	int fd = open(r->dev, O_RDONLY | O_DIRECT);
+	void *buf = NULL;
+	if (fd < 0 || posix_memalign(&buf, 4096, r->chunk)) {
+		if (fd >= 0)
+			close(fd);
+		return (void *)1;
+	}
+	uint64_t blocks = r->size / r->chunk, x = r->seed | 1;
+	while (now() < r->until) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		if (pread(fd, buf, r->chunk, (off_t)((x % blocks) * r->chunk)) < 0)
+			break;
+		if (r->gap_ns)
+			sleep_until(now() + r->gap_ns);
+	}
+	free(buf);
+	close(fd);
+	return NULL;
+}
+
 int demo_sidecar(const char *kind, const char *work)
 {
 	char path[4200];
@@ -338,6 +395,29 @@ int demo_sidecar(const char *kind, const char *work)
 	/* a best-effort pod: the lowest CPU weight, so what it costs the job
 	 * is memory, not CPU time */
 	setpriority(PRIO_PROCESS, 0, 19);
+	if (!strcmp(kind, "diskhog") || !strcmp(kind, "disksteady")) {
+		char dev[256];
+		uint64_t size;
+		if (disk_dev(work, dev, sizeof(dev), &size))
+			return 3;
+		if (!strcmp(kind, "disksteady")) { /* 64 KiB every 20 ms, the whole run */
+			struct reader r = { dev, size, t0 + span, 64u << 10, 20000000, 7 };
+			return read_dev(&r) ? 1 : 0;
+		}
+		/* a scan of the job's disk: 8 readers of 1 MiB, queued ahead of
+		 * the data loader's requests, from 35% to 70% of the run */
+		sleep_until(t0 + (uint64_t)((double)span * 0.35));
+		struct reader r[8];
+		pthread_t th[8];
+		for (unsigned i = 0; i < 8; i++) {
+			r[i] = (struct reader){ dev, size, t0 + (uint64_t)((double)span * 0.7), 1u << 20,
+						0, 11 + i };
+			pthread_create(&th[i], NULL, read_dev, &r[i]);
+		}
+		for (unsigned i = 0; i < 8; i++)
+			pthread_join(th[i], NULL);
+		return 0;
+	}
 	if (!strcmp(kind, "storm")) {
 		/* what memory-pressure's memhog does, from outside the job */
 		sleep_until(t0 + (uint64_t)((double)span * 0.35));
@@ -367,6 +447,29 @@ int demo_child(int argc, char **argv)
 	}
 	if (!strcmp(kind, "memhog"))
 		return churn(b, 256u << 20, 0);
+	if (!strcmp(kind, "loader")) {
+		/* the data loader: a batch is four 16 KiB O_DIRECT reads, handed
+		 * to the training process as a 1 KiB token on fd 3 (a pipe of 4
+		 * tokens: it prefetches 4 batches, then blocks on the pipe) */
+		char dev[256];
+		uint64_t size;
+		if (disk_dev(argv[7], dev, sizeof(dev), &size))
+			return 3;
+		int fd = open(dev, O_RDONLY | O_DIRECT);
+		void *buf = NULL;
+		if (fd < 0 || posix_memalign(&buf, 4096, 16384))
+			return 1;
+		static char tok[1024];
+		uint64_t off = 0;
+		while (now() < b) {
+			for (int i = 0; i < 4; i++, off = (off + 16384) % size)
+				if (pread(fd, buf, 16384, (off_t)off) < 0)
+					return 1;
+			if (write(3, tok, sizeof(tok)) != (ssize_t)sizeof(tok))
+				break; /* the training process is done */
+		}
+		return 0;
+	}
 	if (!strcmp(kind, "infer")) {
 		/* a second CUDA process: an inference loop on the same GPU */
 		struct cu c;
@@ -491,6 +594,26 @@ int demo_workload(const struct demo_scenario *s, double seconds, const char *lib
 	} else if (!strcmp(n, "memory-pressure")) {
 		kids[0] = helper(self_dir, "memhog", "memhog", AT(0.35), AT(0.7), cpu, n, lib_dir);
 	}
+	int batches = -1; /* disk scenarios: the data loader's pipe */
+	if (!strcmp(n, "disk-stall") || !strcmp(n, "disk-steady")) {
+		int pf[2];
+		if (pipe(pf))
+			return 2;
+		fcntl(pf[1], F_SETPIPE_SZ, 4096);
+		kids[1] = fork();
+		if (kids[1] == 0) {
+			dup2(pf[1], 3);
+			close(pf[0]);
+			char path[4200], sa[32], sb[32];
+			snprintf(path, sizeof(path), "%s/loader", self_dir);
+			snprintf(sa, sizeof(sa), "%llu", (unsigned long long)t0);
+			snprintf(sb, sizeof(sb), "%llu", (unsigned long long)end);
+			execl(path, "loader", "--child", "loader", sa, sb, "0", n, lib_dir, (char *)NULL);
+			_exit(127);
+		}
+		close(pf[1]);
+		batches = pf[0];
+	}
 	for (int i = 0; s->copies[i]; i++)
 		if (strcmp(s->copies[i], "infer") && load(&c[i], lib_dir, n, s->copies[i]))
 			return 2;
@@ -594,6 +717,13 @@ int demo_workload(const struct demo_scenario *s, double seconds, const char *lib
 			next += stall;
 			step(stall ? alt : base, 8);
 		}
+	} else if (batches >= 0) {
+		/* a training step per batch from the loader */
+		static char tok[1024];
+		sleep_until(t0);
+		while (now() < end && read(batches, tok, sizeof(tok)) > 0)
+			step(base, 8);
+		close(batches);
 	} else { /* incident, clean */
 		while (now() < end)
 			step(base, 8);

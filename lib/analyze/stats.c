@@ -888,8 +888,31 @@ int ilog_stats_add(struct ilog_stats *st, const struct ilog_record *rec,
 	}
 	case ILOG_K_HOST: {
 		struct snode *nd = node_get(st, node);
+		const struct ingero_host_event *e = &rec->u.host;
 		st->host++;
-		rc = !nd ? -1 : add_host(st, node, nd, &rec->u.host);
+		rc = !nd ? -1 : add_host(st, node, nd, e);
+		if (!rc && e->type == ILOG_HOST_IOWAIT &&
+		    !(rc = ilog_reserve0((void **)&st->iow, &st->capiow, st->niow + 1,
+					 sizeof(*st->iow), 64)))
+			st->iow[st->niow++] = (struct siow){ node, e->pid, e->ts_ns, e->dur_ns,
+							     e->value, e->other_pid };
+		break;
+	}
+	case ILOG_K_BLKIO: {
+		const struct ilog_blkio *b = &rec->u.blkio;
+		rc = ilog_reserve0((void **)&st->blk, &st->capblk, st->nblk + 1, sizeof(*st->blk), 64);
+		if (rc)
+			break;
+		struct sblk *d = &st->blk[st->nblk++];
+		*d = (struct sblk){ .node = node, .pid = b->pid, .major = b->major, .minor = b->minor,
+				    .ts = b->ts_ns, .dur = b->dur_ns, .ios = b->ios, .bytes = b->bytes,
+				    .lat_max = b->lat_max_ns };
+		for (uint32_t i = 0; i < b->nhist && i < INGERO_BLK_HBUCKETS; i++)
+			d->hist[i] = b->hist[i];
+		if (b->disk.n)
+			ilog_str_copy(d->disk, sizeof(d->disk), b->disk);
+		else
+			snprintf(d->disk, sizeof(d->disk), "%u:%u", b->major, b->minor);
 		break;
 	}
 	case ILOG_K_SNAPSHOT: {
@@ -1012,6 +1035,8 @@ void ilog_stats_free(struct ilog_stats *st)
 	ilog_buf_free(&st->merge_prov);
 	free(st->ser);
 	free(st->hs);
+	free(st->blk);
+	free(st->iow);
 	free(st->procs);
 	free(st->ev);
 	free(st->cap);

@@ -106,6 +106,22 @@ struct htick { uint64_t n, dur, value, max; };
  */
 #define HS_BLOCKED 0x8001
 
+/*
+ * Format 1.3 disk records, kept as written (the recorder bounds them: per
+ * window the targets' and --host-top others'): blkio records, and the
+ * iowait host records of target processes, with their window.
+ */
+struct sblk {
+	uint32_t node, pid, major, minor;
+	uint64_t ts, dur, ios, bytes, lat_max;
+	uint64_t hist[INGERO_BLK_HBUCKETS];
+	char disk[32];
+};
+struct siow {
+	uint32_t node, pid;
+	uint64_t ts, dur, ns, n;
+};
+
 /* Host events aggregated per (node, type, pid, tid, other pid) and tick. */
 struct hseries {
 	uint32_t node;
@@ -209,6 +225,10 @@ struct ilog_stats {
 	struct ilog_hmap procmap;
 	struct sevent *ev;
 	uint32_t nev, capev;
+	struct sblk *blk;
+	uint32_t nblk, capblk;
+	struct siow *iow;
+	uint32_t niow, capiow;
 	uint64_t ev_over;
 	struct scapture *cap;
 	uint32_t ncap, capcap;

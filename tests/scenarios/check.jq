@@ -149,6 +149,55 @@ $ch.root_cause as $s |
        dur("stall time"; ($st | map(.dur_ns) | add); $q.nst)
      else empty end),
     (if $q.psi then pct("memory PSI"; ($sn | map(.psi_mem_some // 0) | max); $q.psi) else empty end)
+  elif $pattern == "disk-stall" then
+    # the job: the process and its descendants (process records' ppid)
+    ([$recs[] | select(.type == "process")] | map({key: "\(.pid)", value: .ppid}) | from_entries) as $pp |
+    def injob($p): $p as $x | [limit(8; $x | recurse(($pp["\(.)"] // 0) | select(. != 0)))] | index($ch.pid) != null;
+    ($m.base_from_ns) as $bf | ($m.base_to_ns) as $bt |
+    def base: .ts_ns >= $bf and .ts_ns < $bt and (inwin | not);
+    ($b - $a) as $lin | (($bt - $bf) - ($b - $a)) as $lout |
+    [$host[] | select(.host_type == "iowait" and injob(.pid))] as $iow |
+    ($s | capture("^PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) made (?<ri>[0-9.]+) CUDA calls/s between \\+(?<s>-?[0-9.]+) s and \\+(?<e>[0-9.]+) s against (?<ro>[0-9.]+)/s outside that interval while the job's processes were blocked on I/O for (?<io>[0-9.]+ \\w+) \\((?<fi>[0-9.]+)% of the interval, against (?<fo>[0-9.]+)% outside it\\)(; (?<disk>[^ ]+) \\(device (?<maj>\\d+):(?<min>\\d+)\\) served (?<n>\\d+) requests in the interval at p50 (?<p50i>[0-9.]+ \\w+) and p99 (?<p99i>[0-9.]+ \\w+), against p50 (?<p50o>[0-9.]+ \\w+) and p99 (?<p99o>[0-9.]+ \\w+) outside it)?(; PID (?<q>\\d+) \\((?<qc>[^)]*)\\)( in (?<ctr>[^,]+(, container [0-9a-f]+)?),)? moved (?<sh>[0-9.]+)% of the device's (?<db>[0-9.]+ \\w+) in the interval \\((?<cr>[0-9.]+ \\w+)/s, against (?<co>[0-9.]+ \\w+)/s outside it\\))?$")) as $p |
+    # call rates come from the report's analysis windows: within 10%
+    def rate($what; $exp; $text): check($what; near($exp; ($text | tonumber); 0.1; 1); $exp; $text);
+    count("pid"; $ch.pid; $p.pid),
+    secs("interval start"; rel($a); $p.s),
+    secs("interval end"; rel($b); $p.e),
+    rate("CUDA calls/s in the interval"; ([$mine[] | select(inwin)] | length) * 1e9 / $lin; $p.ri),
+    rate("CUDA calls/s outside"; ([$mine[] | select(base)] | length) * 1e9 / $lout; $p.ro),
+    dur("the job's I/O wait in the interval"; ([$iow[] | select(inwin) | .value] | add); $p.io),
+    pct("I/O wait share of the interval"; ([$iow[] | select(inwin) | .value] | add) * 100 / $lin; $p.fi),
+    pct("I/O wait share outside"; (([$iow[] | select(base) | .value] | add) // 0) * 100 / $lout; $p.fo),
+    (if $p.disk then
+      [$recs[] | select(.type == "blkio" and .major == ($p.maj | tonumber) and .minor == ($p.min | tonumber))] as $dv |
+      [$dv[] | select(inwin)] as $din | [$dv[] | select(base)] as $dout |
+      def hsum: reduce .[] as $r ([range(24) | 0]; [range(24) as $i | .[$i] + ($r.hist[$i] // 0)]);
+      def bq($h; $q; $mx): ($h | add) as $t | (if $q * $t <= 1 then 1 else ($q * $t | ceil) end) as $rk |
+        first(range(24) as $i | select(($h[0:($i + 1)] | add) >= $rk) | $i) as $k | ([pow(2; $k + 11), $mx] | min);
+      ($din | hsum) as $hi | ($dout | hsum) as $ho |
+      ($din | map(.lat_max_ns) | max) as $mi | ($dout | map(.lat_max_ns) | max) as $mo |
+      check("the job's device"; ([$din[] | select(injob(.pid))] | length) > 0; "requests of the job on \($p.disk)"; 0),
+      check("device name"; ($din[0].disk == $p.disk); $din[0].disk; $p.disk),
+      count("device requests in the interval"; ($din | map(.ios) | add); $p.n),
+      dur("device p50 in the interval"; bq($hi; 0.5; $mi); $p.p50i),
+      dur("device p99 in the interval"; bq($hi; 0.99; $mi); $p.p99i),
+      dur("device p50 outside"; bq($ho; 0.5; $mo); $p.p50o),
+      dur("device p99 outside"; bq($ho; 0.99; $mo); $p.p99o),
+      (if $p.q then
+        ($p.q | tonumber) as $q |
+        ($din | map(.bytes) | add) as $dbytes |
+        ([$din[] | select(.pid == $q) | .bytes] | add) as $qin |
+        (([$dout[] | select(.pid == $q) | .bytes] | add) // 0) as $qout |
+        count("culprit pid"; $ch.culprit_pid; $p.q),
+        check("culprit is no process of the job"; (injob($q) | not); "outside the job"; $q),
+        check("culprit comm"; $p.qc == $culprit or $culprit == ""; $culprit; $p.qc),
+        pct("culprit share of the device's bytes"; $qin * 100 / $dbytes; $p.sh),
+        size("device bytes in the interval"; $dbytes; $p.db),
+        size("culprit bytes/s in the interval"; $qin * 1e9 / $lin; $p.cr),
+        size("culprit bytes/s outside"; $qout * 1e9 / $lout; $p.co),
+        ctrcheck($p)
+      else empty end)
+    else empty end)
   elif $pattern == "gpu-slow" then
     head($s),
     ($s | capture("with no host cause: its CUDA threads were preempted (?<n>\\d+) times \\((?<t>[0-9.]+ \\w+) off-CPU, [^)]*\\), other processes made (?<k>\\d+) CUDA calls, (?<pg>\\d+) pages were allocated")) as $p |

@@ -74,6 +74,9 @@
 #define ILOG_MEM_SCARCE 0.10    /* available memory below this share of the total */
 #define ILOG_MEM_PSI 1.0        /* memory PSI (some, %) that counts as scarcity */
 #define ILOG_PAGE_BYTES 4096.0  /* base page of a page_alloc count (SPEC: 2^order) */
+#define ILOG_DISK_RATE_DROP 0.5 /* disk-stall: windows under this share of the median call rate */
+#define ILOG_DISK_IO_SHARE 0.5  /* ... whose I/O-wait rise is at least this share of the stall */
+#define ILOG_DISK_DOMINANT 0.5  /* ... a process moving this share of the device's bytes is named */
 
 struct ilog_chain_set {
 	struct ilog_chain *chains; /* ranked: severity, then lost time */

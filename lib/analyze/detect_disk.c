@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Detector: the input pipeline stalls on disk (format 1.3 records).  The
+ * job is a process with CUDA calls and its descendants (data-loader
+ * workers are children of the training process).  Per recorder window
+ * (the windows of the blkio and iowait records, gaps between them filled)
+ * inside the process's CUDA span, the process's CUDA call rate; the
+ * stalled windows are a run of windows whose rate is below
+ * ILOG_DISK_RATE_DROP of the median window's - the GPU waited for input
+ * - and the run whose I/O wait (the job's threads blocked on I/O, summed)
+ * rose most over what its calls needed at the job's I/O wait per CUDA
+ * call in the other windows is the interval.  A chain when that excess
+ * accounts for at least ILOG_DISK_IO_SHARE of the time the GPU work
+ * stalled (the missing calls at the median rate): a job whose calls fall
+ * for another reason waits less on I/O per call, not more.  It
+ * names the device the job's requests went to in the interval, its
+ * latency quantiles in and outside the interval (all its requests), and
+ * the process outside the job that moved the most bytes on it in the
+ * interval when that is at least ILOG_DISK_DOMINANT of the device's.
+ */
+#include <stdlib.h>
+#include "causal_int.h"
+
+#define JOB_DEPTH 8 /* ppid links followed up to the job's process */
+
+struct dwin {
+	uint64_t ts, dur;
+	uint64_t calls, io;   /* the process's CUDA calls, the job's iowait ns */
+	int in;
+};
+
+static int in_job(struct ctx *x, const struct sproc *p, uint32_t pid)
+{
+	for (int d = 0; d < JOB_DEPTH && pid; d++) {
+		if (pid == p->pid)
+			return 1;
+		const struct sproc *q = ilog_stats_proc(x->st, x->nd->idx, pid);
+		if (!q || q->ppid == pid)
+			return 0;
+		pid = q->ppid;
+	}
+	return 0;
+}
+
+static int by_ts(const void *a, const void *b)
+{
+	const struct dwin *x = a, *y = b;
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+static int by_rate(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The recorder's windows within [t0, t1): those its records name, and the
+ * gaps between them (a window in which it wrote none of them). */
+static uint32_t windows(struct ctx *x, uint64_t t0, uint64_t t1, struct dwin **out)
+{
+	const struct ilog_stats *st = x->st;
+	uint32_t n = 0, cap = st->nblk + st->niow + 1;
+	struct dwin *w = calloc(cap * 2, sizeof(*w));
+	if (!w)
+		return 0;
+	for (uint32_t i = 0; i < st->nblk + st->niow; i++) {
+		int b = i < st->nblk;
+		uint32_t node = b ? st->blk[i].node : st->iow[i - st->nblk].node;
+		uint64_t ts = b ? st->blk[i].ts : st->iow[i - st->nblk].ts;
+		uint64_t dur = b ? st->blk[i].dur : st->iow[i - st->nblk].dur;
+		if (node == x->nd->idx && dur && ts >= t0 && ts + dur <= t1)
+			w[n++] = (struct dwin){ ts, dur, 0, 0, 0 };
+	}
+	qsort(w, n, sizeof(*w), by_ts);
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (!m || w[i].ts >= w[m - 1].ts + w[m - 1].dur)
+			w[m++] = w[i];
+	n = m;
+	for (uint32_t i = 0; i + 1 < m; i++) /* gaps: windows of their own */
+		if (w[i].ts + w[i].dur < w[i + 1].ts)
+			w[n++] = (struct dwin){ w[i].ts + w[i].dur, w[i + 1].ts - w[i].ts - w[i].dur };
+	qsort(w, n, sizeof(*w), by_ts);
+	*out = w;
+	return n;
+}
+
+static int win_of(const struct dwin *w, uint32_t n, uint64_t ts)
+{
+	for (uint32_t j = 0; j < n; j++)
+		if (w[j].ts == ts)
+			return (int)j;
+	return -1;
+}
+
+static void disk(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc)
+{
+	const struct sproc *p = pc->p;
+	(void)sc;
+	if (!x->st->niow)
+		return;
+	struct dwin *w = NULL;
+	uint32_t nw = windows(x, p->first_ts, p->last_end, &w);
+	double *rates = nw ? calloc(nw, sizeof(*rates)) : NULL;
+	if (nw < 4 || !rates)
+		goto out;
+	for (uint32_t j = 0; j < nw; j++) {
+		/* the calls of the analysis windows it overlaps, each in the share
+		 * of it that the recorder's window covers */
+		uint64_t t0 = w[j].ts, t1 = w[j].ts + w[j].dur;
+		uint32_t a = tick_at(x, t0), b = tick_at(x, t1);
+		double n = 0;
+		for (uint32_t k = a; k <= b; k++) {
+			uint64_t k0 = tick_ts(x, k), k1 = k0 + x->nd->width;
+			uint64_t o0 = k0 > t0 ? k0 : t0, o1 = k1 < t1 ? k1 : t1;
+			if (o1 <= o0)
+				continue;
+			for (uint32_t i = 0; i < pc->ns; i++)
+				if (k < pc->ser[i]->nt)
+					n += (double)pc->ser[i]->t[k].n * (double)(o1 - o0) /
+					     (double)x->nd->width;
+		}
+		w[j].calls = (uint64_t)(n + 0.5);
+		rates[j] = (double)w[j].calls / (double)w[j].dur;
+	}
+	for (uint32_t i = 0; i < x->st->niow; i++) {
+		const struct siow *v = &x->st->iow[i];
+		int j = v->node == x->nd->idx ? win_of(w, nw, v->ts) : -1;
+		if (j >= 0 && in_job(x, p, v->pid))
+			w[j].io += v->ns;
+	}
+	qsort(rates, nw, sizeof(*rates), by_rate);
+	double med = rates[nw / 2];
+	if (med <= 0)
+		goto out;
+	/* the run of slow windows whose I/O wait rose most over the others' rate */
+	double best = 0, best_lost = 0;
+	uint32_t ba = 0, bb = 0;
+	uint64_t io_all = 0, len_all = 0;
+	for (uint32_t j = 0; j < nw; j++)
+		io_all += w[j].io, len_all += w[j].dur;
+	uint64_t calls_all = 0;
+	for (uint32_t j = 0; j < nw; j++)
+		calls_all += w[j].calls;
+	for (uint32_t a = 0; a < nw;) {
+		if ((double)w[a].calls / (double)w[a].dur >= ILOG_DISK_RATE_DROP * med) {
+			a++;
+			continue;
+		}
+		uint32_t b = a;
+		uint64_t io_in = 0, len_in = 0, calls_in = 0;
+		double lost = 0;
+		while (b < nw && (double)w[b].calls / (double)w[b].dur < ILOG_DISK_RATE_DROP * med) {
+			io_in += w[b].io, len_in += w[b].dur, calls_in += w[b].calls;
+			lost += (double)w[b].dur * (1 - (double)w[b].calls / (double)w[b].dur / med);
+			b++;
+		}
+		/* the I/O wait the interval's work would have needed at the job's
+		 * I/O wait per CUDA call outside it: what is above is the stall's */
+		uint64_t c_out = calls_all - calls_in;
+		double per_call = c_out ? (double)(io_all - io_in) / (double)c_out : 0;
+		double ex = (double)io_in - per_call * (double)calls_in;
+		if (len_all > len_in && c_out && ex > best)
+			best = ex, best_lost = lost, ba = a, bb = b;
+		a = b;
+	}
+	if (bb <= ba || best < ILOG_DISK_IO_SHARE * best_lost || best_lost <= 0)
+		goto out;
+	uint64_t io_in = 0, len_in = 0, calls_in = 0;
+	for (uint32_t j = ba; j < bb; j++)
+		w[j].in = 1, io_in += w[j].io, len_in += w[j].dur, calls_in += w[j].calls;
+	uint64_t len_out = len_all - len_in, io_out = io_all - io_in, calls_out = 0;
+	for (uint32_t j = 0; j < nw; j++)
+		if (!w[j].in)
+			calls_out += w[j].calls;
+	uint64_t ta = w[ba].ts, tb = w[bb - 1].ts + w[bb - 1].dur;
+	/* the device the job's requests went to in the interval */
+	uint32_t maj = 0, min = 0;
+	uint64_t dev_best = 0;
+	for (uint32_t i = 0; i < x->st->nblk; i++) {
+		const struct sblk *k = &x->st->blk[i];
+		int j = k->node == x->nd->idx ? win_of(w, nw, k->ts) : -1;
+		if (j < 0 || !w[j].in || !k->pid || !in_job(x, p, k->pid))
+			continue;
+		uint64_t by = 0;
+		for (uint32_t m = 0; m < x->st->nblk; m++) {
+			const struct sblk *o = &x->st->blk[m];
+			if (o->node == k->node && o->major == k->major && o->minor == k->minor &&
+			    o->pid && in_job(x, p, o->pid) && o->ts >= ta && o->ts < tb)
+				by += o->bytes + o->ios;
+		}
+		if (by > dev_best)
+			dev_best = by, maj = k->major, min = k->minor;
+	}
+	struct cand *c = causal_cand_new(x, p, "disk-stall", ILOG_OP_UNKNOWN, ta, tb,
+					 ilog_sat_u64(best_lost));
+	if (!c)
+		goto out;
+	const char *comm = c->comm;
+	double r_in = (double)calls_in * 1e9 / (double)len_in;
+	double r_out = len_out ? (double)calls_out * 1e9 / (double)len_out : 0;
+	char tail[1024] = "";
+	size_t l = 0;
+	const char *disk = "";
+	uint32_t cul = 0;
+	const char *cc = "";
+	if (dev_best) {
+		uint64_t hin[INGERO_BLK_HBUCKETS] = { 0 }, hout[INGERO_BLK_HBUCKETS] = { 0 };
+		uint64_t mx_in = 0, mx_out = 0, by_in = 0, by_out = 0, ios_in = 0;
+		uint64_t top_by = 0, top_out = 0;
+		for (uint32_t i = 0; i < x->st->nblk; i++) {
+			const struct sblk *k = &x->st->blk[i];
+			int j = k->node == x->nd->idx && k->major == maj && k->minor == min
+					? win_of(w, nw, k->ts) : -1;
+			if (j < 0)
+				continue;
+			disk = k->disk;
+			uint64_t *h = w[j].in ? hin : hout, *mx = w[j].in ? &mx_in : &mx_out;
+			for (uint32_t b = 0; b < INGERO_BLK_HBUCKETS; b++)
+				h[b] += k->hist[b];
+			if (k->lat_max > *mx)
+				*mx = k->lat_max;
+			*(w[j].in ? &by_in : &by_out) += k->bytes;
+			if (w[j].in)
+				ios_in += k->ios;
+		}
+		/* the busiest process outside the job on the device in the interval */
+		for (uint32_t i = 0; i < x->st->nblk; i++) {
+			const struct sblk *k = &x->st->blk[i];
+			if (k->node != x->nd->idx || k->major != maj || k->minor != min || !k->pid ||
+			    k->ts < ta || k->ts >= tb || in_job(x, p, k->pid) ||
+			    causal_is_recorder(x, k->pid))
+				continue;
+			uint64_t by = 0, out_by = 0;
+			for (uint32_t m = 0; m < x->st->nblk; m++) {
+				const struct sblk *o = &x->st->blk[m];
+				int j = o->node == k->node && o->major == maj && o->minor == min &&
+						o->pid == k->pid ? win_of(w, nw, o->ts) : -1;
+				if (j >= 0)
+					*(w[j].in ? &by : &out_by) += o->bytes;
+			}
+			if (by > top_by)
+				top_by = by, top_out = out_by, cul = k->pid;
+		}
+		uint64_t p50i = ilog_blk_quantile(hin, INGERO_BLK_HBUCKETS, 0.5, mx_in);
+		uint64_t p99i = ilog_blk_quantile(hin, INGERO_BLK_HBUCKETS, 0.99, mx_in);
+		uint64_t p50o = ilog_blk_quantile(hout, INGERO_BLK_HBUCKETS, 0.5, mx_out);
+		uint64_t p99o = ilog_blk_quantile(hout, INGERO_BLK_HBUCKETS, 0.99, mx_out);
+		l += (size_t)snprintf(tail + l, sizeof(tail) - l,
+				      "; %s (device %u:%u) served %llu requests in the interval at "
+				      "p50 %s and p99 %s, against p50 %s and p99 %s outside it", disk,
+				      maj, min, (unsigned long long)ios_in, D(x, (double)p50i),
+				      D(x, (double)p99i), D(x, (double)p50o), D(x, (double)p99o));
+		causal_met_s(c, "disk", disk);
+		causal_met_u(c, "disk_major", maj);
+		causal_met_u(c, "disk_minor", min);
+		causal_met_u(c, "disk_ios_in", ios_in);
+		causal_met_u(c, "disk_bytes_in", by_in);
+		causal_met_u(c, "disk_bytes_out", by_out);
+		causal_met_u(c, "disk_p50_in_ns", p50i);
+		causal_met_u(c, "disk_p99_in_ns", p99i);
+		causal_met_u(c, "disk_p50_out_ns", p50o);
+		causal_met_u(c, "disk_p99_out_ns", p99o);
+		if (cul && (double)top_by >= ILOG_DISK_DOMINANT * (double)by_in) {
+			cc = ilog_stats_comm(x->st, x->nd->idx, cul);
+			const char *ctr = ilog_stats_container(x->st, x->nd->idx, cul);
+			l += (size_t)snprintf(tail + l, sizeof(tail) - l,
+					      "; PID %u (%s)%s%s%s moved %s of the device's %s in the "
+					      "interval (%s/s, against %s/s outside it)", cul, cc,
+					      ctr[0] ? " in " : "", ctr, ctr[0] ? "," : "",
+					      P(x, (double)top_by / (double)by_in), B(x, (double)by_in),
+					      B(x, (double)top_by * 1e9 / (double)len_in),
+					      B(x, len_out ? (double)top_out * 1e9 / (double)len_out : 0));
+			causal_met_u(c, "culprit_bytes_in", top_by);
+			causal_met_u(c, "culprit_bytes_out", top_out);
+			if (ctr[0])
+				causal_met_s(c, "culprit_container", ctr);
+			causal_ev_add(x, c, ta, "PID %u (%s) moves %s of %s's bytes", cul, cc,
+				      P(x, (double)top_by / (double)by_in), disk);
+		} else {
+			cul = 0;
+		}
+	}
+	snprintf(c->root, sizeof(c->root),
+		 "PID %u (%s) made %.1f CUDA calls/s between %s and %s against %.1f/s outside "
+		 "that interval while the job's processes were blocked on I/O for %s (%s of the "
+		 "interval, against %s outside it)%s",
+		 p->pid, comm, r_in, R(x, ta), R(x, tb), r_out, D(x, (double)io_in),
+		 P(x, (double)io_in / (double)len_in),
+		 P(x, len_out ? (double)io_out / (double)len_out : 0), tail);
+	if (cul) {
+		c->culprit = cul;
+		cpy(c->ccomm, sizeof(c->ccomm), cc);
+		snprintf(c->title, sizeof(c->title),
+			 "Input pipeline stalled on disk %s: %s (PID %u) slowed %s (PID %u)", disk, cc,
+			 cul, comm, p->pid);
+	} else {
+		snprintf(c->title, sizeof(c->title), "Input pipeline of %s (PID %u) stalled on disk%s%s",
+			 comm, p->pid, disk[0] ? " " : "", disk);
+	}
+	snprintf(c->fix, sizeof(c->fix),
+		 "Feed the GPU faster than it consumes: more DataLoader workers and a deeper "
+		 "prefetch, the dataset on faster local storage or cached in memory; %s",
+		 cul ? causal_fmt(x, "keep %s (PID %u) off the job's device (cgroup io.max or "
+			 "blkio throttle, ionice -c3) or move it", cc, cul)
+		     : "check the device's health and queue (iostat -x) and its other users");
+	causal_met_u(c, "iv_from_ns", ta);
+	causal_met_u(c, "iv_to_ns", tb);
+	causal_met_u(c, "base_from_ns", w[0].ts);
+	causal_met_u(c, "base_to_ns", w[nw - 1].ts + w[nw - 1].dur);
+	causal_met_u(c, "calls_in", calls_in);
+	causal_met_u(c, "calls_out", calls_out);
+	causal_met_f(c, "calls_per_s_in", r_in);
+	causal_met_f(c, "calls_per_s_out", r_out);
+	causal_met_f(c, "calls_per_s_median", med * 1e9);
+	causal_met_u(c, "iowait_in_ns", io_in);
+	causal_met_u(c, "iowait_out_ns", io_out);
+	causal_met_u(c, "len_in_ns", len_in);
+	causal_met_u(c, "len_out_ns", len_out);
+	causal_met_f(c, "iowait_excess_ns", best);
+	causal_ev_add(x, c, ta, "CUDA calls fall to %.1f/s from %.1f/s: the GPU waits for input",
+		      r_in, r_out);
+	causal_ev_add(x, c, ta, "the job's threads blocked on I/O %s of the time",
+		      P(x, (double)io_in / (double)len_in));
+out:
+	free(rates);
+	free(w);
+}
+
+const struct causal_detector causal_detector_disk = {
+	"disk", CAUSAL_PROCESS, disk,
+};
