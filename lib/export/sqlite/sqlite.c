@@ -674,6 +674,7 @@ static int feed_record(struct feed *f, const struct ilog_record *rec,
 	case ILOG_K_HEADER:
 	case ILOG_K_PROCESS:
 	case ILOG_K_LOSS:
+	case ILOG_K_BLKIO: /* a few a window */
 		/* strings: in order, once the thread is idle */
 		feed_hand(f, 1);
 		return f->failed || ilog_stats_add(f->stats, rec, r) ? -1 : 0;
