@@ -290,30 +290,30 @@ static const char *cgroup_path_of(uint64_t id)
  * record again per process, never memory.
  */
 #define REC_OTHERS_MAX 65536
-void rec_write_other(struct rec *r, uint32_t pid, const char *comm, uint64_t cgid)
+int rec_write_other(struct rec *r, uint32_t pid, const char *comm, uint64_t cgid)
 {
 	static struct ilog_hmap asked;   /* (pid, name the event gave) -> 1 */
 	/* (pid, 0) -> proc_ident of the record written (1: gone), (pid, 1) ->
 	 * the hash of the name it gave, (pid, 2) -> the cgroup id it was for */
 	static struct ilog_hmap written;
 	if (!pid)
-		return;
+		return 0;
 	size_t cn = comm ? strnlen(comm, INGERO_COMM_LEN) : 0;
 	uint64_t ch = ilog_fnv1a(ILOG_FNV64_INIT, comm ? comm : "", cn);
 	uint64_t key = ilog_fnv1a_u64(ch, cgid); /* a move to another cgroup is news */
 	if (ilog_hmap_get(&asked, pid, key))
-		return;
+		return 0;
 	if (asked.n >= REC_OTHERS_MAX)
 		ilog_hmap_free(&asked);
 	ilog_hmap_set(&asked, pid, key, 1);
 	if (rec_is_target(r, pid))
-		return; /* a target has its own records */
+		return 0; /* a target has its own records */
 	uint64_t id = proc_ident(pid);
 	const uint64_t *w = ilog_hmap_get(&written, pid, 0);
 	const uint64_t *wc = ilog_hmap_get(&written, pid, 1);
 	const uint64_t *wg = ilog_hmap_get(&written, pid, 2);
 	if (w && (id ? *w == id : wc && *wc == ch) && (!cgid || (wg && *wg == cgid)))
-		return; /* the same process in the same cgroup, or gone after a record of this name */
+		return 0; /* the same process in the same cgroup, or gone after a record of this name */
 	if (written.n >= REC_OTHERS_MAX)
 		ilog_hmap_free(&written);
 	if (id) {
@@ -331,7 +331,7 @@ void rec_write_other(struct rec *r, uint32_t pid, const char *comm, uint64_t cgi
 			ilog_hmap_set(&written, pid, 0, id);
 			ilog_hmap_set(&written, pid, 1, wrote);
 			ilog_hmap_set(&written, pid, 2, now_cg);
-			return;
+			return 1;
 		}
 	}
 	ilog_hmap_set(&written, pid, 0, 1);
@@ -349,6 +349,7 @@ void rec_write_other(struct rec *r, uint32_t pid, const char *comm, uint64_t cgi
 		.pod_uid = ilog_str_c(pod), .container_id = ilog_str_c(ctr),
 	};
 	ilog_writer_put(r->w, &rec);
+	return 1;
 }
 
 static int write_process_rec(struct rec *r, uint32_t pid, uint32_t from, int track)

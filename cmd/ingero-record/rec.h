@@ -111,6 +111,9 @@ struct rec {
 	uint64_t n_cuda, n_host, n_stack, n_note, n_other, n_pystack;
 	uint64_t cuda_by_op[REC_MAX_OPS];
 	struct rec_hist hist[REC_MAX_OPS];
+	/* process records of preempters and wakers still allowed this window
+	 * (--host-top a window) */
+	unsigned others_left;
 	/* last loss counters written, to write only changes */
 	uint64_t last_loss_sum;
 	/* previous /proc/stat totals for cpu % */
@@ -158,8 +161,9 @@ size_t rec_build_id(const char *path, uint8_t *out, size_t cap);
 int rec_proc_uid(uint32_t pid, uint32_t *uid);
 int rec_is_target(struct rec *r, uint32_t pid);
 /* The process record of a process the log names that is no target (once
- * per process; comm and cgid, the event's, for one already gone). */
-void rec_write_other(struct rec *r, uint32_t pid, const char *comm, uint64_t cgid);
+ * per process; comm and cgid, the event's, for one already gone).  1 when
+ * it wrote one, else 0. */
+int rec_write_other(struct rec *r, uint32_t pid, const char *comm, uint64_t cgid);
 
 /* cgroup.c: which cgroup a process is in */
 /* 1 when cgroups are v1 (or hybrid): the memory controller's hierarchy

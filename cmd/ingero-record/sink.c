@@ -158,8 +158,9 @@ static int on_msg(void *ctx, void *data, size_t size)
 		/* a preempter or waker of a target thread may be the culprit a
 		 * chain names: its process record (and container) first */
 		if ((m->ev.type == ILOG_HOST_SWITCH || m->ev.type == ILOG_HOST_WAKEUP) &&
-		    m->ev.other_pid)
-			rec_write_other(r, m->ev.other_pid, m->ev.other_comm, m->other_cgroup_id);
+		    m->ev.other_pid && r->others_left &&
+		    rec_write_other(r, m->ev.other_pid, m->ev.other_comm, m->other_cgroup_id))
+			r->others_left--; /* bounded per window: a busy host forks many */
 		struct ilog_record rec = { .kind = ILOG_K_HOST };
 		rec.u.host = m->ev;
 		ilog_writer_put(r->w, &rec);
@@ -211,6 +212,7 @@ static int on_msg(void *ctx, void *data, size_t size)
 
 int rec_sink_open(struct rec *r)
 {
+	r->others_left = r->o.host_top;
 	/* the critical ring first: consume() drains rings in this order */
 	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.crit_rb), on_msg, r, NULL);
 	if (!r->rb) {
@@ -816,6 +818,7 @@ void rec_window(struct rec *r, int final)
 	uint64_t now = rec_now(CLOCK_MONOTONIC);
 	uint64_t win = now - (r->last_tick_ns ? r->last_tick_ns : r->t0_ns);
 	r->last_tick_ns = now;
+	r->others_left = r->o.host_top;
 	drain_sched(r, now, win);
 	drain_pages(r, now, win);
 	drain_blk(r, now, win);

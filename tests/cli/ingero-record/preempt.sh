@@ -23,7 +23,9 @@ wait_for ready
 ( echo "$BASHPID" >"$cg/cgroup.procs" && exec taskset -c $cpu ./backup -c 'while :; do :; done' ) &
 hog=$!
 trap 'kill $hog 2>/dev/null || true; sleep 0.2; rmdir "$cg" 2>/dev/null || true' EXIT
-start_rec --pid "$wpid"
+# (--host-top 64: the process records of up to 64 new preempters a second,
+# not the default 8, so that every short-lived hog gets one)
+start_rec --pid "$wpid" --host-top 64
 touch go
 # short-lived hogs ("flash") in the same cgroup while it runs
 for ((i = 0; i < 8; i++)); do
