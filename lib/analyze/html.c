@@ -640,7 +640,16 @@ static void chains(struct ctx *x)
 		if (c->culprit_comm.n || c->culprit_pid) {
 			bprintf(b, "<p>Culprit: <b class=\"culprit-name\">");
 			escs(b, c->culprit_comm);
-			bprintf(b, "</b> (PID %u)</p>\n", c->culprit_pid);
+			bprintf(b, "</b> (PID %u)", c->culprit_pid);
+			/* a neighbour: in another container than the victim */
+			const char *ctr = ilog_stats_other_container(x->st, x->cs->nodes[i],
+								    c->culprit_pid, c->pid);
+			if (ctr[0]) {
+				bprintf(b, " in <span class=\"culprit-container\">");
+				escz(b, ctr);
+				bprintf(b, "</span>");
+			}
+			bprintf(b, "</p>\n");
 		}
 		bprintf(b, "<p><b>Fix:</b> ");
 		escs(b, c->fix);

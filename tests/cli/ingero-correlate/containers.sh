@@ -25,6 +25,8 @@ ingero-correlate --html nn.html nn.ilog
 grep -q '<section id="containers">' nn.html
 grep -q '<th class="s">Container</th></tr></thead>' nn.html
 grep -q '<td class="s">c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00</td>' nn.html
+# the chain's card names the culprit's container
+grep -q '(PID [0-9]*) in <span class="culprit-container">pod 0d3e0000-1111-4222-8333-444455556666, container c0ffee00c0ff</span></p>' nn.html
 # one container or none: the reports are as before
 ingero demo --no-bpf incident -o inc.ilog >/dev/null
 ingero-correlate --report inc.ilog | grep -c '^CONTAINERS' | grep -qx 0
