@@ -364,6 +364,17 @@ static unsigned map_keys(struct bpf_map *m, uint32_t *keys, unsigned cap)
 	return n;
 }
 
+/* The value of key in aggregate map m, deleted: 0, or -1 when it is gone.
+ * Kernels without lookup-and-delete for hash maps get a lookup, then a
+ * delete. */
+static int map_take(struct bpf_map *m, const void *key, size_t ks, void *val, size_t vs)
+{
+	if (!bpf_map__lookup_and_delete_elem(m, key, ks, val, vs, 0))
+		return 0;
+	return bpf_map__lookup_elem(m, key, ks, val, vs, 0) || bpf_map__delete_elem(m, key, ks, 0)
+		       ? -1 : 0;
+}
+
 /* Drain a per-pid aggregate map: one record per pid, then delete it. */
 static void drain_sched(struct rec *r, uint64_t now, uint64_t win)
 {
@@ -372,9 +383,7 @@ static void drain_sched(struct rec *r, uint64_t now, uint64_t win)
 	unsigned nk = map_keys(m, keys, 8192);
 	for (unsigned i = 0; i < nk; i++) {
 		struct rec_sched_agg a;
-		if (bpf_map__lookup_and_delete_elem(m, &keys[i], sizeof(keys[i]), &a, sizeof(a), 0) &&
-		    (bpf_map__lookup_elem(m, &keys[i], sizeof(keys[i]), &a, sizeof(a), 0) ||
-		     bpf_map__delete_elem(m, &keys[i], sizeof(keys[i]), 0)))
+		if (map_take(m, &keys[i], sizeof(keys[i]), &a, sizeof(a)))
 			continue;
 		struct ilog_record rec = { .kind = ILOG_K_HOST };
 		struct ingero_host_event *e = &rec.u.host;
@@ -425,10 +434,7 @@ static void drain_pages(struct rec *r, uint64_t now, uint64_t win)
 	unsigned nk = map_keys(m, keys, 16384), ne = 0;
 	for (unsigned i = 0; i < nk; i++) {
 		struct page_ent *e = &ents[ne];
-		if (bpf_map__lookup_and_delete_elem(m, &keys[i], sizeof(keys[i]), &e->a, sizeof(e->a),
-						    0) &&
-		    (bpf_map__lookup_elem(m, &keys[i], sizeof(keys[i]), &e->a, sizeof(e->a), 0) ||
-		     bpf_map__delete_elem(m, &keys[i], sizeof(keys[i]), 0)))
+		if (map_take(m, &keys[i], sizeof(keys[i]), &e->a, sizeof(e->a)))
 			continue;
 		e->pid = keys[i];
 		ne++;
@@ -561,9 +567,7 @@ static void drain_blk(struct rec *r, uint64_t now, uint64_t win)
 		key = next;
 		more = bpf_map__get_next_key(m, &key, &next, sizeof(next)) == 0;
 		struct blk_ent *e = &ents[ne];
-		if (bpf_map__lookup_and_delete_elem(m, &key, sizeof(key), &e->a, sizeof(e->a), 0) &&
-		    (bpf_map__lookup_elem(m, &key, sizeof(key), &e->a, sizeof(e->a), 0) ||
-		     bpf_map__delete_elem(m, &key, sizeof(key), 0)))
+		if (map_take(m, &key, sizeof(key), &e->a, sizeof(e->a)))
 			continue;
 		e->k = key;
 		ne++;
