@@ -461,6 +461,8 @@ static int cgroup_cmp(const void *a, const void *b)
 		return x->label[0] ? -1 : 1; /* the host's own last */
 	if (!x->calls != !y->calls)
 		return x->calls ? -1 : 1;
+	if (!x->container_id[0] != !y->container_id[0])
+		return x->container_id[0] ? -1 : 1; /* containers before plain cgroups */
 	if (x->cuda_ns != y->cuda_ns)
 		return x->cuda_ns > y->cuda_ns ? -1 : 1;
 	return strcmp(x->label, y->label);

@@ -111,8 +111,9 @@ struct ilog_stats_container {
  * Reports group processes by container when a node's processes are in
  * more than one (format 1.2 process records): the groups of node (a
  * summary's node id) into *out, those holding CUDA processes first (by
- * CUDA time), then by label, the host's own processes ("" label: only
- * those that made CUDA calls) last.  A container group lists every process
+ * CUDA time), then containers (a container id) before plain cgroups, then
+ * by label, the host's own processes ("" label: only those that made CUDA
+ * calls) last.  A container group lists every process
  * of it the log names.  Returns the number of groups, 0 (and *out NULL)
  * when there are fewer than two containers, -1 when out of memory; free
  * with ilog_stats_containers_free.
