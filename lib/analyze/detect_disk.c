@@ -85,12 +85,18 @@ static uint32_t windows(struct ctx *x, uint64_t t0, uint64_t t1, struct dwin **o
 	return n;
 }
 
+/* The window starting at ts (w sorted by start), -1 when none. */
 static int win_of(const struct dwin *w, uint32_t n, uint64_t ts)
 {
-	for (uint32_t j = 0; j < n; j++)
-		if (w[j].ts == ts)
-			return (int)j;
-	return -1;
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (w[mid].ts < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && w[lo].ts == ts ? (int)lo : -1;
 }
 
 static void disk(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc)
@@ -174,23 +180,22 @@ static void disk(struct ctx *x, struct causal_proc *pc, const struct causal_seri
 		if (!w[j].in)
 			calls_out += w[j].calls;
 	uint64_t ta = w[ba].ts, tb = w[bb - 1].ts + w[bb - 1].dur;
-	/* the device the job's requests went to in the interval */
-	uint32_t maj = 0, min = 0;
+	/* the device the job's requests went to in the interval (the most
+	 * requests and bytes; the first 64 devices) */
+	struct { uint32_t maj, min; uint64_t n; } dv[64];
+	uint32_t ndv = 0, maj = 0, min = 0;
 	uint64_t dev_best = 0;
 	for (uint32_t i = 0; i < x->st->nblk; i++) {
 		const struct sblk *k = &x->st->blk[i];
-		int j = k->node == x->nd->idx ? win_of(w, nw, k->ts) : -1;
-		if (j < 0 || !w[j].in || !k->pid || !in_job(x, p, k->pid))
+		if (k->node != x->nd->idx || k->ts < ta || k->ts >= tb || !k->pid || !in_job(x, p, k->pid))
 			continue;
-		uint64_t by = 0;
-		for (uint32_t m = 0; m < x->st->nblk; m++) {
-			const struct sblk *o = &x->st->blk[m];
-			if (o->node == k->node && o->major == k->major && o->minor == k->minor &&
-			    o->pid && in_job(x, p, o->pid) && o->ts >= ta && o->ts < tb)
-				by += o->bytes + o->ios;
-		}
-		if (by > dev_best)
-			dev_best = by, maj = k->major, min = k->minor;
+		uint32_t d = 0;
+		while (d < ndv && (dv[d].maj != k->major || dv[d].min != k->minor))
+			d++;
+		if (d == ndv && ndv < 64)
+			dv[ndv++] = (typeof(dv[0])){ k->major, k->minor, 0 };
+		if (d < ndv && (dv[d].n += k->bytes + k->ios) > dev_best)
+			dev_best = dv[d].n, maj = k->major, min = k->minor;
 	}
 	struct cand *c = causal_cand_new(x, p, "disk-stall", ILOG_OP_UNKNOWN, ta, tb,
 					 ilog_sat_u64(best_lost));
@@ -224,24 +229,33 @@ static void disk(struct ctx *x, struct causal_proc *pc, const struct causal_seri
 			if (w[j].in)
 				ios_in += k->ios;
 		}
-		/* the busiest process outside the job on the device in the interval */
+		/* the busiest process outside the job on the device in the
+		 * interval: its bytes in and outside it (the first 256 of them) */
+		struct { uint32_t pid; uint64_t in, out; } cp[256];
+		uint32_t ncp = 0;
 		for (uint32_t i = 0; i < x->st->nblk; i++) {
 			const struct sblk *k = &x->st->blk[i];
 			if (k->node != x->nd->idx || k->major != maj || k->minor != min || !k->pid ||
-			    k->ts < ta || k->ts >= tb || in_job(x, p, k->pid) ||
-			    causal_is_recorder(x, k->pid))
+			    k->ts < ta || k->ts >= tb)
 				continue;
-			uint64_t by = 0, out_by = 0;
-			for (uint32_t m = 0; m < x->st->nblk; m++) {
-				const struct sblk *o = &x->st->blk[m];
-				int j = o->node == k->node && o->major == maj && o->minor == min &&
-						o->pid == k->pid ? win_of(w, nw, o->ts) : -1;
-				if (j >= 0)
-					*(w[j].in ? &by : &out_by) += o->bytes;
-			}
-			if (by > top_by)
-				top_by = by, top_out = out_by, cul = k->pid;
+			uint32_t q = 0;
+			while (q < ncp && cp[q].pid != k->pid)
+				q++;
+			if (q == ncp && ncp < 256 && !in_job(x, p, k->pid) &&
+			    !causal_is_recorder(x, k->pid))
+				cp[ncp++] = (typeof(cp[0])){ k->pid, 0, 0 };
 		}
+		for (uint32_t i = 0; ncp && i < x->st->nblk; i++) {
+			const struct sblk *k = &x->st->blk[i];
+			int j = k->node == x->nd->idx && k->major == maj && k->minor == min
+					? win_of(w, nw, k->ts) : -1;
+			for (uint32_t q = 0; j >= 0 && q < ncp; q++)
+				if (cp[q].pid == k->pid)
+					*(w[j].in ? &cp[q].in : &cp[q].out) += k->bytes;
+		}
+		for (uint32_t q = 0; q < ncp; q++)
+			if (cp[q].in > top_by)
+				top_by = cp[q].in, top_out = cp[q].out, cul = cp[q].pid;
 		uint64_t p50i = ilog_blk_quantile(hin, INGERO_BLK_HBUCKETS, 0.5, mx_in);
 		uint64_t p99i = ilog_blk_quantile(hin, INGERO_BLK_HBUCKETS, 0.99, mx_in);
 		uint64_t p50o = ilog_blk_quantile(hout, INGERO_BLK_HBUCKETS, 0.5, mx_out);

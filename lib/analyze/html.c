@@ -255,6 +255,75 @@ static void host_lane(struct ctx *x, struct nview *v, uint16_t type, char metric
 	lane_keep_if_any(v);
 }
 
+/*
+ * Block devices (format 1.3 blkio records): per device its throughput and
+ * p99 latency in each recorder window (all its records of the window, the
+ * histograms summed), held over the analysis windows the window covers.
+ */
+struct disk_acc {
+	char disk[32];
+	uint32_t ibps;            /* index of its first lane */
+	uint64_t ts, dur, bytes, max;
+	uint64_t h[INGERO_BLK_HBUCKETS];
+};
+
+static void disk_flush(struct nview *v, const struct snode *nd, struct disk_acc *a)
+{
+	if (!a->dur || a->ts < nd->t0)
+		return;
+	struct lane *bps = &v->lanes[a->ibps], *p99 = &v->lanes[a->ibps + 1];
+	uint64_t k0 = (a->ts - nd->t0) / nd->width, k1 = (a->ts + a->dur - nd->t0) / nd->width;
+	for (uint64_t k = k0; k <= k1 && k < v->nw; k++) {
+		bps->v[k] = (double)a->bytes * 1e9 / (double)a->dur;
+		p99->v[k] = (double)ilog_blk_quantile(a->h, INGERO_BLK_HBUCKETS, 0.99, a->max);
+	}
+}
+
+static void disk_lanes(struct ctx *x, struct nview *v)
+{
+	const struct ilog_stats *st = x->st;
+	struct disk_acc acc[8];
+	uint32_t na = 0;
+	for (uint32_t i = 0; i < st->nblk && !x->oom; i++) {
+		const struct sblk *b = &st->blk[i];
+		if (b->node != v->s.node)
+			continue;
+		uint32_t d = 0;
+		while (d < na && strcmp(acc[d].disk, b->disk))
+			d++;
+		if (d == na) {
+			if (na == 8)
+				continue; /* the first 8 devices */
+			char key[48], label[80];
+			snprintf(key, sizeof(key), "disk-bps-%.30s", b->disk);
+			snprintf(label, sizeof(label), "disk %.30s throughput (per s)", b->disk);
+			if (!lane_add(x, v, key, label, "bytes"))
+				return;
+			snprintf(key, sizeof(key), "disk-p99-%.30s", b->disk);
+			snprintf(label, sizeof(label), "disk %.30s latency p99", b->disk);
+			if (!lane_add(x, v, key, label, "ns"))
+				return;
+			for (uint32_t k = 0; k < v->nw; k++)
+				v->lanes[v->nlanes - 2].v[k] = v->lanes[v->nlanes - 1].v[k] = 0;
+			memset(&acc[na], 0, sizeof(acc[na]));
+			snprintf(acc[na].disk, sizeof(acc[na].disk), "%s", b->disk);
+			acc[na++].ibps = v->nlanes - 2;
+		}
+		struct disk_acc *a = &acc[d];
+		if (a->ts != b->ts) { /* a window's records are written together */
+			disk_flush(v, v->nd, a);
+			a->ts = b->ts, a->dur = b->dur, a->bytes = a->max = 0;
+			memset(a->h, 0, sizeof(a->h));
+		}
+		a->bytes += b->bytes;
+		a->max = b->lat_max > a->max ? b->lat_max : a->max;
+		for (uint32_t e = 0; e < INGERO_BLK_HBUCKETS; e++)
+			a->h[e] += b->hist[e];
+	}
+	for (uint32_t d = 0; d < na; d++)
+		disk_flush(v, v->nd, &acc[d]);
+}
+
 static void pick_lanes(struct ctx *x, struct nview *v)
 {
 	const struct snode *nd = v->nd;
@@ -345,6 +414,7 @@ static void pick_lanes(struct ctx *x, struct nview *v)
 			host_lane(x, v, types[i], gen[g].m, key, label, gen[g].unit);
 		}
 	}
+	disk_lanes(x, v);
 }
 
 /* ---- clock offsets from ingero-merge's provenance record ---- */

@@ -29,3 +29,8 @@ jq -se --argjson t "$train" 'any(.[]; .type=="host" and .host_type=="iowait" and
 	{ echo "no iowait of the job's loader child" >&2; exit 1; }
 # nothing left attached
 ! losetup -a 2>/dev/null | grep -q "ingero-demo" || { echo "a loop device is still attached" >&2; exit 1; }
+# the HTML report draws the devices' throughput and p99 and the job's I/O wait
+ingero-correlate --html report.html run.ilog || exit 1
+for k in disk-bps-loop disk-p99-loop iowait; do
+	grep -q "$k" report.html || { echo "no $k lane in the HTML report" >&2; exit 1; }
+done
