@@ -297,7 +297,9 @@ static int attach_disk(const char *work)
 	 * disk under it and queue there, as on a real one (a file system
 	 * without O_DIRECT keeps the page cache: the device is then fast) */
 	fsync(fi);
-	ioctl(fd, LOOP_SET_DIRECT_IO, 1ul);
+	if (ioctl(fd, LOOP_SET_DIRECT_IO, 1ul))
+		ilog_warnf("%s: the loop device reads it through the page cache (%s): another "
+			   "reader may not slow it down", img, strerror(errno));
 	close(fi);
 	char path[PATH_MAX + 64];
 	snprintf(path, sizeof(path), "%s/disk", work);
