@@ -355,7 +355,8 @@ static void sc_train(struct gen *g, const char *name)
 		proc_ev_cg(g, s.pre_a - 1000000, s.pre_pid, 1, s.pre_comm, ctr ? CG_NEIGHBOUR : NULL);
 	} else if (ctr) {
 		/* idle beside the job */
-		proc_ev_cg(g, s.t, pick_pid(g, pid), 1, "neighbour", CG_NEIGHBOUR);
+		s.pre_pid = pick_pid(g, pid);
+		proc_ev_cg(g, s.t, s.pre_pid, 1, "neighbour", CG_NEIGHBOUR);
 	} else if (!strcmp(name, "gpu-slow")) {
 		slow_a = uni(g, 0.35, 0.45);
 		slow_b = slow_a + uni(g, 0.30, 0.35);
@@ -367,6 +368,13 @@ static void sc_train(struct gen *g, const char *name)
 			stall[nstall] = at(g, frac[nstall]);
 	}
 	noise(g, &s, s.t, g->end);
+	/* the containers' page allocations per 100 ms window, steady */
+	for (uint64_t t = g->t0; ctr && t < g->end; t += 100000000ull) {
+		host_ev(g, ILOG_HOST_PAGE_ALLOC, t, 100000000ull, (uint64_t)nrm(g, 1500, 0.2), pid, pid,
+			"python3", 0, 0, "");
+		host_ev(g, ILOG_HOST_PAGE_ALLOC, t, 100000000ull, (uint64_t)nrm(g, 600, 0.2), s.pre_pid,
+			s.pre_pid, "neighbour", 0, 0, "");
+	}
 	while (s.t < g->end) {
 		double f = 1;
 		if (slow_f > 1 && s.t >= at(g, slow_a) && s.t < at(g, slow_b))

@@ -29,6 +29,10 @@ int trace_where(const struct trace_ctx *c, json_t *args, unsigned use, struct tr
 		char *err, size_t errlen);
 void trace_filter_free(struct trace_filter *f);
 
+/* How many containers (distinct container ids) a session's processes are
+ * in (tools group by container above one); 0 before schema 4. */
+int trace_containers(struct ilog_mcp *m, int64_t session);
+
 double trace_us(uint64_t ns);   /* ns as µs, one decimal */
 double trace_s(int64_t ns);     /* ns as s, three decimals */
 const char *trace_op_name(int64_t op);

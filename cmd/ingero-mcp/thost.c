@@ -122,9 +122,11 @@ int tool_host_context(struct ilog_mcp *m, json_t *args, int verbose, struct ilog
 		return rc;
 	const char *hw = strstr(f.sql, " AND") ? strstr(f.sql, " AND") : "";
 	long long s = (long long)c.session;
+	/* the top allocators; in more than one container: grouped by it */
+	int grouped = trace_containers(m, c.session) > 1;
 	char sql[4096];
 	snprintf(sql, sizeof(sql),
-		 "WITH h AS (SELECT * FROM host_events WHERE session_id = %lld%s),"
+		 "%sWITH h AS (SELECT * FROM host_events WHERE session_id = %lld%s),"
 		 " pg AS (SELECT pid, sum(value) AS pages, sum(dur_ns) AS ns FROM h"
 		 "  WHERE type = 4 GROUP BY pid),"
 		 " st AS (SELECT pid, count(*) AS n, sum(dur_ns) AS ns FROM h"
@@ -135,12 +137,14 @@ int tool_host_context(struct ilog_mcp *m, json_t *args, int verbose, struct ilog
 		 "   ORDER BY q.ts DESC LIMIT 1),"
 		 "  (SELECT coalesce(nullif(q.container_id, ''), nullif(q.cgroup, ''), '')"
 		 "   FROM processes q WHERE q.session_id = %lld AND q.pid = ids.pid"
-		 "   ORDER BY q.ts DESC LIMIT 1),"
-		 "  coalesce(pg.pages, 0), coalesce(pg.pages * 1e9 / nullif(pg.ns, 0), 0),"
+		 "   ORDER BY q.ts DESC LIMIT 1) AS ctr,"
+		 "  coalesce(pg.pages, 0) AS pages, coalesce(pg.pages * 1e9 / nullif(pg.ns, 0), 0),"
 		 "  coalesce(st.n, 0), coalesce(st.ns, 0)"
 		 " FROM ids LEFT JOIN pg USING (pid) LEFT JOIN st USING (pid)"
-		 " ORDER BY 4 DESC, 7 DESC LIMIT %d",
-		 s, hw, s, s, 20);
+		 " ORDER BY 4 DESC, 7 DESC LIMIT %d%s",
+		 grouped ? "SELECT * FROM (" : "", s, hw, s, s, 20,
+		 grouped ? ") ORDER BY sum(pages) OVER (PARTITION BY ctr) DESC, ctr, 4 DESC, 7 DESC"
+			 : "");
 	char sum_sql[1024];
 	snprintf(sum_sql, sizeof(sum_sql),
 		 "SELECT (SELECT coalesce(sum(value), 0) FROM host_events WHERE session_id = %lld"
@@ -159,14 +163,22 @@ int tool_host_context(struct ilog_mcp *m, json_t *args, int verbose, struct ilog
 	}
 	json_t *rows = json_array();
 	int r, e = !rows;
+	char last[300] = "\001";
 	while (!e && (r = mcp_step(m, st, err, errlen)) == SQLITE_ROW) {
 		json_t *comm = mcp_column_json(st, 1, 64), *ctr = mcp_column_json(st, 2, 256);
+		const char *cs = json_string_value(ctr) ? json_string_value(ctr) : "";
+		if (verbose && grouped && strcmp(cs, last)) { /* a container's heading */
+			snprintf(last, sizeof(last), "%s", cs);
+			e = *cs ? mcp_buf_printf(text, "container %s:\n", cs)
+				: mcp_buf_printf(text, "no container:\n");
+		}
 		if (verbose) {
-			e = mcp_buf_printf(text, "pid %lld (%s)%s%s: %lld pages (%.0f pages/s)",
+			e = e || mcp_buf_printf(text, "%spid %lld (%s)%s%s: %lld pages (%.0f pages/s)",
+					   grouped ? "  " : "",
 					   (long long)sqlite3_column_int64(st, 0),
 					   json_string_value(comm) ? json_string_value(comm) : "?",
-					   json_string_length(ctr) ? " in " : "",
-					   json_string_length(ctr) ? json_string_value(ctr) : "",
+					   json_string_length(ctr) && !grouped ? " in " : "",
+					   json_string_length(ctr) && !grouped ? json_string_value(ctr) : "",
 					   (long long)sqlite3_column_int64(st, 3),
 					   sqlite3_column_double(st, 4));
 			if (sqlite3_column_int64(st, 5))

@@ -300,7 +300,8 @@ const struct mcp_tool mcp_tools[] = {
 		.title = "The rest of the host",
 		.description =
 			"What the whole host did (any process, not only CUDA ones): the processes "
-			"that allocated most pages, with pages/s and their container (id or cgroup), "
+			"that allocated most pages, with pages/s and their container (id or cgroup; "
+			"grouped by it when the processes are in more than one container), "
 			"direct reclaim and compaction stalls their tasks suffered, pages of all "
 			"other processes, least available memory and the highest pressure stall "
 			"information (PSI %) of the snapshots; disk: per block device its requests, "

@@ -138,3 +138,20 @@ const char *trace_op_name(int64_t op)
 	const char *s = op >= 0 && op <= UINT32_MAX ? ilog_op_name((uint32_t)op) : NULL;
 	return s ? s : "unknown";
 }
+
+/* How many containers (distinct container ids) a session's processes are
+ * in; 0 for a database without them (before schema 4). */
+int trace_containers(struct ilog_mcp *m, int64_t session)
+{
+	sqlite3_stmt *st = NULL;
+	int n = 0;
+	if (sqlite3_prepare_v2(m->db, "SELECT count(DISTINCT container_id) FROM processes"
+				      " WHERE session_id = ? AND container_id != ''", -1, &st, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, session);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			n = sqlite3_column_int(st, 0);
+	}
+	sqlite3_finalize(st);
+	return n;
+}

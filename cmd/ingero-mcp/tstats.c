@@ -319,22 +319,6 @@ out:
  * host columns come from host_events type 1 (a target thread switched
  * out and back in, SPEC host types).
  */
-/* How many containers (distinct container ids) a session's processes are
- * in; 0 for a database without them (before schema 4). */
-static int ctr_count(struct ilog_mcp *m, int64_t session)
-{
-	sqlite3_stmt *st = NULL;
-	int n = 0;
-	if (sqlite3_prepare_v2(m->db, "SELECT count(DISTINCT container_id) FROM processes"
-				      " WHERE session_id = ? AND container_id != ''", -1, &st, NULL) ==
-	    SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, session);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			n = sqlite3_column_int(st, 0);
-	}
-	sqlite3_finalize(st);
-	return n;
-}
 
 /* The container id and pod UID columns of a process and the container id
  * of its top preempter (from their latest process records). */
@@ -363,7 +347,7 @@ int tool_process_breakdown(struct ilog_mcp *m, json_t *args, int verbose, struct
 	char sql[4608], e_sql[512], h_sql[512];
 	const char *hw = strstr(f.sql, " AND") ? strstr(f.sql, " AND") : "";
 	/* processes in more than one container (format 1.2): grouped by it */
-	int grouped = ctr_count(m, c.session) > 1;
+	int grouped = trace_containers(m, c.session) > 1;
 	if (!*hw && mcp_has_table(m, "summary_process_ops")) {
 		/* the whole session: from the summaries */
 		snprintf(e_sql, sizeof(e_sql),
