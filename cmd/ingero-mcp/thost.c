@@ -7,7 +7,8 @@
  * pressure stall information from the snapshots; and (format 1.3) the
  * disks: per device its requests, throughput and latency quantiles (from
  * the summed histograms), its busiest processes and the traced processes'
- * time blocked on I/O.
+ * time blocked on I/O; and the network: the TCP flows that retransmitted
+ * most with their owner, and the processes that moved most socket bytes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,59 @@ static json_t *disk_context(struct ilog_mcp *m, long long s, const char *hw, int
 			 "blocked_ms", "waits", "iowait", iow);
 }
 
+/*
+ * The network of the window: the 8 flows that retransmitted most [pid,
+ * comm, container, local, remote, retransmits, per second] (the rest
+ * summed in other_retransmits) and the 8 processes that moved most TCP
+ * bytes [pid, comm, container, tx bytes, rx bytes, tx MB/s, rx MB/s].
+ */
+static json_t *net_context(struct ilog_mcp *m, long long s, const char *hw, int *rc, char *err,
+			   size_t errlen)
+{
+	char sql[2048];
+#define CTR "(SELECT coalesce(nullif(q.container_id, ''), nullif(q.cgroup, ''), '')" \
+	    " FROM processes q WHERE q.session_id = %lld AND q.pid = x.pid" \
+	    " ORDER BY q.ts DESC LIMIT 1)"
+	snprintf(sql, sizeof(sql),
+		 "WITH x AS (SELECT * FROM retrans WHERE session_id = %lld AND family != 0%s)"
+		 " SELECT x.pid, max(x.comm), " CTR ","
+		 "  CASE x.family WHEN 6 THEN '[' || saddr || ']' ELSE saddr END || ':' || sport,"
+		 "  CASE x.family WHEN 6 THEN '[' || daddr || ']' ELSE daddr END || ':' || dport,"
+		 "  sum(count), round(sum(count) * 1e9 / nullif(sum(dur_ns), 0), 1)"
+		 " FROM x GROUP BY x.pid, saddr, sport, daddr, dport ORDER BY 6 DESC LIMIT 8",
+		 s, hw, s);
+	json_t *flows = rows_of(m, sql, rc, err, errlen);
+	snprintf(sql, sizeof(sql),
+		 "SELECT coalesce(sum(count), 0) FROM retrans WHERE session_id = %lld%s", s, hw);
+	json_t *all = flows ? rows_of(m, sql, rc, err, errlen) : NULL;
+	snprintf(sql, sizeof(sql),
+		 "WITH x AS (SELECT * FROM sockio WHERE session_id = %lld AND pid != 0%s)"
+		 " SELECT x.pid, max(x.comm), " CTR ", sum(tx_bytes), sum(rx_bytes),"
+		 "  round(sum(tx_bytes) * 1e3 / nullif(sum(dur_ns), 0), 3),"
+		 "  round(sum(rx_bytes) * 1e3 / nullif(sum(dur_ns), 0), 3)"
+		 " FROM x GROUP BY x.pid ORDER BY sum(tx_bytes) + sum(rx_bytes) DESC LIMIT 8",
+		 s, hw, s);
+#undef CTR
+	json_t *procs = all ? rows_of(m, sql, rc, err, errlen) : NULL;
+	if (!flows || !all || !procs || *rc) {
+		json_decref(flows);
+		json_decref(all);
+		json_decref(procs);
+		return NULL;
+	}
+	json_int_t total = json_integer_value(json_array_get(json_array_get(all, 0), 0)), named = 0;
+	size_t i;
+	json_t *d;
+	json_array_foreach(flows, i, d)
+		named += json_integer_value(json_array_get(d, 5));
+	json_decref(all);
+	return json_pack("{s:[s,s,s,s,s,s,s], s:o, s:I, s:[s,s,s,s,s,s,s], s:o}", "flow_cols",
+			 "pid", "comm", "container", "local", "remote", "retransmits", "per_s",
+			 "flows", flows, "other_retransmits", total - named, "proc_cols", "pid",
+			 "comm", "container", "tx_bytes", "rx_bytes", "tx_mb_per_s", "rx_mb_per_s",
+			 "procs", procs);
+}
+
 int tool_host_context(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *text,
 		      char *err, size_t errlen)
 {
@@ -153,12 +207,16 @@ int tool_host_context(struct ilog_mcp *m, json_t *args, int verbose, struct ilog
 		 "  max(psi_io_some), max(swap_total - swap_free)"
 		 " FROM snapshots WHERE session_id = %lld%s", s, hw, s, hw);
 	json_t *disk = disk_context(m, s, hw, &rc, err, errlen);
+	json_t *net = disk ? net_context(m, s, hw, &rc, err, errlen) : NULL;
 	trace_filter_free(&f);
-	if (!disk)
+	if (!disk || !net) {
+		json_decref(disk);
 		return rc ? rc : MCP_NOMEM;
+	}
 	sqlite3_stmt *st;
 	if ((rc = mcp_prepare(m, sql, 0, &st, err, errlen))) {
 		json_decref(disk);
+		json_decref(net);
 		return rc;
 	}
 	json_t *rows = json_array();
@@ -203,11 +261,13 @@ int tool_host_context(struct ilog_mcp *m, json_t *args, int verbose, struct ilog
 	if (e || r != SQLITE_DONE) {
 		json_decref(rows);
 		json_decref(disk);
+		json_decref(net);
 		return e ? MCP_NOMEM : MCP_TOOL_ERROR;
 	}
 	if ((rc = mcp_prepare(m, sum_sql, 0, &st, err, errlen))) {
 		json_decref(rows);
 		json_decref(disk);
+		json_decref(net);
 		return rc;
 	}
 	json_t *mem = NULL;
@@ -226,6 +286,7 @@ int tool_host_context(struct ilog_mcp *m, json_t *args, int verbose, struct ilog
 	if (!mem) {
 		json_decref(rows);
 		json_decref(disk);
+		json_decref(net);
 		return r == SQLITE_ROW ? MCP_NOMEM : MCP_TOOL_ERROR;
 	}
 	if (verbose) {
@@ -268,14 +329,43 @@ int tool_host_context(struct ilog_mcp *m, json_t *args, int verbose, struct ilog
 						  json_string_value(json_array_get(d, 1)),
 						  json_number_value(json_array_get(d, 2)),
 						  (long long)json_integer_value(json_array_get(d, 3)));
+		json_array_foreach(json_object_get(net, "flows"), i, d) {
+			const char *ctr = json_string_value(json_array_get(d, 2));
+			rc = rc || mcp_buf_printf(text, "tcp %s > %s: %lld retransmits (%.1f/s), pid "
+						  "%lld (%s)%s%s\n",
+						  json_string_value(json_array_get(d, 3)),
+						  json_string_value(json_array_get(d, 4)),
+						  (long long)json_integer_value(json_array_get(d, 5)),
+						  json_number_value(json_array_get(d, 6)),
+						  (long long)json_integer_value(json_array_get(d, 0)),
+						  json_string_value(json_array_get(d, 1)),
+						  ctr && *ctr ? " in " : "", ctr && *ctr ? ctr : "");
+		}
+		if (json_integer_value(json_object_get(net, "other_retransmits")))
+			rc = rc || mcp_buf_printf(text, "tcp, other flows: %lld retransmits\n",
+						  (long long)json_integer_value(
+							  json_object_get(net, "other_retransmits")));
+		json_array_foreach(json_object_get(net, "procs"), i, d) {
+			const char *ctr = json_string_value(json_array_get(d, 2));
+			rc = rc || mcp_buf_printf(text, "pid %lld (%s)%s%s: tcp sent %lld bytes (%.3f "
+						  "MB/s), received %lld bytes (%.3f MB/s)\n",
+						  (long long)json_integer_value(json_array_get(d, 0)),
+						  json_string_value(json_array_get(d, 1)),
+						  ctr && *ctr ? " in " : "", ctr && *ctr ? ctr : "",
+						  (long long)json_integer_value(json_array_get(d, 3)),
+						  json_number_value(json_array_get(d, 5)),
+						  (long long)json_integer_value(json_array_get(d, 4)),
+						  json_number_value(json_array_get(d, 6)));
+		}
 		json_decref(disk);
+		json_decref(net);
 		json_decref(mem);
 		return rc ? MCP_NOMEM : MCP_OK;
 	}
-	json_t *o = json_pack("{s:I, s:o, s:I, s:[s,s,s,s,s,s,s], s:o, s:o}", "session",
+	json_t *o = json_pack("{s:I, s:o, s:I, s:[s,s,s,s,s,s,s], s:o, s:o, s:o}", "session",
 			      (json_int_t)c.seq, "memory", mem, "other_pages", (json_int_t)rest,
 			      "cols", "pid", "comm", "container", "pages", "pages_per_s", "stalls",
-			      "stall_ms", "rows", rows, "disk", disk);
+			      "stall_ms", "rows", rows, "disk", disk, "network", net);
 	rc = !o || mcp_buf_json(text, o) ? MCP_NOMEM : MCP_OK;
 	json_decref(o);
 	return rc;

@@ -307,7 +307,9 @@ const struct mcp_tool mcp_tools[] = {
 			"information (PSI %) of the snapshots; disk: per block device its requests, "
 			"MB/s and latency p50/p99/max, the processes that moved most bytes on it "
 			"(with their share and container) and the time the traced processes spent "
-			"blocked on I/O.",
+			"blocked on I/O; network: the TCP flows that retransmitted most (local and "
+			"remote address:port, retransmits and per second, the owning process and its "
+			"container) and the processes that sent and received most TCP bytes.",
 		.schema = SCHEMA(P_TIME "," P_SESSION, ""),
 		.run = tool_host_context,
 		.cache = 1,

@@ -228,6 +228,8 @@ static const struct lanedef {
 	{ ILOG_HOST_RECLAIM, 'd', "reclaim", "direct reclaim stalls", "ns" },
 	{ ILOG_HOST_COMPACT, 'd', "compact", "compaction stalls", "ns" },
 	{ ILOG_HOST_IOWAIT, 'v', "iowait", "time blocked on I/O", "ns" },
+	{ HS_RETRANS, 'v', "retransmits", "TCP retransmissions", "count" },
+	{ HS_SOCKIO, 'v', "tcp-bytes", "TCP bytes sent and received", "bytes" },
 };
 
 static int by_u16(const void *a, const void *b)

@@ -609,6 +609,56 @@ static int event_keep(struct ilog_stats *st, uint32_t node, const struct ingero_
 	return 0;
 }
 
+/* A retrans record: its flow's series of retransmissions (HS_RETRANS). */
+static int add_retrans(struct ilog_stats *st, uint32_t node, struct snode *nd,
+		       const struct ilog_retrans *r)
+{
+	uint32_t k, i = 0;
+	if (tick_of(st, nd, r->ts_ns, &k))
+		return -1;
+	struct sflow f = { .node = node, .pid = r->pid, .family = r->family, .state = r->state,
+			   .sport = r->sport, .dport = r->dport, .cgroup_id = r->cgroup_id };
+	if (r->family && r->saddr.n <= 16 && r->daddr.n <= 16) {
+		memcpy(f.saddr, r->saddr.p, r->saddr.n);
+		memcpy(f.daddr, r->daddr.p, r->daddr.n);
+	} else {
+		f.family = 0; /* the rest of a window: one series per node */
+		f.pid = 0;
+	}
+	memcpy(f.comm, r->comm, INGERO_COMM_LEN);
+	for (; i < st->nflows; i++) {
+		const struct sflow *g = &st->flows[i];
+		if (g->node == node && g->pid == f.pid && g->family == f.family &&
+		    g->sport == f.sport && g->dport == f.dport &&
+		    !memcmp(g->saddr, f.saddr, 16) && !memcmp(g->daddr, f.daddr, 16))
+			break;
+	}
+	if (i == st->nflows && i < MAXFLOWS) {
+		if (ilog_reserve0((void **)&st->flows, &st->capflows, i + 1, sizeof(*st->flows), 16))
+			return -1;
+		st->flows[st->nflows++] = f;
+	} else if (i == st->nflows) {
+		i = 0; /* over the cap: counted with the first flow seen */
+	}
+	st->flows[i].state = r->state;
+	if (f.pid && comm_set(st, node, f.pid, r->comm, strnlen(r->comm, INGERO_COMM_LEN)))
+		return -1;
+	struct hseries *h = hs_get(st, node, HS_RETRANS, st->flows[i].pid, 0, i + 1);
+	return !h ? -1 : hs_add(h, k, r->dur_ns, r->count);
+}
+
+/* A sockio record: its process's TCP bytes (HS_SOCKIO). */
+static int add_sockio(struct ilog_stats *st, uint32_t node, struct snode *nd,
+		      const struct ilog_sockio *o)
+{
+	uint32_t k;
+	if (tick_of(st, nd, o->ts_ns, &k) ||
+	    (o->pid && comm_set(st, node, o->pid, o->comm, strnlen(o->comm, INGERO_COMM_LEN))))
+		return -1;
+	struct hseries *h = hs_get(st, node, HS_SOCKIO, o->pid, 0, 0);
+	return !h ? -1 : hs_add(h, k, o->dur_ns, o->tx_bytes + o->rx_bytes);
+}
+
 static int add_host(struct ilog_stats *st, uint32_t node, struct snode *nd,
 		    const struct ingero_host_event *e)
 {
@@ -915,6 +965,16 @@ int ilog_stats_add(struct ilog_stats *st, const struct ilog_record *rec,
 			snprintf(d->disk, sizeof(d->disk), "%u:%u", b->major, b->minor);
 		break;
 	}
+	case ILOG_K_RETRANS: {
+		struct snode *nd = node_get(st, node);
+		rc = !nd ? -1 : add_retrans(st, node, nd, &rec->u.retrans);
+		break;
+	}
+	case ILOG_K_SOCKIO: {
+		struct snode *nd = node_get(st, node);
+		rc = !nd ? -1 : add_sockio(st, node, nd, &rec->u.sockio);
+		break;
+	}
 	case ILOG_K_SNAPSHOT: {
 		struct snode *nd = node_get(st, node);
 		st->snapshots++;
@@ -1037,6 +1097,7 @@ void ilog_stats_free(struct ilog_stats *st)
 	free(st->hs);
 	free(st->blk);
 	free(st->iow);
+	free(st->flows);
 	free(st->procs);
 	free(st->ev);
 	free(st->cap);

@@ -105,6 +105,23 @@ struct htick { uint64_t n, dur, value, max; };
  * preempted while runnable (SPEC host events).
  */
 #define HS_BLOCKED 0x8001
+/* Internal host series types of the network (format 1.3): a TCP flow's
+ * retransmissions (pid: the socket's owner, opid: the flow's index in
+ * ilog_stats.flows + 1; value: segments) and a process's TCP socket bytes
+ * (value: sent + received). */
+#define HS_RETRANS 0x8002
+#define HS_SOCKIO 0x8003
+
+/* A TCP flow that retransmitted (a retrans record's identity). */
+struct sflow {
+	uint32_t node, pid;
+	uint8_t family, state;
+	uint8_t saddr[16], daddr[16];
+	uint16_t sport, dport;
+	uint64_t cgroup_id;
+	char comm[INGERO_COMM_LEN + 1];
+};
+#define MAXFLOWS 4096 /* beyond: the rest's series (index 0, family 0) */
 
 /*
  * Format 1.3 disk records, kept as written (the recorder bounds them: per
@@ -238,6 +255,8 @@ struct ilog_stats {
 	uint32_t nopen;           /* captures not yet ended */
 	struct sinst *inst;
 	uint32_t ninst, capinst;
+	struct sflow *flows;      /* TCP flows that retransmitted */
+	uint32_t nflows, capflows;
 	uint64_t inst_over;
 	/* comms seen for pids that never sent a process record */
 	struct ilog_hmap commmap;

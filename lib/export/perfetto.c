@@ -25,6 +25,10 @@
  *                       "disk MB/s DISK other processes" for the rest, and per
  *                       device and window "disk MB/s DISK", "disk IOPS DISK",
  *                       "disk p50 ms DISK", "disk p99 ms DISK" (format 1.3)
+ *   retrans          -> counter "retransmits/s COMM (pid PID) SADDR:SPORT > DADDR:DPORT"
+ *                       per flow, "retransmits/s other flows" (format 1.3)
+ *   sockio           -> counters "net tx MB/s COMM (pid PID)", "net rx MB/s ..."
+ *                       per process, "... other processes" (format 1.3)
  *   loss             -> counter "lost <source>"
  *   chain            -> process instant named by severity, coloured by it
  * Times are wall clock (the node's anchors) relative to a time zero, the

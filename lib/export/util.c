@@ -401,6 +401,33 @@ int ilog_trace_record(struct ilog_tracks *t, const struct ilog_trace_ops *ops, v
 	}
 	case ILOG_K_BLKIO:
 		return trace_blkio(t, ops, s, n, &rec->u.blkio, wall);
+	case ILOG_K_RETRANS: {
+		/* a flow's retransmissions per second of its window */
+		const struct ilog_retrans *x = &rec->u.retrans;
+		char key[192], sa[64], da[64];
+		const char *o = x->family == 6 ? "[" : "", *c = x->family == 6 ? "]" : "";
+		if (x->family)
+			snprintf(key, sizeof(key), "%.16s (pid %u) %s%s%s:%u > %s%s%s:%u", x->comm,
+				 x->pid, o, ilog_inet_str(x->saddr, sa, sizeof(sa)), c, x->sport, o,
+				 ilog_inet_str(x->daddr, da, sizeof(da)), c, x->dport);
+		else
+			snprintf(key, sizeof(key), "other flows");
+		double secs = x->dur_ns ? (double)x->dur_ns / 1e9 : 1;
+		return ops->counter(s, n, wall, "retransmits/s", key, (double)x->count / secs);
+	}
+	case ILOG_K_SOCKIO: {
+		/* a process's TCP bytes per second, each way */
+		const struct ilog_sockio *o = &rec->u.sockio;
+		char key[64];
+		if (o->pid)
+			snprintf(key, sizeof(key), "%.16s (pid %u)", o->comm, o->pid);
+		else
+			snprintf(key, sizeof(key), "other processes");
+		double secs = o->dur_ns ? (double)o->dur_ns / 1e9 : 1;
+		return ops->counter(s, n, wall, "net tx MB/s", key, (double)o->tx_bytes / 1e6 / secs) ||
+		       ops->counter(s, n, wall, "net rx MB/s", key, (double)o->rx_bytes / 1e6 / secs)
+			       ? -1 : 0;
+	}
 	case ILOG_K_SNAPSHOT:
 		return ops->snapshot(s, n, &rec->u.snapshot, wall);
 	case ILOG_K_LOSS:

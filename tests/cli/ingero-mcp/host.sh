@@ -9,9 +9,13 @@
 # Format 1.3, disk: per device its requests, bytes, MB/s over its windows and
 # the p50/p99 of the summed histograms, the processes that moved most bytes
 # with their share of the device's, and a target's time blocked on I/O (the
-# data loader's blkio records are in both vectors: counted twice).
+# data loader's blkio records are in both vectors: counted twice).  The
+# network (vector 'net' added): the flows that retransmitted most with the
+# owner and its container, the rest's retransmits, and the processes that
+# moved most TCP bytes.
 set -euo pipefail
-ingero-export --format sqlite -o run.db "$INGERO_TESTS/vectors/host.ilog" "$INGERO_TESTS/vectors/kinds.ilog"
+ingero-export --format sqlite -o run.db "$INGERO_TESTS/vectors/host.ilog" "$INGERO_TESTS/vectors/kinds.ilog" \
+	"$INGERO_TESTS/vectors/net.ilog"
 printf '%s\n' \
 	'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
 	'{"jsonrpc":"2.0","method":"notifications/initialized"}' \
