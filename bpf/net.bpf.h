@@ -8,8 +8,8 @@
  *
  * tcp:tcp_retransmit_skb fires mostly from the retransmission timer or a
  * softirq, in whatever task the CPU was running, so the socket's owner
- * comes from sock_owner: the process that last sent, received or
- * connected on it, noted in those calls' own context.
+ * comes from sock_owner: the process that last sent on it or connected
+ * it, noted in those calls' own context.
  */
 #ifndef INGERO_NET_BPF_H
 #define INGERO_NET_BPF_H
@@ -61,14 +61,12 @@ static __always_inline void net_count(__u32 which)
 		__sync_fetch_and_add(v, 1);
 }
 
-/* An IPv4 or IPv6 TCP socket. */
+/* An IPv4 or IPv6 TCP socket (a BTF pointer: read directly). */
 static __always_inline bool sk_tcp(const struct sock *sk)
 {
-	__u16 fam = BPF_CORE_READ(sk, __sk_common.skc_family);
-	if (fam != AF_INET_ && fam != AF_INET6_)
-		return false;
-	return BPF_CORE_READ(sk, sk_type) == SOCK_STREAM_ &&
-	       BPF_CORE_READ(sk, sk_protocol) == IPPROTO_TCP_;
+	__u16 fam = sk->__sk_common.skc_family;
+	return (fam == AF_INET_ || fam == AF_INET6_) && sk->sk_type == SOCK_STREAM_ &&
+	       sk->sk_protocol == IPPROTO_TCP_;
 }
 
 /* The calling process owns sk from now on (called in process context). */
@@ -89,7 +87,10 @@ static __always_inline void sock_count(const struct sock *sk, long ret, bool tx)
 	if (ret <= 0 || !sk || !sk_tcp(sk))
 		return;
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	sock_note_owner(sk, tgid);
+	/* a sender owns what it sends, and the retransmissions of it; a
+	 * receive does not move the owner (connect() and send() do) */
+	if (tx)
+		sock_note_owner(sk, tgid);
 	if (!targ_host_net && !is_target(tgid))
 		return;
 	struct rec_sock_agg *a = bpf_map_lookup_elem(&sock_agg, &tgid);
@@ -114,49 +115,51 @@ static __always_inline void sock_count(const struct sock *sk, long ret, bool tx)
 	}
 }
 
-/* raw_tp sock_send_length(struct sock *sk, int ret, int flags): every
- * sendmsg of a socket (send, write, sendfile, io_uring), 6.4+ */
-SEC("raw_tp/sock_send_length")
-int sock_send(struct bpf_raw_tracepoint_args *ctx)
+/*
+ * BTF tracepoints (tp_btf): the arguments are typed kernel pointers, read
+ * directly, no probe read per field - the socket calls are hot.
+ * sock_send_length(struct sock *sk, int ret, int flags): every sendmsg of
+ * a socket (send, write, sendfile, io_uring), Linux 6.4+
+ */
+SEC("tp_btf/sock_send_length")
+int BPF_PROG(sock_send, struct sock *sk, int ret, int flags)
 {
-	sock_count((const struct sock *)ctx->args[0], (int)ctx->args[1], true);
+	sock_count(sk, ret, true);
 	return 0;
 }
 
-/* raw_tp sock_recv_length(struct sock *sk, int ret, int flags) */
-SEC("raw_tp/sock_recv_length")
-int sock_recv(struct bpf_raw_tracepoint_args *ctx)
+/* sock_recv_length(struct sock *sk, int ret, int flags) */
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(sock_recv, struct sock *sk, int ret, int flags)
 {
-	if ((int)ctx->args[2] & MSG_PEEK_)
+	if (flags & MSG_PEEK_)
 		return 0; /* the data stays: it is counted when it is read */
-	sock_count((const struct sock *)ctx->args[0], (int)ctx->args[1], false);
+	sock_count(sk, ret, false);
 	return 0;
 }
 
-/* raw_tp inet_sock_set_state(const struct sock *sk, int oldstate, int
- * newstate): connect() moves a socket to SYN_SENT in the caller's context,
- * so a connection whose SYN is retransmitted has its owner */
-SEC("raw_tp/inet_sock_set_state")
-int sock_state(struct bpf_raw_tracepoint_args *ctx)
+/* inet_sock_set_state(const struct sock *sk, int oldstate, int newstate):
+ * connect() moves a socket to SYN_SENT in the caller's context, so a
+ * connection whose SYN is retransmitted has its owner */
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(sock_state, const struct sock *sk, int oldstate, int newstate)
 {
-	const struct sock *sk = (const void *)ctx->args[0];
-	if ((int)ctx->args[2] != TCP_SYN_SENT_ || !sk_tcp(sk))
+	if (newstate != TCP_SYN_SENT_ || !sk_tcp(sk))
 		return 0;
 	sock_note_owner(sk, bpf_get_current_pid_tgid() >> 32);
 	return 0;
 }
 
-/* raw_tp tcp_retransmit_skb(const struct sock *sk, const struct sk_buff *skb[, int err]) */
-SEC("raw_tp/tcp_retransmit_skb")
-int tcp_retrans(struct bpf_raw_tracepoint_args *ctx)
+/* tcp_retransmit_skb(const struct sock *sk, const struct sk_buff *skb[, int err]) */
+SEC("tp_btf/tcp_retransmit_skb")
+int BPF_PROG(tcp_retrans, const struct sock *sk)
 {
-	const struct sock *sk = (const void *)ctx->args[0];
 	struct rec_flow_key k = {};
-	__u16 fam = BPF_CORE_READ(sk, __sk_common.skc_family);
+	__u16 fam = sk->__sk_common.skc_family;
 	if (fam == AF_INET_) {
 		k.family = 4;
-		BPF_CORE_READ_INTO(&k.saddr, sk, __sk_common.skc_rcv_saddr);
-		BPF_CORE_READ_INTO(&k.daddr, sk, __sk_common.skc_daddr);
+		__builtin_memcpy(k.saddr, &sk->__sk_common.skc_rcv_saddr, 4);
+		__builtin_memcpy(k.daddr, &sk->__sk_common.skc_daddr, 4);
 	} else if (fam == AF_INET6_) {
 		k.family = 6;
 		BPF_CORE_READ_INTO(&k.saddr, sk, __sk_common.skc_v6_rcv_saddr);
@@ -164,9 +167,9 @@ int tcp_retrans(struct bpf_raw_tracepoint_args *ctx)
 	} else {
 		return 0;
 	}
-	k.sport = BPF_CORE_READ(sk, __sk_common.skc_num);
-	k.dport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
-	__u32 state = BPF_CORE_READ(sk, __sk_common.skc_state);
+	k.sport = sk->__sk_common.skc_num;
+	k.dport = bpf_ntohs(sk->__sk_common.skc_dport);
+	__u32 state = sk->__sk_common.skc_state;
 	struct rec_flow_agg *a = bpf_map_lookup_elem(&flow_agg, &k);
 	if (!a || !a->pid) {
 		__u64 key = (__u64)(unsigned long)sk;

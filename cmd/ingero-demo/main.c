@@ -324,6 +324,7 @@ static pid_t start_sidecar(const char *kind, const char *work, char *cg, size_t 
 	snprintf(path, sizeof(path), "%s/bin/%s", work,
 		 !strcmp(kind, "hog") || !strcmp(kind, "quiet") ? "neighbour"
 		 : !strncmp(kind, "disk", 4)			 ? "indexer"
+		 : !strcmp(kind, "lossy") || !strcmp(kind, "peer") ? "rank1"
 								 : "preproc");
 	make_ctr_cgroup(sidecar_dirs, cg, n);
 	char *argv[] = { path, "--sidecar", (char *)kind, (char *)work, cg, NULL };
@@ -363,9 +364,9 @@ static int record(const struct opts *o, const struct demo_scenario *s, const cha
 		return -1;
 	}
 	/* helpers are exec'd by these names so the log shows them */
-	static const char *const names[] = { "train",	  "backup", "infer",  "memhog",
-					     "preproc", "neighbour", "loader", "indexer" };
-	for (int i = 0; i < 8; i++) {
+	static const char *const names[] = { "train",	  "backup", "infer",  "memhog",  "preproc",
+					     "neighbour", "loader", "indexer", "rank1" };
+	for (int i = 0; i < 9; i++) {
 		snprintf(dst, sizeof(dst), "%s/bin/%s", work, names[i]);
 		if (symlink(exe, dst)) {
 			ilog_errorf("%s: %s", dst, strerror(errno));
@@ -388,6 +389,18 @@ static int record(const struct opts *o, const struct demo_scenario *s, const cha
 		}
 		argv[n++] = "--cuda-lib";
 		argv[n++] = libs[i];
+	}
+	/* the net scenarios' collectives: the fake NCCL beside the base copy */
+	char nccl[2][PATH_MAX + 160];
+	if (!strncmp(s->name, "net-", 4)) {
+		snprintf(nccl[0], sizeof(nccl[0]), "%s/libnccl.so.2", fake);
+		snprintf(nccl[1], sizeof(nccl[1]), "%s/base/libnccl.so.2", work);
+		if (copy_file(nccl[0], nccl[1])) {
+			ilog_errorf("%s: cannot copy %s: %s", nccl[1], nccl[0], strerror(errno));
+			return -1;
+		}
+		argv[n++] = "--cuda-lib";
+		argv[n++] = nccl[1];
 	}
 	char train[PATH_MAX + 64], factor[32];
 	snprintf(train, sizeof(train), "%s/bin/train", work);

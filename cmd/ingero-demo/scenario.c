@@ -46,6 +46,12 @@
  *   disk-stall        recorded only (real block I/O on a loop device); its
  *                       synthesized log is the clean loop
  *   disk-steady       clean, synthesized the same way (recorded for real)
+ *   net-retrans       recorded only: the job's ncclAllReduce exchanges data
+ *                       with its peer rank ("rank1") over TCP on loopback
+ *                       while an iptables rule drops the peer's segments
+ *                       for a third of the run (workload.c)
+ *   net-steady        clean, synthesized the same way (recorded for real,
+ *                       the same all-reduce with no loss)
  */
 #include <math.h>
 #include <stdio.h>
@@ -597,6 +603,10 @@ static const struct { const char *name, *help; double seconds; } scen[] = {
 	{ "disk-stall", "another tenant's reader floods the disk the job's data loader reads "
 			"(recorded only)", 10 },
 	{ "disk-steady", "the data loader reads its disk beside a light reader; nothing wrong", 8 },
+	{ "net-retrans", "the peer rank's TCP flow loses packets under the job's all-reduce "
+			 "(recorded only)", 10 },
+	{ "net-steady", "the job's all-reduce over TCP to its peer rank, no loss; nothing wrong",
+	  8 },
 };
 #define NSCEN (sizeof(scen) / sizeof(scen[0]))
 
@@ -696,8 +706,14 @@ int ilog_scenario_write(struct ilog_writer *w, const struct ilog_scenario_opts *
 	    !strcmp(n, "isolated-stalls") || !strcmp(n, "noisy-neighbour") ||
 	    !strcmp(n, "neighbour-quiet"))
 		sc_train(&g, n);
-	else if (!strcmp(n, "memory-steady") || !strncmp(n, "disk-", 5))
+	else if (!strcmp(n, "memory-steady") || !strncmp(n, "disk-", 5) ||
+		 !strcmp(n, "net-steady"))
 		sc_train(&g, "clean");
+	else if (!strcmp(n, "net-retrans")) {
+		/* its retransmissions are the kernel's: nothing to synthesize */
+		snprintf(err, errlen, "'%s' is recorded only (ingero demo --bpf, as root)", n);
+		return -1;
+	}
 	else if (!strcmp(n, "cold-start"))
 		sc_cold(&g);
 	else if (!strcmp(n, "memcpy-bottleneck"))

@@ -15,14 +15,17 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -55,6 +58,11 @@ const struct demo_scenario demo_scenarios[] = {
 	 * floods it for a while (disk-stall) or reads it lightly (disk-steady) */
 	{ "disk-stall", "disk-stall", 10, { "base" }, "diskhog" },
 	{ "disk-steady", "", 8, { "base" }, "disksteady" },
+	/* the job's collective exchanges data with its peer rank over TCP on
+	 * loopback; the peer's packets are lost for a while (a firewall rule
+	 * of the scenario's own: there is no netem here), or never */
+	{ "net-retrans", "net-retransmits", 10, { "base" }, "lossy" },
+	{ "net-steady", "", 8, { "base" }, "peer" },
 	{ NULL, NULL, 0, { NULL } },
 };
 
@@ -352,6 +360,102 @@ static void *read_dev(void *arg)
 	return NULL;
 }
 
+/*
+ * The peer rank of the net scenarios: answers each request of the job's
+ * collective (a chunk size, 8 bytes) with that many bytes, over one TCP
+ * connection on loopback, on a port of its own published in WORK/peer.port.
+ * "lossy": from AT(0.35) to AT(0.7) of the run, the kernel drops its data
+ * segments to the job at random (iptables statistic match on INPUT of lo,
+ * this port only, P = NET_LOSS; the rule carries the comment
+ * ingero-demo-net-PORT and is removed when the time is up or the peer is
+ * stopped), so its flow retransmits for real.
+ */
+#define NET_LOSS "0.05"
+static char loss_port[16];
+static volatile sig_atomic_t loss_on;
+
+static int iptables_rule(const char *op)
+{
+	char comment[48];
+	snprintf(comment, sizeof(comment), "ingero-demo-net-%s", loss_port);
+	char *argv[] = { "iptables", "-w", (char *)op, "INPUT", "-i", "lo", "-p", "tcp", "--sport",
+			 loss_port, "-m", "length", "--length", "1000:65535", "-m", "statistic",
+			 "--mode", "random", "--probability", NET_LOSS, "-m", "comment", "--comment",
+			 comment, "-j", "DROP", NULL };
+	pid_t p = fork();
+	if (p == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		if (null >= 0)
+			dup2(null, 2);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	int st = 0;
+	return p < 0 || waitpid(p, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) ? -1 : 0;
+}
+
+static void loss_off(int sig)
+{
+	if (loss_on)
+		iptables_rule("-D"); /* fork, exec and wait are async-signal-safe */
+	_exit(sig == SIGTERM ? 0 : 1);
+}
+
+struct loss_args { uint64_t a, b; };
+
+static void *loss_thread(void *arg)
+{
+	const struct loss_args *l = arg;
+	sleep_until(l->a);
+	if (iptables_rule("-I")) {
+		fprintf(stderr, "ingero-demo: net-retrans: cannot add the iptables rule that drops "
+			"the peer's packets (needs root and iptables)\n");
+		return NULL;
+	}
+	loss_on = 1;
+	sleep_until(l->b);
+	iptables_rule("-D");
+	loss_on = 0;
+	return NULL;
+}
+
+static int peer(const char *kind, const char *work, uint64_t t0, uint64_t span)
+{
+	int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sa);
+	if (ls < 0 || bind(ls, (struct sockaddr *)&sa, sizeof(sa)) || listen(ls, 1) ||
+	    getsockname(ls, (struct sockaddr *)&sa, &sl))
+		return 3;
+	snprintf(loss_port, sizeof(loss_port), "%u", ntohs(sa.sin_port));
+	char tmp[4200], path[4200];
+	snprintf(tmp, sizeof(tmp), "%s/peer.port.tmp", work);
+	snprintf(path, sizeof(path), "%s/peer.port", work);
+	FILE *f = fopen(tmp, "w");
+	if (!f || fprintf(f, "%s\n", loss_port) < 0 || fclose(f) || rename(tmp, path))
+		return 3;
+	static struct loss_args la;
+	pthread_t t;
+	if (!strcmp(kind, "lossy")) {
+		signal(SIGTERM, loss_off);
+		signal(SIGINT, loss_off);
+		la = (struct loss_args){ t0 + (uint64_t)((double)span * 0.35),
+					 t0 + (uint64_t)((double)span * 0.7) };
+		pthread_create(&t, NULL, loss_thread, &la);
+	}
+	int c = accept(ls, NULL, NULL);
+	static char buf[1 << 16];
+	uint64_t n;
+	while (c >= 0 && recv(c, &n, sizeof(n), MSG_WAITALL) == (ssize_t)sizeof(n) &&
+	       n <= sizeof(buf) && send(c, buf, (size_t)n, MSG_NOSIGNAL) == (ssize_t)n)
+		;
+	if (loss_on) {
+		iptables_rule("-D");
+		loss_on = 0;
+	}
+	return 0;
+}
+
 int demo_sidecar(const char *kind, const char *work)
 {
 	char path[4200];
@@ -368,6 +472,8 @@ int demo_sidecar(const char *kind, const char *work)
 	}
 	if (!t0)
 		return 3;
+	if (!strcmp(kind, "lossy") || !strcmp(kind, "peer"))
+		return peer(kind, work, t0, span);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int cpu = ncpu > 1 ? (int)ncpu - 1 : 0; /* the job's, as demo_workload pins it */
 	if (!strcmp(kind, "hog")) {
@@ -569,6 +675,67 @@ static void graph_step(struct cu *c)
 	c->sync(STREAM);
 }
 
+/*
+ * The net scenarios' job: a training step, then an all-reduce of 512 KiB
+ * with its peer rank through the fake NCCL's socket transport
+ * (FAKECUDA_NCCL_FD: the connection to the peer, WORK/peer.port).
+ */
+typedef int (*allreduce_fn)(const void *, void *, size_t, int, int, void *, void *);
+
+static int net_job(struct cu *base, const char *lib_dir, uint64_t end)
+{
+	char path[4200];
+	unsigned port = 0;
+	snprintf(path, sizeof(path), "%s/peer.port", lib_dir);
+	for (int i = 0; i < 500 && !port; i++) {
+		FILE *f = fopen(path, "r");
+		if (!f || fscanf(f, "%u", &port) != 1)
+			port = 0;
+		if (f)
+			fclose(f);
+		if (!port)
+			usleep(10000);
+	}
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	if (!port || fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		fprintf(stderr, "ingero-demo: cannot reach the peer rank: %s\n",
+			port ? strerror(errno) : "no port published");
+		return 3;
+	}
+	char v[16];
+	snprintf(v, sizeof(v), "%d", fd);
+	setenv("FAKECUDA_NCCL_FD", v, 1);
+	snprintf(path, sizeof(path), "%s/base/libnccl.so.2", lib_dir);
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	allreduce_fn ar = h ? (allreduce_fn)(uintptr_t)dlsym(h, "ncclAllReduce") : NULL;
+	if (!ar) {
+		fprintf(stderr, "ingero-demo: %s\n", dlerror());
+		return 2;
+	}
+	static float a[128 << 10], b[128 << 10];
+	/* warm the connection up (its windows grow) before the timed steps */
+	for (int i = 0; i < 256; i++) {
+		uint64_t want = 1 << 16, got = 0;
+		if (send(fd, &want, sizeof(want), MSG_NOSIGNAL) != (ssize_t)sizeof(want))
+			break;
+		while (got < want) {
+			ssize_t r = recv(fd, b, (size_t)(want - got), 0);
+			if (r <= 0)
+				return 3;
+			got += (uint64_t)r;
+		}
+	}
+	while (now() < end) {
+		step(base, 8);
+		ar(a, b, sizeof(a) / sizeof(a[0]), 7 /* ncclFloat */, 0 /* ncclSum */,
+		   (void *)0x5c0000001000ull, STREAM);
+	}
+	close(fd);
+	return 0;
+}
+
 int demo_workload(const struct demo_scenario *s, double seconds, const char *lib_dir,
 		  double factor)
 {
@@ -680,6 +847,8 @@ int demo_workload(const struct demo_scenario *s, double seconds, const char *lib
 		double a = !strcmp(n, "gpu-slow") ? 0.4 : 0.3, b = 0.75;
 		while (now() < end)
 			step(now() >= AT(a) && now() < AT(b) ? alt : base, 8);
+	} else if (!strncmp(n, "net-", 4)) {
+		return net_job(base, lib_dir, end);
 	} else if (!strcmp(n, "memory-pressure") || !strcmp(n, "memory-storm")) {
 		while (now() < end) {
 			struct cu *u = now() >= AT(0.35) && now() < AT(0.7) ? alt : base;

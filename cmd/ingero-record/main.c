@@ -428,6 +428,13 @@ again:
 		bpf_program__set_autoload(r->skel->progs.hold_mmap_enter, false);
 		bpf_program__set_autoload(r->skel->progs.hold_mmap_exit, false);
 	}
+	/* bench/hostnet: the recorder without its network hooks, to measure them */
+	if (getenv("INGERO_RECORD_BENCH_NO_NET")) {
+		bpf_program__set_autoload(r->skel->progs.sock_send, false);
+		bpf_program__set_autoload(r->skel->progs.sock_recv, false);
+		bpf_program__set_autoload(r->skel->progs.sock_state, false);
+		bpf_program__set_autoload(r->skel->progs.tcp_retrans, false);
+	}
 	/* bench/record: measure the bare uprobe+uretprobe cost, recording nothing */
 	r->skel->rodata->targ_empty = getenv("INGERO_RECORD_BENCH_EMPTY") != NULL;
 	/* ... =entry: the empty session sets no return probe */
@@ -529,6 +536,8 @@ again:
 		&r->skel->links.sock_state, &r->skel->links.tcp_retrans,
 	};
 	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++) {
+		if (!bpf_program__autoload(tps[i]))
+			continue; /* left out on purpose */
 		*links[i] = bpf_program__attach(tps[i]);
 		if (!*links[i]) {
 			/* a missing host tracepoint costs that event kind, not the recording */

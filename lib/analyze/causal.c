@@ -439,7 +439,8 @@ int ilog_causal_run(struct ilog_stats *st, struct ilog_chain_set *cs, char *err,
 			if (!b->dead && causal_severity(b) >= 0 && b->node == a->node &&
 			    b->pid == a->pid && overlap(a, b) &&
 			    (!strcmp(b->pattern, "cpu-contention") || !strcmp(b->pattern, "gpu-contention") ||
-			     !strcmp(b->pattern, "memory-pressure")))
+			     !strcmp(b->pattern, "memory-pressure") ||
+			     !strcmp(b->pattern, "net-retransmits")))
 				a->dead = 1;
 		}
 	}

@@ -43,6 +43,12 @@ struct sig {
 	int have_pages;
 	uint32_t page_span;       /* windows one page-allocation aggregate covers */
 	double page_dur;          /* ns one page-allocation aggregate covers (longest) */
+	/* the network (format 1.3): the node's TCP retransmissions per window
+	 * (HS_RETRANS, at the window their aggregate starts in), flagged when
+	 * an outlier; net_span: windows one aggregate covers */
+	double *net;
+	uint8_t *fnet;
+	uint32_t net_span;
 };
 
 /* The engine's state: the statistics, the candidates, the current node. */

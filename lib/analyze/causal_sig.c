@@ -379,6 +379,8 @@ void causal_sig_free(struct sig *g)
 	free(g->fcpu);
 	free(g->used);
 	free(g->swapgrow);
+	free(g->net);
+	free(g->fnet);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -398,6 +400,12 @@ int causal_sig_build(struct ctx *x, const struct sproc *p, struct sig *g, uint32
 	g->fgpu = g->fcpu + T;
 	g->fmem = g->fcpu + 2 * T;
 	g->fgr = g->fcpu + 3 * T;
+	g->net = calloc(T ? T : 1, sizeof(double));
+	g->fnet = calloc(T ? T : 1, 1);
+	if (!g->net || !g->fnet) {
+		causal_sig_free(g);
+		return -1;
+	}
 	int have_pages = 0;
 	for (uint32_t i = 0; i < x->st->nhs; i++) {
 		const struct hseries *h = x->st->hs[i];
@@ -406,6 +414,13 @@ int causal_sig_build(struct ctx *x, const struct sproc *p, struct sig *g, uint32
 		if (h->type == ILOG_HOST_SWITCH && h->pid == p->pid && has_tid(p, h->tid))
 			for (uint32_t k = 0; k < T && k < h->nt; k++)
 				g->cpu[k] += (double)h->t[k].dur;
+		if (h->type == HS_RETRANS) {
+			uint64_t span = h->n ? (h->dur / h->n + x->nd->width - 1) / x->nd->width : 1;
+			if (span > g->net_span)
+				g->net_span = (uint32_t)(span < x->T ? span : x->T);
+			for (uint32_t k = 0; k < T && k < h->nt; k++)
+				g->net[k] += (double)h->t[k].value;
+		}
 		if (h->type == ILOG_HOST_PAGE_ALLOC || h->type == ILOG_HOST_PAGE_ALLOC_REST) {
 			have_pages = 1;
 			uint64_t span = h->n ? (h->dur / h->n + x->nd->width - 1) / x->nd->width : 1;
@@ -491,6 +506,18 @@ int causal_sig_flags(struct ctx *x, struct sig *g, const uint8_t *anom, uint32_t
 	elevated(g->cpu, lo, hi, mask, g->fcpu);
 	elevated(g->gpu, lo, hi, mask, g->fgpu);
 	elevated(g->gr, lo, hi, mask, g->fgr);
+	/* TCP retransmissions on the node: an outlier against the quiet
+	 * windows (a count: Poisson noise at least); an aggregate covers
+	 * [ts, ts + dur), so does its flag */
+	memset(g->fnet, 0, x->T);
+	uint8_t *fr = calloc(x->T ? x->T : 1, 1);
+	if (!fr)
+		return -1;
+	elevated(g->net, lo, hi, mask, fr);
+	for (uint32_t k = lo; k < hi; k++)
+		for (uint32_t j = 0; fr[k] && j < (g->net_span ? g->net_span : 1) && k + j < x->T; j++)
+			g->fnet[k + j] = 1;
+	free(fr);
 	/*
 	 * Memory pressure needs evidence that memory was scarce, not only that
 	 * it moved (a 1% swing of used memory on an idle host is another

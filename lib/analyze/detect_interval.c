@@ -3,8 +3,9 @@
  * Detector: the anomalous intervals of one series (causal_series.c finds
  * them), each explained by the host signal that moved with it - CPU
  * contention (the calling threads were preempted or waited for a CPU),
- * GPU contention (another process's CUDA calls), host memory pressure -
- * or, when none did, the GPU itself got slower.  The causes compete for
+ * GPU contention (another process's CUDA calls), host memory pressure,
+ * TCP retransmissions under a collective - or, when none did, the GPU
+ * itself got slower.  The causes compete for
  * the one chain of an interval and share its accounting, so they stay in
  * one detector.
  */
@@ -159,6 +160,180 @@ static void memory_chain(struct ctx *x, struct cand *c, const struct sproc *p, c
 		c->forced = g + 1;
 }
 
+/* A flow's or the node's retransmissions in and outside an interval. */
+struct net_flow {
+	uint32_t i;               /* index in the stats' flows */
+	uint64_t in, out;
+};
+
+/*
+ * TCP retransmissions: the interval counts the retransmit aggregates that
+ * start in ticks [a, b) (a: the interval's start less the ticks one
+ * aggregate spans, so the window that covers its start is in), the
+ * baseline those in [lo, hi) outside it.  The flows are ranked by their
+ * retransmissions in the interval; the top 3 of them are named.
+ */
+static uint32_t net_flows(struct ctx *x, uint32_t a, uint32_t b, uint32_t lo, uint32_t hi,
+			  struct net_flow *f, uint32_t cap, uint64_t *all_in, uint64_t *all_out)
+{
+	uint32_t n = 0;
+	*all_in = *all_out = 0;
+	for (uint32_t i = 0; i < x->st->nhs; i++) {
+		const struct hseries *h = x->st->hs[i];
+		if (h->node != x->nd->idx || h->type != HS_RETRANS || !h->opid)
+			continue;
+		uint64_t in = 0, out = 0;
+		for (uint32_t k = lo; k < hi && k < h->nt; k++) {
+			if (k >= a && k < b)
+				in += h->t[k].value;
+			else
+				out += h->t[k].value;
+		}
+		*all_in += in;
+		*all_out += out;
+		const struct sflow *fl = &x->st->flows[h->opid - 1];
+		if (!fl->family || !in)
+			continue; /* the rest of the flows is no flow to name */
+		struct net_flow e = { h->opid - 1, in, out };
+		uint32_t j = n < cap ? n++ : cap - 1;
+		if (j == cap - 1 && n == cap && f[j].in >= in)
+			continue;
+		f[j] = e;
+		for (; j > 0 && f[j].in > f[j - 1].in; j--) {
+			struct net_flow t = f[j];
+			f[j] = f[j - 1];
+			f[j - 1] = t;
+		}
+	}
+	return n;
+}
+
+static void flow_text(const struct sflow *f, char *buf, size_t n)
+{
+	char sa[64], da[64];
+	const char *o = f->family == 6 ? "[" : "", *c = f->family == 6 ? "]" : "";
+	ilog_inet_str((struct ilog_bin){ f->saddr, f->family == 4 ? 4 : 16 }, sa, sizeof(sa));
+	ilog_inet_str((struct ilog_bin){ f->daddr, f->family == 4 ? 4 : 16 }, da, sizeof(da));
+	snprintf(buf, n, "%s%s%s:%u > %s%s%s:%u", o, sa, c, f->sport, o, da, c, f->dport);
+}
+
+/* The process's TCP bytes in ticks [a, b) (its sockio aggregates). */
+static uint64_t net_bytes(struct ctx *x, uint32_t pid, uint32_t a, uint32_t b)
+{
+	uint64_t v = 0;
+	for (uint32_t i = 0; i < x->st->nhs; i++) {
+		const struct hseries *h = x->st->hs[i];
+		if (h->node == x->nd->idx && h->type == HS_SOCKIO && h->pid == pid)
+			for (uint32_t k = a; k < b && k < h->nt; k++)
+				v += h->t[k].value;
+	}
+	return v;
+}
+
+#define FIX_NET \
+	"Find why %s loses packets: check the NIC and switch port counters (ethtool -S, " \
+	"ip -s link), the path's MTU and any traffic shaping or firewall rule on it; move the " \
+	"collective to a clean link (NCCL_SOCKET_IFNAME) or to RDMA/NVLink where the nodes have it."
+
+/*
+ * A collective slowed by retransmissions: the op's calls stretched while
+ * the node's TCP retransmissions were an outlier and the process itself
+ * moved TCP bytes.  Names the flows that retransmitted most in the
+ * interval (4-tuple, owner, container), the retransmissions in and
+ * outside the interval (the flow's and the node's), per second.
+ */
+static void net_chain(struct ctx *x, struct cand *c, const struct sproc *p, const char *head,
+		      struct ival iv, uint32_t lo, uint32_t hi, const struct sig *g)
+{
+	uint32_t span = g->net_span ? g->net_span : 1;
+	uint32_t a = iv.a >= span - 1 ? iv.a - (span - 1) : 0, b = iv.b;
+	if (a < lo)
+		a = lo;
+	struct net_flow f[3];
+	uint64_t all_in, all_out;
+	uint32_t nf = net_flows(x, a, b, lo, hi, f, 3, &all_in, &all_out);
+	double w = (double)x->nd->width / 1e9;
+	double len_in = (double)(b - a) * w, len_out = (double)(hi - lo - (b - a)) * w;
+	double r_in = len_in > 0 ? (double)all_in / len_in : 0;
+	double r_out = len_out > 0 ? (double)all_out / len_out : 0;
+	char tail[1024];
+	size_t l = 0;
+	if (nf) {
+		const struct sflow *fl = &x->st->flows[f[0].i];
+		char ft[160];
+		flow_text(fl, ft, sizeof(ft));
+		const char *cc = fl->pid ? ilog_stats_comm(x->st, x->nd->idx, fl->pid) : "";
+		const char *ctr = fl->pid ? ilog_stats_other_container(x->st, x->nd->idx, fl->pid,
+								       p->pid) : "";
+		if (fl->pid && fl->pid != p->pid && !causal_is_recorder(x, fl->pid)) {
+			c->culprit = fl->pid;
+			cpy(c->ccomm, sizeof(c->ccomm), cc);
+		}
+		l += (size_t)snprintf(tail + l, sizeof(tail) - l,
+				      " while TCP flow %s", ft);
+		if (fl->pid)
+			l += (size_t)snprintf(tail + l, sizeof(tail) - l, " of PID %u (%s)%s%s%s", fl->pid,
+					      cc, ctr[0] ? " in " : "", ctr, ctr[0] ? "," : "");
+		l += (size_t)snprintf(tail + l, sizeof(tail) - l,
+				      " retransmitted %llu segments in the interval against %llu outside "
+				      "it", (unsigned long long)f[0].in, (unsigned long long)f[0].out);
+		causal_met_s(c, "flow", ft);
+		causal_met_u(c, "flow_pid", fl->pid);
+		causal_met_u(c, "flow_sport", fl->sport);
+		causal_met_u(c, "flow_dport", fl->dport);
+		causal_met_u(c, "flow_retrans_in", f[0].in);
+		causal_met_u(c, "flow_retrans_out", f[0].out);
+		causal_ev_add(x, c, tick_ts(x, iv.a), "TCP flow %s retransmits %llu segments in the "
+			      "interval", ft, (unsigned long long)f[0].in);
+		for (uint32_t i = 1; i < nf; i++) {
+			const struct sflow *o = &x->st->flows[f[i].i];
+			flow_text(o, ft, sizeof(ft));
+			causal_ev_add(x, c, tick_ts(x, iv.a), "also TCP flow %s of PID %u (%s): %llu "
+				      "retransmits", ft, o->pid,
+				      o->pid ? ilog_stats_comm(x->st, x->nd->idx, o->pid) : "?",
+				      (unsigned long long)f[i].in);
+		}
+		l += (size_t)snprintf(tail + l, sizeof(tail) - l, "; ");
+	} else {
+		l += (size_t)snprintf(tail + l, sizeof(tail) - l, " while ");
+	}
+	l += (size_t)snprintf(tail + l, sizeof(tail) - l,
+			      "the node retransmitted %llu TCP segments in the interval (%.1f/s) "
+			      "against %llu outside it (%.1f/s)",
+			      (unsigned long long)all_in, r_in, (unsigned long long)all_out, r_out);
+	uint64_t bytes = net_bytes(x, p->pid, a, b);
+	if (bytes)
+		l += (size_t)snprintf(tail + l, sizeof(tail) - l, "; the process moved %s over TCP "
+				      "in it", B(x, (double)bytes));
+	snprintf(c->root, sizeof(c->root), "%s%s", head, tail);
+	causal_met_u(c, "retrans_in", all_in);
+	causal_met_u(c, "retrans_out", all_out);
+	causal_met_f(c, "retrans_per_s_in", r_in);
+	causal_met_f(c, "retrans_per_s_out", r_out);
+	causal_met_u(c, "net_in_from_ns", tick_ts(x, a));
+	causal_met_u(c, "net_in_to_ns", tick_ts(x, b));
+	causal_met_u(c, "base_from_ns", tick_ts(x, lo));
+	causal_met_u(c, "base_to_ns", tick_ts(x, hi));
+	causal_met_u(c, "tcp_bytes_in", bytes);
+	if (c->culprit)
+		snprintf(c->title, sizeof(c->title), "Retransmits: the TCP flow of %s (PID %u) slowed "
+			 "%s in %s (PID %u)", c->ccomm, c->culprit, opn(c->op), c->comm, p->pid);
+	else
+		snprintf(c->title, sizeof(c->title), "Retransmits slowed %s in %s (PID %u)",
+			 opn(c->op), c->comm, p->pid);
+	snprintf(c->fix, sizeof(c->fix), FIX_NET, nf ? "the flow" : "the node");
+	causal_ev_add(x, c, tick_ts(x, iv.a), "the node retransmits %llu TCP segments in the "
+		      "interval, %.1f/s against %.1f/s outside it", (unsigned long long)all_in, r_in,
+		      r_out);
+}
+
+/* Ops a collective over the network is waited for in: NCCL's calls and
+ * the synchronizations that wait for its kernels. */
+static int net_op(const struct sseries *s)
+{
+	return s->layer == ILOG_LAYER_NCCL || is_sync(s->op);
+}
+
 static void interval_chain(struct ctx *x, const struct sproc *p, const struct sseries *s,
 			   const struct base *bs, const uint8_t *hot, const uint8_t *inany,
 			   struct ival iv, struct sig *g, uint32_t lo, uint32_t hi)
@@ -193,6 +368,7 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 	double cov_gpu = coverage(x, hot, g->fgpu, iv.a, iv.b);
 	double cov_mem = coverage(x, hot, g->fmem, iv.a, iv.b);
 	double cov_gr = coverage(x, hot, g->fgr, iv.a, iv.b);
+	double cov_net = coverage(x, hot, g->fnet, iv.a, iv.b);
 	/*
 	 * CPU contention is a matter of time accounting: the calling threads'
 	 * time runnable but off-CPU (preempted, or woken and waiting) above the
@@ -246,6 +422,12 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 	int gpu_ok = cov_gpu >= ILOG_COVERAGE;
 	int mem_ok = cov_mem >= ILOG_COVERAGE;
 	int gr_ok = cov_gr >= ILOG_COVERAGE;
+	/* the network only for a collective, and only when the process moved
+	 * TCP bytes around the interval: retransmits of flows it never used
+	 * cannot have held it up */
+	uint32_t ns = g->net_span ? g->net_span : 1;
+	int net_ok = cov_net >= ILOG_COVERAGE && net_op(s) &&
+		     net_bytes(x, p->pid, iv.a >= ns - 1 ? iv.a - (ns - 1) : 0, iv.b) > 0;
 	const char *pat = "gpu-slow";
 	double best = 0;
 	if (cpu_ok)
@@ -254,6 +436,8 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 		best = cov_gpu, pat = "gpu-contention";
 	if (mem_ok && cov_mem > best)
 		best = cov_mem, pat = "memory-pressure";
+	if (net_ok && cov_net > best)
+		best = cov_net, pat = "net-retransmits";
 	if (gr_ok && cov_gr > best)
 		goto done; /* the graph re-capture chain of this process explains it */
 
@@ -284,6 +468,7 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 	causal_met_f(c, "coverage_cpu", cov_cpu);
 	causal_met_f(c, "coverage_gpu", cov_gpu);
 	causal_met_f(c, "coverage_mem", cov_mem);
+	causal_met_f(c, "coverage_net", cov_net);
 	causal_met_f(c, "offcpu_share_of_lost", share);
 	causal_met_u(c, "runq_wait_in_ns", wq_in);
 	causal_met_f(c, "offcpu_frac_in", len ? off_in / (double)len : 0);
@@ -395,6 +580,8 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 			      opid, cc, (unsigned long long)on);
 	} else if (!strcmp(pat, "memory-pressure")) {
 		memory_chain(x, c, p, head, iv, lo, hi, pg, ppid, ptop, &ss);
+	} else if (!strcmp(pat, "net-retransmits")) {
+		net_chain(x, c, p, head, iv, lo, hi, g);
 	} else {
 		char tail[512];
 		size_t l = (size_t)snprintf(tail, sizeof(tail),

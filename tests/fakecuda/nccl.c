@@ -5,6 +5,9 @@
  * profiling entry point at the same address (ncclAllReduce = pncclAllReduce).
  * Time grows with count * sizeof(datatype) under FAKECUDA_BW_MBPS.
  */
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include "cudaapi.h"
 #include "fake.h"
 
@@ -36,6 +39,45 @@ static uint64_t nbytes(size_t count, ncclDataType_t t)
 	return (uint64_t)count * (t >= 0 && t < (int)sizeof(sz) ? sz[t] : 1);
 }
 
+/*
+ * The socket transport: with FAKECUDA_NCCL_FD=N (a connected TCP socket to
+ * the peer rank), a collective's data really crosses the network: for
+ * each 64 KiB chunk of its bytes (up to 4 MiB) the call sends the peer a
+ * request (the chunk's size, 8 bytes) and waits for the peer's chunk, as
+ * a rank waits for its peer's half.  A lost segment then stretches the
+ * call by its retransmission, as it stretches NCCL's socket transport.
+ */
+static int peer_fd(void)
+{
+	static int fd = -2;
+	if (fd == -2) {
+		const char *e = getenv("FAKECUDA_NCCL_FD");
+		fd = e && *e ? atoi(e) : -1;
+	}
+	return fd;
+}
+
+static void exchange(uint64_t bytes)
+{
+	static char buf[1 << 16];
+	int fd = peer_fd();
+	if (fd < 0)
+		return;
+	uint64_t left = bytes < (4u << 20) ? bytes : (4u << 20);
+	while (left) {
+		uint64_t n = left < sizeof(buf) ? left : sizeof(buf), got = 0;
+		if (send(fd, &n, sizeof(n), MSG_NOSIGNAL) != (ssize_t)sizeof(n))
+			return;
+		while (got < n) {
+			ssize_t r = recv(fd, buf, (size_t)(n - got), 0);
+			if (r <= 0)
+				return;
+			got += (uint64_t)r;
+		}
+		left -= n;
+	}
+}
+
 #define WEAK_ALIAS(name, target) \
 	extern __typeof__(target) name __attribute__((weak, alias(#target), visibility("default")))
 
@@ -44,6 +86,7 @@ FK_API ncclResult_t pncclAllReduce(const void *sendbuff, void *recvbuff, size_t 
 				   cudaStream_t stream)
 {
 	(void)sendbuff, (void)recvbuff, (void)op, (void)comm, (void)stream;
+	exchange(nbytes(count, datatype));
 	return fk_run(&ops[O_AllReduce], nbytes(count, datatype));
 }
 WEAK_ALIAS(ncclAllReduce, pncclAllReduce);

@@ -198,6 +198,31 @@ $ch.root_cause as $s |
         ctrcheck($p)
       else empty end)
     else empty end)
+  elif $pattern == "net-retransmits" then
+    head($s),
+    # a retrans aggregate is in the interval when its window starts in
+    # [net_in_from_ns, net_in_to_ns), the baseline the others of
+    # [base_from_ns, base_to_ns) (the engine's windows, in the metrics)
+    [$recs[] | select(.type == "retrans")] as $rt |
+    def netin: .ts_start >= $m.net_in_from_ns and .ts_start < $m.net_in_to_ns;
+    def netout: (netin | not) and .ts_start >= $m.base_from_ns and .ts_start < $m.base_to_ns;
+    def ep: if .family == 6 then "[\(.saddr)]:\(.sport) > [\(.daddr)]:\(.dport)" else "\(.saddr):\(.sport) > \(.daddr):\(.dport)" end;
+    (($m.net_in_to_ns - $m.net_in_from_ns) / 1e9) as $lin |
+    (($m.base_to_ns - $m.base_from_ns) / 1e9 - $lin) as $lout |
+    ($s | capture("while TCP flow (?<f>\\S+ > \\S+) of PID (?<q>\\d+) \\((?<qc>[^)]*)\\)( in (?<ctr>[^,]+(, container [0-9a-f]+)?),)? retransmitted (?<n>\\d+) segments in the interval against (?<k>\\d+) outside it; the node retransmitted (?<an>\\d+) TCP segments in the interval \\((?<ar>[0-9.]+)/s\\) against (?<ak>\\d+) outside it \\((?<ao>[0-9.]+)/s\\)")) as $p |
+    [$rt[] | select(.family != 0 and .pid == ($p.q | tonumber) and ep == $p.f)] as $fl |
+    def near1($what; $exp; $text): check($what; near($exp; ($text | tonumber); 0; 0.051); $exp; $text);
+    count("culprit pid"; $ch.culprit_pid; $p.q),
+    check("culprit comm"; $p.qc == $culprit or $culprit == ""; $culprit; $p.qc),
+    ctrcheck($p),
+    count("flow's retransmits in the interval"; ($fl | map(select(netin) | .count) | add // 0); $p.n),
+    count("flow's retransmits outside"; ($fl | map(select(netout) | .count) | add // 0); $p.k),
+    count("node's retransmits in the interval"; ([$rt[] | select(netin) | .count] | add // 0); $p.an),
+    count("node's retransmits outside"; ([$rt[] | select(netout) | .count] | add // 0); $p.ak),
+    near1("node's retransmits/s in the interval"; (([$rt[] | select(netin) | .count] | add // 0) / $lin); $p.ar),
+    near1("node's retransmits/s outside"; (if $lout > 0 then ([$rt[] | select(netout) | .count] | add // 0) / $lout else 0 end); $p.ao),
+    (($s | capture("; the process moved (?<b>[0-9.]+ \\w+) over TCP in it$")) // null) as $tb |
+    (if $tb then size("the job's TCP bytes in the interval"; ([$recs[] | select(.type == "sockio" and .pid == $ch.pid and netin) | .tx_bytes + .rx_bytes] | add // 0); $tb.b) else empty end)
   elif $pattern == "gpu-slow" then
     head($s),
     ($s | capture("with no host cause: its CUDA threads were preempted (?<n>\\d+) times \\((?<t>[0-9.]+ \\w+) off-CPU, [^)]*\\), other processes made (?<k>\\d+) CUDA calls, (?<pg>\\d+) pages were allocated")) as $p |
