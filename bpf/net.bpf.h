@@ -54,6 +54,21 @@ struct {
 	__type(value, __u64);
 } net_stats SEC(".maps");
 
+/* Per CPU: the socket and process this CPU noted last, so a stream of
+ * sends on one socket costs one lookup of sock_owner, not one a call. */
+struct net_last {
+	__u64 sk;
+	__u32 tgid;
+	__u32 _pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct net_last);
+} net_last SEC(".maps");
+
 static __always_inline void net_count(__u32 which)
 {
 	__u64 *v = bpf_map_lookup_elem(&net_stats, &which);
@@ -73,6 +88,12 @@ static __always_inline bool sk_tcp(const struct sock *sk)
 static __always_inline void sock_note_owner(const struct sock *sk, __u32 tgid)
 {
 	__u64 key = (__u64)(unsigned long)sk;
+	__u32 zero = 0;
+	struct net_last *last = bpf_map_lookup_elem(&net_last, &zero);
+	if (last && last->sk == key && last->tgid == tgid)
+		return;
+	if (last)
+		last->sk = key, last->tgid = tgid;
 	struct rec_sock_owner *o = bpf_map_lookup_elem(&sock_owner, &key);
 	if (o && o->pid == tgid)
 		return;

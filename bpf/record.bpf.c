@@ -7,7 +7,9 @@
  * stalls, cgroups) in host.bpf.h, the network in net.bpf.h.
  *
  * Only raw tracepoints and uprobes are used: they need neither kprobes
- * nor tracefs, and raw tracepoints read their arguments with CO-RE.
+ * nor tracefs, and raw tracepoints read their arguments with CO-RE (the
+ * network's hot socket calls use BTF-typed raw tracepoints, tp_btf, whose
+ * arguments are read directly).
  * CUDA events go to the `cuda` ring without waking the reader (it drains
  * on a short timer: a wakeup per event costs more than the event), host
  * events to `host`, and the few events that must never be lost (fork,

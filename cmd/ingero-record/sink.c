@@ -659,10 +659,7 @@ static void drain_flows(struct rec *r, uint64_t now, uint64_t win)
 		more = bpf_map__get_next_key(m, &keys[nk - 1], &keys[nk], sizeof(keys[0])) == 0;
 	for (unsigned i = 0; i < nk; i++) {
 		struct flow_ent *e = &ents[ne];
-		if (bpf_map__lookup_and_delete_elem(m, &keys[i], sizeof(keys[i]), &e->a, sizeof(e->a),
-						    0) &&
-		    (bpf_map__lookup_elem(m, &keys[i], sizeof(keys[i]), &e->a, sizeof(e->a), 0) ||
-		     bpf_map__delete_elem(m, &keys[i], sizeof(keys[i]), 0)))
+		if (map_take(m, &keys[i], sizeof(keys[i]), &e->a, sizeof(e->a)))
 			continue;
 		e->k = keys[i];
 		ne++;
@@ -731,10 +728,7 @@ static void drain_sockio(struct rec *r, uint64_t now, uint64_t win)
 	unsigned nk = map_keys(m, keys, 16384), ne = 0;
 	for (unsigned i = 0; i < nk; i++) {
 		struct sock_ent *e = &ents[ne];
-		if (bpf_map__lookup_and_delete_elem(m, &keys[i], sizeof(keys[i]), &e->a, sizeof(e->a),
-						    0) &&
-		    (bpf_map__lookup_elem(m, &keys[i], sizeof(keys[i]), &e->a, sizeof(e->a), 0) ||
-		     bpf_map__delete_elem(m, &keys[i], sizeof(keys[i]), 0)))
+		if (map_take(m, &keys[i], sizeof(keys[i]), &e->a, sizeof(e->a)))
 			continue;
 		e->pid = keys[i];
 		ne++;

@@ -38,10 +38,15 @@ jq -se --argjson p "$pid" --arg f "$flow" 'any(.[]; .type=="retrans" and .pid==$
 # where cgroups can be made, its container is named from its process record
 cg=$(jq -r --argjson p "$pid" 'select(.type=="process" and .pid==$p) | .container_id' recs.jsonl | head -n 1)
 if [ -n "$cg" ]; then
-	jq -e 'select(.type=="chain" and .rank==1) | .root_cause | test("in pod 0d3e0000-1111-4222-8333-444455556666, container c0ffee00c0ff,")' \
+	jq -se 'any(.[]; .type=="chain" and .rank==1 and
+		(.root_cause | test("of PID [0-9]+ \\(rank1\\) in pod 0d3e0000-1111-4222-8333-444455556666, container c0ffee00c0ff,")))' \
 		corr.jsonl >/dev/null || { echo "container not named" >&2; exit 1; }
 elif [ "${CI:-}" = true ]; then
 	echo "CI: no container cgroup was made" >&2; exit 1
 fi
 # the rule is gone
 ! iptables -w -S INPUT | grep -q ingero-demo-net- || { echo "the loss rule was left behind" >&2; exit 1; }
+# the HTML report draws the network's lanes from the records
+ingero-correlate --html report.html run.ilog >/dev/null || exit 1
+grep -q 'TCP retransmissions' report.html && grep -q 'TCP bytes sent and received' report.html ||
+	{ echo "no network lanes in the HTML report" >&2; exit 1; }
