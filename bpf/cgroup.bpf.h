@@ -33,6 +33,15 @@ static __always_inline __u64 task_cgid(struct task_struct *t)
 	return cg ? BPF_CORE_READ(cg, kn, id) : 0;
 }
 
+#define REC_PF_EXITING 0x00000004 /* include/linux/sched.h PF_EXITING */
+
+/* The cgroup id of t, 0 while it exits: cgroup_exit() has (or is about to
+ * have) moved it to the root, which would name the wrong cgroup. */
+static __always_inline __u64 task_cgid_live(struct task_struct *t)
+{
+	return BPF_CORE_READ(t, flags) & REC_PF_EXITING ? 0 : task_cgid(t);
+}
+
 static __always_inline __u64 current_cgid(void)
 {
 	if (targ_cgv1)

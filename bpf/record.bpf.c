@@ -1220,7 +1220,7 @@ int sched_switch(struct bpf_raw_tracepoint_args *ctx)
 				oc.other_pid = BPF_CORE_READ(next, tgid);
 				oc.other_tid = BPF_CORE_READ(next, pid);
 				BPF_CORE_READ_STR_INTO(&oc.other_comm, next, comm);
-				oc.other_cgid = task_cgid(next);
+				oc.other_cgid = task_cgid_live(next);
 			}
 			bpf_map_update_elem(&offcpu, &prev_tid, &oc, BPF_ANY);
 		}
@@ -1307,7 +1307,7 @@ int sched_wakeup(struct bpf_raw_tracepoint_args *ctx)
 	struct waking w = { .ts = bpf_ktime_get_ns(), .waker_pid = id >> 32,
 			    .waker_tid = (__u32)id };
 	bpf_get_current_comm(&w.waker_comm, sizeof(w.waker_comm));
-	w.waker_cgid = current_cgid();
+	w.waker_cgid = task_cgid_live((struct task_struct *)bpf_get_current_task());
 	bpf_map_update_elem(&wakeups, &tid, &w, BPF_ANY);
 	return 0;
 }

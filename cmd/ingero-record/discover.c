@@ -91,7 +91,17 @@ int rec_proc_uid(uint32_t pid, uint32_t *uid)
 }
 
 /* /proc/PID/stat: fields after the parenthesized comm. */
+static int proc_stat_flags(uint32_t pid, uint32_t *ppid, uint64_t *start, uint64_t *cpu,
+			   uint64_t *flags);
+
 static int proc_stat(uint32_t pid, uint32_t *ppid, uint64_t *start, uint64_t *cpu)
+{
+	return proc_stat_flags(pid, ppid, start, cpu, NULL);
+}
+
+/* proc_stat, and the task's kernel flags (PF_*) */
+static int proc_stat_flags(uint32_t pid, uint32_t *ppid, uint64_t *start, uint64_t *cpu,
+			   uint64_t *flags)
 {
 	char path[64], buf[2048];
 	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
@@ -110,6 +120,8 @@ static int proc_stat(uint32_t pid, uint32_t *ppid, uint64_t *start, uint64_t *cp
 		return -1;
 	if (ppid)
 		*ppid = (uint32_t)f[0];
+	if (flags)
+		*flags = f[5];
 	if (cpu)
 		*cpu = f[10] + f[11];
 	if (start)
@@ -218,14 +230,15 @@ static int write_process_from(struct rec *r, uint32_t pid, uint32_t from)
 }
 
 /* Who pid is now: its start time and name (from /proc/PID/stat; an exec
- * renames it), hashed; 0 when it is gone. */
+ * renames it), hashed; 0 when it is gone or exiting (PF_EXITING, then a
+ * zombie: /proc/PID/cgroup names the root cgroup, where exiting moves it). */
 static uint64_t proc_ident(uint32_t pid)
 {
 	char path[64], buf[2048];
-	uint64_t start = 0;
+	uint64_t start = 0, flags = 0;
 	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
 	ssize_t n = read_file(path, buf, sizeof(buf) - 1);
-	if (n <= 0 || proc_stat(pid, NULL, &start, NULL))
+	if (n <= 0 || proc_stat_flags(pid, NULL, &start, NULL, &flags) || (flags & 0x4))
 		return 0;
 	buf[n] = 0;
 	const char *a = strchr(buf, '('), *b = strrchr(buf, ')');
