@@ -15,6 +15,9 @@ int ilog_record_pid(const struct ilog_record *rec, uint32_t *pid, uint32_t *othe
 	case ILOG_K_PYSTACK: *pid = rec->u.pystack.pid; return 1;
 	case ILOG_K_PYCODE: *pid = rec->u.pycode.pid; return 1;
 	case ILOG_K_CHAIN: *pid = rec->u.chain.pid; return 1;
+	/* the network's aggregates: a process's; pid 0 sums the others */
+	case ILOG_K_RETRANS: *pid = rec->u.retrans.pid; return *pid != 0;
+	case ILOG_K_SOCKIO: *pid = rec->u.sockio.pid; return *pid != 0;
 	default: *pid = 0; return 0;
 	}
 }
