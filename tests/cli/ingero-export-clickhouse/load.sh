@@ -132,3 +132,17 @@ chq "$CH_URL" "SELECT disk, pid, nprocs, comm, ios, bytes, read_ios, lat_sum_ns,
 	FROM ingero.blkio FORMAT TSV" | sort >got.tsv
 same "blkio rows" got.tsv want.tsv
 chq "$CH_URL" "SELECT pid, p50_ns, p99_ns FROM ingero.blkio ORDER BY pid FORMAT TSV"
+
+# the network (format 1.3): retrans and sockio rows, addresses as text
+export_ch --url "$CH_URL" "$INGERO_TESTS/vectors/net.ilog" 2>err.txt || fail "net vector: $(cat err.txt)"
+ingero-export "$INGERO_TESTS/vectors/net.ilog" | jq -r 'select(.type == "retrans")
+	| [.pid, .comm, .family, .saddr, .daddr, .sport, .dport, .count, .flows] | @tsv' | sort >want.tsv
+chq "$CH_URL" "SELECT pid, comm, family, saddr, daddr, sport, dport, count, flows
+	FROM ingero.retrans FORMAT TSV" | sort >got.tsv
+same "retrans rows" got.tsv want.tsv
+ingero-export "$INGERO_TESTS/vectors/net.ilog" | jq -r 'select(.type == "sockio")
+	| [.pid, .comm, .tx_bytes, .rx_bytes, .tx_calls, .rx_calls, .others] | @tsv' | sort >want.tsv
+chq "$CH_URL" "SELECT pid, comm, tx_bytes, rx_bytes, tx_calls, rx_calls, others
+	FROM ingero.sockio FORMAT TSV" | sort >got.tsv
+same "sockio rows" got.tsv want.tsv
+echo "retrans and sockio rows match the log"
