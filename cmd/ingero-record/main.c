@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "ingero/cli.h"
 #include "rec.h"
@@ -161,6 +162,32 @@ static uint32_t round_ring(uint64_t v)
 	while (r < v && r < (1ull << 30))
 		r <<= 1;
 	return (uint32_t)r;
+}
+
+/*
+ * BTF tracepoints (tp_btf, the network's) are resolved when the object
+ * loads, so one the kernel lacks (sock_send_length before Linux 6.4) would
+ * fail the whole load: leave its program out, say so, record the rest.
+ */
+static void drop_missing_tp_btf(struct record_bpf *skel)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	struct bpf_program *p;
+	if (!vmlinux)
+		return; /* CO-RE needs it anyway: the load says why */
+	bpf_object__for_each_program(p, skel->obj) {
+		const char *sec = bpf_program__section_name(p);
+		char name[160];
+		if (!bpf_program__autoload(p) || strncmp(sec, "tp_btf/", 7))
+			continue;
+		snprintf(name, sizeof(name), "btf_trace_%s", sec + 7);
+		if (btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) >= 0)
+			continue;
+		bpf_program__set_autoload(p, false);
+		ilog_warnf("the kernel has no tracepoint %s: what %s records is not recorded",
+			   sec + 7, bpf_program__name(p));
+	}
+	btf__free(vmlinux);
 }
 
 static int parse_args(int argc, char **argv, struct rec_opts *o)
@@ -428,6 +455,7 @@ again:
 		bpf_program__set_autoload(r->skel->progs.hold_mmap_enter, false);
 		bpf_program__set_autoload(r->skel->progs.hold_mmap_exit, false);
 	}
+	drop_missing_tp_btf(r->skel);
 	/* bench/hostnet: the recorder without its network hooks, to measure them */
 	if (getenv("INGERO_RECORD_BENCH_NO_NET")) {
 		bpf_program__set_autoload(r->skel->progs.sock_send, false);
