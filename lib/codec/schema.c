@@ -263,7 +263,7 @@ static const struct ilog_field count_elem[] = {
 };
 #define E struct ilog_blkio
 static const struct ilog_field blkio_f[] = {
-	F(E, ts_ns, "ts_ns", FT_TS, FV_NUM),
+	F(E, ts_ns, "ts_start", FT_U64, FV_MONO),
 	F(E, dur_ns, "dur_ns", FT_U64, FV_NUM),
 	F(E, major, "major", FT_U32, FV_NUM),
 	F(E, minor, "minor", FT_U32, FV_NUM),

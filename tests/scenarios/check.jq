@@ -169,7 +169,7 @@ $ch.root_cause as $s |
     pct("I/O wait share of the interval"; ([$iow[] | select(inwin) | .value] | add) * 100 / $lin; $p.fi),
     pct("I/O wait share outside"; (([$iow[] | select(base) | .value] | add) // 0) * 100 / $lout; $p.fo),
     (if $p.disk then
-      [$recs[] | select(.type == "blkio" and .major == ($p.maj | tonumber) and .minor == ($p.min | tonumber))] as $dv |
+      [$recs[] | select(.type == "blkio" and .major == ($p.maj | tonumber) and .minor == ($p.min | tonumber)) | .ts_ns = .ts_start] as $dv |
       [$dv[] | select(inwin)] as $din | [$dv[] | select(base)] as $dout |
       def hsum: reduce .[] as $r ([range(24) | 0]; [range(24) as $i | .[$i] + ($r.hist[$i] // 0)]);
       def bq($h; $q; $mx): ($h | add) as $t | (if $q * $t <= 1 then 1 else ($q * $t | ceil) end) as $rk |

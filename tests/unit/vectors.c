@@ -849,6 +849,15 @@ static void spec_tables(const char *spec)
 			check_fail(&fk, "§5 kind %u (%s): SPEC lists %d fields, lib/codec/schema.c has %u", k,
 				   d->name, fields_seen[k], d->nfields);
 	}
+	/* §8.2: a kind added after 1.0 (whose last was 16, node) is not delta
+	 * coded, so a reader that does not know it keeps its bases */
+	for (uint32_t k = ILOG_K_NODE + 1; k < ILOG_K__COUNT; k++) {
+		const struct ilog_kind_desc *d = ilog_kind_desc(k);
+		for (unsigned i = 0; d && i < d->nfields; i++)
+			if (d->fields[i].type == FT_TS)
+				check_fail(&fk, "kind %u (%s), added after 1.0: field %s is delta coded "
+						"(ts), §8.2 forbids it", k, d->name, d->fields[i].name);
+	}
 	int nkinds = 0;
 	for (uint32_t k = 1; k < ILOG_K__COUNT; k++)
 		nkinds += ilog_kind_desc(k) != NULL;
