@@ -769,8 +769,14 @@ int demo_workload(const struct demo_scenario *s, double seconds, const char *lib
 		fcntl(pf[1], F_SETPIPE_SZ, 4096);
 		kids[1] = fork();
 		if (kids[1] == 0) {
-			dup2(pf[1], 3);
+			/* the read end first: it is fd 3 itself when nothing
+			 * else is open, and closing it after the dup2 would
+			 * close the loader's pipe */
 			close(pf[0]);
+			if (pf[1] != 3) {
+				dup2(pf[1], 3);
+				close(pf[1]);
+			}
 			char path[4200], sa[32], sb[32];
 			snprintf(path, sizeof(path), "%s/loader", self_dir);
 			snprintf(sa, sizeof(sa), "%llu", (unsigned long long)t0);
