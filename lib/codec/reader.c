@@ -680,14 +680,28 @@ static int on_opname(struct ilog_reader *r, struct ilog_opname *o)
 	return 0;
 }
 
-/* A named op's number in this program's table; unnamed ones stay as they are. */
-static inline void map_op(struct ilog_reader *r, struct ingero_cuda_event *e)
+/* A named op's number in this program's table.  One the section never
+ * named keeps its number unless another log of this program named that
+ * number: then it gets an unnamed number of its own (SPEC §5.17: it is
+ * rendered as a number, never with another log's name). */
+static inline int map_op(struct ilog_reader *r, struct ingero_cuda_event *e)
 {
-	if (e->op < ILOG_OP_NAMED_FIRST)
-		return;
-	const uint16_t *m = r->node < r->nnodes ? r->nodes[r->node].opmap : NULL;
-	if (m && m[e->op - ILOG_OP_NAMED_FIRST])
+	if (e->op < ILOG_OP_NAMED_FIRST || r->node >= r->nnodes)
+		return 0;
+	struct node_slot *n = &r->nodes[r->node];
+	uint16_t *m = n->opmap;
+	if (m && m[e->op - ILOG_OP_NAMED_FIRST]) {
 		e->op = m[e->op - ILOG_OP_NAMED_FIRST];
+		return 0;
+	}
+	int g = ilog_op_unnamed(e->op);
+	if (g < 0)
+		return 0; /* the table is full: kept as it is */
+	if (!m && !(m = n->opmap = calloc(NAMED_OPS, sizeof(*n->opmap))))
+		return fail(r, "out of memory");
+	m[e->op - ILOG_OP_NAMED_FIRST] = (uint16_t)g;
+	e->op = (uint32_t)g;
+	return 0;
 }
 
 static int on_schema(struct ilog_reader *r, const struct ilog_schema *s)
@@ -733,7 +747,8 @@ int ilog_reader_next(struct ilog_reader *r, const struct ilog_record **out)
 	    c.p[2] == 1 + CUDA_NFIELDS && c.p[3] == ILOG_K_CUDA && r->seen_header) {
 		c.p += 4;
 		if (decode_cuda_fast(r, &c, &rec->u.cuda)) {
-			map_op(r, &rec->u.cuda);
+			if (map_op(r, &rec->u.cuda))
+				return -1;
 			rec->kind = ILOG_K_CUDA;
 			rec->raw.p = r->fp;
 			rec->raw.n = (uint32_t)(c.p - r->fp);
@@ -814,7 +829,8 @@ int ilog_reader_next(struct ilog_reader *r, const struct ilog_record **out)
 			return -1;
 		break;
 	case ILOG_K_CUDA:
-		map_op(r, &rec->u.cuda);
+		if (map_op(r, &rec->u.cuda))
+			return -1;
 		break;
 	case ILOG_K_OPNAME:
 		if (on_opname(r, &rec->u.opname))

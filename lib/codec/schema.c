@@ -398,7 +398,8 @@ static const struct { const char *name; uint8_t layer; } ops[ILOG_OP__COUNT] = {
  * removed; lookups take no lock (a name is published after it is written).
  */
 #define NNAMED (ILOG_OP_MAX - ILOG_OP_NAMED_FIRST)
-static struct named_op { const char *name; uint8_t layer; } named[NNAMED];
+/* reserved: a number a log used without naming it, kept unnamed */
+static struct named_op { const char *name; uint8_t layer, reserved; } named[NNAMED];
 static uint32_t named_hi = ILOG_OP_NAMED_FIRST; /* one past the highest in use */
 static pthread_mutex_t named_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -408,6 +409,18 @@ static const struct named_op *named_get(uint32_t op)
 		return NULL;
 	const struct named_op *o = &named[op - ILOG_OP_NAMED_FIRST];
 	return __atomic_load_n(&o->name, __ATOMIC_ACQUIRE) ? o : NULL;
+}
+
+/* A number neither named nor reserved: past the highest in use, else the
+ * lowest gap; 0 when none (named_mu held). */
+static uint32_t free_slot(uint32_t hi)
+{
+	if (hi < ILOG_OP_MAX)
+		return hi;
+	for (uint32_t i = 0; i < NNAMED; i++)
+		if (!named[i].name && !named[i].reserved)
+			return i + ILOG_OP_NAMED_FIRST;
+	return 0;
 }
 
 int ilog_op_intern(const char *name, size_t n, uint32_t layer, uint32_t want)
@@ -425,12 +438,11 @@ int ilog_op_intern(const char *name, size_t n, uint32_t layer, uint32_t want)
 		}
 	}
 	uint32_t slot;
-	if (want >= ILOG_OP_NAMED_FIRST && want < ILOG_OP_MAX && !named[want - ILOG_OP_NAMED_FIRST].name)
+	if (want >= ILOG_OP_NAMED_FIRST && want < ILOG_OP_MAX && !named[want - ILOG_OP_NAMED_FIRST].name &&
+	    !named[want - ILOG_OP_NAMED_FIRST].reserved)
 		slot = want;
-	else if (hi < ILOG_OP_MAX)
-		slot = hi;
-	else
-		goto out; /* full: 65280 distinct names */
+	else if (!(slot = free_slot(hi)))
+		goto out; /* full: 65280 distinct numbers */
 	char *copy = strndup(name, n);
 	if (!copy)
 		goto out;
@@ -440,6 +452,32 @@ int ilog_op_intern(const char *name, size_t n, uint32_t layer, uint32_t want)
 		__atomic_store_n(&named_hi, slot + 1, __ATOMIC_RELEASE);
 	got = (int)slot;
 out:
+	pthread_mutex_unlock(&named_mu);
+	return got;
+}
+
+int ilog_op_unnamed(uint32_t want)
+{
+	if (want < ILOG_OP_NAMED_FIRST || want >= ILOG_OP_MAX)
+		return (int)want;
+	int got = -1;
+	pthread_mutex_lock(&named_mu);
+	struct named_op *o = &named[want - ILOG_OP_NAMED_FIRST];
+	uint32_t hi = named_hi;
+	if (!o->name) {
+		o->reserved = 1; /* its own number, unnamed (a later name gets another) */
+		got = (int)want;
+		if (want >= hi)
+			__atomic_store_n(&named_hi, want + 1, __ATOMIC_RELEASE);
+	} else {
+		uint32_t slot = free_slot(hi);
+		if (slot) {
+			named[slot - ILOG_OP_NAMED_FIRST].reserved = 1;
+			if (slot >= hi)
+				__atomic_store_n(&named_hi, slot + 1, __ATOMIC_RELEASE);
+			got = (int)slot;
+		}
+	}
 	pthread_mutex_unlock(&named_mu);
 	return got;
 }

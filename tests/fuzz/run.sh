@@ -82,7 +82,7 @@ fuzz_one() { # fuzzer -> its report on stdout, its exit status in $work/NAME.rc
 	cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -n 1 || true)
 	if ((rc != 0)); then
 		echo "FAIL fuzz $name: exit $rc after ${runs:-?} runs; the report:"
-		grep -E '^(==[0-9]+==|SUMMARY|    #[0-9]+ |.*runtime error|.*(Leak|crash|timeout|out-of-memory))' \
+		grep -E '^(==[0-9]+==|SUMMARY|    #[0-9]+ |.*runtime error|.*(Leak|crash|timeout|out-of-memory)|round trip|  read)' \
 			"$log" | grep -v '^INFO:' | head -n 40 | sed 's/^/    /'
 		ls -t "$arts" | head -n 3 | sed "s|^|    input: $arts/|"
 	else

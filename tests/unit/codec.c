@@ -1884,7 +1884,9 @@ static void test_named_ops(void)
 	static const char *const na[] = { "cuTestNamedA", "cuTestNamedB" };
 	static const uint32_t ia[] = { 300, 301 };
 	static const char *const nb[] = { "cuTestNamedB", "cuTestNamedC" };
-	static const uint32_t ib[] = { 300, 256 };
+	/* numbers no other test's log uses unnamed (those are kept unnamed,
+	 * ilog_op_unnamed: 256 and 65535 are boundary values there) */
+	static const uint32_t ib[] = { 300, 290 };
 	struct bytes la = named_log(na, ia, 2, 2), lb = named_log(nb, ib, 2, 3);
 	/* read both in one program, and write them through one writer */
 	struct wlog wl;
@@ -1920,7 +1922,7 @@ static void test_named_ops(void)
 	}
 	ok(good && calls[0] == 2 && calls[1] == 2 + 3 && calls[2] == 3 &&
 	   ilog_op_from_name("cuTestNamedA") == 300 && ilog_op_from_name("cuTestNamedB") == 301 &&
-	   ilog_op_from_name("cuTestNamedC") == 256 && ilog_op_limit() == 302,
+	   ilog_op_from_name("cuTestNamedC") == 290 && ilog_op_limit() >= 302,
 	   "named ops: two logs numbering the same name differently read into one table "
 	   "(a log's own numbers kept where free)");
 	struct bytes out = wclose(&wl);

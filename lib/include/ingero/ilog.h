@@ -271,6 +271,10 @@ enum ilog_layer ilog_op_layer(uint32_t op);
  * ops (at least ILOG_OP__COUNT).
  */
 int ilog_op_intern(const char *name, size_t n, uint32_t layer, uint32_t want);
+/* A number >= ILOG_OP_NAMED_FIRST a log uses without naming it (rendered
+ * as the number): `want` when no log named it, else a new unnamed number;
+ * either is never given a name.  -1 when the table is full. */
+int ilog_op_unnamed(uint32_t want);
 uint32_t ilog_op_limit(void);
 const char *ilog_layer_name(uint32_t layer);    /* "runtime" */
 const char *ilog_host_type_name(uint32_t type); /* "switch" */
