@@ -205,13 +205,25 @@ static __always_inline int is_target(__u32 tgid)
 	return bpf_map_lookup_elem(&targets, &tgid) != NULL;
 }
 
-static __always_inline void note(__u32 what, __u32 pid)
+/*
+ * Tell the recorder something about pid; with stop, the calling process is
+ * stopped (SIGSTOP) until the recorder, having done the work, resumes it.
+ * The stop is made pending before the note can be read: the recorder's
+ * SIGCONT, sent once it has read the note, always comes after it (a note
+ * submitted first could be read and answered while this program is
+ * preempted, and the late SIGSTOP would then stop the process for good).
+ * No note, no stop: a process the recorder is not told about is never
+ * stopped.  0, or -1 when the ring was full.
+ */
+static __always_inline int note_stop(__u32 what, __u32 pid, bool stop)
 {
 	struct rec_note *n = bpf_ringbuf_reserve(&crit_rb, sizeof(*n), 0);
 	if (!n) {
 		count_rb(REC_RB_CRIT, 0);
-		return;
+		return -1;
 	}
+	if (stop)
+		bpf_send_signal(19 /* SIGSTOP */);
 	n->h.type = REC_MSG_NOTE;
 	n->h.len = sizeof(*n);
 	n->what = what;
@@ -219,6 +231,12 @@ static __always_inline void note(__u32 what, __u32 pid)
 	n->ts_ns = bpf_ktime_get_ns();
 	bpf_ringbuf_submit(n, 0);
 	count_rb(REC_RB_CRIT, 1);
+	return 0;
+}
+
+static __always_inline void note(__u32 what, __u32 pid)
+{
+	note_stop(what, pid, false);
 }
 
 /* task cgroups and --cgroup */
@@ -433,8 +451,7 @@ static __always_inline int on_entry(struct pt_regs *ctx, bool session)
 	if (cookie == REC_COOKIE_DLHOOK) {
 		/* ld.so mapped or unmapped objects: rescan soon */
 		if (bpf_map_lookup_elem(&hold, &tgid)) {
-			note(REC_NOTE_HELD, tgid);
-			bpf_send_signal(19 /* SIGSTOP */);
+			note_stop(REC_NOTE_HELD, tgid, true);
 			return -1;
 		}
 		if (is_target(tgid) || (targ_mode == REC_MODE_ALL) ||

@@ -201,8 +201,12 @@ static int on_msg(void *ctx, void *data, size_t size)
 			break;
 		r->n_note++;
 		rec_queue_scan(r, m->pid);
-		if (m->what == REC_NOTE_HELD && r->nheld < sizeof(r->held) / sizeof(r->held[0]))
+		if (m->what != REC_NOTE_HELD)
+			return 0;
+		if (r->nheld < sizeof(r->held) / sizeof(r->held[0]))
 			r->held[r->nheld++] = m->pid;
+		else
+			kill((pid_t)m->pid, SIGCONT); /* no room to wait for its scan: never left stopped */
 		return 0;
 	}
 	}
