@@ -379,6 +379,54 @@ static int map_take(struct bpf_map *m, const void *key, size_t ks, void *val, si
 		       ? -1 : 0;
 }
 
+/*
+ * Take every entry of aggregate map m (a window's counts, taken so the
+ * kernel starts the next window from zero) into ents: at most cap entries
+ * of esize bytes, each its key at offset 0 and its value at voff, sorted
+ * by cmp (most first).  Entries gone meanwhile are left out.  The number
+ * taken.
+ */
+static unsigned map_take_all(struct bpf_map *m, void *ents, size_t esize, size_t voff,
+			     unsigned cap, int (*cmp)(const void *, const void *))
+{
+	size_t ks = bpf_map__key_size(m), vs = bpf_map__value_size(m);
+	char *e = ents;
+	unsigned nk = 0, ne = 0;
+	/* the keys first: deleting while walking would restart the walk */
+	int more = cap && bpf_map__get_next_key(m, NULL, e, ks) == 0;
+	while (more && ++nk < cap)
+		more = bpf_map__get_next_key(m, e + (nk - 1) * esize, e + nk * esize, ks) == 0;
+	for (unsigned i = 0; i < nk; i++) {
+		char *d = e + ne * esize;
+		if (i != ne)
+			memcpy(d, e + i * esize, ks);
+		if (!map_take(m, d, ks, d + voff, vs))
+			ne++;
+	}
+	qsort(ents, ne, esize, cmp);
+	return ne;
+}
+
+/*
+ * Does pid get a record of its own in a window's list of the biggest?  A
+ * target always; another process (with its process record, once) while
+ * fewer than --host-top others have one, counted in *named; the others go
+ * to the window's rest.  pid 0 (not known) counts as another, without a
+ * process record.
+ */
+static int own_record(struct rec *r, uint32_t pid, unsigned *named, const char *comm,
+		      uint64_t cgroup_id)
+{
+	if (pid && rec_is_target(r, pid))
+		return 1;
+	if (*named >= r->o.host_top)
+		return 0;
+	(*named)++;
+	if (pid)
+		rec_write_other(r, pid, comm, cgroup_id);
+	return 1;
+}
+
 /* Drain a per-pid aggregate map: one record per pid, then delete it. */
 static void drain_sched(struct rec *r, uint64_t now, uint64_t win)
 {
@@ -432,31 +480,17 @@ static int page_cmp(const void *x, const void *y)
  */
 static void drain_pages(struct rec *r, uint64_t now, uint64_t win)
 {
-	struct bpf_map *m = r->skel->maps.page_agg;
-	static uint32_t keys[16384];
 	static struct page_ent ents[16384];
-	unsigned nk = map_keys(m, keys, 16384), ne = 0;
-	for (unsigned i = 0; i < nk; i++) {
-		struct page_ent *e = &ents[ne];
-		if (map_take(m, &keys[i], sizeof(keys[i]), &e->a, sizeof(e->a)))
-			continue;
-		e->pid = keys[i];
-		ne++;
-	}
-	qsort(ents, ne, sizeof(ents[0]), page_cmp);
+	unsigned ne = map_take_all(r->skel->maps.page_agg, ents, sizeof(ents[0]),
+				   offsetof(struct page_ent, a), 16384, page_cmp);
 	unsigned named = 0;
 	uint64_t rest_pages = 0, rest_n = 0;
 	for (unsigned i = 0; i < ne; i++) {
 		const struct page_ent *pe = &ents[i];
-		int target = rec_is_target(r, pe->pid);
-		if (!target && named >= r->o.host_top) {
+		if (!own_record(r, pe->pid, &named, pe->a.comm, pe->a.cgroup_id)) {
 			rest_pages += pe->a.pages;
 			rest_n++;
 			continue;
-		}
-		if (!target) {
-			named++;
-			rec_write_other(r, pe->pid, pe->a.comm, pe->a.cgroup_id);
 		}
 		struct ilog_record rec = { .kind = ILOG_K_HOST };
 		struct ingero_host_event *e = &rec.u.host;
@@ -559,34 +593,17 @@ static void put_blk(struct rec *r, uint64_t ts, uint64_t win, uint32_t dev, uint
  */
 static void drain_blk(struct rec *r, uint64_t now, uint64_t win)
 {
-	struct bpf_map *m = r->skel->maps.blk_agg;
 	static struct blk_ent ents[4096];
 	enum { MAXDEV = 64 };
 	static struct rec_blk_agg rest[MAXDEV];
 	uint32_t rest_dev[MAXDEV], rest_n[MAXDEV];
-	unsigned ne = 0, nrest = 0;
-	struct rec_blk_key key, next;
-	int more = bpf_map__get_next_key(m, NULL, &next, sizeof(next)) == 0;
-	while (more && ne < 4096) {
-		key = next;
-		more = bpf_map__get_next_key(m, &key, &next, sizeof(next)) == 0;
-		struct blk_ent *e = &ents[ne];
-		if (map_take(m, &key, sizeof(key), &e->a, sizeof(e->a)))
-			continue;
-		e->k = key;
-		ne++;
-	}
-	qsort(ents, ne, sizeof(ents[0]), blk_cmp);
-	unsigned named = 0;
+	unsigned nrest = 0, named = 0;
+	unsigned ne = map_take_all(r->skel->maps.blk_agg, ents, sizeof(ents[0]),
+				   offsetof(struct blk_ent, a), 4096, blk_cmp);
 	for (unsigned i = 0; i < ne; i++) {
 		const struct blk_ent *be = &ents[i];
-		int target = rec_is_target(r, be->k.pid);
 		/* pid 0: requests started from interrupt context, always in the rest */
-		if (be->k.pid && (target || named < r->o.host_top)) {
-			if (!target) {
-				named++;
-				rec_write_other(r, be->k.pid, be->a.comm, be->a.cgroup_id);
-			}
+		if (be->k.pid && own_record(r, be->k.pid, &named, be->a.comm, be->a.cgroup_id)) {
 			put_blk(r, now - win, win, be->k.dev, be->k.pid, 1, &be->a);
 			continue;
 		}
@@ -653,36 +670,17 @@ static int flow_cmp(const void *x, const void *y)
  */
 static void drain_flows(struct rec *r, uint64_t now, uint64_t win)
 {
-	struct bpf_map *m = r->skel->maps.flow_agg;
 	static struct flow_ent ents[4096];
-	static struct rec_flow_key keys[4096];
-	unsigned nk = 0, ne = 0;
-	/* the keys first: deleting while walking would restart the walk */
-	int more = bpf_map__get_next_key(m, NULL, &keys[0], sizeof(keys[0])) == 0;
-	while (more && ++nk < 4096)
-		more = bpf_map__get_next_key(m, &keys[nk - 1], &keys[nk], sizeof(keys[0])) == 0;
-	for (unsigned i = 0; i < nk; i++) {
-		struct flow_ent *e = &ents[ne];
-		if (map_take(m, &keys[i], sizeof(keys[i]), &e->a, sizeof(e->a)))
-			continue;
-		e->k = keys[i];
-		ne++;
-	}
-	qsort(ents, ne, sizeof(ents[0]), flow_cmp);
+	unsigned ne = map_take_all(r->skel->maps.flow_agg, ents, sizeof(ents[0]),
+				   offsetof(struct flow_ent, a), 4096, flow_cmp);
 	unsigned named = 0;
 	uint64_t rest = net_stat_delta(r, REC_NET_RETRANS_FULL), rest_flows = 0;
 	for (unsigned i = 0; i < ne; i++) {
 		const struct flow_ent *fe = &ents[i];
-		int target = fe->a.pid && rec_is_target(r, fe->a.pid);
-		if (!target && named >= r->o.host_top) {
+		if (!own_record(r, fe->a.pid, &named, fe->a.comm, fe->a.cgroup_id)) {
 			rest += fe->a.count;
 			rest_flows++;
 			continue;
-		}
-		if (!target) {
-			named++;
-			if (fe->a.pid)
-				rec_write_other(r, fe->a.pid, fe->a.comm, fe->a.cgroup_id);
 		}
 		uint32_t alen = fe->k.family == 4 ? 4 : 16;
 		struct ilog_record rec = { .kind = ILOG_K_RETRANS };
@@ -726,34 +724,20 @@ static int sock_cmp(const void *x, const void *y)
  */
 static void drain_sockio(struct rec *r, uint64_t now, uint64_t win)
 {
-	struct bpf_map *m = r->skel->maps.sock_agg;
-	static uint32_t keys[16384];
 	static struct sock_ent ents[16384];
-	unsigned nk = map_keys(m, keys, 16384), ne = 0;
-	for (unsigned i = 0; i < nk; i++) {
-		struct sock_ent *e = &ents[ne];
-		if (map_take(m, &keys[i], sizeof(keys[i]), &e->a, sizeof(e->a)))
-			continue;
-		e->pid = keys[i];
-		ne++;
-	}
-	qsort(ents, ne, sizeof(ents[0]), sock_cmp);
+	unsigned ne = map_take_all(r->skel->maps.sock_agg, ents, sizeof(ents[0]),
+				   offsetof(struct sock_ent, a), 16384, sock_cmp);
 	unsigned named = 0;
 	struct ilog_sockio rest = { .ts_ns = now - win, .dur_ns = win };
 	for (unsigned i = 0; i < ne; i++) {
 		const struct sock_ent *se = &ents[i];
-		int target = rec_is_target(r, se->pid);
-		if (!target && named >= r->o.host_top) {
+		if (!own_record(r, se->pid, &named, se->a.comm, se->a.cgroup_id)) {
 			rest.tx_bytes += se->a.tx_bytes;
 			rest.rx_bytes += se->a.rx_bytes;
 			rest.tx_calls += se->a.tx_calls;
 			rest.rx_calls += se->a.rx_calls;
 			rest.others++;
 			continue;
-		}
-		if (!target) {
-			named++;
-			rec_write_other(r, se->pid, se->a.comm, se->a.cgroup_id);
 		}
 		struct ilog_record rec = { .kind = ILOG_K_SOCKIO };
 		rec.u.sockio = (struct ilog_sockio){
