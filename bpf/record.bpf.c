@@ -76,6 +76,38 @@ struct {
 	__type(value, __u8);
 } hold SEC(".maps");
 
+/*
+ * The processes stopped by us, whichever the reason (a COMMAND's library
+ * load above, a new CUDA library file system-wide below), with when: the
+ * recorder deletes an entry and resumes its process once it has attached
+ * to what was mapped; the watchdog resumes those older than --hold-max,
+ * and all of them when the recorder dies.  Whoever deletes the entry
+ * resumes the process.  targ_watch: a watchdog runs (entries are made).
+ */
+const volatile bool targ_watch = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct rec_hold_ent);
+} holds SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, REC_HOLD__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} hold_stats SEC(".maps");
+
+static __always_inline void hold_count(__u32 what)
+{
+	__u64 *v = bpf_map_lookup_elem(&hold_stats, &what);
+	if (v)
+		__sync_fetch_and_add(v, 1);
+}
+
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
@@ -205,25 +237,13 @@ static __always_inline int is_target(__u32 tgid)
 	return bpf_map_lookup_elem(&targets, &tgid) != NULL;
 }
 
-/*
- * Tell the recorder something about pid; with stop, the calling process is
- * stopped (SIGSTOP) until the recorder, having done the work, resumes it.
- * The stop is made pending before the note can be read: the recorder's
- * SIGCONT, sent once it has read the note, always comes after it (a note
- * submitted first could be read and answered while this program is
- * preempted, and the late SIGSTOP would then stop the process for good).
- * No note, no stop: a process the recorder is not told about is never
- * stopped.  0, or -1 when the ring was full.
- */
-static __always_inline int note_stop(__u32 what, __u32 pid, bool stop)
+static __always_inline void note(__u32 what, __u32 pid)
 {
 	struct rec_note *n = bpf_ringbuf_reserve(&crit_rb, sizeof(*n), 0);
 	if (!n) {
 		count_rb(REC_RB_CRIT, 0);
-		return -1;
+		return;
 	}
-	if (stop)
-		bpf_send_signal(19 /* SIGSTOP */);
 	n->h.type = REC_MSG_NOTE;
 	n->h.len = sizeof(*n);
 	n->what = what;
@@ -231,12 +251,44 @@ static __always_inline int note_stop(__u32 what, __u32 pid, bool stop)
 	n->ts_ns = bpf_ktime_get_ns();
 	bpf_ringbuf_submit(n, 0);
 	count_rb(REC_RB_CRIT, 1);
-	return 0;
 }
 
-static __always_inline void note(__u32 what, __u32 pid)
+/*
+ * A COMMAND's process changed its link map: stop it until the recorder
+ * has rescanned it (REC_NOTE_HELD), or, when a stop of it is under way
+ * already (another thread), have it rescanned (REC_NOTE_DLOPEN).  The stop
+ * is made pending before the note can be read: the recorder's SIGCONT,
+ * sent once it has read the note, always comes after it (a note readable
+ * first could be answered while this program is preempted, and the late
+ * SIGSTOP would then stop the process for good).  No note, no stop: a
+ * process the recorder is not told about is never stopped.
+ */
+static __always_inline void dl_hold(__u32 tgid)
 {
-	note_stop(what, pid, false);
+	struct rec_note *n = bpf_ringbuf_reserve(&crit_rb, sizeof(*n), 0);
+	if (!n) {
+		count_rb(REC_RB_CRIT, 0);
+		hold_count(REC_HOLD_MISSED);
+		return;
+	}
+	__u32 what = REC_NOTE_DLOPEN;
+	if (!bpf_map_lookup_elem(&holds, &tgid)) {
+		struct rec_hold_ent h = { .ts_ns = bpf_ktime_get_ns() };
+		if (bpf_map_update_elem(&holds, &tgid, &h, BPF_NOEXIST)) {
+			hold_count(REC_HOLD_MISSED);
+		} else {
+			bpf_send_signal(19 /* SIGSTOP */);
+			hold_count(REC_HOLD_HELD);
+			what = REC_NOTE_HELD;
+		}
+	}
+	n->h.type = REC_MSG_NOTE;
+	n->h.len = sizeof(*n);
+	n->what = what;
+	n->pid = tgid;
+	n->ts_ns = bpf_ktime_get_ns();
+	bpf_ringbuf_submit(n, 0);
+	count_rb(REC_RB_CRIT, 1);
 }
 
 /* task cgroups and --cgroup */
@@ -451,7 +503,7 @@ static __always_inline int on_entry(struct pt_regs *ctx, bool session)
 	if (cookie == REC_COOKIE_DLHOOK) {
 		/* ld.so mapped or unmapped objects: rescan soon */
 		if (bpf_map_lookup_elem(&hold, &tgid)) {
-			note_stop(REC_NOTE_HELD, tgid, true);
+			dl_hold(tgid);
 			return -1;
 		}
 		if (is_target(tgid) || (targ_mode == REC_MODE_ALL) ||
@@ -1012,31 +1064,10 @@ struct {
 	__type(value, __u8);
 } lib_files SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u32);
-	__type(value, struct rec_hold_ent);
-} holds SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, REC_HOLD__COUNT);
-	__type(key, __u32);
-	__type(value, __u64);
-} hold_stats SEC(".maps");
-
-static __always_inline void hold_count(__u32 what)
-{
-	__u64 *v = bpf_map_lookup_elem(&hold_stats, &what);
-	if (v)
-		__sync_fetch_and_add(v, 1);
-}
-
 /* a process that died while stopped: nobody is to resume it */
 static __always_inline void hold_forget(struct task_struct *p, __u32 tgid)
 {
-	if (targ_hold && BPF_CORE_READ(p, signal, live.counter) == 0)
+	if (targ_watch && BPF_CORE_READ(p, signal, live.counter) == 0)
 		bpf_map_delete_elem(&holds, &tgid);
 }
 

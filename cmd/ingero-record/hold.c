@@ -271,11 +271,10 @@ static void __attribute__((noreturn)) watchdog(int rd, int holds_fd, int stats_f
 	}
 }
 
-int rec_hold_start(struct rec *r)
+/* System-wide: watch mmap() for new CUDA library files; 0, or -1 (with a
+ * warning) when the kernel takes none of its programs. */
+static int watch_mmap(struct rec *r)
 {
-	if (!r->hold)
-		return 0;
-	r->hold_pipe = -1;
 	/* mmap()'s own tracepoints, else every system call's exit */
 	struct record_bpf *s = r->skel;
 	/* INGERO_RECORD_HOLD_RAWTP: the fallback, for its test */
@@ -293,9 +292,18 @@ int rec_hold_start(struct rec *r)
 		ilog_warnf("cannot watch mmap() for new CUDA libraries: %s; a library file never "
 			   "attached before can miss its first calls",
 			   strerror(errno));
-		r->hold = 0;
-		return 0;
+		return -1;
 	}
+	return 0;
+}
+
+int rec_hold_start(struct rec *r)
+{
+	r->hold_pipe = -1;
+	if (r->hold && watch_mmap(r))
+		r->hold = 0;
+	if (!r->watch)
+		return 0;
 	int p[2];
 	if (pipe2(p, O_CLOEXEC)) {
 		snprintf(r->err, sizeof(r->err), "watchdog pipe: %s", strerror(errno));
@@ -317,11 +325,15 @@ int rec_hold_start(struct rec *r)
 	close(p[0]);
 	r->hold_pipe = p[1];
 	r->watchdog = w;
-	if (ILOG_VERBOSE(1))
+	if (ILOG_VERBOSE(1) && r->hold)
 		fprintf(stderr, "%s: new CUDA library files stop their process until attached "
 				"(at most %llu ms; mmap() watched %s); watchdog %d\n",
 			ilog_prog, (unsigned long long)(r->o.hold_max_ns / 1000000),
 			r->hold_tp ? "by its tracepoints" : "at every system call's exit", (int)w);
+	else if (ILOG_VERBOSE(1))
+		fprintf(stderr, "%s: the command's library loads stop their process until "
+				"attached (at most %llu ms); watchdog %d\n",
+			ilog_prog, (unsigned long long)(r->o.hold_max_ns / 1000000), (int)w);
 	return 0;
 }
 
@@ -331,6 +343,12 @@ void rec_hold_msg(struct rec *r, const struct rec_hold_msg *m)
 	if (r->nlheld < sizeof(r->lheld) / sizeof(r->lheld[0]))
 		r->lheld[r->nlheld++] = *m;
 	/* else: the watchdog resumes it */
+}
+
+void rec_hold_resume(struct rec *r, uint32_t pid)
+{
+	if (!bpf_map__delete_elem(r->skel->maps.holds, &pid, sizeof(pid), 0))
+		kill((pid_t)pid, SIGCONT);
 }
 
 /* After the scan of the held processes: mark their files attached (the
@@ -343,15 +361,17 @@ void rec_hold_release(struct rec *r)
 		const struct rec_hold_msg *m = &r->lheld[i];
 		bpf_map__update_elem(r->skel->maps.lib_files, &m->file, sizeof(m->file), &one, 1,
 				     BPF_ANY);
-		if (!bpf_map__delete_elem(r->skel->maps.holds, &m->pid, sizeof(m->pid), 0))
-			kill((pid_t)m->pid, SIGCONT);
+		rec_hold_resume(r, m->pid);
 	}
 	r->nlheld = 0;
+	for (unsigned i = 0; i < r->nheld; i++)
+		rec_hold_resume(r, r->held[i]);
+	r->nheld = 0;
 }
 
 void rec_hold_close(struct rec *r)
 {
-	if (!r->hold)
+	if (!r->watch)
 		return;
 	bpf_link__destroy(r->skel->links.hold_mmap_enter);
 	bpf_link__destroy(r->skel->links.hold_mmap_exit);
@@ -365,7 +385,7 @@ void rec_hold_close(struct rec *r)
 		r->hold_pipe = -1;
 		waitpid(r->watchdog, NULL, 0);
 	}
-	r->hold = 0;
+	r->hold = r->watch = 0;
 }
 
 void rec_hold_losses(struct rec *r, uint64_t ts)

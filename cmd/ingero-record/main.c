@@ -90,13 +90,14 @@ static void usage(FILE *f)
 		"                         (default 8; 0 = targets only)\n"
 		"      --stall-min DUR    record direct reclaim and compaction stalls of at\n"
 		"                         least DUR (default 100us; a target's: all)\n"
-		"      --hold-max DUR     without --pid or a COMMAND: a process that maps a\n"
-		"                         CUDA library file not attached yet is stopped\n"
-		"                         until it is, so no first call is missed; a\n"
-		"                         watchdog process resumes it after DUR (default\n"
-		"                         1s) or when the recorder dies (loss \"holds\").\n"
-		"                         0: never stop one (calls in the first ms after\n"
-		"                         such a mapping can be missed)\n"
+		"      --hold-max DUR     without --pid: a process that maps a CUDA library\n"
+		"                         file not attached yet (with a COMMAND: a command's\n"
+		"                         process that loads any library) is stopped until\n"
+		"                         attached, so no first call is missed; a watchdog\n"
+		"                         process resumes it after DUR (default 1s) or when\n"
+		"                         the recorder dies (loss \"holds\").  0: never stop\n"
+		"                         one (calls in the first ms after such a mapping\n"
+		"                         can be missed)\n"
 		"      --rank N           job rank in the header (default $RANK or -1)\n"
 		"      --check            print a readiness report and exit\n"
 		"  -q, --quiet            errors only: no status lines, live table or warnings\n"
@@ -450,6 +451,10 @@ again:
 	r->skel->rodata->targ_cgv1 = rec_cgroup_v1();
 	r->skel->rodata->targ_cgroup_id = o->cgroup_id;
 	r->skel->rodata->targ_hold = r->hold;
+	/* a watchdog bounds every stop: system-wide holds, a COMMAND's
+	 * library loads */
+	r->watch = r->hold || (o->cmd && o->hold_max_ns > 0);
+	r->skel->rodata->targ_watch = r->watch;
 	if (!r->hold) {
 		bpf_program__set_autoload(r->skel->progs.hold_new_lib, false);
 		bpf_program__set_autoload(r->skel->progs.hold_mmap_enter, false);
@@ -525,7 +530,7 @@ again:
 	if (want_hold && !r->hold)
 		ilog_warnf("cannot load the mmap() watch: a CUDA library file never attached "
 			   "before can miss its first calls");
-	r->hold_loaded = r->hold;
+	r->hold_loaded = r->watch;
 	if (err) {
 		if (err == -EPERM || err == -EACCES)
 			snprintf(r->err, sizeof(r->err),
@@ -618,7 +623,10 @@ static int run(struct rec *r)
 		uint32_t cp = (uint32_t)child;
 		uint8_t one = 1;
 		rec_add_target(r, cp);
-		if (bpf_map__update_elem(r->skel->maps.hold, &cp, sizeof(cp), &one, 1, BPF_ANY))
+		/* --hold-max 0: never stopped (the rescan at the ld.so hook
+		 * still comes, a few ms late) */
+		if (r->watch &&
+		    bpf_map__update_elem(r->skel->maps.hold, &cp, sizeof(cp), &one, 1, BPF_ANY))
 			ilog_warnf("cannot watch the command's library loads: %s", strerror(errno));
 	}
 	for (unsigned i = 0; i < o->ncuda_libs; i++) {
@@ -708,13 +716,6 @@ static int run(struct rec *r)
 		rec_summary(r, 1);
 	/* nothing may stay stopped: resume every held process */
 	rec_hold_close(r);
-	uint32_t key, next;
-	int more = bpf_map__get_next_key(r->skel->maps.hold, NULL, &next, sizeof(next)) == 0;
-	while (more) {
-		key = next;
-		more = bpf_map__get_next_key(r->skel->maps.hold, &key, &next, sizeof(next)) == 0;
-		kill((pid_t)key, SIGCONT);
-	}
 	if (child > 0 && !child_done) {
 		kill(child, SIGTERM);
 		waitpid(child, &child_status, 0);

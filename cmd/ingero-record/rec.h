@@ -99,8 +99,10 @@ struct rec {
 	unsigned npending;
 	uint32_t held[1024];       /* stopped at a dlopen, to resume after the scan */
 	unsigned nheld;
-	/* hold.c: processes stopped at a new library file (system-wide) */
-	int hold, hold_loaded;     /* stopping them, its program loaded */
+	/* hold.c: processes stopped at a new library file (system-wide) or
+	 * at a COMMAND's library load, until attached */
+	int hold, hold_loaded;     /* stopping them system-wide, the map counted */
+	int watch;                 /* a watchdog bounds the stops */
 	int hold_tp;               /* by mmap()'s tracepoints, not every syscall exit */
 	int hold_pipe;             /* the watchdog reads its end of file */
 	pid_t watchdog;
@@ -190,6 +192,7 @@ void rec_hold_file(struct rec *r, const char *path, const char *open_path, uint6
 int rec_hold_start(struct rec *r);
 void rec_hold_msg(struct rec *r, const struct rec_hold_msg *m);
 void rec_hold_release(struct rec *r); /* after the held processes were scanned */
+void rec_hold_resume(struct rec *r, uint32_t pid); /* unless the watchdog did */
 void rec_hold_close(struct rec *r);   /* resume all, stop the watchdog */
 void rec_hold_losses(struct rec *r, uint64_t ts);
 uint64_t rec_hold_sum(struct rec *r); /* changes when its counters do */

@@ -206,7 +206,7 @@ static int on_msg(void *ctx, void *data, size_t size)
 		if (r->nheld < sizeof(r->held) / sizeof(r->held[0]))
 			r->held[r->nheld++] = m->pid;
 		else
-			kill((pid_t)m->pid, SIGCONT); /* no room to wait for its scan: never left stopped */
+			rec_hold_resume(r, m->pid); /* no room to wait for its scan */
 		return 0;
 	}
 	}
@@ -245,11 +245,8 @@ int rec_drain(struct rec *r, int timeout_ms)
 		r->max_drain_bytes = r->drain_bytes;
 	if (r->npending)
 		rec_scan_pending(r);
-	rec_hold_release(r);
 	/* attached to what they loaded: let them go on */
-	for (unsigned i = 0; i < r->nheld; i++)
-		kill((pid_t)r->held[i], SIGCONT);
-	r->nheld = 0;
+	rec_hold_release(r);
 	return n < 0 && n != -EINTR ? n : 0;
 }
 
