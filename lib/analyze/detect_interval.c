@@ -339,7 +339,8 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 			   struct ival iv, struct sig *g, uint32_t lo, uint32_t hi)
 {
 	struct dhist in, out;
-	struct preempt *pr = NULL, *prun = NULL;
+	struct offcpu oc = { 0 };
+	uint8_t *in_iv = NULL;
 	if (ilog_dhist_series(&in, s, iv.a, iv.b, NULL, 0) ||
 	    ilog_dhist_series(&out, s, 0, x->T, inany, 0)) { /* inany has T entries */
 		ilog_dhist_free(&in);
@@ -374,51 +375,26 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 	 * time runnable but off-CPU (preempted, or woken and waiting) above the
 	 * rate outside the interval must account for half the lost time.
 	 */
-	pr = calloc(MAXPRE, sizeof(*pr));
-	prun = calloc(MAXPRE, sizeof(*prun));
-	if (!pr || !prun) {
+	in_iv = calloc(x->T, 1);
+	if (!in_iv) {
 		x->oom = 1;
 		goto done;
 	}
-	uint64_t pn, pd, pn_run, pd_run;
-	uint32_t npr = causal_preempters(x, p, iv.a, iv.b, pr, MAXPRE, &pn, &pd);
-	uint32_t nall = causal_preempters(x, p, lo, hi, prun, MAXPRE, &pn_run, &pd_run);
+	for (uint32_t k = iv.a; k < iv.b && k < x->T; k++)
+		in_iv[k] = 1;
 	/* the process's own threads and the recorder are no culprits, and the
 	 * time they took is not contention by others (detect_oversub.c and
 	 * detect_overhead.c report it) */
-	struct preempt own = { 0 }, own_run = { 0 };
-	npr = causal_drop_own(x, p, pr, npr, &own, &own);
-	nall = causal_drop_own(x, p, prun, nall, &own_run, &own_run);
-	uint64_t pdx = pd - own.dur, pdx_run = pd_run - own_run.dur; /* by others */
-	uint64_t wq_in = causal_runq_wait(x, p, iv.a, iv.b, NULL);
-	uint64_t wq_run = causal_runq_wait(x, p, lo, hi, NULL);
-	double len_out = 0;
-	for (uint32_t k = lo; k < hi; k++)
-		if (k < iv.a || k >= iv.b)
-			len_out += (double)x->nd->width;
-	double off_in = (double)(pdx + wq_in), off_out = (double)(pdx_run - pdx + wq_run - wq_in);
-	double off_rate_out = len_out > 0 ? off_out / len_out : 0;
-	double off_excess = off_in - off_rate_out * (double)len;
-	double share = lost ? off_excess / (double)lost : 0;
-	/* the culprit: the preempter whose off-CPU time rose most over its own
-	 * rate outside the interval */
-	for (uint32_t i = 0; i < npr; i++) {
-		double o_out = 0;
-		for (uint32_t j = 0; j < nall; j++)
-			if (prun[j].pid == pr[i].pid)
-				o_out = (double)(prun[j].dur - pr[i].dur);
-		pr[i].excess = (double)pr[i].dur - (len_out > 0 ? o_out / len_out : 0) * (double)len;
+	if (causal_offcpu(x, p, in_iv, lo, hi, lost, &oc)) {
+		x->oom = 1;
+		goto done;
 	}
-	for (uint32_t i = 1; i < npr; i++)
-		for (uint32_t j = i; j > 0 && pr[j].excess > pr[j - 1].excess; j--) {
-			struct preempt t = pr[j];
-			pr[j] = pr[j - 1];
-			pr[j - 1] = t;
-		}
-	/* a culprit when one preempter's time rose; else the threads waited in
-	 * the run queue of a saturated host, and no one process is to blame */
-	int named = npr && pr[0].excess > 0;
-	int cpu_ok = share >= 0.5 && (named || wq_in > 0);
+	const struct preempt *pr = oc.pr;
+	uint32_t npr = oc.npr;
+	uint64_t pn = oc.pn, pd = oc.pd, wq_in = oc.wq;
+	double off_in = oc.off_in, off_rate_out = oc.rate_out, share = oc.share;
+	int named = oc.named;
+	int cpu_ok = oc.host;
 	int gpu_ok = cov_gpu >= ILOG_COVERAGE;
 	int mem_ok = cov_mem >= ILOG_COVERAGE;
 	int gr_ok = cov_gr >= ILOG_COVERAGE;
@@ -486,15 +462,7 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 	causal_snaps(x, iv.a, iv.b, &ss);
 	uint32_t opid;
 	uint64_t on;
-	uint8_t *in_iv = calloc(x->T, 1);
-	if (!in_iv) {
-		x->oom = 1;
-		goto done;
-	}
-	for (uint32_t k = iv.a; k < iv.b && k < x->T; k++)
-		in_iv[k] = 1;
 	uint64_t oth = causal_others_calls(x, p, in_iv, &opid, &on);
-	free(in_iv);
 	uint32_t ppid;
 	uint64_t ptop;
 	uint64_t pg = causal_pages(x, iv.a, iv.b, &ppid, &ptop);
@@ -609,8 +577,8 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 	causal_ev_add(x, c, tb, "%s back to baseline (interval ends); %s lost", opn(s->op),
 		      D(x, (double)lost));
 done:
-	free(pr);
-	free(prun);
+	causal_offcpu_free(&oc);
+	free(in_iv);
 	ilog_dhist_free(&in);
 	ilog_dhist_free(&out);
 }
