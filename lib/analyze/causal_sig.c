@@ -190,10 +190,17 @@ int causal_offcpu(struct ctx *x, const struct sproc *p, const uint8_t *in, uint3
 			o->pr[j] = o->pr[j - 1];
 			o->pr[j - 1] = t;
 		}
-	/* a culprit when one preempter's time rose; else the threads waited in
-	 * the run queue of a saturated host, and no one process is to blame */
-	o->named = o->npr && o->pr[0].excess > 0;
-	o->host = o->share >= 0.5 && (o->named || o->wq > 0);
+	/*
+	 * A culprit when one preempter's time rose there and it took at least
+	 * half of the time others' preemptions cost the threads in the windows;
+	 * else the threads were preempted by many, or waited in the run queue,
+	 * of a saturated host, and no one process is to blame (a kernel thread
+	 * that preempted them a few times more, while others took most of the
+	 * CPU, is not the cause).
+	 */
+	double by_others = (double)o->pd - (double)own.dur;
+	o->named = o->npr && o->pr[0].excess > 0 && (double)o->pr[0].dur >= 0.5 * by_others;
+	o->host = o->share >= 0.5;
 	free(out);
 	return 0;
 }
