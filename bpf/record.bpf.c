@@ -237,13 +237,18 @@ static __always_inline int is_target(__u32 tgid)
 	return bpf_map_lookup_elem(&targets, &tgid) != NULL;
 }
 
-static __always_inline void note(__u32 what, __u32 pid)
+/* A note for the recorder: reserved (NULL, counted, when the ring is
+ * full), then sent. */
+static __always_inline struct rec_note *note_reserve(void)
 {
 	struct rec_note *n = bpf_ringbuf_reserve(&crit_rb, sizeof(*n), 0);
-	if (!n) {
+	if (!n)
 		count_rb(REC_RB_CRIT, 0);
-		return;
-	}
+	return n;
+}
+
+static __always_inline void note_send(struct rec_note *n, __u32 what, __u32 pid)
+{
 	n->h.type = REC_MSG_NOTE;
 	n->h.len = sizeof(*n);
 	n->what = what;
@@ -251,6 +256,13 @@ static __always_inline void note(__u32 what, __u32 pid)
 	n->ts_ns = bpf_ktime_get_ns();
 	bpf_ringbuf_submit(n, 0);
 	count_rb(REC_RB_CRIT, 1);
+}
+
+static __always_inline void note(__u32 what, __u32 pid)
+{
+	struct rec_note *n = note_reserve();
+	if (n)
+		note_send(n, what, pid);
 }
 
 /*
@@ -265,9 +277,8 @@ static __always_inline void note(__u32 what, __u32 pid)
  */
 static __always_inline void dl_hold(__u32 tgid)
 {
-	struct rec_note *n = bpf_ringbuf_reserve(&crit_rb, sizeof(*n), 0);
+	struct rec_note *n = note_reserve();
 	if (!n) {
-		count_rb(REC_RB_CRIT, 0);
 		hold_count(REC_HOLD_MISSED);
 		return;
 	}
@@ -282,13 +293,7 @@ static __always_inline void dl_hold(__u32 tgid)
 			what = REC_NOTE_HELD;
 		}
 	}
-	n->h.type = REC_MSG_NOTE;
-	n->h.len = sizeof(*n);
-	n->what = what;
-	n->pid = tgid;
-	n->ts_ns = bpf_ktime_get_ns();
-	bpf_ringbuf_submit(n, 0);
-	count_rb(REC_RB_CRIT, 1);
+	note_send(n, what, tgid);
 }
 
 /* task cgroups and --cgroup */

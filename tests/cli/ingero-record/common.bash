@@ -82,6 +82,45 @@ wait_for() {
 	fail "$1 never appeared"
 }
 
+# proc_state PID: its state letter in /proc (T: stopped), or "gone"
+proc_state() { sed 's/.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null || echo gone; }
+
+# wait_held PID: until PID is stopped (held), 10 s at most
+wait_held() {
+	local i
+	for ((i = 0; i < 1000; i++)); do
+		[[ $(proc_state "$1") == T ]] && return 0
+		sleep 0.01
+	done
+	fail "process $1 was never held (state $(proc_state "$1"))"
+}
+
+# kill_holder PID WATCHDOG: PID is held by the recorder RECPID, which is
+# stopped: it stays held, then SIGKILL the recorder; PID must be resumed
+# within 1 s, the watchdog gone.
+kill_holder() {
+	local w=$1 wd=$2 i t0 ms
+	wait_held "$w"
+	sleep 0.3
+	[[ $(proc_state "$w") == T ]] || fail "released before --hold-max with the recorder stopped"
+	kill -KILL "$RECPID"
+	t0=$(date +%s%N)
+	for ((i = 0; i < 300; i++)); do
+		[[ $(proc_state "$w") != T ]] && break
+		sleep 0.005
+	done
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	echo "resumed ${ms} ms after the recorder's SIGKILL" >&2
+	((ms < 1000)) || fail "process $w still stopped ${ms} ms after the recorder's SIGKILL"
+	wait "$RECPID" 2>/dev/null || true
+	# gone, or a zombie its new parent has not reaped yet
+	for ((i = 0; i < 100; i++)); do
+		[[ $(proc_state "$wd") == [gZ]* ]] && break
+		sleep 0.01
+	done
+	[[ $(proc_state "$wd") == [gZ]* ]] || fail "watchdog $wd still running after the recorder died"
+}
+
 # log.jsonl from rec.ilog; a damaged log fails the case.
 export_log() {
 	timeout 120 ingero-export rec.ilog >log.jsonl || fail "ingero-export failed on rec.ilog"

@@ -9,16 +9,6 @@
 need_bpf
 
 mkdir a b && cp "$FAKE/libcudart.so.13" a/ && cp "$FAKE/libcudart.so.13" b/
-state() { sed 's/.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null || echo gone; }
-# wait_state PID STATE: until PID is (T) or is not (!T) stopped, 10 s at most
-wait_held() {
-	local i
-	for ((i = 0; i < 1000; i++)); do
-		[[ $(state "$1") == T ]] && return 0
-		sleep 0.01
-	done
-	fail "process $1 was never held (state $(state "$1"))"
-}
 
 # (1) SIGKILL while holding
 start_rec --all-users -v --hold-max 60s
@@ -27,27 +17,8 @@ wd=$(sed -n 's/.*; watchdog \([0-9]*\)$/\1/p' rec.err)
 kill -STOP "$RECPID" # it can no longer attach: the workload stays held
 "$W" --lib-dir "$PWD/a" --iters 10 --report a.json &
 w=$!
-wait_held "$w"
-sleep 0.3
-[[ $(state "$w") == T ]] || fail "released before --hold-max with the recorder stopped"
-kill -KILL "$RECPID"
-t0=$(date +%s%N)
-for ((i = 0; i < 300; i++)); do
-	[[ $(state "$w") != T ]] && break
-	sleep 0.005
-done
-t1=$(date +%s%N)
-ms=$(((t1 - t0) / 1000000))
-echo "resumed ${ms} ms after the recorder's SIGKILL" >&2
-((ms < 1000)) || fail "workload still stopped ${ms} ms after the recorder's SIGKILL"
+kill_holder "$w" "$wd"
 wait "$w" || fail "the workload failed after its release"
-wait "$RECPID" 2>/dev/null || true
-# gone, or a zombie its new parent has not reaped yet
-for ((i = 0; i < 100; i++)); do
-	[[ $(state "$wd") == [gZ]* ]] && break
-	sleep 0.01
-done
-[[ $(state "$wd") == [gZ]* ]] || fail "watchdog $wd still running after the recorder died"
 
 # (2) a recorder that does not answer: resumed after --hold-max, counted
 start_rec --all-users --hold-max 300ms
