@@ -107,7 +107,6 @@ static __always_inline void hold_count(__u32 what)
 		__sync_fetch_and_add(v, 1);
 }
 
-
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);

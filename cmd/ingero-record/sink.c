@@ -351,20 +351,6 @@ static void write_losses(struct rec *r, uint64_t ts, int final)
 	rec_hold_losses(r, ts);
 }
 
-/* The u32 keys of a hash map, up to cap. */
-static unsigned map_keys(struct bpf_map *m, uint32_t *keys, unsigned cap)
-{
-	uint32_t key, next;
-	unsigned n = 0;
-	int more = bpf_map__get_next_key(m, NULL, &next, sizeof(next)) == 0;
-	while (more && n < cap) {
-		key = next;
-		keys[n++] = key;
-		more = bpf_map__get_next_key(m, &key, &next, sizeof(next)) == 0;
-	}
-	return n;
-}
-
 /* The value of key in aggregate map m, deleted: 0, or -1 when it is gone.
  * Kernels without lookup-and-delete for hash maps get a lookup, then a
  * delete. */
@@ -380,8 +366,8 @@ static int map_take(struct bpf_map *m, const void *key, size_t ks, void *val, si
  * Take every entry of aggregate map m (a window's counts, taken so the
  * kernel starts the next window from zero) into ents: at most cap entries
  * of esize bytes, each its key at offset 0 and its value at voff, sorted
- * by cmp (most first).  Entries gone meanwhile are left out.  The number
- * taken.
+ * by cmp (most first; NULL: in the map's order).  Entries gone meanwhile
+ * are left out.  The number taken.
  */
 static unsigned map_take_all(struct bpf_map *m, void *ents, size_t esize, size_t voff,
 			     unsigned cap, int (*cmp)(const void *, const void *))
@@ -400,7 +386,8 @@ static unsigned map_take_all(struct bpf_map *m, void *ents, size_t esize, size_t
 		if (!map_take(m, d, ks, d + voff, vs))
 			ne++;
 	}
-	qsort(ents, ne, esize, cmp);
+	if (cmp)
+		qsort(ents, ne, esize, cmp);
 	return ne;
 }
 
@@ -424,32 +411,35 @@ static int own_record(struct rec *r, uint32_t pid, unsigned *named, const char *
 	return 1;
 }
 
+struct sched_ent {
+	uint32_t pid;
+	struct rec_sched_agg a;
+};
+
 /* Drain a per-pid aggregate map: one record per pid, then delete it. */
 static void drain_sched(struct rec *r, uint64_t now, uint64_t win)
 {
-	struct bpf_map *m = r->skel->maps.sched_agg;
-	static uint32_t keys[8192];
-	unsigned nk = map_keys(m, keys, 8192);
-	for (unsigned i = 0; i < nk; i++) {
-		struct rec_sched_agg a;
-		if (map_take(m, &keys[i], sizeof(keys[i]), &a, sizeof(a)))
-			continue;
+	static struct sched_ent ents[8192];
+	unsigned ne = map_take_all(r->skel->maps.sched_agg, ents, sizeof(ents[0]),
+				   offsetof(struct sched_ent, a), 8192, NULL);
+	for (unsigned i = 0; i < ne; i++) {
+		const struct rec_sched_agg *a = &ents[i].a;
 		struct ilog_record rec = { .kind = ILOG_K_HOST };
 		struct ingero_host_event *e = &rec.u.host;
 		e->ts_ns = now - win;
 		e->type = ILOG_HOST_SCHED_AGG;
-		e->pid = keys[i];
+		e->pid = ents[i].pid;
 		e->dur_ns = win;
-		e->value = a.switches;
-		memcpy(e->comm, a.comm, sizeof(e->comm));
-		if (a.switches) {
+		e->value = a->switches;
+		memcpy(e->comm, a->comm, sizeof(e->comm));
+		if (a->switches) {
 			ilog_writer_put(r->w, &rec);
 			r->n_host++;
 		}
-		if (a.iowaits) { /* its threads' time blocked on I/O in the window */
+		if (a->iowaits) { /* its threads' time blocked on I/O in the window */
 			e->type = ILOG_HOST_IOWAIT;
-			e->value = a.iowait_ns;
-			e->other_pid = (uint32_t)a.iowaits;
+			e->value = a->iowait_ns;
+			e->other_pid = (uint32_t)a->iowaits;
 			ilog_writer_put(r->w, &rec);
 			r->n_host++;
 		}
