@@ -53,6 +53,8 @@ typedef struct fk_comm *ncclComm_t;
 typedef int ncclDataType_t;   /* ncclInt8=0 ... ncclFloat32=7, ncclFloat64=8 */
 typedef int ncclRedOp_t;
 typedef struct { char internal[128]; } ncclUniqueId; /* by value: passed on the stack */
+typedef struct fk_nccl_config ncclConfig_t; /* only ever passed by pointer here */
+#define NCCL_SPLIT_NOCOLOR (-1)
 
 /* runtime (libcudart.so.13) */
 cudaError_t cudaMalloc(void **devPtr, size_t size);
@@ -116,5 +118,18 @@ ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int
 		      ncclComm_t comm, cudaStream_t stream);
 ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank);
 ncclResult_t ncclCommDestroy(ncclComm_t comm);
+ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count,
+			ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm,
+			cudaStream_t stream);
+ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root,
+		       ncclComm_t comm, cudaStream_t stream);
+ncclResult_t ncclGroupStart(void);
+ncclResult_t ncclGroupEnd(void);
+ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId);
+ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank,
+				    ncclConfig_t *config);
+ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist);
+ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
+			   ncclConfig_t *config);
 
 #endif

@@ -25,8 +25,7 @@ cuda)
 	cuGetProcAddress_v2 cuModuleLoadData cuModuleUnload"
 	fake=cuFakeApi n=150 ;;
 nccl)
-	names="ncclGetVersion ncclGetUniqueId ncclCommCount ncclCommUserRank ncclGroupStart
-	ncclGroupEnd"
+	names="ncclGetVersion ncclCommCount ncclCommUserRank"
 	fake=ncclFakeApi n=20 ;;
 *) echo "genapi.sh: unknown library '$1'" >&2; exit 2 ;;
 esac

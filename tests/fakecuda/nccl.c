@@ -6,6 +6,7 @@
  * Time grows with count * sizeof(datatype) under FAKECUDA_BW_MBPS.
  */
 #include <stdlib.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include "cudaapi.h"
@@ -13,7 +14,8 @@
 
 enum {
 	O_AllReduce, O_AllGather, O_ReduceScatter, O_Broadcast, O_Send, O_Recv,
-	O_CommInitRank, O_CommDestroy, O__N
+	O_CommInitRank, O_CommDestroy, O_Reduce, O_Bcast, O_GroupStart, O_GroupEnd,
+	O_GetUniqueId, O_CommInitRankConfig, O_CommInitAll, O_CommSplit, O__N
 };
 
 static struct fk_op ops[O__N] = {
@@ -25,6 +27,14 @@ static struct fk_op ops[O__N] = {
 	[O_Recv] = { "ncclRecv", 1 },
 	[O_CommInitRank] = { "ncclCommInitRank", 0 },
 	[O_CommDestroy] = { "ncclCommDestroy", 0 },
+	[O_Reduce] = { "ncclReduce", 1 },
+	[O_Bcast] = { "ncclBcast", 1 },
+	[O_GroupStart] = { "ncclGroupStart", 0 },
+	[O_GroupEnd] = { "ncclGroupEnd", 0 },
+	[O_GetUniqueId] = { "ncclGetUniqueId", 0 },
+	[O_CommInitRankConfig] = { "ncclCommInitRankConfig", 0 },
+	[O_CommInitAll] = { "ncclCommInitAll", 0 },
+	[O_CommSplit] = { "ncclCommSplit", 0 },
 };
 
 __attribute__((constructor)) static void init(void)
@@ -151,3 +161,85 @@ FK_API ncclResult_t pncclCommDestroy(ncclComm_t comm)
 	return fk_run(&ops[O_CommDestroy], 0);
 }
 WEAK_ALIAS(ncclCommDestroy, pncclCommDestroy);
+
+FK_API ncclResult_t pncclReduce(const void *sendbuff, void *recvbuff, size_t count,
+				ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm,
+				cudaStream_t stream)
+{
+	(void)sendbuff, (void)recvbuff, (void)op, (void)root, (void)comm, (void)stream;
+	return fk_run(&ops[O_Reduce], nbytes(count, datatype));
+}
+WEAK_ALIAS(ncclReduce, pncclReduce);
+
+/* The legacy in-place broadcast (NCCL 1's signature, still exported). */
+FK_API ncclResult_t pncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root,
+			       ncclComm_t comm, cudaStream_t stream)
+{
+	(void)buff, (void)root, (void)comm, (void)stream;
+	return fk_run(&ops[O_Bcast], nbytes(count, datatype));
+}
+WEAK_ALIAS(ncclBcast, pncclBcast);
+
+FK_API ncclResult_t pncclGroupStart(void)
+{
+	return fk_run(&ops[O_GroupStart], 0);
+}
+WEAK_ALIAS(ncclGroupStart, pncclGroupStart);
+
+FK_API ncclResult_t pncclGroupEnd(void)
+{
+	return fk_run(&ops[O_GroupEnd], 0);
+}
+WEAK_ALIAS(ncclGroupEnd, pncclGroupEnd);
+
+/* Random bytes, as the real id (a magic and the root's socket address)
+ * differs on every call. */
+FK_API ncclResult_t pncclGetUniqueId(ncclUniqueId *uniqueId)
+{
+	int r = fk_run(&ops[O_GetUniqueId], 0);
+	if (!uniqueId)
+		return 4; /* ncclInvalidArgument */
+	size_t got = 0;
+	while (got < sizeof(*uniqueId)) {
+		ssize_t n = getrandom(uniqueId->internal + got, sizeof(*uniqueId) - got, 0);
+		if (n <= 0)
+			return 2; /* ncclSystemError */
+		got += (size_t)n;
+	}
+	return r;
+}
+WEAK_ALIAS(ncclGetUniqueId, pncclGetUniqueId);
+
+FK_API ncclResult_t pncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId,
+					    int rank, ncclConfig_t *config)
+{
+	(void)nranks, (void)commId, (void)rank, (void)config;
+	int r = fk_run(&ops[O_CommInitRankConfig], 0);
+	if (comm)
+		*comm = r ? NULL : (ncclComm_t)fk_handle(COMM_BASE);
+	return r;
+}
+WEAK_ALIAS(ncclCommInitRankConfig, pncclCommInitRankConfig);
+
+/* Every rank of a single-process job: one communicator per device. */
+FK_API ncclResult_t pncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
+{
+	(void)devlist;
+	int r = fk_run(&ops[O_CommInitAll], 0);
+	for (int i = 0; comm && i < ndev; i++)
+		comm[i] = r ? NULL : (ncclComm_t)fk_handle(COMM_BASE);
+	return r;
+}
+WEAK_ALIAS(ncclCommInitAll, pncclCommInitAll);
+
+/* NCCL_SPLIT_NOCOLOR: this rank joins no new communicator. */
+FK_API ncclResult_t pncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
+				   ncclConfig_t *config)
+{
+	(void)comm, (void)key, (void)config;
+	int r = fk_run(&ops[O_CommSplit], 0);
+	if (newcomm)
+		*newcomm = r || color == NCCL_SPLIT_NOCOLOR ? NULL : (ncclComm_t)fk_handle(COMM_BASE);
+	return r;
+}
+WEAK_ALIAS(ncclCommSplit, pncclCommSplit);

@@ -7,6 +7,7 @@
  * it did: calls per op, summed durations, return codes, handles.  Tests
  * compare that report with what ingero-record saw.  README.md documents it.
  */
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
@@ -83,7 +84,12 @@ static struct {
 	dim3 grid, block;
 	unsigned shared;
 	int dtype;
-} a = { 1 << 20, cudaMemcpyHostToDevice, 0x1000, 0, { 4, 2, 1 }, { 128, 1, 1 }, 0, 7 };
+	/* NCCL: the communicator's id, size and this rank; reduction op,
+	 * root, peer; ncclCommSplit's color and key */
+	int nranks, rank, redop, root, peer, color, key;
+	ncclUniqueId id;
+} a = { 1 << 20, cudaMemcpyHostToDevice, 0x1000, 0, { 4, 2, 1 }, { 128, 1, 1 }, 0, 7,
+	2, 0, 0, 0, 1, 1, 0, { { 0 } } };
 
 #define S(p) ((cudaStream_t)(uintptr_t)(p))
 #define FN(type, fn) ((__typeof__(type) *)(fn))
@@ -256,7 +262,7 @@ static int c_nccl_coll7(void *fn, struct sym *s)
 	/* AllReduce, ReduceScatter: (send, recv, count, type, redop, comm, stream) */
 	(void)s;
 	return FN(ncclAllReduce, fn)((void *)0x7f0000001000, (void *)0x7f0000002000, a.bytes,
-				     a.dtype, 0, ts_.comm, S(a.stream));
+				     a.dtype, a.redop, ts_.comm, S(a.stream));
 }
 static int c_ncclAllGather(void *fn, struct sym *s)
 {
@@ -268,20 +274,59 @@ static int c_ncclBroadcast(void *fn, struct sym *s)
 {
 	(void)s;
 	return FN(ncclBroadcast, fn)((void *)0x7f0000001000, (void *)0x7f0000002000, a.bytes,
-				     a.dtype, 0, ts_.comm, S(a.stream));
+				     a.dtype, a.root, ts_.comm, S(a.stream));
 }
 static int c_ncclSend(void *fn, struct sym *s)
 {
 	/* ncclSend and ncclRecv share one shape */
 	(void)s;
-	return FN(ncclSend, fn)((void *)0x7f0000001000, a.bytes, a.dtype, 1, ts_.comm, S(a.stream));
+	return FN(ncclSend, fn)((void *)0x7f0000001000, a.bytes, a.dtype, a.peer, ts_.comm,
+				S(a.stream));
 }
 static int c_ncclCommInitRank(void *fn, struct sym *s)
 {
 	(void)s;
+	return FN(ncclCommInitRank, fn)(&ts_.comm, a.nranks, a.id, a.rank);
+}
+static int c_ncclCommInitRankConfig(void *fn, struct sym *s)
+{
+	(void)s;
+	return FN(ncclCommInitRankConfig, fn)(&ts_.comm, a.nranks, a.id, a.rank, NULL);
+}
+static int c_ncclCommInitAll(void *fn, struct sym *s)
+{
+	(void)s;
+	ncclComm_t comms[64];
+	int n = a.nranks < 64 ? a.nranks : 64;
+	int r = FN(ncclCommInitAll, fn)(comms, n, NULL);
+	if (!r && n > 0)
+		ts_.comm = comms[0];
+	return r;
+}
+static int c_ncclCommSplit(void *fn, struct sym *s)
+{
+	/* the parent stays the communicator of later calls */
+	(void)s;
+	ncclComm_t sub = NULL;
+	return FN(ncclCommSplit, fn)(ts_.comm, a.color, a.key, &sub, NULL);
+}
+static int c_ncclGetUniqueId(void *fn, struct sym *s)
+{
+	(void)s;
 	ncclUniqueId id;
-	memset(&id, 0x5a, sizeof(id));
-	return FN(ncclCommInitRank, fn)(&ts_.comm, 2, id, 0);
+	return FN(ncclGetUniqueId, fn)(&id);
+}
+static int c_ncclReduce(void *fn, struct sym *s)
+{
+	(void)s;
+	return FN(ncclReduce, fn)((void *)0x7f0000001000, (void *)0x7f0000002000, a.bytes,
+				  a.dtype, a.redop, a.root, ts_.comm, S(a.stream));
+}
+static int c_ncclBcast(void *fn, struct sym *s)
+{
+	(void)s;
+	return FN(ncclBcast, fn)((void *)0x7f0000001000, a.bytes, a.dtype, a.root, ts_.comm,
+				 S(a.stream));
 }
 static int c_ncclCommDestroy(void *fn, struct sym *s)
 {
@@ -428,6 +473,14 @@ static struct sym syms[SYMCAP] = {
 	{ "ncclRecv", "ncclRecv", N, c_ncclSend },
 	{ "ncclCommInitRank", "ncclCommInitRank", N, c_ncclCommInitRank },
 	{ "ncclCommDestroy", "ncclCommDestroy", N, c_ncclCommDestroy },
+	{ "ncclReduce", "ncclReduce", N, c_ncclReduce },
+	{ "ncclBcast", "ncclBcast", N, c_ncclBcast },
+	{ "ncclGroupStart", "ncclGroupStart", N, c_void },
+	{ "ncclGroupEnd", "ncclGroupEnd", N, c_void },
+	{ "ncclGetUniqueId", "ncclGetUniqueId", N, c_ncclGetUniqueId },
+	{ "ncclCommInitRankConfig", "ncclCommInitRankConfig", N, c_ncclCommInitRankConfig },
+	{ "ncclCommInitAll", "ncclCommInitAll", N, c_ncclCommInitAll },
+	{ "ncclCommSplit", "ncclCommSplit", N, c_ncclCommSplit },
 };
 #undef R
 #undef D
@@ -553,6 +606,21 @@ static void parse_dim(const char *s, dim3 *d)
 {
 	if (sscanf(s, "%u,%u,%u", &d->x, &d->y, &d->z) != 3)
 		die("bad dimensions '%s' (want X,Y,Z)", s);
+}
+
+/* --nccl-id: up to 128 bytes as hex digits; the rest of the id is 0 */
+static void parse_id(const char *s)
+{
+	size_t n = strlen(s);
+	if (n % 2 || n > 2 * sizeof(a.id.internal))
+		die("bad --nccl-id (want up to 256 hex digits, an even number)");
+	memset(&a.id, 0, sizeof(a.id));
+	for (size_t i = 0; i < n; i += 2) {
+		unsigned v;
+		if (sscanf(s + i, "%2x", &v) != 1 || !isxdigit((unsigned char)s[i + 1]))
+			die("bad --nccl-id: '%.2s' is not a hex byte", s + i);
+		a.id.internal[i / 2] = (char)v;
+	}
 }
 
 static void load_copy(int copy, const char *dir)
@@ -743,6 +811,11 @@ static void usage(FILE *f)
 		"  --func HEX           kernel function pointer (default: an address in this program)\n"
 		"  --grid X,Y,Z         grid dims (4,2,1)   --block X,Y,Z  block dims (128,1,1)\n"
 		"  --shared N           dynamic shared memory bytes (0)\n"
+		"  --nccl-id HEX        ncclUniqueId bytes for the init calls, the rest 0\n"
+		"                       (default: 128 bytes 0x5a)\n"
+		"  --nranks N           communicator size (2)   --rank R  this rank (0)\n"
+		"  --redop N            reduction op (0)   --root N  root (0)   --peer N  peer (1)\n"
+		"  --split COLOR,KEY    ncclCommSplit's color and key (1,0)\n"
 		"  --report FILE        write the JSON report here (default stdout)\n");
 }
 
@@ -752,7 +825,8 @@ int main(int argc, char **argv)
 {
 	enum { O_MIX = 256, O_ITERS, O_SECONDS, O_THREADS, O_FORK, O_LIBDIR, O_SECOND, O_DLDELAY,
 	       O_AFTER, O_READY, O_WAIT, O_PIN, O_GAP, O_BYTES, O_KIND, O_STREAM, O_FUNC, O_GRID,
-	       O_BLOCK, O_SHARED, O_REPORT };
+	       O_BLOCK, O_SHARED, O_REPORT, O_NCCLID, O_NRANKS, O_RANK, O_REDOP, O_ROOT, O_PEER,
+	       O_SPLIT };
 	static const struct option lo[] = {
 		{ "mix", 1, 0, O_MIX }, { "iters", 1, 0, O_ITERS }, { "seconds", 1, 0, O_SECONDS },
 		{ "threads", 1, 0, O_THREADS }, { "fork", 1, 0, O_FORK },
@@ -762,7 +836,10 @@ int main(int argc, char **argv)
 		{ "pin", 1, 0, O_PIN }, { "gap-ns", 1, 0, O_GAP }, { "bytes", 1, 0, O_BYTES },
 		{ "kind", 1, 0, O_KIND }, { "stream", 1, 0, O_STREAM }, { "func", 1, 0, O_FUNC },
 		{ "grid", 1, 0, O_GRID }, { "block", 1, 0, O_BLOCK }, { "shared", 1, 0, O_SHARED },
-		{ "report", 1, 0, O_REPORT }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+		{ "report", 1, 0, O_REPORT }, { "nccl-id", 1, 0, O_NCCLID },
+		{ "nranks", 1, 0, O_NRANKS }, { "rank", 1, 0, O_RANK }, { "redop", 1, 0, O_REDOP },
+		{ "root", 1, 0, O_ROOT }, { "peer", 1, 0, O_PEER }, { "split", 1, 0, O_SPLIT },
+		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	static char self_dir[PATH_MAX];
 	a.func = (uint64_t)(uintptr_t)kernel_stub;
@@ -770,6 +847,7 @@ int main(int argc, char **argv)
 	o.libs = 0;
 	unsigned libs_from_mix = 0;
 	int c;
+	memset(&a.id, 0x5a, sizeof(a.id)); /* the default id, as before --nccl-id */
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case O_MIX: o.libs = 0; parse_mix(optarg); libs_from_mix = o.libs; break;
@@ -793,6 +871,16 @@ int main(int argc, char **argv)
 		case O_BLOCK: parse_dim(optarg, &a.block); break;
 		case O_SHARED: a.shared = (unsigned)strtoul(optarg, NULL, 0); break;
 		case O_REPORT: o.report = optarg; break;
+		case O_NCCLID: parse_id(optarg); break;
+		case O_NRANKS: a.nranks = atoi(optarg); break;
+		case O_RANK: a.rank = atoi(optarg); break;
+		case O_REDOP: a.redop = atoi(optarg); break;
+		case O_ROOT: a.root = atoi(optarg); break;
+		case O_PEER: a.peer = atoi(optarg); break;
+		case O_SPLIT:
+			if (sscanf(optarg, "%d,%d", &a.color, &a.key) != 2)
+				die("bad --split '%s' (want COLOR,KEY)", optarg);
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
