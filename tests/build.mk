@@ -25,11 +25,12 @@ all: $(TEST_EXTRAS)
 
 $(FAKECUDA_DIR)/libcudart.so.13: tests/fakecuda/cudart.c $(FAKECUDA_DIR)/api-cudart.c
 $(FAKECUDA_DIR)/libcuda.so.1: tests/fakecuda/cuda.c $(FAKECUDA_DIR)/api-cuda.c
-$(FAKECUDA_DIR)/libnccl.so.2: tests/fakecuda/nccl.c $(FAKECUDA_DIR)/api-nccl.c
+$(FAKECUDA_DIR)/libnccl.so.2: tests/fakecuda/nccl.c tests/fakecuda/rendezvous.c \
+	$(FAKECUDA_DIR)/api-nccl.c tests/fakecuda/rendezvous.h
 $(FAKECUDA_LIBS): tests/fakecuda/fake.c $(FAKECUDA_HDRS) tests/build.mk | $(FAKECUDA_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -D_GNU_SOURCE $(FAKECUDA_CFLAGS) -fPIC -shared -fvisibility=hidden \
-		-Itests/fakecuda -Wl,-soname,$(notdir $@) -o $@ $(filter %.c,$^) -lm
+		-Itests/fakecuda -Wl,-soname,$(notdir $@) -o $@ $(filter %.c,$^) -lm -ldl -lpthread
 
 # the several hundred extra API functions each fake library exports, for
 # ingero-record --api (tests/fakecuda/genapi.sh)

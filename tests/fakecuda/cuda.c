@@ -133,21 +133,23 @@ FK_API CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_
 	return fk_run(&ops[O_MemcpyDtoHAsync], ByteCount);
 }
 
+/* The synchronizes wait for the fake NCCL's collectives first (cudart.c). */
 FK_API CUresult cuCtxSynchronize(void)
 {
+	fk_nccl_wait(NULL, 1);
 	return fk_run(&ops[O_CtxSynchronize], 0);
 }
 FK_ALIAS(cuCtxSynchronize_v2, cuCtxSynchronize);
 
 FK_API CUresult cuStreamSynchronize(CUstream hStream)
 {
-	(void)hStream;
+	fk_nccl_wait(hStream, !hStream);
 	return fk_run(&ops[O_StreamSynchronize], 0);
 }
 
 FK_API CUresult cuStreamSynchronize_ptsz(CUstream hStream)
 {
-	(void)hStream;
+	fk_nccl_wait(hStream, !hStream);
 	return fk_run(&ops[O_StreamSynchronize], 0);
 }
 

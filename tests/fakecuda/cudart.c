@@ -155,20 +155,23 @@ FK_API cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaSt
 	return fk_run(&ops[O_MemsetAsync], count);
 }
 
+/* The synchronizes wait for the collectives the fake NCCL enqueued before
+ * they spend their own time (the rest of the stream's GPU work). */
 FK_API cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
-	(void)stream;
+	fk_nccl_wait(stream, !stream);
 	return fk_run(&ops[O_StreamSynchronize], 0);
 }
 
 FK_API cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream)
 {
-	(void)stream;
+	fk_nccl_wait(stream, !stream);
 	return fk_run(&ops[O_StreamSynchronize], 0);
 }
 
 FK_API cudaError_t cudaDeviceSynchronize(void)
 {
+	fk_nccl_wait(NULL, 1);
 	return fk_run(&ops[O_DeviceSynchronize], 0);
 }
 

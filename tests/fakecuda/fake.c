@@ -7,7 +7,10 @@
  * sharing the CPU stretches the wall-clock duration, as a preempted host
  * thread stretches a real CUDA call).
  */
+#include <dlfcn.h>
+#include <link.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -147,4 +150,51 @@ int fk_api(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 	pthread_once(&api_once, api_init);
 	__asm__ volatile("" : : "r"(a), "r"(b), "r"(c), "r"(d) : "memory");
 	return fk_run(&api_op, 0);
+}
+
+/* The number of objects the dynamic loader has loaded so far. */
+static int adds_cb(struct dl_phdr_info *i, size_t size, void *arg)
+{
+	*(unsigned long long *)arg =
+		size >= offsetof(struct dl_phdr_info, dlpi_adds) + sizeof(i->dlpi_adds) ? i->dlpi_adds : 0;
+	return 1;
+}
+
+/*
+ * The fake NCCL's hooks, looked up by its soname among the libraries
+ * already loaded (it may be loaded with RTLD_LOCAL, after this one): again
+ * only when the loader has loaded something since the last look, so a
+ * synchronize of a process without NCCL costs one walk of one entry.
+ */
+static const struct fk_nccl_hooks *nccl_hooks(void)
+{
+	static const struct fk_nccl_hooks *hooks;
+	static unsigned long long seen;
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	const struct fk_nccl_hooks *h = __atomic_load_n(&hooks, __ATOMIC_ACQUIRE);
+	if (h)
+		return h;
+	unsigned long long adds = 0;
+	dl_iterate_phdr(adds_cb, &adds);
+	pthread_mutex_lock(&mu);
+	if (!hooks && adds != seen) {
+		seen = adds;
+		void *lib = dlopen("libnccl.so.2", RTLD_NOLOAD | RTLD_LAZY);
+		/* the reference is kept: the hooks stay mapped */
+		h = lib ? dlsym(lib, "fakecuda_nccl_hooks") : NULL;
+		if (h && h->version == FK_NCCL_HOOKS_VERSION)
+			__atomic_store_n(&hooks, h, __ATOMIC_RELEASE);
+		else if (lib)
+			dlclose(lib);
+	}
+	h = hooks;
+	pthread_mutex_unlock(&mu);
+	return h;
+}
+
+void fk_nccl_wait(void *stream, int all)
+{
+	const struct fk_nccl_hooks *h = nccl_hooks();
+	if (h)
+		h->wait(stream, all);
 }

@@ -39,4 +39,19 @@ int fk_api(uint64_t a, uint64_t b, uint64_t c, uint64_t d);
 /* A fresh, never-repeating fake handle in a range chosen by `base`. */
 uint64_t fk_handle(uint64_t base);
 
+/*
+ * What the fake NCCL offers the runtime and driver: wait for the device
+ * work of the collectives enqueued on a stream (all: on any stream).  A
+ * data symbol, fakecuda_nccl_hooks, of libnccl.so.2 (no function of its own
+ * in the libraries' export tables, which ingero-record --api would time).
+ */
+#define FK_NCCL_HOOKS_VERSION 1
+struct fk_nccl_hooks {
+	uint32_t version;
+	void (*wait)(void *stream, int all);
+};
+/* A synchronize's wait for the collectives on `stream` (all: every
+ * stream), when the fake NCCL is loaded; returns at once otherwise. */
+void fk_nccl_wait(void *stream, int all);
+
 #endif

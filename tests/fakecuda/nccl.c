@@ -3,14 +3,18 @@
  * Fake libnccl.so.2: the collectives and communicator calls ingero traces.
  * As in the real library, each public name is a weak alias of a "p"-prefixed
  * profiling entry point at the same address (ncclAllReduce = pncclAllReduce).
- * Time grows with count * sizeof(datatype) under FAKECUDA_BW_MBPS.
+ * Time grows with count * sizeof(datatype) under FAKECUDA_BW_MBPS; that
+ * time is spent in the host call.  Communicators made from an id of
+ * ncclGetUniqueId rendezvous across processes (rendezvous.c): a collective
+ * is enqueued on its stream, and the stream's synchronize returns once
+ * every rank has enqueued it.
  */
 #include <stdlib.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include "cudaapi.h"
 #include "fake.h"
+#include "rendezvous.h"
 
 enum {
 	O_AllReduce, O_AllGather, O_ReduceScatter, O_Broadcast, O_Send, O_Recv,
@@ -95,17 +99,23 @@ FK_API ncclResult_t pncclAllReduce(const void *sendbuff, void *recvbuff, size_t 
 				   ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
 				   cudaStream_t stream)
 {
-	(void)sendbuff, (void)recvbuff, (void)op, (void)comm, (void)stream;
+	(void)sendbuff, (void)recvbuff, (void)op;
 	exchange(nbytes(count, datatype));
-	return fk_run(&ops[O_AllReduce], nbytes(count, datatype));
+	int r = fk_run(&ops[O_AllReduce], nbytes(count, datatype));
+	if (!r)
+		rv_enqueue((uint64_t)comm, stream);
+	return r;
 }
 WEAK_ALIAS(ncclAllReduce, pncclAllReduce);
 
 FK_API ncclResult_t pncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
 				   ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-	(void)sendbuff, (void)recvbuff, (void)comm, (void)stream;
-	return fk_run(&ops[O_AllGather], nbytes(sendcount, datatype));
+	(void)sendbuff, (void)recvbuff;
+	int r = fk_run(&ops[O_AllGather], nbytes(sendcount, datatype));
+	if (!r)
+		rv_enqueue((uint64_t)comm, stream);
+	return r;
 }
 WEAK_ALIAS(ncclAllGather, pncclAllGather);
 
@@ -113,8 +123,11 @@ FK_API ncclResult_t pncclReduceScatter(const void *sendbuff, void *recvbuff, siz
 				       ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
 				       cudaStream_t stream)
 {
-	(void)sendbuff, (void)recvbuff, (void)op, (void)comm, (void)stream;
-	return fk_run(&ops[O_ReduceScatter], nbytes(recvcount, datatype));
+	(void)sendbuff, (void)recvbuff, (void)op;
+	int r = fk_run(&ops[O_ReduceScatter], nbytes(recvcount, datatype));
+	if (!r)
+		rv_enqueue((uint64_t)comm, stream);
+	return r;
 }
 WEAK_ALIAS(ncclReduceScatter, pncclReduceScatter);
 
@@ -122,8 +135,11 @@ FK_API ncclResult_t pncclBroadcast(const void *sendbuff, void *recvbuff, size_t 
 				   ncclDataType_t datatype, int root, ncclComm_t comm,
 				   cudaStream_t stream)
 {
-	(void)sendbuff, (void)recvbuff, (void)root, (void)comm, (void)stream;
-	return fk_run(&ops[O_Broadcast], nbytes(count, datatype));
+	(void)sendbuff, (void)recvbuff, (void)root;
+	int r = fk_run(&ops[O_Broadcast], nbytes(count, datatype));
+	if (!r)
+		rv_enqueue((uint64_t)comm, stream);
+	return r;
 }
 WEAK_ALIAS(ncclBroadcast, pncclBroadcast);
 
@@ -145,19 +161,23 @@ WEAK_ALIAS(ncclRecv, pncclRecv);
 
 #define COMM_BASE 0x5c0000000000ull
 
+/* With an id of ncclGetUniqueId, waits for every rank to join (inside a
+ * group: at ncclGroupEnd); any other id makes a local communicator. */
 FK_API ncclResult_t pncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
 {
-	(void)nranks, (void)commId, (void)rank;
 	int r = fk_run(&ops[O_CommInitRank], 0);
+	uint64_t h = r ? 0 : fk_handle(COMM_BASE);
+	if (h && rv_is_ours(&commId))
+		r = rv_init_rank(&commId, nranks, rank, h);
 	if (comm)
-		*comm = r ? NULL : (ncclComm_t)fk_handle(COMM_BASE);
+		*comm = r ? NULL : (ncclComm_t)h;
 	return r;
 }
 WEAK_ALIAS(ncclCommInitRank, pncclCommInitRank);
 
 FK_API ncclResult_t pncclCommDestroy(ncclComm_t comm)
 {
-	(void)comm;
+	rv_destroy((uint64_t)comm);
 	return fk_run(&ops[O_CommDestroy], 0);
 }
 WEAK_ALIAS(ncclCommDestroy, pncclCommDestroy);
@@ -166,8 +186,11 @@ FK_API ncclResult_t pncclReduce(const void *sendbuff, void *recvbuff, size_t cou
 				ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm,
 				cudaStream_t stream)
 {
-	(void)sendbuff, (void)recvbuff, (void)op, (void)root, (void)comm, (void)stream;
-	return fk_run(&ops[O_Reduce], nbytes(count, datatype));
+	(void)sendbuff, (void)recvbuff, (void)op, (void)root;
+	int r = fk_run(&ops[O_Reduce], nbytes(count, datatype));
+	if (!r)
+		rv_enqueue((uint64_t)comm, stream);
+	return r;
 }
 WEAK_ALIAS(ncclReduce, pncclReduce);
 
@@ -175,37 +198,39 @@ WEAK_ALIAS(ncclReduce, pncclReduce);
 FK_API ncclResult_t pncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root,
 			       ncclComm_t comm, cudaStream_t stream)
 {
-	(void)buff, (void)root, (void)comm, (void)stream;
-	return fk_run(&ops[O_Bcast], nbytes(count, datatype));
+	(void)buff, (void)root;
+	int r = fk_run(&ops[O_Bcast], nbytes(count, datatype));
+	if (!r)
+		rv_enqueue((uint64_t)comm, stream);
+	return r;
 }
 WEAK_ALIAS(ncclBcast, pncclBcast);
 
+/* A group defers the waits of the inits in it to its end (rendezvous.c). */
 FK_API ncclResult_t pncclGroupStart(void)
 {
+	rv_group_start();
 	return fk_run(&ops[O_GroupStart], 0);
 }
 WEAK_ALIAS(ncclGroupStart, pncclGroupStart);
 
 FK_API ncclResult_t pncclGroupEnd(void)
 {
-	return fk_run(&ops[O_GroupEnd], 0);
+	int r = fk_run(&ops[O_GroupEnd], 0);
+	rv_group_end();
+	return r;
 }
 WEAK_ALIAS(ncclGroupEnd, pncclGroupEnd);
 
 /* Random bytes, as the real id (a magic and the root's socket address)
- * differs on every call. */
+ * differs on every call; marked as the rendezvous's, whose ranks get it
+ * from their launcher, as from a real job's store. */
 FK_API ncclResult_t pncclGetUniqueId(ncclUniqueId *uniqueId)
 {
 	int r = fk_run(&ops[O_GetUniqueId], 0);
 	if (!uniqueId)
-		return 4; /* ncclInvalidArgument */
-	size_t got = 0;
-	while (got < sizeof(*uniqueId)) {
-		ssize_t n = getrandom(uniqueId->internal + got, sizeof(*uniqueId) - got, 0);
-		if (n <= 0)
-			return 2; /* ncclSystemError */
-		got += (size_t)n;
-	}
+		return RV_INVALID_ARGUMENT;
+	rv_new_id(uniqueId);
 	return r;
 }
 WEAK_ALIAS(ncclGetUniqueId, pncclGetUniqueId);
@@ -213,15 +238,20 @@ WEAK_ALIAS(ncclGetUniqueId, pncclGetUniqueId);
 FK_API ncclResult_t pncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId,
 					    int rank, ncclConfig_t *config)
 {
-	(void)nranks, (void)commId, (void)rank, (void)config;
+	(void)config;
 	int r = fk_run(&ops[O_CommInitRankConfig], 0);
+	uint64_t h = r ? 0 : fk_handle(COMM_BASE);
+	if (h && rv_is_ours(&commId))
+		r = rv_init_rank(&commId, nranks, rank, h);
 	if (comm)
-		*comm = r ? NULL : (ncclComm_t)fk_handle(COMM_BASE);
+		*comm = r ? NULL : (ncclComm_t)h;
 	return r;
 }
 WEAK_ALIAS(ncclCommInitRankConfig, pncclCommInitRankConfig);
 
-/* Every rank of a single-process job: one communicator per device. */
+/* Every rank of a single-process job: one communicator per device; local
+ * ones (no rendezvous: one thread drives them all, and a caller that uses
+ * only the first must not wait for the others). */
 FK_API ncclResult_t pncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
 {
 	(void)devlist;
@@ -232,14 +262,19 @@ FK_API ncclResult_t pncclCommInitAll(ncclComm_t *comm, int ndev, const int *devl
 }
 WEAK_ALIAS(ncclCommInitAll, pncclCommInitAll);
 
-/* NCCL_SPLIT_NOCOLOR: this rank joins no new communicator. */
+/* NCCL_SPLIT_NOCOLOR: this rank joins no new communicator.  Of a
+ * rendezvous communicator: a collective of its ranks, whose new
+ * communicators rendezvous too. */
 FK_API ncclResult_t pncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
 				   ncclConfig_t *config)
 {
-	(void)comm, (void)key, (void)config;
-	int r = fk_run(&ops[O_CommSplit], 0);
+	(void)config;
+	int r = fk_run(&ops[O_CommSplit], 0), joined = 0;
+	uint64_t h = r || color == NCCL_SPLIT_NOCOLOR ? 0 : fk_handle(COMM_BASE);
+	if (!r)
+		r = rv_split((uint64_t)comm, color, key, h, &joined);
 	if (newcomm)
-		*newcomm = r || color == NCCL_SPLIT_NOCOLOR ? NULL : (ncclComm_t)fk_handle(COMM_BASE);
+		*newcomm = r ? NULL : (ncclComm_t)h;
 	return r;
 }
 WEAK_ALIAS(ncclCommSplit, pncclCommSplit);
