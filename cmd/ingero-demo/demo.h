@@ -18,6 +18,7 @@ struct demo_scenario {
 	 * or "quiet" (a neighbour's CPU load), NULL for none */
 	const char *sidecar;
 	int job_container; /* the job runs in a container of its own */
+	int ranks;         /* a multi-rank job of this many processes (demo_rank) */
 };
 
 /* Scenarios that run for real on the fake CUDA libraries. */
@@ -29,6 +30,10 @@ const struct demo_scenario *demo_find(const char *name);
  * latency scaled by factor.  Returns an exit code. */
 int demo_workload(const struct demo_scenario *s, double seconds, const char *lib_dir,
 		  double factor);
+/* The hidden --rank mode: rank `rank` of scenario s's job, its files in
+ * work (workload.c says which).  Returns an exit code. */
+int demo_rank(const struct demo_scenario *s, int rank, double seconds, const char *work,
+	      double factor);
 /* The helpers (--child KIND START END CPU SCENARIO LIBDIR). */
 int demo_child(int argc, char **argv);
 /* The sidecar (--sidecar KIND WORKDIR): waits for the workload's timeline

@@ -55,6 +55,11 @@ static void usage(FILE *f)
 		"      --seed N        synthetic runs: the random seed (default 1)\n"
 		"      --sync-factor F the GPU work of a step F times longer (regression\n"
 		"                      gate demonstrations; default 1)\n"
+		"      --two-nodes     the multi-rank scenarios (straggler, hang,\n"
+		"                      ranks-clean): record ranks 0-1 and ranks 2-3 with a\n"
+		"                      recorder each, as on two nodes (a lock file of its\n"
+		"                      own each), and explain the logs merged by\n"
+		"                      ingero-merge (default: one recorder for the job)\n"
 		"  -j, --json          print ingero-correlate --json instead of the report\n"
 		"      --html FILE     also write the report as one web page (ingero-correlate\n"
 		"                      --html's)\n"
@@ -72,7 +77,8 @@ static void usage(FILE *f)
 		"  sudo ingero demo incident\n"
 		"  ingero demo --no-bpf gpu-contention\n"
 		"  sudo ingero demo incident --html incident.html\n"
-		"  sudo ingero demo cold-start -o cold.ilog && ingero-export cold.ilog | head\n\n"
+		"  sudo ingero demo cold-start -o cold.ilog && ingero-export cold.ilog | head\n"
+		"  sudo ingero demo straggler --two-nodes -o job.ilog\n\n"
 		"EXIT STATUS\n  0 ok, 1 --check: not diagnosed as staged, 2 usage error or failure\n");
 }
 
@@ -80,7 +86,7 @@ struct opts {
 	const char *scen, *out, *html;
 	double seconds, sync_factor;
 	uint64_t seed;
-	int no_bpf, bpf, json, check, keep, list;
+	int no_bpf, bpf, json, check, keep, list, two_nodes;
 };
 
 /* The fake CUDA runtime: $INGERO_FAKECUDA_DIR, an installed tree's
@@ -350,6 +356,29 @@ static void make_job_cgroup(const char *work, char *cg, size_t n)
 		unlink(path);
 }
 
+/* WORK/bin: the names the workload and its helpers are exec'd by (links
+ * to this program), so the log shows them.  0, or -1 after a message. */
+static int make_bin(const char *work, const char *exe)
+{
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof(path), "%s/bin", work);
+	if (mkdir(path, 0755)) {
+		ilog_errorf("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	static const char *const names[] = { "train",	  "backup", "infer",   "memhog", "preproc",
+					     "neighbour", "loader", "indexer", "rank0",	 "rank1",
+					     "rank2",	  "rank3" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/bin/%s", work, names[i]);
+		if (symlink(exe, path)) {
+			ilog_errorf("%s: %s", path, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Record the scenario for real into log.  0, or -1 after a message. */
 static int record(const struct opts *o, const struct demo_scenario *s, const char *bindir,
 		  const char *exe, const char *fake, const char *work, const char *log)
@@ -358,21 +387,8 @@ static int record(const struct opts *o, const struct demo_scenario *s, const cha
 	char *argv[32];
 	char libs[4][PATH_MAX + 160];
 	int n = 0;
-	snprintf(path, sizeof(path), "%s/bin", work);
-	if (mkdir(path, 0755)) {
-		ilog_errorf("%s: %s", path, strerror(errno));
+	if (make_bin(work, exe))
 		return -1;
-	}
-	/* helpers are exec'd by these names so the log shows them */
-	static const char *const names[] = { "train",	  "backup", "infer",  "memhog",  "preproc",
-					     "neighbour", "loader", "indexer", "rank1" };
-	for (int i = 0; i < 9; i++) {
-		snprintf(dst, sizeof(dst), "%s/bin/%s", work, names[i]);
-		if (symlink(exe, dst)) {
-			ilog_errorf("%s: %s", dst, strerror(errno));
-			return -1;
-		}
-	}
 	snprintf(path, sizeof(path), "%s/ingero-record", bindir);
 	argv[n++] = path;
 	argv[n++] = "-q";
@@ -449,6 +465,314 @@ static int record(const struct opts *o, const struct demo_scenario *s, const cha
 		return -1;
 	}
 	return 0;
+}
+
+/* ---- the multi-rank scenarios ---- */
+
+#define MAX_RANKS 8
+#define NODE_RANKS 2 /* --two-nodes: ranks per node */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* Start argv with stderr into errpath (NULL: ours) and the environment
+ * plus `extra` (NAME=VALUE strings replacing ours, NULL-terminated); in a
+ * session of its own when setsid. */
+static pid_t spawn_env(char *const argv[], const char *errpath, char *const extra[], int setsid)
+{
+	size_t n = 0, k = 0;
+	while (environ[n])
+		n++;
+	char **env = calloc(n + 8, sizeof(*env));
+	if (!env)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		int replaced = 0;
+		for (size_t j = 0; extra && extra[j] && !replaced; j++) {
+			size_t l = strcspn(extra[j], "=");
+			replaced = !strncmp(environ[i], extra[j], l + 1);
+		}
+		if (!replaced)
+			env[k++] = environ[i];
+	}
+	for (size_t j = 0; extra && extra[j] && j < 7; j++)
+		env[k++] = extra[j];
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&at);
+	if (errpath)
+		posix_spawn_file_actions_addopen(&fa, 2, errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (setsid)
+		posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID);
+	pid_t pid;
+	int e = posix_spawn(&pid, argv[0], &fa, &at, argv, env);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	free(env);
+	if (e) {
+		ilog_errorf("%s: %s", argv[0], strerror(e));
+		return -1;
+	}
+	return pid;
+}
+
+/* Has pid exited?  Its status into *st then (reaped). */
+static int exited(pid_t pid, int *st)
+{
+	return waitpid(pid, st, WNOHANG) == pid;
+}
+
+/* Does the file hold the text (a recorder's start line)? */
+static int file_has(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	int found = 0;
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = !!strstr(line, text);
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* A recorder's stderr, indented, after a failure. */
+static void show_err(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	while (f && fgets(line, sizeof(line), f))
+		fprintf(stderr, "  %s", line);
+	if (f)
+		fclose(f);
+}
+
+/* SIGINT the recorders, wait for them; 0 if each exited 0. */
+static int stop_recorders(pid_t *rec, int nrec, char errs[][PATH_MAX + 64])
+{
+	int rc = 0;
+	for (int i = 0; i < nrec; i++)
+		if (rec[i] > 0)
+			kill(rec[i], SIGINT);
+	for (int i = 0; i < nrec; i++) {
+		int st = 0;
+		if (rec[i] <= 0)
+			continue;
+		while (waitpid(rec[i], &st, 0) < 0 && errno == EINTR)
+			;
+		rec[i] = 0;
+		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+			ilog_errorf("ingero-record (node %d) failed (%s %d)", i,
+				    WIFEXITED(st) ? "exit" : "signal",
+				    WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+			show_err(errs[i]);
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
+/*
+ * Record a multi-rank scenario (s->ranks ranks, workload.c demo_rank) into
+ * log.  The ranks are processes of their own, started here as a launcher
+ * starts them (RANK, WORLD_SIZE, LOCAL_RANK set), named WORK/bin/rankR.
+ * Once each has loaded the libraries, the recorders attach to them by
+ * --pid: one for the job, or with --two-nodes one per "node" of
+ * NODE_RANKS ranks, each with a lock file of its own (INGERO_RECORD_LOCK)
+ * as on machines of their own, their logs merged by ingero-merge with the
+ * nodes named node-a, node-b.  Then the job starts (WORK/go, with its
+ * timeline) and ends by itself -- but for the hang, whose recording is
+ * stopped after the scenario's seconds, the job then killed.  0, or -1
+ * after a message.
+ */
+static int record_ranks(const struct opts *o, const struct demo_scenario *s, const char *bindir,
+			const char *exe, const char *fake, const char *work, const char *log)
+{
+	char path[PATH_MAX + 64], from[PATH_MAX + 64], secs[32], factor[32];
+	int nr = s->ranks < MAX_RANKS ? s->ranks : MAX_RANKS;
+	int nrec = o->two_nodes ? (nr + NODE_RANKS - 1) / NODE_RANKS : 1;
+	pid_t rank[MAX_RANKS] = { 0 }, rec[MAX_RANKS] = { 0 };
+	char errs[MAX_RANKS][PATH_MAX + 64], logs[MAX_RANKS][PATH_MAX + 64];
+	int rc = -1, hang = !strcmp(s->name, "hang");
+	if (make_bin(work, exe))
+		return -1;
+	snprintf(path, sizeof(path), "%s/base", work);
+	if (mkdir(path, 0755))
+		goto io;
+	static const char *const libs[] = { "libcudart.so.13", "libnccl.so.2" };
+	for (int i = 0; i < 2; i++) {
+		snprintf(from, sizeof(from), "%s/%s", fake, libs[i]);
+		snprintf(path, sizeof(path), "%s/base/%s", work, libs[i]);
+		if (copy_file(from, path)) {
+			ilog_errorf("%s: cannot copy %s: %s", path, from, strerror(errno));
+			return -1;
+		}
+	}
+	double sec = o->seconds > 0 ? o->seconds : s->seconds;
+	snprintf(secs, sizeof(secs), "%g", sec);
+	snprintf(factor, sizeof(factor), "%g", o->sync_factor > 0 ? o->sync_factor : 1);
+	for (int r = 0; r < nr; r++) {
+		char name[PATH_MAX + 64], rs[16], env[3][32];
+		snprintf(name, sizeof(name), "%s/bin/rank%d", work, r);
+		snprintf(rs, sizeof(rs), "%d", r);
+		snprintf(env[0], sizeof(env[0]), "RANK=%d", r);
+		snprintf(env[1], sizeof(env[1]), "WORLD_SIZE=%d", nr);
+		snprintf(env[2], sizeof(env[2]), "LOCAL_RANK=%d", o->two_nodes ? r % NODE_RANKS : r);
+		char *argv[] = { name, "--rank", (char *)s->name, rs, secs, (char *)work, factor, NULL };
+		char *extra[] = { env[0], env[1], env[2], NULL };
+		if ((rank[r] = spawn_env(argv, NULL, extra, 1)) < 0)
+			goto out;
+	}
+	/* every rank has loaded the libraries: 30 s at most */
+	for (int r = 0, i = 0; r < nr; i++) {
+		int st;
+		snprintf(path, sizeof(path), "%s/ready.%d", work, r);
+		if (!access(path, F_OK)) {
+			r++;
+			continue;
+		}
+		if (exited(rank[r], &st)) {
+			rank[r] = 0;
+			ilog_errorf("rank %d exited before it started (status %d)", r, st);
+			goto out;
+		}
+		if (i > 3000) {
+			ilog_errorf("rank %d did not load its libraries in 30 s", r);
+			goto out;
+		}
+		usleep(10000);
+	}
+	if (ilog_verbosity >= 0) {
+		fprintf(stderr, "%s: recording '%s' for %s s with ingero-record (fake CUDA and NCCL "
+			"libraries, real eBPF): %d ranks, ", ilog_prog, s->name, secs, nr);
+		if (nrec == 1)
+			fprintf(stderr, "one recorder\n");
+		else
+			fprintf(stderr, "a recorder for each %d (two nodes)...\n", NODE_RANKS);
+	}
+	for (int i = 0; i < nrec; i++) {
+		char pids[MAX_RANKS * 16] = "", lock[PATH_MAX + 64], cudart[PATH_MAX + 64];
+		char nccl[PATH_MAX + 64], rpath[PATH_MAX + 64];
+		int a = nrec == 1 ? 0 : i * NODE_RANKS, b = nrec == 1 ? nr : a + NODE_RANKS;
+		for (int r = a; r < b && r < nr; r++)
+			snprintf(pids + strlen(pids), sizeof(pids) - strlen(pids), "%s%d",
+				 pids[0] ? "," : "", (int)rank[r]);
+		snprintf(logs[i], sizeof(logs[i]), "%s", log);
+		if (nrec > 1)
+			snprintf(logs[i], sizeof(logs[i]), "%s/node-%c.ilog", work, 'a' + i);
+		snprintf(errs[i], sizeof(errs[i]), "%s/record-%c.err", work, 'a' + i);
+		snprintf(rpath, sizeof(rpath), "%s/ingero-record", bindir);
+		snprintf(cudart, sizeof(cudart), "%s/base/libcudart.so.13", work);
+		snprintf(nccl, sizeof(nccl), "%s/base/libnccl.so.2", work);
+		snprintf(lock, sizeof(lock), "INGERO_RECORD_LOCK=%s/node-%c.lock", work, 'a' + i);
+		char *argv[] = { rpath, "-o", logs[i], "--pid", pids, "--cuda-lib", cudart,
+				 "--cuda-lib", nccl, NULL };
+		char *extra[] = { lock, NULL };
+		if (ILOG_VERBOSE(1)) {
+			fprintf(stderr, "%s: running%s%s", ilog_prog, nrec > 1 ? " " : "",
+				nrec > 1 ? lock : "");
+			for (int k = 0; argv[k]; k++)
+				fprintf(stderr, " %s", argv[k]);
+			fprintf(stderr, "\n");
+		}
+		/* the one recorder of a job takes the machine's lock, as a
+		 * recorder of its own would */
+		if ((rec[i] = spawn_env(argv, errs[i], nrec > 1 ? extra : NULL, 0)) < 0)
+			goto out;
+	}
+	/* attached: each says so on stderr (not -q), 30 s at most */
+	for (int i = 0, k = 0; i < nrec; k++) {
+		int st;
+		if (file_has(errs[i], "recording to")) {
+			i++;
+			continue;
+		}
+		if (exited(rec[i], &st) || k > 3000) {
+			ilog_errorf("ingero-record (node %d) %s", i,
+				    k > 3000 ? "did not attach in 30 s" : "failed to start");
+			if (k <= 3000)
+				rec[i] = 0;
+			show_err(errs[i]);
+			goto out;
+		}
+		usleep(10000);
+	}
+	uint64_t t0 = mono_ns() + 300000000ull, span = (uint64_t)(sec * 1e9);
+	snprintf(from, sizeof(from), "%llu %llu\n", (unsigned long long)t0, (unsigned long long)span);
+	snprintf(path, sizeof(path), "%s/go", work);
+	FILE *f = fopen(path, "w");
+	if (!f || fputs(from, f) < 0 || fclose(f))
+		goto io;
+	if (hang) {
+		/* the job hangs: stop recording after its time, then kill it */
+		while (mono_ns() < t0 + span)
+			usleep(20000);
+	} else {
+		/* the job ends by itself, a little after its time */
+		for (int r = 0; r < nr;) {
+			int st;
+			if (exited(rank[r], &st)) {
+				rank[r] = 0;
+				if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+					ilog_errorf("rank %d failed (status %d)", r, st);
+					goto out;
+				}
+				r++;
+				continue;
+			}
+			if (mono_ns() > t0 + span + 30000000000ull) {
+				ilog_errorf("the job did not end 30 s after its time");
+				goto out;
+			}
+			usleep(20000);
+		}
+	}
+	rc = stop_recorders(rec, nrec, errs);
+	if (!rc && nrec > 1) {
+		char mpath[PATH_MAX + 64], names[MAX_RANKS][16];
+		char *argv[8 + 3 * MAX_RANKS];
+		int n = 0;
+		snprintf(mpath, sizeof(mpath), "%s/ingero-merge", bindir);
+		argv[n++] = mpath;
+		argv[n++] = "-q";
+		argv[n++] = "-o";
+		argv[n++] = (char *)log;
+		argv[n++] = "--force-node"; /* one host: name each recording a node */
+		for (int i = 0; i < nrec; i++) {
+			snprintf(names[i], sizeof(names[i]), "node-%c", 'a' + i);
+			argv[n++] = "--node";
+			argv[n++] = names[i];
+			argv[n++] = logs[i];
+		}
+		argv[n] = NULL;
+		if (ILOG_VERBOSE(1)) {
+			fprintf(stderr, "%s: running", ilog_prog);
+			for (int k = 0; argv[k]; k++)
+				fprintf(stderr, " %s", argv[k]);
+			fprintf(stderr, "\n");
+		}
+		int m = run_wait(argv);
+		if (m) {
+			ilog_errorf("ingero-merge failed (exit %d)", m);
+			rc = -1;
+		}
+	}
+	goto out;
+io:
+	ilog_errorf("%s: %s", path, strerror(errno));
+	rc = -1;
+out:
+	stop_recorders(rec, nrec, errs); /* after a failure: none left running */
+	for (int r = 0; r < nr; r++)
+		if (rank[r] > 0) {
+			kill(rank[r], SIGKILL);
+			waitpid(rank[r], NULL, 0);
+		}
+	return rc;
 }
 
 /* ingero-symbolize LOG -o OUT, from the same directory; 0 when it worked
@@ -610,6 +934,12 @@ int main(int argc, char **argv)
 		return s ? demo_workload(s, strtod(argv[3], NULL), argv[4],
 					 argc > 5 ? strtod(argv[5], NULL) : 1) : 2;
 	}
+	if (argc >= 7 && !strcmp(argv[1], "--rank")) {
+		const struct demo_scenario *s = demo_find(argv[2]);
+		return s && s->ranks ? demo_rank(s, atoi(argv[3]), strtod(argv[4], NULL), argv[5],
+						 strtod(argv[6], NULL))
+				     : 2;
+	}
 	if (argc >= 2 && !strcmp(argv[1], "--child"))
 		return demo_child(argc, argv);
 	if (argc >= 5 && !strcmp(argv[1], "--sidecar")) {
@@ -631,7 +961,8 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, 0, 'S' }, { "json", no_argument, 0, 'j' },
 		{ "check", no_argument, 0, 'c' }, { "keep", no_argument, 0, 'k' },
 		{ "sync-factor", required_argument, 0, 'F' }, { "html", required_argument, 0, 'H' },
-		{ "list", no_argument, 0, 'l' }, ILOG_COMMON_LONG, { 0 },
+		{ "list", no_argument, 0, 'l' }, { "two-nodes", no_argument, 0, '2' },
+		ILOG_COMMON_LONG, { 0 },
 	};
 	struct opts o = { .scen = "incident", .seed = 1 };
 	int c, rc;
@@ -667,6 +998,7 @@ int main(int argc, char **argv)
 		case 'c': o.check = 1; break;
 		case 'k': o.keep = 1; break;
 		case 'l': o.list = 1; break;
+		case '2': o.two_nodes = 1; break;
 		default:
 			/* "Try 'ingero demo --help'.": ilog_prog is that here */
 			if ((rc = ilog_opt_common(c, usage)) >= 0)
@@ -690,6 +1022,11 @@ int main(int argc, char **argv)
 		return ILOG_EXIT_USAGE;
 	}
 	const struct demo_scenario *s = demo_find(o.scen);
+	if (o.two_nodes && !(s && s->ranks)) {
+		ilog_errorf("--two-nodes: '%s' is not a multi-rank scenario (straggler, hang, "
+			    "ranks-clean)", o.scen);
+		return ILOG_EXIT_USAGE;
+	}
 	char bindir[PATH_MAX], exe[PATH_MAX], fake[PATH_MAX], rec[PATH_MAX + 64];
 	const char *why = NULL;
 	if (ilog_self_path(exe, sizeof(exe), bindir, sizeof(bindir)))
@@ -720,7 +1057,9 @@ int main(int argc, char **argv)
 	snprintf(log, sizeof(log), "%s", o.out ? o.out : "");
 	if (!o.out)
 		snprintf(log, sizeof(log), "%s/run.ilog", work);
-	rc = why ? synthesize(&o, log) : record(&o, s, bindir, exe, fake, work, log);
+	rc = why ? synthesize(&o, log)
+	     : s->ranks ? record_ranks(&o, s, bindir, exe, fake, work, log)
+			: record(&o, s, bindir, exe, fake, work, log);
 	/* a recorded log gets its native frames named, for the call sites */
 	char sym[PATH_MAX + 64];
 	const char *explained = log;

@@ -52,6 +52,8 @@
  *                       for a third of the run (workload.c)
  *   net-steady        clean, synthesized the same way (recorded for real,
  *                       the same all-reduce with no loss)
+ *   straggler, hang,  recorded only: a 4-rank job whose ranks rendezvous
+ *   ranks-clean         in the fake NCCL (workload.c demo_rank)
  */
 #include <math.h>
 #include <stdio.h>
@@ -607,6 +609,11 @@ static const struct { const char *name, *help; double seconds; } scen[] = {
 			 "(recorded only)", 10 },
 	{ "net-steady", "the job's all-reduce over TCP to its peer rank, no loss; nothing wrong",
 	  8 },
+	{ "straggler", "4 ranks: a CPU hog preempts rank 2, the others wait for it in every "
+		       "all-reduce (recorded only)", 8 },
+	{ "hang", "4 ranks: rank 2 blocks before an all-reduce the others entered (recorded "
+		  "only)", 6 },
+	{ "ranks-clean", "4 ranks in step, nothing wrong (recorded only)", 6 },
 };
 #define NSCEN (sizeof(scen) / sizeof(scen[0]))
 
@@ -709,7 +716,8 @@ int ilog_scenario_write(struct ilog_writer *w, const struct ilog_scenario_opts *
 	else if (!strcmp(n, "memory-steady") || !strncmp(n, "disk-", 5) ||
 		 !strcmp(n, "net-steady"))
 		sc_train(&g, "clean");
-	else if (!strcmp(n, "net-retrans")) {
+	else if (!strcmp(n, "net-retrans") || !strcmp(n, "straggler") || !strcmp(n, "hang") ||
+		 !strcmp(n, "ranks-clean")) {
 		/* its retransmissions are the kernel's: nothing to synthesize */
 		snprintf(err, errlen, "'%s' is recorded only (ingero demo --bpf, as root)", n);
 		return -1;

@@ -63,6 +63,13 @@ const struct demo_scenario demo_scenarios[] = {
 	 * of the scenario's own: there is no netem here), or never */
 	{ "net-retrans", "net-retransmits", 10, { "base" }, "lossy" },
 	{ "net-steady", "", 8, { "base" }, "peer" },
+	/* a 4-rank data-parallel job (demo_rank), each rank a process of its
+	 * own, rendezvousing in the fake NCCL: rank 2 preempted by a CPU hog
+	 * on its CPU (straggler), rank 2 stuck in a read before a collective
+	 * (hang), or nothing wrong */
+	{ "straggler", "straggler", 8, { "base" }, NULL, 0, 4 },
+	{ "hang", "hang", 6, { "base" }, NULL, 0, 4 },
+	{ "ranks-clean", "", 6, { "base" }, NULL, 0, 4 },
 	{ NULL, NULL, 0, { NULL } },
 };
 
@@ -86,6 +93,10 @@ static const char BASE[] =
 	"FAKECUDA_LAT_cudaStreamBeginCapture_NS=6000;FAKECUDA_LAT_cudaStreamEndCapture_NS=25000;"
 	"FAKECUDA_LAT_cudaGraphInstantiate_NS=40000000;FAKECUDA_LAT_cudaGraphLaunch_NS=6000;"
 	"FAKECUDA_LAT_cudaMemcpy_NS=400000;";
+
+#define RANK_KNOBS "FAKECUDA_LAT_cudaStreamSynchronize_NS=6000000;" \
+	"FAKECUDA_LAT_ncclAllReduce_NS=20000;FAKECUDA_MODE_ncclAllReduce=spin;" \
+	"FAKECUDA_LAT_ncclCommInitRank_NS=2000000;"
 
 /* The settings of one library copy of one scenario (after BASE unless cold). */
 static const char *copy_knobs(const char *scen, const char *copy)
@@ -112,6 +123,11 @@ static const char *copy_knobs(const char *scen, const char *copy)
 		{ "isolated-stalls", "stall", "FAKECUDA_LAT_cudaStreamSynchronize_NS=200000000;" },
 		/* a synchronize that is still waiting when the process dies */
 		{ "oom", "hang", "FAKECUDA_LAT_cudaStreamSynchronize_NS=60000000000;" },
+		/* the ranks: 6 ms of GPU work after the all-reduce, whose host
+		 * call takes 20 us */
+		{ "straggler", "base", RANK_KNOBS },
+		{ "hang", "base", RANK_KNOBS },
+		{ "ranks-clean", "base", RANK_KNOBS },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 		if (!strcmp(t[i].scen, scen) && !strcmp(t[i].copy, copy))
@@ -542,11 +558,13 @@ int demo_child(int argc, char **argv)
 	uint64_t a = strtoull(argv[3], NULL, 10), b = strtoull(argv[4], NULL, 10);
 	int cpu = atoi(argv[5]);
 	sleep_until(a);
-	if (!strcmp(kind, "hog")) {
+	if (!strcmp(kind, "hog") || !strcmp(kind, "hog-high")) {
 		/* a backup job pinned to the training CPU, never yielding; given a
-		 * higher priority where allowed, so it stands out of any background */
+		 * higher priority where allowed, so it stands out of any background
+		 * (hog-high: above the straggler scenario's ranks, at -10) */
 		pin(cpu);
-		setpriority(PRIO_PROCESS, 0, -10); /* not root: its fair share then */
+		/* not root: its fair share then */
+		setpriority(PRIO_PROCESS, 0, !strcmp(kind, "hog") ? -10 : -20);
 		while (now() < b)
 			__asm__ volatile("" ::: "memory");
 		return 0;
@@ -907,5 +925,204 @@ int demo_workload(const struct demo_scenario *s, double seconds, const char *lib
 	for (int i = 0; i < 2; i++)
 		if (kids[i])
 			waitpid(kids[i], NULL, 0);
+	return 0;
+}
+
+/*
+ * The multi-rank scenarios: rank R (0..s->ranks-1) of a data-parallel job,
+ * a process of its own started by the orchestrator (main.c record_ranks)
+ * as WORK/bin/rankR.  It loads the runtime and the fake NCCL of WORK/base,
+ * says so in WORK/ready.R and waits for WORK/go ("T0 SPAN": the job's
+ * timeline; the recorders are attached by then).  Rank 0 makes the NCCL id
+ * (ncclGetUniqueId) and hands it over in WORK/nccl.id, as torchrun's store
+ * does; every rank joins the world communicator with ncclCommInitRank (the
+ * fake NCCL's rendezvous, its files in WORK).  Then each step: host work
+ * (2 ms of the thread's own CPU time), 8 kernel launches, an ncclAllReduce
+ * of 16 MiB on the world communicator and the stream synchronize that
+ * waits for it -- for every rank to have enqueued it -- and for the step's
+ * GPU work (6 ms).  The ranks must make the same number of collectives:
+ * rank 0 decides when the time is up and writes the last step into
+ * WORK/stop before it makes its own collective of that step, so every
+ * other rank reads it before its next step.
+ *
+ *   straggler    rank 2 shares its CPU with "backup", a CPU hog of higher
+ *                priority (-20 against the job's -10: 9 in 10 of the
+ *                CPU), from AT(0.25) to AT(0.85): its host work takes
+ *                ~20 ms, every other rank waits for it in its synchronize
+ *   hang         at AT(0.5) rank 2 waits for a batch that never comes (a
+ *                read of an empty pipe) before its collective; the others
+ *                enter it and wait in their synchronize until killed
+ *   ranks-clean  the steady job
+ */
+#define RANK_SLOW 2 /* the rank the scenarios disturb */
+
+struct nccl_id { char b[128]; }; /* ncclUniqueId: passed by value */
+typedef int (*uid_fn)(struct nccl_id *);
+typedef int (*init_fn)(void **, int, struct nccl_id, int);
+typedef int (*destroy_fn)(void *);
+
+static int put_file(const char *work, const char *name, const char *text)
+{
+	char tmp[4200], path[4200];
+	snprintf(tmp, sizeof(tmp), "%s/%s.tmp%d", work, name, (int)getpid());
+	snprintf(path, sizeof(path), "%s/%s", work, name);
+	FILE *f = fopen(tmp, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f) || rename(tmp, path))
+		return -1;
+	return 0;
+}
+
+/* WORK/name's first line into buf, or -1 when it does not exist yet. */
+static int get_file(const char *work, const char *name, char *buf, size_t n)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/%s", work, name);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	int ok = fgets(buf, (int)n, f) != NULL;
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
+/* Wait for WORK/name (the orchestrator kills a rank that waits too long). */
+static void wait_file(const char *work, const char *name, char *buf, size_t n)
+{
+	while (get_file(work, name, buf, n))
+		usleep(5000);
+}
+
+/* The host side of a step: ns of this thread's own CPU time, so that a
+ * process sharing the CPU stretches it, as it stretches a data loader's
+ * or an optimizer's work. */
+static void host_cpu(uint64_t ns)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	uint64_t end = (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec + ns;
+	do
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	while ((uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec < end);
+}
+
+/* The hang: the next batch never comes (its writer is this process). */
+static void __attribute__((noinline)) wait_batch(void)
+{
+	static char tok[1024];
+	int pf[2];
+	if (pipe(pf))
+		pause();
+	for (;;)
+		if (read(pf[0], tok, sizeof(tok)) < 0)
+			pause();
+}
+
+int demo_rank(const struct demo_scenario *s, int rank, double seconds, const char *work,
+	      double factor)
+{
+	if (factor > 0)
+		sync_factor = factor;
+	const char *n = s->name;
+	struct cu c;
+	char path[4200], line[512];
+	if (load(&c, work, n, "base"))
+		return 2;
+	/* the knobs load() set are the fake NCCL's too; its rendezvous files
+	 * go into the work directory, removed with it */
+	setenv("FAKECUDA_NCCL_DIR", work, 1);
+	snprintf(path, sizeof(path), "%s/base/libnccl.so.2", work);
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	uid_fn uid = h ? (uid_fn)(uintptr_t)dlsym(h, "ncclGetUniqueId") : NULL;
+	init_fn init = h ? (init_fn)(uintptr_t)dlsym(h, "ncclCommInitRank") : NULL;
+	allreduce_fn ar = h ? (allreduce_fn)(uintptr_t)dlsym(h, "ncclAllReduce") : NULL;
+	destroy_fn destroy = h ? (destroy_fn)(uintptr_t)dlsym(h, "ncclCommDestroy") : NULL;
+	if (!uid || !init || !ar || !destroy) {
+		fprintf(stderr, "ingero-demo: %s\n", h ? "an NCCL function is missing" : dlerror());
+		return 2;
+	}
+	snprintf(line, sizeof(line), "%d\n", (int)getpid());
+	snprintf(path, sizeof(path), "ready.%d", rank);
+	if (put_file(work, path, line))
+		return 2;
+	unsigned long long t0 = 0, span = 0;
+	wait_file(work, "go", line, sizeof(line));
+	if (sscanf(line, "%llu %llu", &t0, &span) != 2)
+		return 2;
+	(void)seconds; /* the orchestrator's timeline says it */
+#define AT(f) (t0 + (uint64_t)((double)span * (f)))
+	uint64_t end = t0 + span;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int cpu = ncpu > 1 ? (int)ncpu - 1 : 0;
+	/* the job above the host's other work (a busy CI machine's), as on a
+	 * node of its own: each rank a session of its own (the orchestrator
+	 * made it) whose scheduler autogroup weighs as nice -10 against the
+	 * other sessions' (nice values count only within an autogroup); rank
+	 * 2 on the last CPU, where the straggler scenario's hog, its child at
+	 * -20 against its -10, takes 9 in 10 of its session's time */
+	FILE *ag = fopen("/proc/self/autogroup", "w");
+	if (ag) {
+		fputs("-10", ag);
+		fclose(ag); /* not root, or no autogroups: as it is */
+	}
+	setpriority(PRIO_PROCESS, 0, -10); /* not root: the fair share then */
+	if (rank == RANK_SLOW)
+		pin(cpu);
+	pid_t hog = 0;
+	if (!strcmp(n, "straggler") && rank == RANK_SLOW) {
+		snprintf(path, sizeof(path), "%s/bin", work);
+		hog = helper(path, "backup", "hog-high", AT(0.25), AT(0.85), cpu, n, work);
+	}
+
+	struct nccl_id id;
+	if (rank == 0) {
+		if (uid(&id))
+			return 2;
+		char hex[2 * sizeof(id.b) + 2];
+		for (size_t i = 0; i < sizeof(id.b); i++)
+			snprintf(hex + 2 * i, 3, "%02x", (unsigned char)id.b[i]);
+		strcat(hex, "\n");
+		if (put_file(work, "nccl.id", hex))
+			return 2;
+	} else {
+		char hex[2 * sizeof(id.b) + 8];
+		wait_file(work, "nccl.id", hex, sizeof(hex));
+		for (size_t i = 0; i < sizeof(id.b); i++) {
+			unsigned v = 0;
+			if (sscanf(hex + 2 * i, "%2x", &v) != 1)
+				return 2;
+			id.b[i] = (char)v;
+		}
+	}
+	void *comm = NULL;
+	if (init(&comm, s->ranks, id, rank)) {
+		fprintf(stderr, "ingero-demo: rank %d: ncclCommInitRank failed\n", rank);
+		return 2;
+	}
+	sleep_until(t0);
+	static float grad[4 << 20];
+	uint64_t stop = 0;
+	for (uint64_t k = 0;; k++) {
+		if (!stop && rank == 0 && now() >= end) {
+			stop = k + 1; /* this step is the last */
+			snprintf(line, sizeof(line), "%llu\n", (unsigned long long)stop);
+			if (put_file(work, "stop", line))
+				return 2;
+		} else if (!stop && !get_file(work, "stop", line, sizeof(line))) {
+			stop = strtoull(line, NULL, 10);
+		}
+		if (stop && k >= stop)
+			break;
+		if (!strcmp(n, "hang") && rank == RANK_SLOW && now() >= AT(0.5))
+			wait_batch();
+		host_cpu(2000000);
+		launches(&c, 8);
+		ar(grad, grad, sizeof(grad) / sizeof(grad[0]), 7 /* ncclFloat */, 0 /* ncclSum */, comm,
+		   STREAM);
+		c.sync(STREAM);
+	}
+#undef AT
+	destroy(comm);
+	if (hog > 0)
+		waitpid(hog, NULL, 0);
 	return 0;
 }
