@@ -1056,16 +1056,18 @@ int demo_rank(const struct demo_scenario *s, int rank, double seconds, const cha
 	/* the job above the host's other work (a busy CI machine's), as on a
 	 * node of its own: each rank a session of its own (the orchestrator
 	 * made it) whose scheduler autogroup weighs as nice -10 against the
-	 * other sessions' (nice values count only within an autogroup); rank
-	 * 2 on the last CPU, where the straggler scenario's hog, its child at
-	 * -20 against its -10, takes 9 in 10 of its session's time */
+	 * other sessions' (nice values count only within an autogroup).  In
+	 * the straggler scenario rank 2 keeps to the last CPU, where its hog,
+	 * its child at -20 against its -10, takes 9 in 10 of its session's
+	 * time; elsewhere the ranks go where the scheduler puts them (a rank
+	 * kept to one CPU waits there for whatever else runs on it) */
 	FILE *ag = fopen("/proc/self/autogroup", "w");
 	if (ag) {
 		fputs("-10", ag);
 		fclose(ag); /* not root, or no autogroups: as it is */
 	}
 	setpriority(PRIO_PROCESS, 0, -10); /* not root: the fair share then */
-	if (rank == RANK_SLOW)
+	if (rank == RANK_SLOW && !strcmp(n, "straggler"))
 		pin(cpu);
 	pid_t hog = 0;
 	if (!strcmp(n, "straggler") && rank == RANK_SLOW) {
