@@ -60,6 +60,8 @@ static void usage(FILE *f)
 		"                      recorder each, as on two nodes (a lock file of its\n"
 		"                      own each), and explain the logs merged by\n"
 		"                      ingero-merge (default: one recorder for the job)\n"
+		"      --sigkill       hang: end the recording with SIGKILL, as when a node\n"
+		"                      is lost (the log holds what was written each second)\n"
 		"  -j, --json          print ingero-correlate --json instead of the report\n"
 		"      --html FILE     also write the report as one web page (ingero-correlate\n"
 		"                      --html's)\n"
@@ -86,7 +88,7 @@ struct opts {
 	const char *scen, *out, *html;
 	double seconds, sync_factor;
 	uint64_t seed;
-	int no_bpf, bpf, json, check, keep, list, two_nodes;
+	int no_bpf, bpf, json, check, keep, list, two_nodes, sigkill;
 };
 
 /* The fake CUDA runtime: $INGERO_FAKECUDA_DIR, an installed tree's
@@ -551,13 +553,14 @@ static void show_err(const char *path)
 		fclose(f);
 }
 
-/* SIGINT the recorders, wait for them; 0 if each exited 0. */
-static int stop_recorders(pid_t *rec, int nrec, char errs[][PATH_MAX + 64])
+/* SIGINT (sig) the recorders, wait for them; 0 if each exited 0 (by
+ * SIGKILL when that was sig). */
+static int stop_recorders(pid_t *rec, int nrec, char errs[][PATH_MAX + 64], int sig)
 {
 	int rc = 0;
 	for (int i = 0; i < nrec; i++)
 		if (rec[i] > 0)
-			kill(rec[i], SIGINT);
+			kill(rec[i], sig);
 	for (int i = 0; i < nrec; i++) {
 		int st = 0;
 		if (rec[i] <= 0)
@@ -565,6 +568,8 @@ static int stop_recorders(pid_t *rec, int nrec, char errs[][PATH_MAX + 64])
 		while (waitpid(rec[i], &st, 0) < 0 && errno == EINTR)
 			;
 		rec[i] = 0;
+		if (sig == SIGKILL && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
+			continue;
 		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
 			ilog_errorf("ingero-record (node %d) failed (%s %d)", i,
 				    WIFEXITED(st) ? "exit" : "signal",
@@ -731,7 +736,8 @@ static int record_ranks(const struct opts *o, const struct demo_scenario *s, con
 			usleep(20000);
 		}
 	}
-	rc = stop_recorders(rec, nrec, errs);
+	/* --sigkill: as when a node is lost, the log up to its last frame */
+	rc = stop_recorders(rec, nrec, errs, hang && o->sigkill ? SIGKILL : SIGINT);
 	if (!rc && nrec > 1) {
 		char mpath[PATH_MAX + 64], names[MAX_RANKS][16];
 		char *argv[8 + 3 * MAX_RANKS];
@@ -766,7 +772,7 @@ io:
 	ilog_errorf("%s: %s", path, strerror(errno));
 	rc = -1;
 out:
-	stop_recorders(rec, nrec, errs); /* after a failure: none left running */
+	stop_recorders(rec, nrec, errs, SIGINT); /* after a failure: none left running */
 	for (int r = 0; r < nr; r++)
 		if (rank[r] > 0) {
 			kill(rank[r], SIGKILL);
@@ -962,6 +968,7 @@ int main(int argc, char **argv)
 		{ "check", no_argument, 0, 'c' }, { "keep", no_argument, 0, 'k' },
 		{ "sync-factor", required_argument, 0, 'F' }, { "html", required_argument, 0, 'H' },
 		{ "list", no_argument, 0, 'l' }, { "two-nodes", no_argument, 0, '2' },
+		{ "sigkill", no_argument, 0, 'K' },
 		ILOG_COMMON_LONG, { 0 },
 	};
 	struct opts o = { .scen = "incident", .seed = 1 };
@@ -999,6 +1006,7 @@ int main(int argc, char **argv)
 		case 'k': o.keep = 1; break;
 		case 'l': o.list = 1; break;
 		case '2': o.two_nodes = 1; break;
+		case 'K': o.sigkill = 1; break;
 		default:
 			/* "Try 'ingero demo --help'.": ilog_prog is that here */
 			if ((rc = ilog_opt_common(c, usage)) >= 0)
@@ -1022,6 +1030,10 @@ int main(int argc, char **argv)
 		return ILOG_EXIT_USAGE;
 	}
 	const struct demo_scenario *s = demo_find(o.scen);
+	if (o.sigkill && strcmp(o.scen, "hang")) {
+		ilog_errorf("--sigkill: only for the hang scenario");
+		return ILOG_EXIT_USAGE;
+	}
 	if (o.two_nodes && !(s && s->ranks)) {
 		ilog_errorf("--two-nodes: '%s' is not a multi-rank scenario (straggler, hang, "
 			    "ranks-clean)", o.scen);
