@@ -105,6 +105,14 @@ enum ilog_op {
 	ILOG_OP_cuModuleGetFunction = 40,
 	ILOG_OP_cuLibraryGetKernel = 41,
 	ILOG_OP_cuKernelGetFunction = 42,
+	/* nccl (1.4) */
+	ILOG_OP_ncclReduce = 43,
+	ILOG_OP_ncclBcast = 44,
+	ILOG_OP_ncclGroupStart = 45,
+	ILOG_OP_ncclGroupEnd = 46,
+	ILOG_OP_ncclCommInitRankConfig = 47,
+	ILOG_OP_ncclCommInitAll = 48,
+	ILOG_OP_ncclCommSplit = 49,
 	ILOG_OP__COUNT
 };
 

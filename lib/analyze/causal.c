@@ -419,6 +419,8 @@ int ilog_causal_run(struct ilog_stats *st, struct ilog_chain_set *cs, char *err,
 				analyze_proc(&x, st->procs[j]);
 		run_scope(&x, CAUSAL_NODE, NULL, NULL);
 	}
+	if (!x.oom && st->nnodes)
+		run_scope(&x, CAUSAL_JOB, NULL, NULL);
 	/* one chain per (node, pid, pattern, culprit) and overlapping time: the costliest */
 	for (uint32_t i = 0; i < x.n; i++)
 		for (uint32_t j = 0; j < x.n; j++) {

@@ -414,6 +414,8 @@ enum causal_scope {
 	CAUSAL_SERIES_ANALYZED,   /* each series of >= ILOG_MIN_SERIES calls, analyzed */
 	CAUSAL_PROCESS,           /* each process, after its series (sc NULL) */
 	CAUSAL_NODE,              /* each node, after its processes (pc and sc NULL) */
+	CAUSAL_JOB,               /* once, after every node: across processes and nodes
+				   * (pc and sc NULL; x->nd is the detector's to set) */
 };
 
 struct causal_detector {

@@ -27,7 +27,8 @@
 	X(disk)        /* CAUSAL_PROCESS: the input pipeline stalls on disk */ \
 	X(gpu_bound)   /* CAUSAL_PROCESS: waits on the GPU (informational) */  \
 	X(oom_kill)    /* CAUSAL_NODE: the kernel OOM killer */                \
-	X(overhead)    /* CAUSAL_NODE: the recorder's cost (a note, last) */
+	X(overhead)    /* CAUSAL_NODE: the recorder's cost (a note, last) */  \
+	X(ranks)       /* CAUSAL_JOB: straggler, hung collective, desync */
 
 #define DECLARE(name) extern const struct causal_detector causal_detector_##name;
 DETECTORS(DECLARE)

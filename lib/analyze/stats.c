@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ranks_int.h"
 #include "stats_int.h"
 
 #define BASE_WIDTH 1000000ull /* 1 ms */
@@ -909,6 +910,26 @@ const char *ilog_stats_error(const struct ilog_stats *st)
 	return st->err[0] ? st->err : NULL;
 }
 
+static uint64_t ranks_clock(void *arg, uint32_t node, uint64_t mono)
+{
+	return ilog_stats_wall(arg, node, mono);
+}
+
+/* The job's ranks (ranks.c) see every call, in-flight call and host event
+ * once the log has shown an NCCL call. */
+static int add_ranks(struct ilog_stats *st, uint32_t node, const struct ilog_record *rec)
+{
+	if (rec->kind != ILOG_K_CUDA && rec->kind != ILOG_K_INFLIGHT && rec->kind != ILOG_K_HOST)
+		return 0;
+	if (!st->rk) {
+		if (rec->kind == ILOG_K_HOST || rec->u.cuda.layer != ILOG_LAYER_NCCL)
+			return 0;
+		if (!(st->rk = ilog_ranks_new()))
+			return -1;
+	}
+	return ilog_ranks_add(st->rk, node, rec, ranks_clock, st);
+}
+
 int ilog_stats_add(struct ilog_stats *st, const struct ilog_record *rec,
 		   const struct ilog_reader *r)
 {
@@ -1053,6 +1074,8 @@ int ilog_stats_add(struct ilog_stats *st, const struct ilog_record *rec,
 			st->unknown++;
 		break;
 	}
+	if (!rc)
+		rc = add_ranks(st, node, rec);
 	if (rc)
 		snprintf(st->err, sizeof(st->err), "out of memory");
 	return rc;
@@ -1065,8 +1088,22 @@ int ilog_stats_finish(struct ilog_stats *st)
 			snprintf(st->err, sizeof(st->err), "out of memory");
 			return -1;
 		}
+	if (st->rk && ilog_ranks_finish(st->rk)) {
+		snprintf(st->err, sizeof(st->err), "out of memory");
+		return -1;
+	}
 	st->finished = 1;
 	return 0;
+}
+
+uint32_t ilog_stats_nwarnings(const struct ilog_stats *st)
+{
+	return st->rk ? st->rk->nwarn : 0;
+}
+
+const char *ilog_stats_warning(const struct ilog_stats *st, uint32_t i)
+{
+	return st->rk && i < st->rk->nwarn ? st->rk->warn[i] : NULL;
 }
 
 void ilog_stats_free(struct ilog_stats *st)
@@ -1109,6 +1146,7 @@ void ilog_stats_free(struct ilog_stats *st)
 	ilog_hmap_free(&st->openmap);
 	ilog_hmap_free(&st->commmap);
 	ilog_buf_free(&st->loss_src);
+	ilog_ranks_free(st->rk);
 	free(st);
 }
 

@@ -274,6 +274,7 @@ struct ilog_stats {
 				     * record (its "nodes": each clock's offset) */
 	struct sseries *last_ser;
 	struct sproc *last_proc;
+	struct ranks *rk;         /* the job's ranks (ranks_int.h), from the first NCCL call */
 	int finished;
 	char err[256];
 };

@@ -387,6 +387,9 @@ static const struct { const char *name; uint8_t layer; } ops[ILOG_OP__COUNT] = {
 	OP(ncclRecv, NCCL), OP(ncclCommInitRank, NCCL), OP(ncclCommDestroy, NCCL),
 	OP(cuModuleGetFunction, DRIVER), OP(cuLibraryGetKernel, DRIVER),
 	OP(cuKernelGetFunction, DRIVER),
+	OP(ncclReduce, NCCL), OP(ncclBcast, NCCL), OP(ncclGroupStart, NCCL),
+	OP(ncclGroupEnd, NCCL), OP(ncclCommInitRankConfig, NCCL), OP(ncclCommInitAll, NCCL),
+	OP(ncclCommSplit, NCCL),
 };
 
 /*

@@ -34,6 +34,14 @@ int ilog_stats_add(struct ilog_stats *st, const struct ilog_record *rec,
 /* Close open windows; call once after the last record.  0 or -1. */
 int ilog_stats_finish(struct ilog_stats *st);
 const char *ilog_stats_error(const struct ilog_stats *st);
+/*
+ * Warnings about the input found while reading it (ranks that disagree on
+ * a communicator, collectives whose communicator has no init in the log):
+ * one line each, no program name, for the caller to print.  Valid after
+ * ilog_stats_finish, until ilog_stats_free.
+ */
+uint32_t ilog_stats_nwarnings(const struct ilog_stats *st);
+const char *ilog_stats_warning(const struct ilog_stats *st, uint32_t i);
 void ilog_stats_free(struct ilog_stats *st);
 
 /* One row of the statistics table. */
