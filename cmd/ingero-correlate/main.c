@@ -223,6 +223,8 @@ static int read_inputs(struct opts *o, char **inputs, int n, struct run *ru,
 		ilog_errorf("%s", ilog_stats_error(ru->st) ? ilog_stats_error(ru->st) : err);
 		return ILOG_EXIT_USAGE;
 	}
+	for (uint32_t i = 0; i < ilog_stats_nwarnings(ru->st); i++)
+		ilog_warnf("%s", ilog_stats_warning(ru->st, i));
 	ru->cut = 0;
 	return in.rc;
 }

@@ -15,9 +15,16 @@
 #include "ingero/vec.h"
 #include "ranks_int.h"
 
-/* A collective stays open until every rank reached it; this many opened
- * after it close it as it is (a rank's records lost, or a desync). */
-#define RK_MAX_OPEN 64
+/*
+ * A collective stays open until every rank reached it.  A log in time order
+ * (one node, or merged) has a few open at a time; logs given one after the
+ * other unmerged have every collective of the first open when the second
+ * starts.  Open ones hold 32 bytes per rank: past RK_OPEN_BYTES of them (and
+ * at least RK_MIN_OPEN), the oldest is closed as it is (a rank's records
+ * lost) and the rest are still matched.
+ */
+#define RK_OPEN_BYTES (64u << 20)
+#define RK_MIN_OPEN 64u
 
 int ilog_ranks_is_collective(uint16_t op)
 {
@@ -94,6 +101,7 @@ void ilog_ranks_free(struct ranks *rk)
 	free(rk->procs);
 	ilog_hmap_free(&rk->commmap);
 	ilog_hmap_free(&rk->memmap);
+	ilog_hmap_free(&rk->rejmap);
 	ilog_hmap_free(&rk->procmap);
 	free(rk);
 }
@@ -185,8 +193,10 @@ static struct rk_member *member_add(struct ranks *rk, uint32_t node, const struc
  * nranks in bytes, the rank in kind (SPEC §5.4). */
 static void comm_init(struct ranks *rk, uint32_t node, const struct ingero_cuda_event *e)
 {
-	if (e->nargs < 1 || !e->handle)
-		return; /* a log before 1.4: no identity */
+	if (e->nargs < 1 || !e->handle) {
+		rk->noid_inits += !e->nargs; /* a log before 1.4: no identity */
+		return;
+	}
 	uint32_t ci;
 	struct rk_comm *c = comm_get(rk, e->args[0], &ci);
 	if (!c)
@@ -213,12 +223,16 @@ static void comm_init(struct ranks *rk, uint32_t node, const struct ingero_cuda_
 		warnf(rk, "communicator %016llx: pid %u says %u ranks, another rank said %u; "
 		      "analyzed with the first, pid %u left out",
 		      (unsigned long long)c->id, e->pid, nranks, c->nranks, e->pid);
+		if (ilog_hmap_set(&rk->rejmap, (uint64_t)node << 32 | e->pid, e->handle, 1))
+			rk->oom = 1;
 		return;
 	}
 	if (rank >= nranks || c->members[rank] != UINT32_MAX) {
 		warnf(rk, "communicator %016llx: rank %u %s (pid %u); pid %u left out",
 		      (unsigned long long)c->id, rank, rank >= nranks ? "out of range" : "repeated",
 		      e->pid, e->pid);
+		if (ilog_hmap_set(&rk->rejmap, (uint64_t)node << 32 | e->pid, e->handle, 1))
+			rk->oom = 1;
 		return;
 	}
 	struct rk_member *m = member_add(rk, node, e, ci);
@@ -318,7 +332,8 @@ static void coll_close(struct ranks *rk, struct rk_comm *c)
 static struct rk_open *coll_open(struct ranks *rk, struct rk_comm *c, uint64_t seq)
 {
 	while (seq >= c->open_base + c->nopen) {
-		if (c->nopen == RK_MAX_OPEN)
+		uint32_t cap = RK_OPEN_BYTES / (32u * (comm_size(c) ? comm_size(c) : 1));
+		if (c->nopen >= (cap > RK_MIN_OPEN ? cap : RK_MIN_OPEN))
 			coll_close(rk, c);
 		if (ilog_grow((void **)&c->open, &c->capopen, c->nopen, sizeof(*c->open), 8)) {
 			rk->oom = 1;
@@ -462,13 +477,15 @@ static void add_call(struct ranks *rk, uint32_t node, const struct ilog_record *
 		uint64_t *v = ilog_hmap_get(&rk->memmap, (uint64_t)node << 32 | e->pid, e->handle);
 		/* an inflight record repeats a call, and its cuda record follows */
 		int seen = v && rk->mem[*v - 1].last_arr_mono == e->ts_ns && rk->mem[*v - 1].nseq;
-		if (!v) {
+		if (!v && ilog_hmap_get(&rk->rejmap, (uint64_t)node << 32 | e->pid, e->handle)) {
+			; /* its init was left out, and said so */
+		} else if (!v) {
 			if (!rk->orphan_calls++) {
 				rk->orphan_pid = e->pid;
 				rk->orphan_handle = e->handle;
 			}
 		} else if (!seen) {
-			uint64_t t = rk->multi ? clk(arg, node, e->ts_ns) : e->ts_ns;
+			uint64_t t = clk(arg, node, e->ts_ns);
 			arrive(rk, &rk->mem[*v - 1], e, t);
 		}
 		if (v) {
@@ -481,7 +498,7 @@ static void add_call(struct ranks *rk, uint32_t node, const struct ilog_record *
 			waiting(rk, node, e);
 		else if (!e->ret)
 			complete(rk, node, e,
-				 rk->multi ? clk(arg, node, e->ts_ns + e->dur_ns) : e->ts_ns + e->dur_ns);
+				 clk(arg, node, e->ts_ns + e->dur_ns));
 	} else if (rec->kind == ILOG_K_CUDA && !inflight && !e->ret) {
 		if (e->op == ILOG_OP_ncclCommInitRank || e->op == ILOG_OP_ncclCommInitRankConfig)
 			comm_init(rk, node, e);
@@ -523,7 +540,11 @@ int ilog_ranks_finish(struct ranks *rk)
 		if (c->split && c->nmem < 2)
 			c->bad = 1; /* a split of one rank: nothing to compare */
 	}
-	if (rk->orphan_calls)
+	if (rk->orphan_calls && rk->noid_inits)
+		warnf(rk, "%llu collective calls on communicators without an identity (a log "
+		      "before format 1.4); left out of the cross-rank analysis",
+		      (unsigned long long)rk->orphan_calls);
+	else if (rk->orphan_calls)
 		warnf(rk, "%llu collective calls on communicators whose init is not in the log "
 		      "(first: pid %llu, communicator 0x%llx); left out of the cross-rank analysis",
 		      (unsigned long long)rk->orphan_calls, (unsigned long long)rk->orphan_pid,

@@ -17,8 +17,8 @@
  * completion (the return of the first synchronize of that process, on the
  * collective's stream, the legacy default stream or the whole device,
  * after it).  Times are compared on the job's common timeline: wall time
- * from each node's clock anchors (ingero-merge writes the aligned ones);
- * monotonic time when every rank is on one node.
+ * from each node's first clock anchor (ingero-merge writes the aligned
+ * ones), the node's monotonic time when it has none.
  *
  * Memory: the open collectives (not yet reached by every rank) with one
  * arrival per rank, and a fixed-size summary of each finished one.
@@ -132,21 +132,23 @@ struct ranks {
 	struct rk_member *mem;
 	uint32_t nmem, capmem;
 	struct ilog_hmap memmap;      /* (node << 32 | pid, handle) -> member index + 1 */
+	struct ilog_hmap rejmap;      /* ... of inits left out (warned about once) */
 	struct rk_proc *procs;
 	uint32_t nprocs, capprocs;
 	struct ilog_hmap procmap;     /* (node, pid) -> proc index + 1 */
 	uint32_t nodes_seen;          /* distinct nodes of members (2: use wall time) */
 	uint32_t first_node;
-	int multi;                    /* members on several nodes: compare wall times */
+	int multi;                    /* members on several nodes: reports name them */
 	uint64_t orphan_calls;        /* collectives on a communicator with no init */
 	uint64_t orphan_pid, orphan_handle;
+	uint64_t noid_inits;          /* inits without an identity (logs before 1.4) */
 	int oom;
 	char warn[8][256];
 	uint32_t nwarn;
 	uint64_t warn_over;
 };
 
-/* The common time of a monotonic ts on a node (wall when anchors are known). */
+/* The common time of a monotonic ts on a node (wall when its anchor is known). */
 typedef uint64_t (*rk_clock_fn)(void *arg, uint32_t node, uint64_t mono);
 
 struct ranks *ilog_ranks_new(void);

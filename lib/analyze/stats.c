@@ -910,9 +910,12 @@ const char *ilog_stats_error(const struct ilog_stats *st)
 	return st->err[0] ? st->err : NULL;
 }
 
+/* The ranks' common timeline: wall time by the node's anchor (the same
+ * offset for every record of a node), its own clock when it has none. */
 static uint64_t ranks_clock(void *arg, uint32_t node, uint64_t mono)
 {
-	return ilog_stats_wall(arg, node, mono);
+	uint64_t w = ilog_stats_wall(arg, node, mono);
+	return w ? w : mono;
 }
 
 /* The job's ranks (ranks.c) see every call, in-flight call and host event

@@ -18,6 +18,9 @@
  *                        synchronize for DUR until the recording ends
  *                        (NO_RETURN at the end)
  *   --desync R:STEP      rank R calls ncclAllGather at collective STEP
+ *   --bad KIND           the last rank's init is wrong: `nranks` (it declares
+ *                        one rank more), `repeat` (it claims rank 0 again),
+ *                        `noinit` (its init is missing from the log)
  * Output: OUT, one system-wide log of one node with every rank a process;
  * with --per-rank, OUT0.ilog .. OUT<N-1>.ilog, one node each (same boot,
  * so ingero-merge aligns them exactly), to merge.
@@ -162,13 +165,13 @@ int main(int argc, char **argv)
 		{ "ranks", required_argument, 0, 'n' }, { "steps", required_argument, 0, 's' },
 		{ "seed", required_argument, 0, 'S' }, { "per-rank", no_argument, 0, 'P' },
 		{ "straggler", required_argument, 0, 'L' }, { "hang", required_argument, 0, 'H' },
-		{ "desync", required_argument, 0, 'D' }, { 0 },
+		{ "desync", required_argument, 0, 'D' }, { "bad", required_argument, 0, 'B' }, { 0 },
 	};
 	unsigned nranks = 4, per_rank = 0;
 	uint64_t steps = 200, seed = 1;
 	uint64_t late_rank = UINT64_MAX, late = 0, hang_rank = UINT64_MAX, hang_step = 0,
 		 hang_dur = 0, ds_rank = UINT64_MAX, ds_step = 0, unused;
-	const char *outp = NULL;
+	const char *outp = NULL, *bad = "";
 	int c;
 	ilog_cli_init(argv[0]);
 	while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
@@ -178,6 +181,11 @@ int main(int argc, char **argv)
 		case 's': steps = strtoull(optarg, NULL, 0); break;
 		case 'S': seed = strtoull(optarg, NULL, 0); break;
 		case 'P': per_rank = 1; break;
+		case 'B':
+			bad = optarg;
+			if (strcmp(bad, "nranks") && strcmp(bad, "repeat") && strcmp(bad, "noinit"))
+				goto usage;
+			break;
 		case 'L':
 			if (parse3(optarg, &late_rank, &late, &unused, 2))
 				goto usage;
@@ -253,10 +261,14 @@ usage:
 		}
 		t[r] = MONO0 + 1000000 + rnd() % 1000000;
 		struct ilog_record ir = { .kind = ILOG_K_CUDA };
-		call(&o, w, pid, ILOG_OP_ncclCommInitRank, t[r], 50000000, 0x55aa00100000ull + r,
-		     nranks, r, 0);
-		o.r[o.n - 1].u.cuda.nargs = 1;
-		o.r[o.n - 1].u.cuda.args[0] = id;
+		int lastr = r == nranks - 1;
+		if (!(lastr && !strcmp(bad, "noinit"))) {
+			call(&o, w, pid, ILOG_OP_ncclCommInitRank, t[r], 50000000, 0x55aa00100000ull + r,
+			     nranks + (lastr && !strcmp(bad, "nranks")),
+			     lastr && !strcmp(bad, "repeat") ? 0 : r, 0);
+			o.r[o.n - 1].u.cuda.nargs = 1;
+			o.r[o.n - 1].u.cuda.args[0] = id;
+		}
 		(void)ir;
 		t[r] += 50000000;
 	}
