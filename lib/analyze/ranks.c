@@ -540,11 +540,9 @@ int ilog_ranks_finish(struct ranks *rk)
 		if (c->split && c->nmem < 2)
 			c->bad = 1; /* a split of one rank: nothing to compare */
 	}
-	if (rk->orphan_calls && rk->noid_inits)
-		warnf(rk, "%llu collective calls on communicators without an identity (a log "
-		      "before format 1.4); left out of the cross-rank analysis",
-		      (unsigned long long)rk->orphan_calls);
-	else if (rk->orphan_calls)
+	/* a log before format 1.4 has communicators without identity: nothing
+	 * to match, nothing to warn about */
+	if (rk->orphan_calls && !rk->noid_inits)
 		warnf(rk, "%llu collective calls on communicators whose init is not in the log "
 		      "(first: pid %llu, communicator 0x%llx); left out of the cross-rank analysis",
 		      (unsigned long long)rk->orphan_calls, (unsigned long long)rk->orphan_pid,
