@@ -68,7 +68,7 @@ const struct demo_scenario demo_scenarios[] = {
 	 * on its CPU (straggler), rank 2 stuck in a read before a collective
 	 * (hang), or nothing wrong */
 	{ "straggler", "straggler", 8, { "base" }, NULL, 0, 4 },
-	{ "hang", "hang", 6, { "base" }, NULL, 0, 4 },
+	{ "hang", "collective-hang", 6, { "base" }, NULL, 0, 4 },
 	{ "ranks-clean", "", 6, { "base" }, NULL, 0, 4 },
 	{ NULL, NULL, 0, { NULL } },
 };
