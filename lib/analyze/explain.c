@@ -246,6 +246,79 @@ struct rows {
 
 /* Where a chain's calls came from, with the share of the process's time
  * in that op they carried (o->sites; 0 when none is known). */
+/* The node name of a stats node id, "?" when unknown. */
+static const char *node_name_of(struct ilog_stats *st, uint32_t node)
+{
+	for (uint32_t k = 0; k < ilog_stats_nnodes(st); k++) {
+		struct ilog_stats_summary sm;
+		ilog_stats_summary(st, k, &sm);
+		if (sm.node == node)
+			return sm.node_name[0] ? sm.node_name : "?";
+	}
+	return "?";
+}
+
+/* RANKS: per communicator of a multi-rank job, each rank's arrivals. */
+static int ranks_text(struct ilog_buf *b, struct ilog_stats *st)
+{
+	struct ilog_rank_row *r;
+	int n = ilog_stats_ranks(st, &r);
+	if (n <= 0)
+		return n;
+	for (int i = 0; i < n; i++) {
+		char d1[32], d2[32], d3[32];
+		if (!i || r[i].comm != r[i - 1].comm) {
+			uint64_t ncoll = 0;
+			for (int j = i; j < n && r[j].comm == r[i].comm; j++)
+				ncoll = r[j].collectives > ncoll ? r[j].collectives : ncoll;
+			bprintf(b, "\nRANKS (communicator %016llx): %u ranks, %llu collectives every "
+				"rank reached\n", (unsigned long long)r[i].comm, r[i].nranks,
+				(unsigned long long)ncoll);
+			bprintf(b, "  %4s %8s  %-16s %11s %6s %10s %10s %10s %9s\n", "RANK", "PID",
+				"NODE", "COLLECTIVES", "LAST", "LATE MEAN", "LATE MAX", "HELD UP",
+				"STEPS/S");
+		}
+		if (!r[i].pid) {
+			bprintf(b, "  %4u %8s  %-16s (no record of this rank)\n", r[i].rank, "-", "-");
+			continue;
+		}
+		bprintf(b, "  %4u %8u  %-16.16s %11llu %6llu %10s %10s %10s %9.1f\n", r[i].rank,
+			r[i].pid, node_name_of(st, r[i].node), (unsigned long long)r[i].collectives,
+			(unsigned long long)r[i].last, dur(d1, (double)r[i].late_mean_ns),
+			dur(d2, (double)r[i].late_max_ns), dur(d3, (double)r[i].held_ns),
+			r[i].rate_hz);
+	}
+	free(r);
+	return 0;
+}
+
+static int ranks_json(struct ilog_buf *b, struct ilog_stats *st)
+{
+	struct ilog_rank_row *r;
+	int n = ilog_stats_ranks(st, &r);
+	if (n <= 0)
+		return n;
+	for (int i = 0; i < n; i++) {
+		char id[24];
+		snprintf(id, sizeof(id), "%016llx", (unsigned long long)r[i].comm);
+		bprintf(b, "{\"type\":\"rank\"");
+		jkv_s(b, "comm", id);
+		jkv_u(b, "nranks", r[i].nranks);
+		jkv_u(b, "rank", r[i].rank);
+		jkv_s(b, "node", r[i].pid ? node_name_of(st, r[i].node) : "");
+		jkv_u(b, "pid", r[i].pid);
+		jkv_u(b, "collectives", r[i].collectives);
+		jkv_u(b, "last_count", r[i].last);
+		jkv_u(b, "late_mean_ns", r[i].late_mean_ns);
+		jkv_u(b, "late_max_ns", r[i].late_max_ns);
+		jkv_u(b, "held_ns", r[i].held_ns);
+		jkv_f(b, "steps_per_s", r[i].rate_hz);
+		bprintf(b, "}\n");
+	}
+	free(r);
+	return 0;
+}
+
 static int call_site(struct ilog_stats *st, const struct ilog_explain_opts *o, struct rows *rw,
 		     const struct ilog_chain *c, uint32_t node, char *site, size_t n, double *share,
 		     uint64_t *calls)
@@ -334,7 +407,7 @@ int ilog_explain_report(struct ilog_buf *b, struct ilog_stats *st,
 		timeline(b, c, o->max_timeline);
 	}
 	rows_free(&rw);
-	if (ilog_explain_stats(b, st, o))
+	if (ranks_text(b, st) || ilog_explain_stats(b, st, o))
 		return -1;
 	for (uint32_t i = 0; i < ilog_stats_nnodes(st); i++)
 		host_summary(b, st, i);
@@ -453,6 +526,8 @@ int ilog_explain_json(struct ilog_buf *b, struct ilog_stats *st,
 		if (containers_json(b, st, i))
 			return -1;
 	}
+	if (ranks_json(b, st))
+		return -1;
 	for (int w = 0; w <= (o->windows ? 1 : 0); w++) {
 		struct ilog_stat_row *rows;
 		int n = w ? ilog_stats_window_rows(st, o->per_process, &rows)

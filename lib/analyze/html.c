@@ -937,6 +937,79 @@ static void node_lanes(struct ctx *x)
 	bprintf(b, "</svg>\n");
 }
 
+/*
+ * A multi-rank job: per communicator a lane per rank, its arrival at the
+ * collectives after the first rank's (the mean in each bucket of
+ * collectives, all lanes on one scale), and a table of the ranks.
+ */
+static void ranks_section(struct ctx *x)
+{
+	struct ilog_buf *b = x->b;
+	struct ilog_rank_row *r;
+	int n = ilog_stats_ranks(x->st, &r);
+	if (n < 0)
+		x->oom = 1;
+	if (n <= 0)
+		return;
+	bprintf(b, "<section id=\"ranks\">\n<h2>Ranks</h2>\n<p class=\"note\">Each rank's arrival at "
+		   "its communicator's collectives after the first rank's, by collective number "
+		   "(the mean per bucket; every lane on the same scale).  The rank the others wait "
+		   "for stands out.</p>\n");
+	for (int i = 0; i < n;) {
+		int j = i;
+		uint64_t mx = 1, nb = 1;
+		while (j < n && r[j].comm == r[i].comm) {
+			for (uint32_t k = 0; k < r[j].nlane; k++)
+				if (r[j].lane_ns[k] != UINT64_MAX && r[j].lane_ns[k] > mx)
+					mx = r[j].lane_ns[k];
+			nb = r[j].nlane > nb ? r[j].nlane : nb;
+			j++;
+		}
+		char d[32], d2[32], d3[32];
+		bprintf(b, "<h3>communicator %016llx: %u ranks</h3>\n", (unsigned long long)r[i].comm,
+			r[i].nranks);
+		double h = (j - i) * 20.0 + 24, w = TW - TL - 20;
+		bprintf(b, "<svg class=\"rank-lanes\" data-comm=\"%016llx\" viewBox=\"0 0 %.0f %.0f\" "
+			   "xmlns=\"http://www.w3.org/2000/svg\">\n", (unsigned long long)r[i].comm, TW, h);
+		for (int k = i; k < j; k++) {
+			double y = 4 + (k - i) * 20.0;
+			bprintf(b, "<g class=\"rank-lane\" data-rank=\"%u\" data-pid=\"%u\" "
+				   "data-late-max-ns=\"%llu\"><text x=\"8\" y=\"%.1f\">rank %u (PID %u)</text>",
+				r[k].rank, r[k].pid, (unsigned long long)r[k].late_max_ns, y + 13, r[k].rank,
+				r[k].pid);
+			for (uint32_t q = 0; q < r[k].nlane; q++) {
+				if (r[k].lane_ns[q] == UINT64_MAX)
+					continue;
+				double bh = 16.0 * (double)r[k].lane_ns[q] / (double)mx;
+				bprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+					   "fill=\"%s\"><title>collectives %llu-%llu: %s late</title></rect>",
+					TL + w * q / (double)nb, y + 16 - bh, w / (double)nb, bh,
+					palette[(k - i) % NPAL],
+					(unsigned long long)(q * r[k].lane_w),
+					(unsigned long long)((q + 1) * r[k].lane_w - 1),
+					dur(d, (double)r[k].lane_ns[q]));
+			}
+			bprintf(b, "</g>\n");
+		}
+		bprintf(b, "<text x=\"%.1f\" y=\"%.1f\">collective 0</text><text x=\"%.1f\" y=\"%.1f\" "
+			   "text-anchor=\"end\">%llu</text>\n</svg>\n", TL, h - 4, TW - 20, h - 4,
+			(unsigned long long)(nb * r[i].lane_w));
+		bprintf(b, "<table class=\"ranks\"><thead><tr><th>rank</th><th>PID</th><th>collectives"
+			   "</th><th>last</th><th>late (mean)</th><th>late (max)</th><th>held the others"
+			   "</th><th>steps/s</th></tr></thead><tbody>\n");
+		for (int k = i; k < j; k++)
+			bprintf(b, "<tr><td>%u</td><td>%u</td><td>%llu</td><td>%llu</td><td>%s</td><td>%s"
+				   "</td><td>%s</td><td>%.1f</td></tr>\n", r[k].rank, r[k].pid,
+				(unsigned long long)r[k].collectives, (unsigned long long)r[k].last,
+				dur(d, (double)r[k].late_mean_ns), dur(d2, (double)r[k].late_max_ns),
+				dur(d3, (double)r[k].held_ns), r[k].rate_hz);
+		bprintf(b, "</tbody></table>\n");
+		i = j;
+	}
+	bprintf(b, "</section>\n");
+	free(r);
+}
+
 static void data_json(struct ctx *x)
 {
 	struct ilog_buf *b = x->b;
@@ -1417,6 +1490,7 @@ int ilog_html_report(struct ilog_buf *b, struct ilog_stats *st, const struct ilo
 		if (!x.nn)
 			bprintf(b, "<p>The log holds no CUDA, host or snapshot events.</p>\n");
 		bprintf(b, "</section>\n");
+		ranks_section(&x);
 		stats_table(&x);
 		proc_table(&x);
 		containers(&x);

@@ -287,6 +287,45 @@ static void comm_split(struct ranks *rk, uint32_t node, const struct ingero_cuda
 	}
 }
 
+/* Each rank's share of a finished collective, and its lane. */
+static void rank_account(struct ranks *rk, struct rk_comm *c, const struct rk_open *o,
+			 const struct rk_coll *d)
+{
+	if (!c->lane_w)
+		c->lane_w = 1;
+	while (d->seq >= c->lane_w * RK_LANE) { /* halve the lanes' resolution */
+		for (uint32_t r = 0; r < c->nmem; r++) {
+			struct rk_member *m = &rk->mem[c->mem[r]];
+			for (uint32_t b = 0; b < RK_LANE / 2; b++) {
+				m->lane[b] = m->lane[2 * b] + m->lane[2 * b + 1];
+				m->lane_n[b] = m->lane_n[2 * b] + m->lane_n[2 * b + 1];
+			}
+			memset(&m->lane[RK_LANE / 2], 0, sizeof(m->lane) / 2);
+			memset(&m->lane_n[RK_LANE / 2], 0, sizeof(m->lane_n) / 2);
+		}
+		c->lane_w *= 2;
+	}
+	uint32_t bk = (uint32_t)(d->seq / c->lane_w);
+	for (uint32_t r = 0; r < comm_size(c); r++) {
+		if (c->members[r] == UINT32_MAX)
+			continue;
+		struct rk_member *m = &rk->mem[c->members[r]];
+		uint64_t late = o->arr[r] - d->first_t;
+		if (!m->ncoll++)
+			m->first_t = o->arr[r];
+		m->last_t = o->arr[r];
+		m->late_sum += late;
+		if (late > m->late_max)
+			m->late_max = late;
+		m->lane[bk] += late;
+		m->lane_n[bk]++;
+		if (r == d->last) {
+			m->nlast++;
+			m->held += d->last_t - d->second_t;
+		}
+	}
+}
+
 /* Close the lowest open collective of c into its summary. */
 static void coll_close(struct ranks *rk, struct rk_comm *c)
 {
@@ -322,6 +361,7 @@ static void coll_close(struct ranks *rk, struct rk_comm *c)
 		d->last = last;
 		d->last_mono = o->mono[last];
 		d->gap_mono = o->gap[last];
+		rank_account(rk, c, o, d);
 	}
 	open_free(o);
 	memmove(&c->open[0], &c->open[1], (c->nopen - 1) * sizeof(*c->open));

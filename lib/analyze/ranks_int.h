@@ -46,6 +46,9 @@ struct rk_coll {
 	uint16_t op;
 };
 
+/* Buckets of collectives (by number) a rank's lateness is drawn in. */
+#define RK_LANE 64
+
 /* A rank's process on a communicator. */
 struct rk_member {
 	uint32_t node, pid, tid;
@@ -67,6 +70,11 @@ struct rk_member {
 	uint16_t wait_op;
 	uint64_t wait_ts;
 	uint32_t next;             /* the process's next member + 1, 0 = none */
+	/* its finished collectives (arrival lateness: after the first rank's) */
+	uint64_t ncoll, nlast, late_sum, late_max, held;
+	uint64_t first_t, last_t;  /* its first and latest arrival, common time */
+	uint64_t lane[RK_LANE];    /* lateness summed per bucket of the communicator */
+	uint32_t lane_n[RK_LANE];
 };
 
 /* A collective some ranks have reached and some not. */
@@ -104,6 +112,7 @@ struct rk_comm {
 	uint64_t open_base;
 	struct rk_coll *done;     /* finished collectives, by seq */
 	uint32_t ndone, capdone;
+	uint64_t lane_w;          /* collectives per lane bucket (doubles as they come) */
 	struct rk_desync ds[8];
 	uint32_t nds;
 	uint64_t ndesync;

@@ -130,6 +130,50 @@ int ilog_stats_containers(struct ilog_stats *st, uint32_t node,
 			  struct ilog_stats_container **out);
 void ilog_stats_containers_free(struct ilog_stats_container *c, int n);
 
+/*
+ * The ranks of a multi-rank job: every communicator with an identity (the
+ * hash of its ncclUniqueId, format 1.4) and each rank of it, over the
+ * collectives every rank reached (lib/analyze/ranks.c).  Times are on the
+ * job's common timeline: wall clock ns from each node's clock anchor (the
+ * node's own clock when it has none).
+ */
+#define ILOG_RANK_LANE 64
+struct ilog_rank_row {
+	uint64_t comm;             /* the communicator's identity */
+	uint32_t nranks, rank;
+	uint32_t node, pid;        /* the rank's process (stats node id) */
+	uint64_t collectives;      /* finished collectives it took part in */
+	uint64_t last;             /* ... at which it arrived last */
+	uint64_t late_mean_ns, late_max_ns; /* its arrival after the first rank's */
+	uint64_t held_ns;          /* the others' wait for it: (its arrival - the last
+				    * but one's) summed where it was last */
+	uint64_t first_ns, last_ns; /* its first and latest arrival */
+	double rate_hz;            /* its collectives per second: its step rate */
+	/* lateness over the run: the mean in each bucket of lane_w collectives
+	 * (by number), UINT64_MAX where it has none */
+	uint64_t lane_w;
+	uint32_t nlane;
+	uint64_t lane_ns[ILOG_RANK_LANE];
+};
+/* Every rank row, by communicator (first seen) and rank; *rows malloc'd.
+ * Count (0: no communicator with an identity), -1 out of memory. */
+int ilog_stats_ranks(struct ilog_stats *st, struct ilog_rank_row **rows);
+
+/* One collective every rank of its communicator reached. */
+struct ilog_coll_row {
+	uint64_t comm, seq;        /* the communicator, the collective's number on it */
+	uint16_t op;
+	uint32_t nranks;
+	uint32_t last_rank, last_node, last_pid; /* who arrived last */
+	uint64_t first_ns, second_ns, last_ns; /* arrivals: first, last but one, last */
+	uint64_t done_ns;          /* the first completion seen (a synchronize's return), 0 none */
+	uint64_t wait_ns;          /* the ranks' waits for the last, summed */
+};
+/* fn for each finished collective, by communicator then number; stops at
+ * and returns fn's first nonzero result, else 0. */
+int ilog_stats_collectives(struct ilog_stats *st,
+			   int (*fn)(void *arg, const struct ilog_coll_row *c), void *arg);
+
 /* "412 ms", "9.81 ms", "42.1 us", "1.24 s": three significant digits. Returns buf. */
 char *ilog_fmt_dur(char *buf, size_t n, double ns);
 /* "2026-11-26T20:44:33Z" (UTC) of a CLOCK_REALTIME ns, "unknown time" for 0.
