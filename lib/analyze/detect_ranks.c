@@ -135,9 +135,15 @@ static void missing_rank(struct ctx *x, const struct ranks *rk, const struct rk_
 		ilog_buf_printf(b, "; the process exited at %s", R(x, p->exit_ts));
 }
 
-/* Drop the chains of the ranks that waited for the straggler in [a, b) (common time). */
+/*
+ * Drop the chains of the ranks that waited for rank `late` in [a, b)
+ * (common time): their synchronizes and collectives there are its cost,
+ * and any other loss of theirs no longer than `waited` (what each of them
+ * waited for it at least) cost the job nothing: they would have waited
+ * anyway.  A failure or a kill is never dropped.
+ */
 static void drop_waiters(struct ctx *x, const struct ranks *rk, const struct rk_comm *c,
-			 uint32_t late, uint64_t a, uint64_t b, uint32_t *dropped)
+			 uint32_t late, uint64_t a, uint64_t b, uint64_t waited, uint32_t *dropped)
 {
 	for (uint32_t r = 0; r < csize(c); r++) {
 		const struct rk_member *m = member_of(rk, c, r);
@@ -150,7 +156,7 @@ static void drop_waiters(struct ctx *x, const struct ranks *rk, const struct rk_
 			    k->ts_end <= ma || k->ts_start >= mb)
 				continue;
 			if (is_sync(k->op) || ilog_ranks_is_collective(k->op) ||
-			    !strcmp(k->pattern, "gpu-bound")) {
+			    !strcmp(k->pattern, "gpu-bound") || k->lost <= waited) {
 				k->dead = 1;
 				(*dropped)++;
 			}
@@ -258,7 +264,7 @@ static void hang(struct ctx *x, const struct ranks *rk, const struct rk_comm *c)
 		causal_ev_add(x, k, a, "rank %u enters %s #%llu first", first->rank, opn(o->op),
 			      (unsigned long long)o->seq);
 		uint32_t dropped = 0;
-		drop_waiters(x, rk, c, subj->rank, o->arr[first->rank], UINT64_MAX, &dropped);
+		drop_waiters(x, rk, c, subj->rank, o->arr[first->rank], UINT64_MAX, waited, &dropped);
 		causal_met_u(k, "waiting_chains_dropped", dropped);
 		const struct rk_proc *sp = ilog_ranks_proc(rk, subj->node, subj->pid);
 		if (sp && !o->arr[subj->rank] && sp->op)
@@ -308,9 +314,10 @@ static void straggler_cause(struct ctx *x, struct cand *k, const struct sproc *p
 		cpy(k->ccomm, sizeof(k->ccomm), ilog_stats_comm(x->st, x->nd->idx, t->pid));
 		snprintf(k->root + l, sizeof(k->root) - l,
 			 ". On its own node it was off the CPU: PID %u (%s) preempted it %llu times "
-			 "for %s in those gaps (%s of its lateness)",
+			 "for %s in those gaps (%s)",
 			 t->pid, k->ccomm, (unsigned long long)t->n, D(x, (double)t->dur),
-			 P(x, oc.share));
+			 oc.share >= 1 ? "as long as all of its lateness"
+				       : causal_fmt(x, "%s of its lateness", P(x, oc.share)));
 		snprintf(k->fix, sizeof(k->fix), FIX_CPU, causal_fmt(x, "%s (PID %u)", k->ccomm, t->pid),
 			 k->ccomm);
 		causal_met_u(k, "culprit_offcpu_ns", t->dur);
@@ -318,8 +325,10 @@ static void straggler_cause(struct ctx *x, struct cand *k, const struct sproc *p
 	} else if (oc.host) {
 		snprintf(k->root + l, sizeof(k->root) - l,
 			 ". On its own node it waited for a CPU: %s off-CPU above its usual rate in "
-			 "those gaps (%s of its lateness), the host's CPUs busy with many processes",
-			 D(x, oc.off_in - oc.rate_out * oc.len), P(x, oc.share));
+			 "those gaps (%s), the host's CPUs busy with many processes",
+			 D(x, oc.off_in - oc.rate_out * oc.len),
+			 oc.share >= 1 ? "as long as all of its lateness"
+				       : causal_fmt(x, "%s of its lateness", P(x, oc.share)));
 		snprintf(k->fix, sizeof(k->fix), FIX_CPU, "the other work", "that work");
 	} else if (iow * 2 >= lost) {
 		snprintf(k->root + l, sizeof(k->root) - l,
@@ -346,6 +355,48 @@ static void straggler_cause(struct ctx *x, struct cand *k, const struct sproc *p
 	causal_met_f(k, "offcpu_share_of_lateness", oc.share);
 	causal_met_u(k, "iowait_ns", iow);
 	causal_offcpu_free(&oc);
+}
+
+/*
+ * Whether rank s, when last, is late beyond the job's own arrival jitter:
+ * the median of its leads over the last but one rank must be at least
+ * twice the typical lead of whoever else arrived last (with i.i.d.
+ * arrivals every rank's lead has the same distribution, so the ratio is
+ * about 1); when others were last fewer than 5 times, twice the mean
+ * spacing of the other ranks' arrivals ((last but one - first) / (n - 2)).
+ * A rank last a little more often than chance on a busy host, by no more
+ * than anyone's jitter, is not a straggler.
+ */
+static int late_beyond_jitter(const struct rk_comm *c, uint32_t s, uint32_t n)
+{
+	uint64_t *mine = malloc(c->ndone * sizeof(*mine)), *other = malloc(c->ndone * sizeof(*other));
+	uint64_t *sp = malloc(c->ndone * sizeof(*sp));
+	if (!mine || !other || !sp) {
+		free(mine);
+		free(other);
+		free(sp);
+		return 1; /* out of memory: the other rules stand */
+	}
+	uint32_t nm = 0, no = 0, ns = 0;
+	for (uint32_t i = 0; i < c->ndone; i++) {
+		const struct rk_coll *d = &c->done[i];
+		uint64_t g = d->last_t - d->second_t;
+		if (d->last == s)
+			mine[nm++] = g;
+		else
+			other[no++] = g;
+		if (n >= 3)
+			sp[ns++] = (d->second_t - d->first_t) / (n - 2);
+	}
+	qsort(mine, nm, sizeof(*mine), cmp_u64p);
+	qsort(other, no, sizeof(*other), cmp_u64p);
+	qsort(sp, ns, sizeof(*sp), cmp_u64p);
+	uint64_t base = no >= 5 ? other[(no - 1) / 2] : ns ? sp[(ns - 1) / 2] : 0;
+	int ok = nm && mine[(nm - 1) / 2] >= 2 * base;
+	free(mine);
+	free(other);
+	free(sp);
+	return ok;
 }
 
 static void straggler(struct ctx *x, const struct ranks *rk, const struct rk_comm *c)
@@ -375,6 +426,8 @@ static void straggler(struct ctx *x, const struct ranks *rk, const struct rk_com
 	if (!m || (double)k_last * n <= nd ||
 	    ilog_chernoff(nd, k_last, 1.0 / n) >= ILOG_FAMILY_ALPHA / n)
 		return; /* last no more often than chance */
+	if (!late_beyond_jitter(c, s, n))
+		return;
 	set_node(x, m->node);
 	struct sproc *p = ilog_stats_proc(x->st, m->node, m->pid);
 	if (!p)
@@ -449,7 +502,7 @@ static void straggler(struct ctx *x, const struct ranks *rk, const struct rk_com
 		causal_ev_add(x, k, worst_ts, "rank %u arrives %s after the last but one rank", s,
 			      D(x, (double)worst));
 	uint32_t dropped = 0;
-	drop_waiters(x, rk, c, s, ca, cb + 1, &dropped);
+	drop_waiters(x, rk, c, s, ca, cb + 1, lost, &dropped);
 	/* the straggler's own chain of the same culprit says it again, with less */
 	for (uint32_t i = 0; k->culprit && i + 1 < x->n; i++) {
 		struct cand *o = &x->c[i];
@@ -460,6 +513,38 @@ static void straggler(struct ctx *x, const struct ranks *rk, const struct rk_com
 		}
 	}
 	causal_met_u(k, "waiting_chains_dropped", dropped);
+}
+
+/* Whether pid of node is a rank of communicator c. */
+static int is_rank(const struct ranks *rk, const struct rk_comm *c, uint32_t node, uint32_t pid)
+{
+	for (uint32_t r = 0; r < csize(c); r++) {
+		const struct rk_member *m = member_of(rk, c, r);
+		if (m && m->node == node && m->pid == pid)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * What a rank's own chains cannot tell: ranks of one job that preempt each
+ * other share the job's CPUs -- the job's own load (too many ranks for the
+ * cores), not another process's interference -- so a rank's chain naming a
+ * fellow rank as the culprit goes; and a rank's synchronizes wait for the
+ * other ranks as much as for its GPU, so "GPU-bound" (a note) is not
+ * drawn for it: the RANKS section accounts for that wait.  A failure or a
+ * kill always stays.
+ */
+static void drop_rank_notes(struct ctx *x, const struct ranks *rk, const struct rk_comm *c)
+{
+	for (uint32_t i = 0; i < x->n; i++) {
+		struct cand *k = &x->c[i];
+		if (k->dead || k->fatal || !is_rank(rk, c, k->node, k->pid))
+			continue;
+		if ((k->culprit && is_rank(rk, c, k->node, k->culprit)) ||
+		    !strcmp(k->pattern, "gpu-bound"))
+			k->dead = 1;
+	}
 }
 
 static void ranks_job(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc)
@@ -473,6 +558,7 @@ static void ranks_job(struct ctx *x, struct causal_proc *pc, const struct causal
 		const struct rk_comm *c = &rk->comms[i];
 		if (c->bad || csize(c) < 2)
 			continue;
+		drop_rank_notes(x, rk, c);
 		desync(x, rk, c);
 		hang(x, rk, c);
 		straggler(x, rk, c);
