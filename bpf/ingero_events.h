@@ -40,6 +40,7 @@ enum ilog_kind {
 	ILOG_K_BLKIO = 19,
 	ILOG_K_RETRANS = 20,  /* TCP retransmissions of a flow in a window (1.3) */
 	ILOG_K_SOCKIO = 21,   /* a process's socket volume in a window (1.3) */
+	ILOG_K_INFLIGHT = 22, /* a call still in progress when written (1.4) */
 	ILOG_K__COUNT
 };
 
@@ -105,7 +106,7 @@ enum ilog_op {
 	ILOG_OP_cuModuleGetFunction = 40,
 	ILOG_OP_cuLibraryGetKernel = 41,
 	ILOG_OP_cuKernelGetFunction = 42,
-	/* nccl (1.4) */
+	/* nccl (1.4): the rest of the collectives, groups, communicators */
 	ILOG_OP_ncclReduce = 43,
 	ILOG_OP_ncclBcast = 44,
 	ILOG_OP_ncclGroupStart = 45,
@@ -124,7 +125,7 @@ enum ilog_op {
  */
 #define ILOG_OP_NAMED_FIRST 256
 #define ILOG_OP_MAX 65536        /* op is a u16 */
-#define ILOG_CUDA_MAX_ARGS 4     /* raw integer arguments of a named op */
+#define ILOG_CUDA_MAX_ARGS 4     /* a named op's raw arguments; an NCCL op's decoded ones */
 
 /* Host event types (SPEC §5.5). */
 enum ilog_host_type {
@@ -163,10 +164,11 @@ struct ingero_cuda_event {
 	__u32 kind;       /* memcpy kind, datatype, capture mode, flags */
 	__u32 grid_x, grid_y, grid_z;
 	__u32 block_x, block_y, block_z;
-	__u32 nargs;      /* args in use: named ops only (SPEC §5.4), else 0 */
+	__u32 nargs;      /* args in use: named ops, NCCL ops (1.4; SPEC §5.4), else 0 */
 	__u64 stack_id;   /* 0 = none */
 	__u64 pystack_id; /* 0 = none */
-	__u64 args[ILOG_CUDA_MAX_ARGS]; /* the first integer arguments, raw */
+	__u64 args[ILOG_CUDA_MAX_ARGS]; /* a named op's first integer arguments, raw;
+					  * an NCCL op's id hash, redop, root, peer... */
 };
 _Static_assert(sizeof(struct ingero_cuda_event) == 136, "cuda event layout");
 

@@ -57,14 +57,27 @@ static const struct ilog_field u64_elem[] = {
 };
 #define E struct ingero_cuda_event
 #define CUDA_F(fld, nm, ty, vw) F(E, fld, nm, ty, vw),
+/* appended in 1.2: raw arguments of a named op (1.4: an NCCL op's decoded
+ * ones); writers leave the field out when empty (§4.4) and JSON shows it
+ * only when present */
+#define CUDA_ARGS_F \
+	{ .name = "args", .type = FT_ARR, .view = FV_OMIT_EMPTY, .off = offsetof(E, args), \
+	  .cnt_off = offsetof(E, nargs), .esize = sizeof(__u64), .max = ILOG_CUDA_MAX_ARGS, \
+	  .nsub = 1, .sub = u64_elem }
 static const struct ilog_field cuda_f[] = {
 	ILOG_CUDA_FIELDS(CUDA_F)
-	/* appended in 1.2: raw arguments of a named op; writers leave the
-	 * field out when empty (§4.4) and JSON shows it only when present */
-	{ .name = "args", .type = FT_ARR, .view = FV_OMIT_EMPTY, .off = offsetof(E, args),
-	  .cnt_off = offsetof(E, nargs), .esize = sizeof(__u64), .max = ILOG_CUDA_MAX_ARGS,
-	  .nsub = 1, .sub = u64_elem },
+	CUDA_ARGS_F,
 };
+/* 1.4: a call in progress, with cuda's fields; a kind after 1.0 is not
+ * delta coded (§8.2), so its ts_ns is a plain time, followed by "time" */
+#define INFLIGHT_F(fld, nm, ty, vw) \
+	F(E, fld, nm, (ty) == FT_TS ? FT_U64 : (ty), (ty) == FT_TS ? FV_MONO : (vw)),
+static const struct ilog_field inflight_f[] = {
+	ILOG_CUDA_FIELDS(INFLIGHT_F)
+	CUDA_ARGS_F,
+};
+#undef INFLIGHT_F
+#undef CUDA_ARGS_F
 #undef CUDA_F
 #undef E
 
@@ -340,6 +353,7 @@ static const struct ilog_kind_desc kinds[ILOG_K__COUNT] = {
 	K(ILOG_K_BLKIO, "blkio", blkio, blkio_f),
 	K(ILOG_K_RETRANS, "retrans", retrans, retrans_f),
 	K(ILOG_K_SOCKIO, "sockio", sockio, sockio_f),
+	K(ILOG_K_INFLIGHT, "inflight", inflight, inflight_f),
 };
 
 const struct ilog_kind_desc *ilog_kind_desc(uint32_t kind)
@@ -614,6 +628,7 @@ uint64_t ilog_record_ts(const struct ilog_record *rec)
 	case ILOG_K_BLKIO: return rec->u.blkio.ts_ns;
 	case ILOG_K_RETRANS: return rec->u.retrans.ts_ns;
 	case ILOG_K_SOCKIO: return rec->u.sockio.ts_ns;
+	case ILOG_K_INFLIGHT: return rec->u.inflight.ts_ns;
 	case ILOG_K_CLOCK: return rec->u.clock.mono_ns;
 	case ILOG_K_HEADER: return rec->u.header.mono_ns;
 	default: return 0;

@@ -16,7 +16,7 @@
 
 #define ILOG_MAGIC "ILOG"
 #define ILOG_VERSION_MAJOR 1   /* readers reject a larger major (SPEC §8) */
-#define ILOG_VERSION_MINOR 3
+#define ILOG_VERSION_MINOR 4
 #define INGERO_VERSION "0.1.0"
 
 /* Exit codes shared by every program (DESIGN "The filters"). */
@@ -251,6 +251,7 @@ struct ilog_record {
 		struct ilog_blkio blkio;
 		struct ilog_retrans retrans;
 		struct ilog_sockio sockio;
+		struct ingero_cuda_event inflight; /* a cuda record's fields (1.4) */
 	} u;
 	struct ilog_raw raw;       /* the encoded record (reader fills) */
 };
