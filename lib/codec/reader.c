@@ -832,6 +832,10 @@ int ilog_reader_next(struct ilog_reader *r, const struct ilog_record **out)
 		if (map_op(r, &rec->u.cuda))
 			return -1;
 		break;
+	case ILOG_K_INFLIGHT:
+		if (map_op(r, &rec->u.inflight))
+			return -1;
+		break;
 	case ILOG_K_OPNAME:
 		if (on_opname(r, &rec->u.opname))
 			return -1;

@@ -303,6 +303,8 @@ static void forget_names(struct ilog_writer *w, uint32_t node)
 			w->named.s[i].v = 0;
 }
 
+static int name_op(struct ilog_writer *w, uint32_t op);
+
 int ilog_writer_put(struct ilog_writer *w, const struct ilog_record *rec)
 {
 	if (w->failed)
@@ -328,6 +330,10 @@ int ilog_writer_put(struct ilog_writer *w, const struct ilog_record *rec)
 		break;
 	case ILOG_K_NODE:
 		w->node = rec->u.node.node_index;
+		break;
+	case ILOG_K_INFLIGHT: /* a named op is named before its first record of any kind */
+		if (rec->u.inflight.op >= ILOG_OP_NAMED_FIRST && name_op(w, rec->u.inflight.op))
+			return -1;
 		break;
 	}
 	size_t start = w->len;

@@ -628,6 +628,12 @@ static int emit(struct ilog_merge *m, struct minput *mi)
 		m->st.records_out++;
 		return 0;
 	}
+	case ILOG_K_INFLIGHT: /* its stacks are the node's, as a cuda record's */
+		rec = *in;
+		rec.u.inflight.stack_id = remap(m, n, &n->stack_map, rec.u.inflight.stack_id, 0x57ac);
+		rec.u.inflight.pystack_id = remap(m, n, &n->pystack_map, rec.u.inflight.pystack_id,
+						  0x9957ac);
+		return put(m, &rec);
 	case ILOG_K_CHAIN: {
 		/* a content id, like stacks: merging a merged log keeps it */
 		const struct ilog_chain *c = &in->u.chain;

@@ -143,16 +143,25 @@ static struct ilog_writer *log_open(const char *name, int *fd)
 	return w;
 }
 
+/* FNV-1a 64 over bytes, written out here rather than taken from lib/. */
+static uint64_t fnv1a(const uint8_t *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
 /* Stack ids are content hashes (SPEC §7.1); FNV-1a over the ips here. */
 static uint64_t stack_hash(const uint64_t *ips, uint32_t nr)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint8_t b[INGERO_MAX_STACK * 8];
 	for (uint32_t i = 0; i < nr; i++)
-		for (int b = 0; b < 64; b += 8) {
-			h ^= (ips[i] >> b) & 0xff;
-			h *= 0x100000001b3ull;
-		}
-	return h;
+		for (int k = 0; k < 8; k++)
+			b[i * 8 + k] = (uint8_t)(ips[i] >> (8 * k));
+	return fnv1a(b, (size_t)nr * 8);
 }
 
 static struct ilog_record stack_rec(uint32_t pid, const uint64_t *ips, uint32_t nr)
@@ -483,6 +492,122 @@ static void v_kinds(void)
 	put(w, &rec);
 	rec = sockio_rec(MONO0 + 2000000000, PID, "python3", 8812, 268435456, 1048576);
 	put(w, &rec);
+	/* §5.22: an all-reduce still in progress at a window's end */
+	rec = cuda(MONO0 + 1800000000, 1200000000, PID, ILOG_OP_ncclAllReduce);
+	rec.kind = ILOG_K_INFLIGHT;
+	rec.u.cuda.bytes = 1 << 20;
+	rec.u.cuda.kind = 7; /* float32 */
+	rec.u.cuda.handle = 0x5c0000001000ull;
+	rec.u.cuda.nargs = 1; /* redop: sum */
+	rec.u.cuda.stack_id = stack_hash(ips, 2);
+	put(w, &rec);
+	wclose(w, fd);
+}
+
+/*
+ * §5.4 (1.4): a two-rank job on one node.  Both ranks join the
+ * communicator of one ncclUniqueId (its hash in args), rank 0 sends to
+ * and receives from rank 1 in a group, both all-reduce, reduce to rank 0
+ * and broadcast; rank 1 leaves a split of the communicator
+ * (NCCL_SPLIT_NOCOLOR, -1), then its second all-reduce hangs: inflight
+ * records at two window ends, then its cuda record at stop (NO_RETURN),
+ * while rank 0 splits and a third process opens four devices'
+ * communicators alone (ncclCommInitAll).
+ */
+static struct ilog_record nccl(uint64_t ts, uint64_t dur, uint32_t pid, uint16_t op,
+			       uint64_t comm, uint64_t count)
+{
+	struct ilog_record rec = cuda(ts, dur, pid, op);
+	rec.u.cuda.pid = pid;
+	rec.u.cuda.stream = 0x5600000b0000ull + (pid - PID) * 0x10000;
+	rec.u.cuda.handle = comm;
+	rec.u.cuda.bytes = count;
+	rec.u.cuda.kind = 7; /* float32 */
+	return rec;
+}
+
+static void nccl_args(struct ilog_record *rec, uint32_t n, uint64_t a0, uint64_t a1, uint64_t a2)
+{
+	rec->u.cuda.nargs = n;
+	rec->u.cuda.args[0] = a0;
+	rec->u.cuda.args[1] = a1;
+	rec->u.cuda.args[2] = a2;
+}
+
+static void v_nccl(void)
+{
+	int fd;
+	struct ilog_writer *w = log_open("nccl", &fd);
+	const uint32_t r0 = PID, r1 = PID + 1;
+	const uint64_t c0 = 0x5c0000001000ull, c1 = 0x5c0000002000ull;
+	/* an id as NCCL makes it: the root's socket address, then zeros */
+	uint8_t id[128] = { 0x02, 0x00, 0x9c, 0x40, 10, 0, 0, 7 };
+	const uint64_t idh = fnv1a(id, sizeof(id));
+	const uint64_t t = MONO0 + 100000000;
+	struct ilog_record rec = nccl(t, 812000000, r0, ILOG_OP_ncclCommInitRank, c0, 2);
+	rec.u.cuda.stream = 0;
+	rec.u.cuda.kind = 0; /* rank */
+	nccl_args(&rec, 1, idh, 0, 0);
+	put(w, &rec);
+	rec = nccl(t + 3000000, 809000000, r1, ILOG_OP_ncclCommInitRankConfig, c1, 2);
+	rec.u.cuda.stream = 0;
+	rec.u.cuda.kind = 1;
+	nccl_args(&rec, 1, idh, 0, 0);
+	put(w, &rec);
+	const uint64_t s = t + 900000000;
+	rec = nccl(s, 1200, r0, ILOG_OP_ncclGroupStart, 0, 0);
+	rec.u.cuda.stream = 0, rec.u.cuda.kind = 0;
+	put(w, &rec);
+	rec = nccl(s + 2000, 3100, r0, ILOG_OP_ncclSend, c0, 4096);
+	nccl_args(&rec, 1, 1, 0, 0); /* peer */
+	put(w, &rec);
+	rec = nccl(s + 6000, 2900, r0, ILOG_OP_ncclRecv, c0, 4096);
+	nccl_args(&rec, 1, 1, 0, 0);
+	put(w, &rec);
+	rec = nccl(s + 10000, 41000, r0, ILOG_OP_ncclGroupEnd, 0, 0);
+	rec.u.cuda.stream = 0, rec.u.cuda.kind = 0;
+	put(w, &rec);
+	rec = nccl(s + 100000, 8000, r0, ILOG_OP_ncclAllReduce, c0, 1 << 20);
+	nccl_args(&rec, 1, 0, 0, 0); /* ncclSum */
+	put(w, &rec);
+	rec = nccl(s + 130000, 8200, r1, ILOG_OP_ncclAllReduce, c1, 1 << 20);
+	nccl_args(&rec, 1, 0, 0, 0);
+	put(w, &rec);
+	rec = nccl(s + 200000, 5000, r0, ILOG_OP_ncclReduce, c0, 1 << 16);
+	nccl_args(&rec, 2, 2, 0, 0); /* ncclMax to rank 0 */
+	put(w, &rec);
+	rec = nccl(s + 300000, 4000, r1, ILOG_OP_ncclBcast, c1, 1 << 16);
+	nccl_args(&rec, 1, 0, 0, 0); /* from rank 0 */
+	put(w, &rec);
+	rec = nccl(s + 400000, 6000, r0, ILOG_OP_ncclBroadcast, c0, 1 << 16);
+	nccl_args(&rec, 1, 0, 0, 0);
+	put(w, &rec);
+	rec = nccl(s + 450000, 9000, r1, ILOG_OP_ncclCommSplit, 0, 0);
+	rec.u.cuda.stream = 0, rec.u.cuda.kind = 0;
+	nccl_args(&rec, 3, c1, (uint64_t)(int64_t)-1, 0); /* NCCL_SPLIT_NOCOLOR: no communicator */
+	put(w, &rec);
+	/* rank 1 enters an all-reduce that rank 0 never joins */
+	const uint64_t hang = s + 500000;
+	struct ilog_record hr = nccl(hang, 0, r1, ILOG_OP_ncclAllReduce, c1, 1 << 20);
+	nccl_args(&hr, 1, 0, 0, 0);
+	hr.kind = ILOG_K_INFLIGHT;
+	hr.u.inflight.dur_ns = MONO0 + 2100000000 - hang;
+	put(w, &hr);
+	rec = nccl(s + 600000, 120000, r0, ILOG_OP_ncclCommSplit, 0x5c0000003000ull, 0);
+	rec.u.cuda.stream = 0, rec.u.cuda.kind = 0;
+	nccl_args(&rec, 3, c0, 1, 0); /* parent, color 1, key 0 */
+	put(w, &rec);
+	rec = nccl(MONO0 + 1500000000, 15000000, PID + 2, ILOG_OP_ncclCommInitAll,
+		   0x5c0000004000ull, 4);
+	rec.u.cuda.stream = 0, rec.u.cuda.kind = 0;
+	put(w, &rec);
+	hr.u.inflight.dur_ns = MONO0 + 3100000000 - hang;
+	put(w, &hr);
+	/* at stop: the call never returned */
+	hr.kind = ILOG_K_CUDA;
+	hr.u.cuda.dur_ns = MONO0 + 3400000000 - hang;
+	hr.u.cuda.flags = ILOG_CUDA_F_NO_RETURN;
+	put(w, &hr);
 	wclose(w, fd);
 }
 
@@ -1320,7 +1445,7 @@ static void describe(const char *name)
 static const struct { const char *name; void (*make)(void); } vectors[] = {
 	{ "examples", v_examples }, { "begin", v_begin }, { "kinds", v_kinds },
 	{ "frames", v_frames }, { "merged", v_merged }, { "concat", v_concat },
-	{ "symbolized", v_symbolized }, { "host", v_host }, { "net", v_net },
+	{ "symbolized", v_symbolized }, { "host", v_host }, { "net", v_net }, { "nccl", v_nccl },
 	{ "forward", v_forward }, { "truncated", v_truncated }, { "corrupt", v_corrupt },
 	{ "bad-record", v_badrecord }, { "future-major", v_future_major },
 };

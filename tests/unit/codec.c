@@ -336,8 +336,9 @@ static void fill(struct ilog_record *rec, uint32_t kind, const struct variant *v
 			s->fields[i] = STR;
 		break;
 	}
-	case ILOG_K_CUDA: {
-		struct ingero_cuda_event *e = &rec->u.cuda;
+	case ILOG_K_CUDA:
+	case ILOG_K_INFLIGHT: { /* one struct: a cuda record's fields (1.4) */
+		struct ingero_cuda_event *e = kind == ILOG_K_CUDA ? &rec->u.cuda : &rec->u.inflight;
 		e->ts_ns = U64; e->dur_ns = U64; e->pid = U32; e->tid = U32;
 		e->op = U16; e->layer = U8; e->flags = U8; e->ret = S32;
 		e->stream = U64; e->bytes = U64; e->handle = U64; e->kind = U32;

@@ -278,6 +278,10 @@ static int msgpack_records(const struct hexfile *h, struct mstream *ms, char *er
 						m->ts = bits;
 						m->has_ts = 1;
 					}
+				} else if (!strcmp(fd->name, "ts_ns") && !m->rejectable && !m->has_ts) {
+					/* a kind after 1.0 (inflight): the time itself */
+					m->ts = bits;
+					m->has_ts = 1;
 				}
 				if (i < 2)
 					vals[i] = bits;
