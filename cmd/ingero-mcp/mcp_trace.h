@@ -48,5 +48,8 @@ TRACE_TOOL(tool_causal_chains);
 TRACE_TOOL(tool_stacks);
 TRACE_TOOL(tool_graph_lifecycle);
 TRACE_TOOL(tool_graph_frequency);
+TRACE_TOOL(tool_ranks);
+/* A table as the tools answer: compact JSON, or prose with verbose.  MCP_OK / MCP_NOMEM. */
+int mcp_emit_table(struct ilog_buf *text, const struct mcp_table *t, int verbose);
 
 #endif

@@ -18,7 +18,7 @@
 /* About 64k tokens: more would crowd the model's context. */
 #define MCP_MAX_BYTES (256u << 10)
 
-static int emit_table(struct ilog_buf *text, const struct mcp_table *t, int verbose)
+int mcp_emit_table(struct ilog_buf *text, const struct mcp_table *t, int verbose)
 {
 	if (verbose)
 		return mcp_table_prose(text, t) ? MCP_NOMEM : MCP_OK;
@@ -45,7 +45,7 @@ static int t_run_sql(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_
 	int rc = mcp_table_query(m, sql, NULL, 1, &caps, &t, err, errlen);
 	if (rc)
 		return rc;
-	rc = emit_table(text, &t, verbose);
+	rc = mcp_emit_table(text, &t, verbose);
 	mcp_table_free(&t);
 	return rc;
 }
@@ -81,7 +81,7 @@ static int t_kernel_stats(struct ilog_mcp *m, json_t *args, int verbose, struct 
 	json_decref(binds);
 	if (rc)
 		return rc;
-	rc = emit_table(text, &t, verbose);
+	rc = mcp_emit_table(text, &t, verbose);
 	mcp_table_free(&t);
 	return rc;
 }
@@ -246,6 +246,21 @@ const struct mcp_tool mcp_tools[] = {
 				 "\"include each chain's evidence timeline (longer)\"},"
 				 P_SESSION "," P_LIMIT(5, 50), ""),
 		.run = tool_causal_chains,
+		.cache = 1,
+	},
+	{
+		.name = "get_ranks",
+		.title = "Ranks of a multi-rank job",
+		.description =
+			"Which rank is slow and where a hung job is stuck: one row per rank of each "
+			"NCCL communicator (collectives, times it arrived last and last_pct, its "
+			"arrival after the first rank, how long it held the others up, steps/s), "
+			"the rank the others waited for most first, each with the cross-rank "
+			"finding naming it: straggler (its own host cause), collective-hang (the "
+			"collective, the ranks in it, the missing rank's last call) or "
+			"collective-desync. Empty for a single-process job.",
+		.schema = SCHEMA(P_SESSION "," P_LIMIT(64, 1024), ""),
+		.run = tool_ranks,
 		.cache = 1,
 	},
 	{
