@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include "ingero/hash.h"
 #include "ingero/vec.h"
+#include "causal_int.h"
 #include "ranks_int.h"
 
 /*
@@ -31,17 +32,6 @@ int ilog_ranks_is_collective(uint16_t op)
 	switch (op) {
 	case ILOG_OP_ncclAllReduce: case ILOG_OP_ncclAllGather: case ILOG_OP_ncclReduceScatter:
 	case ILOG_OP_ncclBroadcast: case ILOG_OP_ncclReduce: case ILOG_OP_ncclBcast:
-		return 1;
-	}
-	return 0;
-}
-
-static int is_sync_op(uint16_t op)
-{
-	switch (op) {
-	case ILOG_OP_cudaStreamSynchronize: case ILOG_OP_cuStreamSynchronize:
-	case ILOG_OP_cudaDeviceSynchronize: case ILOG_OP_cuCtxSynchronize:
-	case ILOG_OP_cudaEventSynchronize:
 		return 1;
 	}
 	return 0;
@@ -533,7 +523,7 @@ static void add_call(struct ranks *rk, uint32_t node, const struct ilog_record *
 			m->in_coll = inflight;
 			m->stuck_ns = inflight ? e->dur_ns : 0;
 		}
-	} else if (is_sync_op(e->op)) {
+	} else if (is_sync(e->op)) {
 		if (inflight)
 			waiting(rk, node, e);
 		else if (!e->ret)

@@ -31,19 +31,7 @@
 #include "ingero/cli.h"
 #include "ingero/hash.h"
 
-static uint64_t rng_state;
-static uint64_t rnd(void) /* xorshift64* */
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 2685821657736338717ull;
-}
-
-static uint64_t urange(uint64_t lo, uint64_t hi)
-{
-	return lo + rnd() % (hi - lo + 1);
-}
+#include "rng.h"
 
 static const uint64_t MONO0 = 700000000000ull, REAL0 = 1795000000000000000ull;
 

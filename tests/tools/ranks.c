@@ -27,20 +27,7 @@
 
 #define MAX_RANKS 64
 
-static uint64_t rng_state;
-static uint64_t rnd(void) /* xorshift64* */
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 2685821657736338717ull;
-}
-
-/* uniform in [lo, hi] */
-static uint64_t urange(uint64_t lo, uint64_t hi)
-{
-	return lo + rnd() % (hi - lo + 1);
-}
+#include "rng.h"
 
 struct rank {
 	struct ilog_writer *w;
