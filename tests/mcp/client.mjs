@@ -42,8 +42,9 @@ check(true, "ping");
 const { tools } = await client.listTools();
 const names = tools.map((t) => t.name).sort();
 check(JSON.stringify(names) === JSON.stringify(["get_causal_chains", "get_check",
-	"get_host_context", "get_kernel_stats", "get_process_breakdown", "get_stacks", "get_trace_stats",
-	"graph_frequency", "graph_lifecycle", "run_sql"]), "tools/list: the ten tools", names);
+	"get_host_context", "get_kernel_stats", "get_process_breakdown", "get_ranks", "get_stacks",
+	"get_trace_stats", "graph_frequency", "graph_lifecycle", "run_sql"]), "tools/list: the eleven tools",
+	names);
 check(tools.every((t) => t.inputSchema?.type === "object" && t.description &&
 	t.annotations?.readOnlyHint === true), "tools/list: each has a JSON Schema and is read-only");
 
