@@ -30,10 +30,6 @@
 #include "ingero/hmap.h"
 #include "ingero/ilog.h"
 
-#ifndef ILOG_K_INFLIGHT
-#define ILOG_K_INFLIGHT 22 /* TEMP until format 1.4 lands */
-#endif
-
 /* One finished collective (every rank arrived). */
 struct rk_coll {
 	uint64_t seq;
