@@ -7,8 +7,8 @@
 BPFTOOL ?= bpftool
 LLVM_STRIP ?= llvm-strip
 BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86
-REC_BPF_HDRS := bpf/vmlinux.h bpf/record.h bpf/ingero_events.h bpf/pywalk.h bpf/pywalk.bpf.h \
-	bpf/host.bpf.h bpf/cgroup.bpf.h
+# every header in bpf/: a list by hand missed the ones added later
+REC_BPF_HDRS := $(wildcard bpf/*.h)
 
 $(OUT)/bpf/%.bpf.o: bpf/%.bpf.c $(REC_BPF_HDRS) | $(OUT)/bpf
 	$(call msg,BPF,$@)

@@ -18,7 +18,7 @@ all: $(SYMTEST)
 # ilogframes: lists, splits and grows a log's frames (tests/symbolize/ilogframes.c)
 $(SYMTEST_DIR)/ilogframes: tests/symbolize/ilogframes.c $(LIB) | $(SYMTEST_DIR)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(GROUP_START) $(LIB) $(GROUP_END) $(LDLIBS_BASE)
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS_BASE)
 
 $(SYMTEST_DIR)/libsymtest.so: tests/symbolize/symlib.c | $(SYMTEST_DIR)
 	$(call msg,CC,$@)
@@ -32,7 +32,7 @@ $(SYMTEST_DIR)/symtest $(SYMTEST_DIR)/symtest-v2: tests/symbolize/symtest.c \
 	$(Q)$(CC) $(CPPFLAGS) -std=gnu11 $(SYMTEST_CFLAGS) $(SYMTEST_VARIANT) -c -o $@.c.o $<
 	$(Q)$(CXX) -std=gnu++17 $(SYMTEST_CFLAGS) -c -o $@.cc.o tests/symbolize/symtest_cpp.cc
 	$(Q)$(CC) $(SYMTEST_CFLAGS) -o $@ $@.c.o $@.cc.o -L$(SYMTEST_DIR) -lsymtest \
-		-Wl,-rpath,'$$ORIGIN' $(GROUP_START) $(LIB) $(GROUP_END) $(LDLIBS_BASE) -lstdc++
+		-Wl,-rpath,'$$ORIGIN' $(LIB) $(LDLIBS_BASE) -lstdc++
 
 $(SYMTEST_DIR):
 	$(Q)mkdir -p $@
