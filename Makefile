@@ -15,6 +15,11 @@ CPPFLAGS += -D_GNU_SOURCE -Ilib/include -Ibpf -I$(OUT)
 DEPFLAGS = -MMD -MP
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS)
 LDLIBS_BASE := -lzstd -lmsgpackc -lm
+# What the packages (install, deb, dist) are stamped with: the version
+# lib/include/ingero/ilog.h defines, and the time of the last commit (or
+# SOURCE_DATE_EPOCH), so two builds of one tree give the same bytes.
+VERSION := $(shell sed -n 's/^\#define INGERO_VERSION "\(.*\)"/\1/p' lib/include/ingero/ilog.h)
+EPOCH   := $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct 2>/dev/null),1700000000)
 
 ifeq ($(V),1)
 Q =
@@ -47,15 +52,23 @@ TEST_TOOLS := $(patsubst tests/tools/%.c,$(OUT)/tests/tools/%,$(TEST_TOOLS_SRCS)
 
 all: $(BINS) $(UNITS) $(TEST_TOOLS)
 
-# Per-program extras (objects, libraries, BPF skeletons) live next to the
-# program: cmd/<name>/build.mk may add to EXTRA_OBJS_<name>, LDLIBS_<name>
-# and DEPS_<name>.  tests/build.mk adds test-only artefacts.
+# What is particular to a program lives next to it: cmd/<name>/build.mk
+# names its layers in LAYERS_<name> and may set EXTRA_OBJS_<name>,
+# LDLIBS_<name> and DEPS_<name> (see the program rule below).
+# tests/build.mk adds test-only artefacts.
 -include $(wildcard cmd/*/build.mk) $(wildcard tests/build.mk)
+
+# Every C file is compiled into an object of its own with a .d file, so an
+# edit recompiles only the objects that include what was edited, and then
+# relinks: $(call compile,MORE_CPPFLAGS) for $< into $@, $(call link,OBJECTS
+# AND LIBRARIES).
+compile = $(CC) $(CPPFLAGS) $(1) $(DEPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+link    = $(CC) $(ALL_CFLAGS) -o $@ $(1) $(LDLIBS_BASE)
 
 $(OUT)/lib/%.o: lib/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CPPFLAGS) $(DEPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+	$(Q)$(call compile)
 
 define layer_rule
 $(call layer_a,$(1)): $(patsubst lib/%.c,$(OUT)/lib/%.o,$(call layer_srcs,$(1)))
@@ -65,29 +78,50 @@ endef
 $(foreach l,$(LAYERS),$(eval $(call layer_rule,$(l))))
 -include $(LIB_OBJS:.o=.d)
 
-# A program is every .c in its cmd/ directory, linked against the layers
-# its build.mk names in LAYERS_<name> (put in LAYERS order here), and the
-# libraries in its LDLIBS_<name>: each program links only what it uses.
+# A program is every .c in its cmd/ directory, each compiled into its own
+# object in $(OUT)/cmd/<name>/ (with a .d file, so an edit recompiles only
+# what includes the edited file), linked against the layers its build.mk
+# names in LAYERS_<name> (put in LAYERS order here), its EXTRA_OBJS_<name>
+# and the libraries in its LDLIBS_<name>: each program links only what it
+# uses.  DEPS_<name> are generated headers its objects include (the BPF
+# skeleton): made before they compile, tracked by the .d files after.
 prog_layers = $(filter $(LAYERS_$(1)),$(LAYERS))
 prog_libs   = $(foreach l,$(call prog_layers,$(1)),$(call layer_a,$(l)))
-.SECONDEXPANSION:
-$(BIN)/%: $$(wildcard cmd/%/*.c) $$(wildcard cmd/%/*.h) $$(DEPS_%) $$(call prog_libs,$$*) | $(BIN)
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CPPFLAGS) -Icmd/$* $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(EXTRA_OBJS_$*) \
-		$(call prog_libs,$*) $(LDLIBS_$*) $(LDLIBS_BASE)
+prog_objs   = $(patsubst cmd/%.c,$(OUT)/cmd/%.o,$(wildcard cmd/$(1)/*.c))
+define prog_rule
+$(OUT)/cmd/$(1)/%.o: cmd/$(1)/%.c | $(DEPS_$(1))
+	$$(call msg,CC,$$@)
+	$$(Q)mkdir -p $$(@D)
+	$$(Q)$$(call compile,-Icmd/$(1))
+$(BIN)/$(1): $(call prog_objs,$(1)) $(EXTRA_OBJS_$(1)) $(call prog_libs,$(1)) | $(BIN)
+	$$(call msg,LINK,$$@)
+	$$(Q)$$(call link,$(call prog_objs,$(1)) $(EXTRA_OBJS_$(1)) $(call prog_libs,$(1)) $$(LDLIBS_$(1)))
+-include $(patsubst %.o,%.d,$(call prog_objs,$(1)))
+endef
+$(foreach c,$(CMDS),$(eval $(call prog_rule,$(c))))
 
 # Unit tests are white-box: a layer's own headers are on their path too.
 UNIT_I := $(addprefix -Ilib/,$(filter-out export,$(LAYERS))) -Ilib/export
-$(OUT)/tests/unit/%: tests/unit/%.c tests/unit/test.h $(LIB) | $(OUT)/tests/unit
+$(OUT)/tests/unit/%.o: tests/unit/%.c | $(OUT)/tests/unit
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(UNIT_I) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS_BASE)
+	$(Q)$(call compile,-Itests/unit $(UNIT_I))
+$(OUT)/tests/unit/%: $(OUT)/tests/unit/%.o $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(call link,$< $(LIB))
+-include $(UNITS:=.d)
 
-# A test tool is tests/tools/NAME.c plus the sources tests/build.mk names in
-# TOOL_SRCS_NAME.
-$(OUT)/tests/tools/%: tests/tools/%.c $$(TOOL_SRCS_$$*) $(wildcard tests/tools/*.h) $(LIB) | $(OUT)/tests/tools
+# A test tool is tests/tools/NAME.c plus the objects of the cmd/ sources
+# tests/build.mk names in TOOL_SRCS_NAME (whose folders are on its
+# include path).
+tool_objs = $(patsubst cmd/%.c,$(OUT)/cmd/%.o,$(TOOL_SRCS_$(1)))
+$(OUT)/tests/tools/%.o: tests/tools/%.c | $(OUT)/tests/tools
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(addprefix -I,$(sort $(dir $(TOOL_SRCS_$*)))) $(ALL_CFLAGS) \
-		-o $@ $(filter %.c,$^) $(LIB) $(LDLIBS_BASE)
+	$(Q)$(call compile,$(addprefix -I,$(sort $(dir $(TOOL_SRCS_$*)))))
+.SECONDEXPANSION:
+$(OUT)/tests/tools/%: $(OUT)/tests/tools/%.o $$(call tool_objs,$$*) $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(call link,$< $(call tool_objs,$*) $(LIB))
+-include $(TEST_TOOLS:=.d)
 
 $(OUT)/tests/unit $(OUT)/tests/tools $(BIN):
 	$(Q)mkdir -p $@
@@ -155,9 +189,7 @@ bench: all
 # libexec/ingero/installed; `make uninstall` (the same PREFIX and DESTDIR)
 # removes exactly those.  `make deb`: $(DEBDIR)/ingero_VERSION-1_ARCH.deb from
 # a DESTDIR install with PREFIX=/usr (docs/man/deb.sh).
-INST_VERSION  := $(shell sed -n 's/^\#define INGERO_VERSION "\(.*\)"/\1/p' lib/include/ingero/ilog.h)
-INST_EPOCH    := $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct 2>/dev/null),1700000000)
-INST_DATE     := $(shell date -u -d @$(INST_EPOCH) +%Y-%m-%d)
+INST_DATE     := $(shell date -u -d @$(EPOCH) +%Y-%m-%d)
 INST_GEN      := $(OUT)/install
 INST_SUBS     := $(patsubst ingero-%,%,$(filter ingero-%,$(CMDS)))
 INST_HELPS    := $(CMDS:%=$(INST_GEN)/help/%)
@@ -176,7 +208,7 @@ INST_LIST      = $(foreach c,$(CMDS),0755 $(BIN)/$(c) bin/$(c)) \
 	0755 $(FAKECUDA_DIR)/workload libexec/ingero/workload
 inst_list = printf '%s %s %s\n' $(INST_LIST)
 DEBDIR        ?= dist
-DEB_VERSION   ?= $(INST_VERSION)-1
+DEB_VERSION   ?= $(VERSION)-1
 DEB_MAINTAINER ?= $(or $(shell git log -1 --format='%an <%ae>' 2>/dev/null),ingero maintainers <ingero@example.org>)
 DEB_WORK      := $(OUT)/deb
 
@@ -186,7 +218,7 @@ $(INST_GEN)/help/%: $(BIN)/%
 $(INST_GEN)/man1/%.1: $(INST_GEN)/help/% docs/man/gen.py $$(wildcard docs/man/%.1.in)
 	$(call msg,MAN,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)python3 docs/man/gen.py man $* $< $(INST_VERSION) $(INST_DATE) $(wildcard docs/man/$*.1.in) >$@
+	$(Q)python3 docs/man/gen.py man $* $< $(VERSION) $(INST_DATE) $(wildcard docs/man/$*.1.in) >$@
 # the umbrella completes its commands' options too
 $(INST_GEN)/bash/ingero $(INST_GEN)/zsh/_ingero: $(INST_HELPS) docs/man/gen.py
 	$(call msg,GEN,$@)
@@ -207,7 +239,7 @@ man: $(INST_MAN1) $(INST_BASH) $(INST_ZSH)
 
 # inst_run,DESTDIR,PREFIX: install the list there
 inst_run = mkdir -p $(INST_GEN)/man5 && \
-	sed -e 's,@DOCDIR@,$(2)/share/doc/ingero,g' -e 's/@VERSION@/$(INST_VERSION)/' \
+	sed -e 's,@DOCDIR@,$(2)/share/doc/ingero,g' -e 's/@VERSION@/$(VERSION)/' \
 		-e 's/@DATE@/$(INST_DATE)/' docs/man/ingero-log.5 >$(INST_GEN)/man5/ingero-log.5 && \
 	$(inst_list) | docs/man/install.sh install '$(1)' '$(2)'
 
@@ -221,7 +253,7 @@ deb: $(BINS) $(INST_MAN1) $(INST_BASH) $(INST_ZSH) $(FAKECUDA)
 	$(Q)rm -rf $(DEB_WORK)
 	$(Q)($(call inst_run,$(abspath $(DEB_WORK))/debian/ingero,/usr)) >/dev/null
 	$(call msg,DEB,$(DEBDIR)/ingero_$(DEB_VERSION)_$(shell dpkg --print-architecture 2>/dev/null).deb)
-	$(Q)docs/man/deb.sh $(DEB_WORK) $(DEBDIR) $(DEB_VERSION) $(INST_EPOCH) '$(DEB_MAINTAINER)' >/dev/null
+	$(Q)docs/man/deb.sh $(DEB_WORK) $(DEBDIR) $(DEB_VERSION) $(EPOCH) '$(DEB_MAINTAINER)' >/dev/null
 
 deps:
 	$(Q)tests/install-deps.sh
@@ -243,19 +275,17 @@ clean:
 # the last commit (cmd/ingero-record/dist.sh).
 DIST         ?= dist
 DIST_OUT     ?= $(OUT)/dist
-DIST_VERSION := $(shell sed -n 's/^\#define INGERO_VERSION "\(.*\)"/\1/p' lib/include/ingero/ilog.h)
 # ingero-export and ingero-mcp need libcurl, whose static archive needs
 # archives Debian does not ship (nghttp2, ssh2, gssapi, ldap, ...): dynamic
 DIST_STATIC  := ingero ingero-record ingero-correlate ingero-merge ingero-symbolize
 DIST_DYNAMIC := ingero-export ingero-mcp
-DIST_EPOCH   := $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct 2>/dev/null),1700000000)
 
 dist:
 	$(Q)$(MAKE) --no-print-directory OUT=$(abspath $(DIST_OUT)) BIN=$(abspath $(DIST_OUT))/bin \
 		INGERO_DIST=1 $(addprefix $(abspath $(DIST_OUT))/bin/,$(DIST_STATIC) $(DIST_DYNAMIC))
-	$(call msg,DIST,$(DIST)/ingero-$(DIST_VERSION)-linux-x86_64.tar.gz)
-	$(Q)SOURCE_DATE_EPOCH=$(DIST_EPOCH) cmd/ingero-record/dist.sh \
-		$(DIST)/ingero-$(DIST_VERSION)-linux-x86_64.tar.gz $(DIST_OUT)/bin \
+	$(call msg,DIST,$(DIST)/ingero-$(VERSION)-linux-x86_64.tar.gz)
+	$(Q)SOURCE_DATE_EPOCH=$(EPOCH) cmd/ingero-record/dist.sh \
+		$(DIST)/ingero-$(VERSION)-linux-x86_64.tar.gz $(DIST_OUT)/bin \
 		"$(DIST_STATIC)" "$(DIST_DYNAMIC)"
 
 ifdef INGERO_DIST

@@ -22,7 +22,7 @@ $(OUT)/bpf/%.skel.h: $(OUT)/bpf/%.bpf.o
 $(OUT)/bpf:
 	$(Q)mkdir -p $@
 
-DEPS_ingero-record := $(OUT)/bpf/record.skel.h bpf/record.h
+DEPS_ingero-record := $(OUT)/bpf/record.skel.h
 LAYERS_ingero-record := cli codec base
 LDLIBS_ingero-record := -lbpf -ldw -lelf -lz -lpthread -lstdc++
 

@@ -16,23 +16,32 @@ SYMTEST := $(SYMTEST_DIR)/symtest $(SYMTEST_DIR)/symtest-v2 $(SYMTEST_DIR)/libsy
 all: $(SYMTEST)
 
 # ilogframes: lists, splits and grows a log's frames (tests/symbolize/ilogframes.c)
-$(SYMTEST_DIR)/ilogframes: tests/symbolize/ilogframes.c $(LIB) | $(SYMTEST_DIR)
+$(SYMTEST_DIR)/ilogframes.o: tests/symbolize/ilogframes.c | $(SYMTEST_DIR)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS_BASE)
+	$(Q)$(call compile)
+$(SYMTEST_DIR)/ilogframes: $(SYMTEST_DIR)/ilogframes.o $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(call link,$< $(LIB))
 
 $(SYMTEST_DIR)/libsymtest.so: tests/symbolize/symlib.c | $(SYMTEST_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 $(SYMTEST_CFLAGS) -fno-toplevel-reorder -fPIC -shared \
 		-Wl,-soname,libsymtest.so -o $@ $<
 
-$(SYMTEST_DIR)/symtest-v2: SYMTEST_VARIANT := -DSYMTEST_VARIANT
-$(SYMTEST_DIR)/symtest $(SYMTEST_DIR)/symtest-v2: tests/symbolize/symtest.c \
-		tests/symbolize/symtest_cpp.cc $(SYMTEST_DIR)/libsymtest.so $(LIB)
+$(SYMTEST_DIR)/symtest-v2.o: SYMTEST_VARIANT := -DSYMTEST_VARIANT
+$(SYMTEST_DIR)/symtest.o $(SYMTEST_DIR)/symtest-v2.o: tests/symbolize/symtest.c | $(SYMTEST_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) -std=gnu11 $(SYMTEST_CFLAGS) $(SYMTEST_VARIANT) $(DEPFLAGS) -c -o $@ $<
+$(SYMTEST_DIR)/symtest_cpp.o: tests/symbolize/symtest_cpp.cc | $(SYMTEST_DIR)
+	$(call msg,CXX,$@)
+	$(Q)$(CXX) -std=gnu++17 $(SYMTEST_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+$(SYMTEST_DIR)/symtest $(SYMTEST_DIR)/symtest-v2: %: %.o $(SYMTEST_DIR)/symtest_cpp.o \
+		$(SYMTEST_DIR)/libsymtest.so $(LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CPPFLAGS) -std=gnu11 $(SYMTEST_CFLAGS) $(SYMTEST_VARIANT) -c -o $@.c.o $<
-	$(Q)$(CXX) -std=gnu++17 $(SYMTEST_CFLAGS) -c -o $@.cc.o tests/symbolize/symtest_cpp.cc
-	$(Q)$(CC) $(SYMTEST_CFLAGS) -o $@ $@.c.o $@.cc.o -L$(SYMTEST_DIR) -lsymtest \
+	$(Q)$(CC) $(SYMTEST_CFLAGS) -o $@ $< $(SYMTEST_DIR)/symtest_cpp.o -L$(SYMTEST_DIR) -lsymtest \
 		-Wl,-rpath,'$$ORIGIN' $(LIB) $(LDLIBS_BASE) -lstdc++
+-include $(addsuffix .d,$(SYMTEST_DIR)/ilogframes $(SYMTEST_DIR)/symtest $(SYMTEST_DIR)/symtest-v2 \
+	$(SYMTEST_DIR)/symtest_cpp)
 
 $(SYMTEST_DIR):
 	$(Q)mkdir -p $@
