@@ -12,7 +12,7 @@
 #include "ingero/cli.h"
 #include "ingero/callsite.h"
 #include "ingero/explain.h"
-#include "ingero/export.h"
+#include "ingero/filter.h"
 #include "ingero/gate.h"
 #include "ingero/html.h"
 #include "ingero/io.h"
