@@ -41,25 +41,30 @@ int ilog_buf_put(struct ilog_buf *b, const void *p, size_t n)
 	return 0;
 }
 
-int ilog_buf_printf(struct ilog_buf *b, const char *fmt, ...)
+int ilog_buf_vprintf(struct ilog_buf *b, const char *fmt, va_list ap)
 {
 	char tmp[512];
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap), rc = -1;
+	if (n >= 0 && (size_t)n < sizeof(tmp)) {
+		rc = ilog_buf_put(b, tmp, (size_t)n);
+	} else if (n >= 0 && !ilog_buf_reserve(b, (size_t)n + 1)) {
+		/* too long for tmp: formatted again, in place */
+		vsnprintf(b->p + b->len, (size_t)n + 1, fmt, again);
+		b->len += (size_t)n;
+		rc = 0;
+	}
+	va_end(again);
+	return rc;
+}
+
+int ilog_buf_printf(struct ilog_buf *b, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	int rc = ilog_buf_vprintf(b, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return -1;
-	if ((size_t)n < sizeof(tmp))
-		return ilog_buf_put(b, tmp, (size_t)n);
-	char *big = malloc((size_t)n + 1);
-	if (!big)
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(big, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	int rc = ilog_buf_put(b, big, (size_t)n);
-	free(big);
 	return rc;
 }
 

@@ -50,23 +50,19 @@ static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
 
 void ilog_merge_warnf(struct ilog_merge *m, const char *fmt, ...)
 {
-	char line[768];
+	size_t len = m->warn.len;
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(line, sizeof(line), fmt, ap);
+	int rc = ilog_buf_vprintf(&m->warn, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= sizeof(line))
-		n = sizeof(line) - 1;
-	char *p = realloc(m->warn, m->warnlen + (size_t)n + 2);
-	if (!p)
-		return;
-	m->warn = p;
-	memcpy(p + m->warnlen, line, (size_t)n);
-	m->warnlen += (size_t)n;
-	p[m->warnlen++] = '\n';
-	p[m->warnlen] = 0;
+	/* the line and a NUL for ilog_merge_warnings, or nothing */
+	if (rc || ilog_buf_put(&m->warn, "\n", 2)) {
+		m->warn.len = len;
+		if (m->warn.p)
+			m->warn.p[len] = 0;
+	} else {
+		m->warn.len--;
+	}
 }
 
 int ilog_merge_errf(char *err, size_t errlen, const char *fmt, ...)
@@ -318,7 +314,7 @@ const struct ilog_merge_node *ilog_merge_nodes(const struct ilog_merge *m, uint3
 
 const char *ilog_merge_warnings(const struct ilog_merge *m)
 {
-	return m->warn ? m->warn : "";
+	return m->warn.p ? m->warn.p : "";
 }
 
 void ilog_merge_stats(const struct ilog_merge *m, struct ilog_merge_stats *st)
@@ -353,7 +349,7 @@ void ilog_merge_free(struct ilog_merge *m)
 	free(m->pub);
 	free(m->in);
 	free(m->heap);
-	free(m->warn);
+	ilog_buf_free(&m->warn);
 	free(m);
 }
 

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "ingero/merge.h"
+#include "ingero/buf.h"
 #include "ingero/hmap.h"
 
 struct cpoint;
@@ -62,8 +63,7 @@ struct ilog_merge {
 	struct mnode **nodes;      /* output order */
 	uint32_t nnodes;
 	struct ilog_merge_node *pub; /* copy for ilog_merge_nodes */
-	char *warn;
-	size_t warnlen;
+	struct ilog_buf warn;       /* lines, NUL-terminated (not counted) */
 	struct ilog_merge_stats st;
 	uint64_t scanned;          /* records read by pass 1 */
 	uint32_t *heap;

@@ -6,6 +6,7 @@
 #ifndef INGERO_BUF_H
 #define INGERO_BUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 struct ilog_buf { char *p; size_t len, cap; };
@@ -18,6 +19,9 @@ int ilog_buf_put(struct ilog_buf *b, const void *p, size_t n);
 /* printf into a buffer.  0 or -1 (ENOMEM or a bad format). */
 int ilog_buf_printf(struct ilog_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The same with a va_list (for a function that takes a format itself). */
+int ilog_buf_vprintf(struct ilog_buf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 /* Write the buffer to fd and empty it.  0, or -1 with err filled
  * ("write error: REASON"). */
 int ilog_buf_flush_fd(struct ilog_buf *b, int fd, char *err, size_t errlen);
