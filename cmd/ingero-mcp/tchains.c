@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ingero/vec.h"
 #include "mcp_trace.h"
 
 struct chain {
@@ -74,7 +75,8 @@ int tool_causal_chains(struct ilog_mcp *m, json_t *args, int verbose, struct ilo
 			minsev = k;
 	int with_evidence = verbose || json_is_true(json_object_get(args, "evidence"));
 	struct chain *ch = NULL;
-	size_t n = 0, cap = 0, total = 0;
+	size_t n = 0, total = 0;
+	uint32_t cap = 0;
 	int s, ncol = sqlite3_column_count(st);
 	while ((s = mcp_step(m, st, err, errlen)) == SQLITE_ROW) {
 		json_t *row = json_object();
@@ -129,15 +131,9 @@ int tool_causal_chains(struct ilog_mcp *m, json_t *args, int verbose, struct ilo
 			d->merged = merged;
 			continue;
 		}
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			struct chain *nn = realloc(ch, nc * sizeof(*ch));
-			if (!nn) {
-				json_decref(row);
-				goto oom;
-			}
-			ch = nn;
-			cap = nc;
+		if (ilog_grow((void **)&ch, &cap, n, sizeof(*ch), 16)) {
+			json_decref(row);
+			goto oom;
 		}
 		ch[n++] = k;
 	}

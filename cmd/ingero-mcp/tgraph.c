@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ingero/vec.h"
 #include "mcp_trace.h"
 
 #define GRAPH_OPS "14,15,16,17,18"
@@ -293,21 +294,16 @@ int tool_graph_frequency(struct ilog_mcp *m, json_t *args, int verbose, struct i
 	}
 	bind_filter(st, &f);
 	struct exec_row *rows = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0;
+	uint32_t cap = 0;
 	int64_t all = 0;
 	int s;
 	while ((s = mcp_step(m, st, err, errlen)) == SQLITE_ROW) {
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 64;
-			struct exec_row *nr = realloc(rows, nc * sizeof(*rows));
-			if (!nr) {
-				sqlite3_finalize(st);
-				free(rows);
-				trace_filter_free(&f);
-				return MCP_NOMEM;
-			}
-			rows = nr;
-			cap = nc;
+		if (ilog_grow((void **)&rows, &cap, n, sizeof(*rows), 64)) {
+			sqlite3_finalize(st);
+			free(rows);
+			trace_filter_free(&f);
+			return MCP_NOMEM;
 		}
 		struct exec_row *r = &rows[n++];
 		r->handle = sqlite3_column_int64(st, 0);

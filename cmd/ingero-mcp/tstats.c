@@ -23,7 +23,7 @@ struct op_row {
 	uint64_t n, total, min, max, p50, p95, p99, errors;
 	uint64_t qtotal;          /* summaries: the total of the row the quantiles are from */
 	uint64_t *d;              /* the op's durations while collecting */
-	uint64_t cap;
+	uint32_t cap;
 };
 
 /* The k-th smallest (0-based) of v[lo..hi], rearranging v (Hoare
@@ -90,7 +90,8 @@ static int collect(struct ilog_mcp *m, const struct trace_filter *f, int timed,
 	for (size_t i = 0; i < json_array_size(f->binds); i++)
 		sqlite3_bind_int64(st, (int)i + 1, json_integer_value(json_array_get(f->binds, i)));
 	struct op_row *rows = NULL;
-	size_t nrows = 0, rcap = 0;
+	size_t nrows = 0;
+	uint32_t rcap = 0;
 	int slot_of[UINT16_MAX + 1]; /* op -> index in rows, -1 = none yet */
 	memset(slot_of, 0xff, sizeof(slot_of));
 	int s;
@@ -100,28 +101,16 @@ static int collect(struct ilog_mcp *m, const struct trace_filter *f, int timed,
 		if (idx < 0) {
 			if (op < 0 || op > UINT16_MAX)
 				continue; /* not an op any writer can produce */
-			if (nrows == rcap) {
-				size_t ncap = rcap ? rcap * 2 : 16;
-				struct op_row *nr = realloc(rows, ncap * sizeof(*rows));
-				if (!nr)
-					goto oom;
-				rows = nr;
-				rcap = ncap;
-			}
+			if (ilog_grow((void **)&rows, &rcap, nrows, sizeof(*rows), 16))
+				goto oom;
 			memset(&rows[nrows], 0, sizeof(rows[0]));
 			rows[nrows].op = (int)op;
 			rows[nrows].min = UINT64_MAX;
 			idx = slot_of[op] = (int)nrows++;
 		}
 		struct op_row *r = &rows[idx];
-		if (r->n == r->cap) {
-			uint64_t ncap = r->cap ? r->cap * 2 : 256;
-			uint64_t *nd = realloc(r->d, ncap * sizeof(*nd));
-			if (!nd)
-				goto oom;
-			r->d = nd;
-			r->cap = ncap;
-		}
+		if (ilog_grow((void **)&r->d, &r->cap, r->n, sizeof(*r->d), 256))
+			goto oom;
 		uint64_t d = v > 0 ? (uint64_t)v : 0;
 		r->d[r->n++] = d;
 		r->total += d;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ingero/nodemap.h"
+#include "ingero/vec.h"
 
 int ilog_node_map_header(struct ilog_node_map *m, const struct ilog_record *rec,
 			 const struct ilog_reader *r, int *isnew)
@@ -17,14 +18,11 @@ int ilog_node_map_header(struct ilog_node_map *m, const struct ilog_record *rec,
 		for (uint32_t i = 0; i < m->nidx; i++)
 			m->by_index[i] = -1;
 	if (rec->node >= m->nidx) {
-		uint32_t n = rec->node + 1;
-		int32_t *b = realloc(m->by_index, n * sizeof(*b));
-		if (!b)
+		if (ilog_grow((void **)&m->by_index, &m->capidx, rec->node, sizeof(*m->by_index), 8))
 			return -1;
-		for (uint32_t i = m->nidx; i < n; i++)
-			b[i] = -1;
-		m->by_index = b;
-		m->nidx = n;
+		for (uint32_t i = m->nidx; i <= rec->node; i++)
+			m->by_index[i] = -1;
+		m->nidx = rec->node + 1;
 	}
 	struct ilog_node_id key = { .rank = h->rank, .log_session = h->session_id };
 	ilog_str_copy(key.name, sizeof(key.name), h->node);
@@ -39,11 +37,9 @@ int ilog_node_map_header(struct ilog_node_map *m, const struct ilog_record *rec,
 			return (int)i;
 		}
 	}
-	struct ilog_node_id *nn = realloc(m->nodes, (m->nnodes + 1) * sizeof(*nn));
-	if (!nn)
+	if (ilog_grow((void **)&m->nodes, &m->capnodes, m->nnodes, sizeof(*m->nodes), 8))
 		return -1;
-	m->nodes = nn;
-	nn[m->nnodes] = key;
+	m->nodes[m->nnodes] = key;
 	m->by_index[rec->node] = (int32_t)m->nnodes;
 	*isnew = 1;
 	return (int)m->nnodes++;

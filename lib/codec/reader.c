@@ -16,6 +16,7 @@
 #include <zstd_errors.h>
 #include "ingero/mpread.h"
 #include "ingero/schema.h"
+#include "ingero/vec.h"
 
 #define CHUNK (1u << 20)
 #define MAX_NODES 65536
@@ -53,10 +54,10 @@ struct ilog_reader {
 	int state;                /* 0 reading, 1 done, -1 failed */
 	int seen_header;
 	uint32_t node;
-	struct node_slot *nodes;
-	uint32_t nnodes;
+	struct node_slot *nodes;   /* zeroed beyond nnodes */
+	uint32_t nnodes, capnodes;
 	struct schema_slot *schemas;
-	uint32_t nschemas;
+	uint32_t nschemas, capschemas;
 	struct ilog_reader_stats st;
 	char err[512];
 };
@@ -600,11 +601,8 @@ static struct node_slot *node_slot(struct ilog_reader *r, uint32_t idx)
 	if (idx >= MAX_NODES)
 		return NULL;
 	if (idx >= r->nnodes) {
-		struct node_slot *n = realloc(r->nodes, (idx + 1) * sizeof(*n));
-		if (!n)
+		if (ilog_reserve0((void **)&r->nodes, &r->capnodes, idx + 1, sizeof(*r->nodes), 4))
 			return NULL;
-		memset(n + r->nnodes, 0, (idx + 1 - r->nnodes) * sizeof(*n));
-		r->nodes = n;
 		r->nnodes = idx + 1;
 	}
 	return &r->nodes[idx];
@@ -708,11 +706,9 @@ static int on_schema(struct ilog_reader *r, const struct ilog_schema *s)
 {
 	if (ilog_kind_desc(s->kind) || ilog_reader_schema(r, s->kind))
 		return 0; /* we know this kind, or already have its names */
-	struct schema_slot *ns = realloc(r->schemas, (r->nschemas + 1) * sizeof(*ns));
-	if (!ns)
+	if (ilog_grow((void **)&r->schemas, &r->capschemas, r->nschemas, sizeof(*r->schemas), 4))
 		return fail(r, "out of memory");
-	r->schemas = ns;
-	struct schema_slot *slot = &ns[r->nschemas];
+	struct schema_slot *slot = &r->schemas[r->nschemas];
 	slot->s = *s;
 	struct ilog_str *v[ILOG_MAX_SCHEMA_FIELDS + 1];
 	v[0] = &slot->s.name;

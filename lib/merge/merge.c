@@ -127,16 +127,12 @@ struct mnode *ilog_merge_resolve(struct ilog_merge *m, uint32_t in, const struct
 				return NULL;
 			}
 	}
-	struct mnode **nn = realloc(m->nodes, (m->nnodes + 1) * sizeof(*nn));
-	struct mnode *n = calloc(1, sizeof(*n));
-	if (!nn || !n) {
-		free(n);
-		if (nn)
-			m->nodes = nn;
+	struct mnode *n = NULL;
+	if (ilog_grow((void **)&m->nodes, &m->capnodes, m->nnodes, sizeof(*m->nodes), 4) ||
+	    !(n = calloc(1, sizeof(*n)))) {
 		ilog_merge_errf(err, errlen, "out of memory");
 		return NULL;
 	}
-	m->nodes = nn;
 	snprintf(n->pub.name, sizeof(n->pub.name), "%s", name);
 	snprintf(n->pub.orig_name, sizeof(n->pub.orig_name), "%s", hname);
 	snprintf(n->boot_id, sizeof(n->boot_id), "%s", boot);
@@ -300,12 +296,11 @@ fail:
 const struct ilog_merge_node *ilog_merge_nodes(const struct ilog_merge *m, uint32_t *n)
 {
 	struct ilog_merge *mm = (struct ilog_merge *)m;
-	struct ilog_merge_node *p = realloc(mm->pub, (m->nnodes ? m->nnodes : 1) * sizeof(*p));
-	if (!p) {
+	if (ilog_reserve((void **)&mm->pub, &mm->cappub, m->nnodes ? m->nnodes : 1, sizeof(*mm->pub), 4)) {
 		*n = 0;
 		return NULL;
 	}
-	mm->pub = p;
+	struct ilog_merge_node *p = mm->pub;
 	for (uint32_t i = 0; i < m->nnodes; i++)
 		p[i] = m->nodes[i]->pub;
 	*n = m->nnodes;
@@ -403,13 +398,11 @@ static struct mnode *bind_header(struct ilog_merge *m, uint32_t in, const struct
 		rename_dups(m, before);
 	}
 	if (rec->node >= mi->nbynode) {
-		struct mnode **b = realloc(mi->bynode, (rec->node + 1) * sizeof(*b));
-		if (!b) {
+		if (ilog_reserve0((void **)&mi->bynode, &mi->capbynode, rec->node + 1,
+				  sizeof(*mi->bynode), 4)) {
 			ilog_merge_errf(m->err, m->errlen, "out of memory");
 			return NULL;
 		}
-		memset(b + mi->nbynode, 0, (rec->node + 1 - mi->nbynode) * sizeof(*b));
-		mi->bynode = b;
 		mi->nbynode = rec->node + 1;
 	}
 	mi->bynode[rec->node] = n;

@@ -14,6 +14,7 @@
 #include "ingero/merge.h"
 #include "ingero/buf.h"
 #include "ingero/hmap.h"
+#include "ingero/vec.h"
 
 struct cpoint;
 struct cproc;
@@ -30,9 +31,9 @@ struct mnode {
 	/* pass 1 */
 	uint64_t a_mono, a_real;
 	struct cproc *procs;
-	uint32_t nprocs;
+	uint32_t nprocs, capprocs;
 	struct pending *pend;
-	uint32_t npend;
+	uint32_t npend, cappend;
 	struct cpoint *pts;
 	uint32_t npts, stride;
 	/* pass 2 */
@@ -48,8 +49,8 @@ struct minput {
 	int is_file;
 	int fd;
 	struct ilog_reader *r;     /* pass 2 */
-	struct mnode **bynode;     /* reader node index -> node */
-	uint32_t nbynode;
+	struct mnode **bynode;     /* reader node index -> node; zeroed beyond nbynode */
+	uint32_t nbynode, capbynode;
 	const struct ilog_record *rec; /* pending record, NULL when done */
 	struct mnode *cur;         /* node of the pending record */
 	int64_t key, last_key;
@@ -61,8 +62,9 @@ struct ilog_merge {
 	struct minput *in;
 	uint32_t nin;
 	struct mnode **nodes;      /* output order */
-	uint32_t nnodes;
+	uint32_t nnodes, capnodes;
 	struct ilog_merge_node *pub; /* copy for ilog_merge_nodes */
+	uint32_t cappub;
 	struct ilog_buf warn;       /* lines, NUL-terminated (not counted) */
 	struct ilog_merge_stats st;
 	uint64_t scanned;          /* records read by pass 1 */

@@ -93,11 +93,9 @@ static struct pending *pend_for(struct mnode *n, uint32_t tid, int create)
 			return &n->pend[i];
 	if (!create)
 		return NULL;
-	struct pending *p = realloc(n->pend, (n->npend + 1) * sizeof(*p));
-	if (!p)
+	if (ilog_grow((void **)&n->pend, &n->cappend, n->npend, sizeof(*n->pend), 4))
 		return NULL;
-	n->pend = p;
-	p = &n->pend[n->npend++];
+	struct pending *p = &n->pend[n->npend++];
 	memset(p, 0, sizeof(*p));
 	p->tid = tid;
 	return p;
@@ -116,10 +114,8 @@ static int on_cuda_pass1(struct mnode *n, const struct ingero_cuda_event *e, int
 			if (n->procs[i].pid == e->pid)
 				pr = &n->procs[i];
 		if (!pr) {
-			pr = realloc(n->procs, (n->nprocs + 1) * sizeof(*pr));
-			if (!pr)
+			if (ilog_grow((void **)&n->procs, &n->capprocs, n->nprocs, sizeof(*n->procs), 4))
 				return -1;
-			n->procs = pr;
 			pr = &n->procs[n->nprocs++];
 			memset(pr, 0, sizeof(*pr));
 			pr->pid = e->pid;
@@ -168,8 +164,8 @@ int ilog_merge_scan_input(struct ilog_merge *m, uint32_t in, char *err, size_t e
 		close(fd);
 		return ilog_merge_errf(err, errlen, "%s: %s", mi->path, e2);
 	}
-	struct mnode **by = NULL;
-	uint32_t nby = 0;
+	struct mnode **by = NULL;     /* reader node index -> node; zeroed beyond nby */
+	uint32_t nby = 0, capby = 0;
 	const struct ilog_record *rec;
 	int k, rc = 0;
 	while ((k = ilog_reader_next(r, &rec)) > 0) {
@@ -191,13 +187,10 @@ int ilog_merge_scan_input(struct ilog_merge *m, uint32_t in, char *err, size_t e
 			}
 			n->pub.scanned = 1;
 			if (rec->node >= nby) {
-				struct mnode **b = realloc(by, (rec->node + 1) * sizeof(*b));
-				if (!b) {
+				if (ilog_reserve0((void **)&by, &capby, rec->node + 1, sizeof(*by), 4)) {
 					rc = ilog_merge_errf(err, errlen, "out of memory");
 					break;
 				}
-				memset(b + nby, 0, (rec->node + 1 - nby) * sizeof(*b));
-				by = b;
 				nby = rec->node + 1;
 			}
 			if (by[rec->node] == n) {

@@ -22,9 +22,9 @@ struct ilog_node_id {
 
 struct ilog_node_map {
 	int32_t *by_index;         /* reader node index -> node, -1 none */
-	uint32_t nidx;
+	uint32_t nidx, capidx;
 	struct ilog_node_id *nodes;
-	uint32_t nnodes;
+	uint32_t nnodes, capnodes;
 };
 
 /* For a header record: its node (>= 0) and *isnew, or -1 on ENOMEM.  r
