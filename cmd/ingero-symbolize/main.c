@@ -80,6 +80,35 @@ static void on_progress(void *arg, int pass, uint64_t records)
 	progress_shown = 1;
 }
 
+/* --collect DIR: the files the inputs' mappings name (read like cat: a
+ * damaged input is reported, what was read of it is collected, and so are
+ * the other inputs). */
+static int run_collect(const struct ilog_symbolize_opts *o, const char *dir, char *const *paths,
+		       int n)
+{
+	char err[1024];
+	struct ilog_collect *c = ilog_collect_new(o, dir, err, sizeof(err));
+	if (!c) {
+		ilog_errorf("%s", err);
+		return ILOG_EXIT_USAGE;
+	}
+	struct ilog_inputs in;
+	const struct ilog_record *rec;
+	int rc = 0;
+	ilog_inputs_start(&in, paths, n, 1u << 20);
+	while (!rc && ilog_inputs_next(&in, &rec) > 0)
+		if (rec->kind == ILOG_K_MAPPING && (rc = ilog_collect_add(c, &rec->u.mapping, err, sizeof(err))))
+			ilog_errorf("%s", err);
+	ilog_inputs_end(&in);
+	const struct ilog_collect_stats *st = ilog_collect_stats(c);
+	if (!rc && !in.rc && ilog_verbosity >= 0)
+		fprintf(stderr, "%s: %s: %llu files copied (%llu bytes), %llu already there, %llu not collected\n",
+			ilog_prog, dir, (unsigned long long)st->copied, (unsigned long long)st->bytes,
+			(unsigned long long)st->present, (unsigned long long)st->missing);
+	ilog_collect_free(c);
+	return rc || in.rc ? ILOG_EXIT_USAGE : ILOG_EXIT_OK;
+}
+
 static int run(int argc, char **argv, const char **dirs, struct ilog_symbolize_input *in)
 {
 	static const struct option opts[] = {
@@ -120,25 +149,17 @@ static int run(int argc, char **argv, const char **dirs, struct ilog_symbolize_i
 		return ILOG_EXIT_USAGE;
 	}
 
+	char err[1024];
+	if (collect)
+		return run_collect(&o, collect, argv + optind, argc - optind);
+
+	/* the filter reads each input twice: opened here, all of them first */
 	unsigned nin = argc > optind ? (unsigned)(argc - optind) : 1;
 	for (unsigned i = 0; i < nin; i++) {
 		const char *path = argc > optind ? argv[optind + (int)i] : "-";
 		in[i].name = ilog_in_name(path);
 		if ((in[i].fd = ilog_open_in(path)) < 0)
 			return ILOG_EXIT_USAGE;
-	}
-	char err[1024];
-	if (collect) {
-		struct ilog_collect_stats st;
-		rc = ilog_symbolize_collect(&o, in, nin, collect, &st, err, sizeof(err));
-		if (rc)
-			ilog_errorf("%s", err);
-		else if (ilog_verbosity >= 0)
-			fprintf(stderr, "%s: %s: %llu files copied (%llu bytes), %llu already there, %llu not collected\n",
-				ilog_prog, collect, (unsigned long long)st.copied,
-				(unsigned long long)st.bytes, (unsigned long long)st.present,
-				(unsigned long long)st.missing);
-		return rc ? ILOG_EXIT_USAGE : ILOG_EXIT_OK;
 	}
 
 	struct ilog_out dst;

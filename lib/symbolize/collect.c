@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * --collect (ilog_symbolize_collect in lib/include/ingero/symbolize.h): the recording
+ * --collect (ilog_collect_new in lib/include/ingero/symbolize.h): the recording
  * node copies the ELF files its log names into a directory keyed by
  * build-id, in the layout the symbolizer's debug-directory lookup reads,
  * so the log and the directory can be symbolized on another machine.
@@ -18,18 +18,18 @@
 #include "ingero/vec.h"
 #include "symbolize_int.h"
 
-struct collect {
+struct ilog_collect {
 	const struct ilog_symbolize_opts *o;
 	const char *dir;
-	struct ilog_collect_stats *st;
+	struct ilog_collect_stats st;
 	struct ilog_strpool pool;
 	struct ilog_hmap seen;         /* (interned build-id hex or path, 0) */
-	char *err;
+	char *err;                     /* the caller's, for this ilog_collect_add */
 	size_t errlen;
 };
 
-static void say(struct collect *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(struct collect *c, const char *fmt, ...)
+static void say(struct ilog_collect *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct ilog_collect *c, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -56,7 +56,7 @@ static int mkdirs(char *path)
 }
 
 /* Copy src to dst through a temporary name, so dst is whole or absent. */
-static int copy_file(struct collect *c, const char *src, const char *dst)
+static int copy_file(struct ilog_collect *c, const char *src, const char *dst)
 {
 	char tmp[4200];
 	int in = open(src, O_RDONLY | O_CLOEXEC), out = -1;
@@ -68,7 +68,7 @@ static int copy_file(struct collect *c, const char *src, const char *dst)
 	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (out < 0)
 		goto fail;
-	int rc = ilog_copy_fd(in, out, &c->st->bytes);
+	int rc = ilog_copy_fd(in, out, &c->st.bytes);
 	if (rc == -1) {
 		snprintf(c->err, c->errlen, "%s: read error: %s", src, strerror(errno));
 		goto fail_quiet;
@@ -95,7 +95,7 @@ fail_quiet:
 }
 
 /* dst already holds the right file? */
-static int present(struct collect *c, const char *dst, const uint8_t *bid, uint32_t nbid)
+static int present(struct ilog_collect *c, const char *dst, const uint8_t *bid, uint32_t nbid)
 {
 	char why[600];
 	int k = ilog_sym_check_file(dst, bid, nbid, 0, why, sizeof(why));
@@ -104,7 +104,7 @@ static int present(struct collect *c, const char *dst, const uint8_t *bid, uint3
 	return k > 0;
 }
 
-static int collect_one(struct collect *c, const struct ilog_mapping *m)
+static int collect_one(struct ilog_collect *c, const struct ilog_mapping *m)
 {
 	const uint8_t *bid = m->build_id.p;
 	uint32_t nbid = m->build_id.n;
@@ -118,7 +118,7 @@ static int collect_one(struct collect *c, const struct ilog_mapping *m)
 	/* the module itself: from its path, build-id checked */
 	snprintf(dst, sizeof(dst), "%s/.build-id/%.2s/%s", c->dir, h, h + 2);
 	if (present(c, dst, bid, nbid)) {
-		c->st->present++;
+		c->st.present++;
 	} else {
 		const char *root = c->o->sysroot && *c->o->sysroot ? c->o->sysroot : "";
 		size_t n = sym_path_len(m->path.p, m->path.n);
@@ -127,9 +127,9 @@ static int collect_one(struct collect *c, const struct ilog_mapping *m)
 		if (k > 0) {
 			if (copy_file(c, src, dst))
 				return -1;
-			c->st->copied++;
+			c->st.copied++;
 		} else {
-			c->st->missing++;
+			c->st.missing++;
 			if (k < 0)
 				say(c, "%s; not collected", why);
 			else
@@ -153,14 +153,14 @@ static int collect_one(struct collect *c, const struct ilog_mapping *m)
 		if (ilog_sym_check_file(src, bid, nbid, 0, why, sizeof(why)) > 0) {
 			if (copy_file(c, src, dst))
 				return -1;
-			c->st->copied++;
+			c->st.copied++;
 			break;
 		}
 	}
 	return 0;
 }
 
-static int on_mapping(struct collect *c, const struct ilog_mapping *m)
+static int on_mapping(struct ilog_collect *c, const struct ilog_mapping *m)
 {
 	if (!m->path.n || m->path.p[0] != '/')
 		return 0; /* anonymous memory, [vdso], [stack]: no file */
@@ -187,7 +187,7 @@ static int on_mapping(struct collect *c, const struct ilog_mapping *m)
 		/* data files (fonts, locale archives) have none and need
 		 * none; a code mapping without one cannot be keyed */
 		if (m->prot & PROT_EXEC) {
-			c->st->missing++;
+			c->st.missing++;
 			say(c, "%.*s: no build-id recorded; not collected", (int)m->path.n, m->path.p);
 		}
 		return 0;
@@ -195,47 +195,42 @@ static int on_mapping(struct collect *c, const struct ilog_mapping *m)
 	return collect_one(c, m);
 }
 
-int ilog_symbolize_collect(const struct ilog_symbolize_opts *o,
-			   const struct ilog_symbolize_input *in, unsigned nin, const char *dir,
-			   struct ilog_collect_stats *st, char *err, size_t errlen)
+struct ilog_collect *ilog_collect_new(const struct ilog_symbolize_opts *o, const char *dir,
+				      char *err, size_t errlen)
 {
-	struct ilog_collect_stats dummy;
-	struct collect c = { .o = o, .dir = dir, .st = st ? st : &dummy, .err = err,
-			     .errlen = errlen };
 	char path[4096];
-	int rc = 0, damaged = 0;
-	memset(c.st, 0, sizeof(*c.st));
 	snprintf(path, sizeof(path), "%s", dir);
 	if (mkdirs(path)) {
 		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
-		return -1;
+		return NULL;
 	}
-	for (unsigned i = 0; i < nin && !rc; i++) {
-		char e[256];
-		struct ilog_reader *r = ilog_reader_open(in[i].fd, e, sizeof(e));
-		if (!r) {
-			snprintf(err, errlen, "%s: %s", in[i].name, e);
-			rc = -1;
-			break;
-		}
-		const struct ilog_record *rec;
-		int k;
-		while ((k = ilog_reader_next(r, &rec)) > 0)
-			if (rec->kind == ILOG_K_MAPPING && on_mapping(&c, &rec->u.mapping)) {
-				rc = -1;
-				break;
-			}
-		if (k < 0 && !rc && !damaged) {
-			/* what was read is collected, the other inputs too; the
-			 * first damage is reported at the end */
-			snprintf(err, errlen, "%s: %s", in[i].name, ilog_reader_error(r));
-			damaged = 1;
-		}
-		ilog_reader_close(r);
+	struct ilog_collect *c = calloc(1, sizeof(*c));
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
 	}
-	if (damaged && !rc)
-		rc = -1;
-	ilog_hmap_free(&c.seen);
-	ilog_strpool_free(&c.pool);
-	return rc;
+	c->o = o;
+	c->dir = dir;
+	return c;
+}
+
+int ilog_collect_add(struct ilog_collect *c, const struct ilog_mapping *m, char *err, size_t errlen)
+{
+	c->err = err;
+	c->errlen = errlen;
+	return on_mapping(c, m);
+}
+
+const struct ilog_collect_stats *ilog_collect_stats(const struct ilog_collect *c)
+{
+	return &c->st;
+}
+
+void ilog_collect_free(struct ilog_collect *c)
+{
+	if (!c)
+		return;
+	ilog_hmap_free(&c->seen);
+	ilog_strpool_free(&c->pool);
+	free(c);
 }

@@ -361,6 +361,21 @@ static int note_ips(struct filt *f, const struct ilog_record *rec, uint32_t pid,
 	return 0;
 }
 
+/* A reader of input `in` from its start (each pass reads it anew); NULL
+ * with err set ("NAME: cannot seek: REASON", "NAME: problem"). */
+static struct ilog_reader *read_from_start(const struct input *in, char *err, size_t errlen)
+{
+	char e[256];
+	if (lseek(in->fd, in->start, SEEK_SET) < 0) {
+		snprintf(err, errlen, "%s: cannot seek: %s", in->name, strerror(errno));
+		return NULL;
+	}
+	struct ilog_reader *r = ilog_reader_open(in->fd, e, sizeof(e));
+	if (!r)
+		snprintf(err, errlen, "%s: %s", in->name, e);
+	return r;
+}
+
 /* Pass 1: mappings, the ips that already have symbols, each input frame,
  * and where each new ip is first used. */
 static int pass1(struct filt *f, const struct ilog_symbolize_opts *o, struct input *in,
@@ -368,16 +383,9 @@ static int pass1(struct filt *f, const struct ilog_symbolize_opts *o, struct inp
 {
 	uint64_t seq = 0;
 	for (unsigned i = 0; i < nin; i++) {
-		char e[256];
-		if (lseek(in[i].fd, in[i].start, SEEK_SET) < 0) {
-			snprintf(err, errlen, "%s: cannot seek: %s", in[i].name, strerror(errno));
+		struct ilog_reader *r = read_from_start(&in[i], err, errlen);
+		if (!r)
 			return -1;
-		}
-		struct ilog_reader *r = ilog_reader_open(in[i].fd, e, sizeof(e));
-		if (!r) {
-			snprintf(err, errlen, "%s: %s", in[i].name, e);
-			return -1;
-		}
 		const struct ilog_record *rec;
 		struct ilog_reader_where wh;
 		struct iframe *fr = NULL;
@@ -821,14 +829,8 @@ static int pass2_records(const struct filt *f, const struct ilog_symbolize_opts 
 	uint32_t ucur = 0;
 	int rc = 0, first = 1;
 	for (unsigned i = 0; i < nin && !rc; i++) {
-		if (lseek(in[i].fd, in[i].start, SEEK_SET) < 0) {
-			snprintf(err, errlen, "%s: cannot read again: %s", in[i].name, strerror(errno));
-			rc = -1;
-			break;
-		}
-		struct ilog_reader *r = ilog_reader_open(in[i].fd, e, sizeof(e));
+		struct ilog_reader *r = read_from_start(&in[i], err, errlen);
 		if (!r) {
-			snprintf(err, errlen, "%s: %s", in[i].name, e);
 			rc = -1;
 			break;
 		}

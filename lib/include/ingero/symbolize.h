@@ -141,17 +141,30 @@ struct ilog_collect_stats {
 };
 
 /*
- * --collect: copies each ELF file named by the inputs' mapping records
- * into dir as dir/.build-id/xx/rest (found as step 1 above: the path,
- * with its build-id checked), and the separate debug file, when a
+ * --collect: copies each ELF file named by the mapping records it is
+ * given into dir as dir/.build-id/xx/rest (found as step 1 above: the
+ * path, with its build-id checked), and the separate debug file, when a
  * debug directory has one, as dir/.build-id/xx/rest.debug.  Files already
- * there are skipped; copies are written to a temporary name and renamed,
- * so an interrupted run leaves no partial file.  Mappings without a
- * build-id cannot be keyed and are reported.  Returns 0, or -1 with err
- * set when an input is damaged or dir cannot be written.
+ * there are skipped, and each file is looked at once; copies are written
+ * to a temporary name and renamed, so an interrupted run leaves no
+ * partial file.  Mappings without a build-id cannot be keyed and are
+ * reported.  The caller reads the logs:
+ *
+ *	struct ilog_collect *c = ilog_collect_new(&opts, dir, err, errlen);
+ *	for each mapping record: ilog_collect_add(c, &rec->u.mapping, err, errlen)
+ *	ilog_collect_stats(c), ilog_collect_free(c)
+ *
+ * o (its sysroot, debug directories, report) and dir must outlive c.
  */
-int ilog_symbolize_collect(const struct ilog_symbolize_opts *o,
-			   const struct ilog_symbolize_input *in, unsigned nin, const char *dir,
-			   struct ilog_collect_stats *st, char *err, size_t errlen);
+struct ilog_collect;
+/* dir made (with its parents) if absent; NULL with err set when it cannot
+ * be, or out of memory. */
+struct ilog_collect *ilog_collect_new(const struct ilog_symbolize_opts *o, const char *dir,
+				      char *err, size_t errlen);
+/* 0, or -1 with err set when dir cannot be written or out of memory. */
+int ilog_collect_add(struct ilog_collect *c, const struct ilog_mapping *m, char *err, size_t errlen);
+/* What was copied, found there or not collected so far. */
+const struct ilog_collect_stats *ilog_collect_stats(const struct ilog_collect *c);
+void ilog_collect_free(struct ilog_collect *c);
 
 #endif
