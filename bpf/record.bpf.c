@@ -333,6 +333,30 @@ static __always_inline void stack_args(struct pt_regs *ctx, __u64 *v, __u32 size
 	bpf_probe_read_user(v, size, (void *)(PT_REGS_SP(ctx) + 8));
 }
 
+/*
+ * A communicator's identity across processes (SPEC §5.4): FNV-1a 64 over
+ * the 128 bytes of the ncclUniqueId, which is passed by value, in memory
+ * above the return address; 0 when it cannot be read.
+ */
+static __always_inline __u64 nccl_id_hash(struct pt_regs *ctx)
+{
+	__u64 v[16];
+	if (bpf_probe_read_user(v, sizeof(v), (void *)(PT_REGS_SP(ctx) + 8)))
+		return 0;
+	__u64 h = 0xcbf29ce484222325ull;
+	for (int i = 0; i < 16; i++) {
+		__u64 w = v[i];
+		for (int b = 0; b < 8; b++) {
+			h = (h ^ (w & 0xff)) * 0x100000001b3ull;
+			w >>= 8;
+		}
+	}
+	return h;
+}
+
+/* an int argument as SPEC §5.4 writes it: sign-extended to 64 bits */
+#define INT_ARG(a) ((__u64)(__s64)(__s32)(a))
+
 static __always_inline void decode(struct pt_regs *ctx, struct rec_frame *f, __u32 dec)
 {
 	__u64 a1 = PT_REGS_PARM1(ctx), a2 = PT_REGS_PARM2(ctx), a3 = PT_REGS_PARM3(ctx);
@@ -436,9 +460,21 @@ static __always_inline void decode(struct pt_regs *ctx, struct rec_frame *f, __u
 	case REC_DEC_NCCL_COLL:
 		f->bytes = a3;
 		f->kind = (__u32)a4;
+		f->args[0] = INT_ARG(a5); /* redop, or a broadcast's root */
 		f->handle = a6;
 		f->stream = stack_arg(ctx, 7);
 		break;
+	case REC_DEC_NCCL_REDUCE: {
+		f->bytes = a3;
+		f->kind = (__u32)a4;
+		f->args[0] = INT_ARG(a5); /* redop */
+		f->args[1] = INT_ARG(a6); /* root */
+		__u64 v[2] = {};
+		stack_args(ctx, v, sizeof(v)); /* comm, stream: arguments 7 and 8 */
+		f->handle = v[0];
+		f->stream = v[1];
+		break;
+	}
 	case REC_DEC_NCCL_GATHER:
 		f->bytes = a3;
 		f->kind = (__u32)a4;
@@ -448,6 +484,7 @@ static __always_inline void decode(struct pt_regs *ctx, struct rec_frame *f, __u
 	case REC_DEC_NCCL_P2P:
 		f->bytes = a2;
 		f->kind = (__u32)a3;
+		f->args[0] = INT_ARG(a4); /* peer, or ncclBcast's root */
 		f->handle = a5;
 		f->stream = a6;
 		break;
@@ -456,6 +493,17 @@ static __always_inline void decode(struct pt_regs *ctx, struct rec_frame *f, __u
 		f->out = a1;
 		f->bytes = (__u32)a2;
 		f->kind = (__u32)a3;
+		f->args[0] = nccl_id_hash(ctx);
+		break;
+	case REC_DEC_NCCL_INITALL:
+		f->out = a1; /* comms[0] at return */
+		f->bytes = (__u32)a2;
+		break;
+	case REC_DEC_NCCL_SPLIT:
+		f->args[0] = a1; /* the parent */
+		f->args[1] = INT_ARG(a2); /* color */
+		f->args[2] = INT_ARG(a3); /* key */
+		f->out = a4;
 		break;
 	case REC_DEC_GETFUNC:
 		/* the name pointer rides in bytes until the return (emit_kname) */
@@ -831,23 +879,22 @@ static __always_inline void fill_event(struct ingero_cuda_event *e, struct rec_f
 	e->block_x = f->block[0];
 	e->block_y = f->block[1];
 	e->block_z = f->block[2];
-	e->nargs = 0;
 	e->stack_id = 0;
 	e->pystack_id = 0;
-	if (REC_COOKIE_DEC(c) == REC_DEC_RAW) {
+	e->args[0] = e->args[1] = e->args[2] = e->args[3] = 0;
+	e->nargs = rec_frame_args(f, e->args);
+	__u32 dec = REC_COOKIE_DEC(c);
+	if (dec == REC_DEC_RAW) {
 		/* a named op (--api): raw arguments, nothing decoded (SPEC §5.4) */
-		e->nargs = ILOG_CUDA_MAX_ARGS;
-		e->args[0] = f->handle;
-		e->args[1] = f->bytes;
-		e->args[2] = f->stream;
-		e->args[3] = (__u64)f->grid[0] | ((__u64)f->grid[1] << 32);
 		e->stream = 0;
 		e->bytes = 0;
 		e->handle = 0;
 		e->grid_x = 0;
 		e->grid_y = 0;
-	} else {
-		e->args[0] = e->args[1] = e->args[2] = e->args[3] = 0;
+	} else if (rec_dec_has_args(dec)) {
+		/* NCCL: its args were where the grid and block are */
+		e->grid_x = e->grid_y = e->grid_z = 0;
+		e->block_x = e->block_y = e->block_z = 0;
 	}
 }
 

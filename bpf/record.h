@@ -167,11 +167,14 @@ enum rec_dec {
 	REC_DEC_CU_MEMCPY,     /* (dst, src, bytes[, stream]), kind from the cookie */
 	REC_DEC_NCCL_COLL,     /* (send, recv, count, dtype, op|root, comm, stream) */
 	REC_DEC_NCCL_GATHER,   /* (send, recv, count, dtype, comm, stream) */
-	REC_DEC_NCCL_P2P,      /* (buf, count, dtype, peer, comm, stream) */
-	REC_DEC_NCCL_INIT,     /* (comm *out, nranks, ncclUniqueId by value, rank) */
+	REC_DEC_NCCL_P2P,      /* (buf, count, dtype, peer|root, comm, stream): also ncclBcast */
+	REC_DEC_NCCL_INIT,     /* (comm *out, nranks, ncclUniqueId by value, rank[, config]) */
 	REC_DEC_RAW,           /* --api: the first four integer arguments, undecoded */
 	REC_DEC_GETFUNC,       /* (handle *out, module or library, const char *name) */
 	REC_DEC_KERNFUNC,      /* (CUfunction *out, CUkernel) */
+	REC_DEC_NCCL_REDUCE,   /* (send, recv, count, dtype, op, root, comm, stream) */
+	REC_DEC_NCCL_INITALL,  /* (comm *out (an array), ndev, devlist) */
+	REC_DEC_NCCL_SPLIT,    /* (comm, color, key, comm *out, config) */
 	REC_DEC__COUNT
 };
 
@@ -294,10 +297,56 @@ struct rec_frame {
 	__u64 ip;        /* the function's entry address */
 	__u64 out;       /* user pointer the call writes its handle through */
 	__u64 stream, bytes, handle;
+	union {
+		struct { __u32 grid[3], block[3]; };
+		__u64 args[3]; /* NCCL ops, which have no grid: their args (SPEC §5.4) */
+	};
 	__u32 kind;
-	__u32 grid[3], block[3];
 	__u32 skip;      /* sampled out: keep the pairing, emit nothing */
 };
+
+/*
+ * The args of a call's record (SPEC §5.4) from its frame, for the return
+ * (BPF) and for the calls written in flight or at stop (the recorder):
+ * a named op's four raw arguments (kept in handle, bytes, stream and
+ * grid), an NCCL op's decoded ones.  Their count; 0 for other ops.
+ */
+static inline __attribute__((always_inline)) __u32 rec_frame_args(const struct rec_frame *f,
+								   __u64 *args)
+{
+	switch (REC_COOKIE_DEC(f->cookie)) {
+	case REC_DEC_RAW:
+		args[0] = f->handle;
+		args[1] = f->bytes;
+		args[2] = f->stream;
+		args[3] = (__u64)f->grid[0] | ((__u64)f->grid[1] << 32);
+		return 4;
+	case REC_DEC_NCCL_INIT: /* [id_hash]; 0: the id could not be read */
+		args[0] = f->args[0];
+		return f->args[0] ? 1 : 0;
+	case REC_DEC_NCCL_COLL: /* [redop] or [root] */
+	case REC_DEC_NCCL_P2P:  /* [peer] or [root] */
+		args[0] = f->args[0];
+		return 1;
+	case REC_DEC_NCCL_REDUCE: /* [redop, root] */
+		args[0] = f->args[0];
+		args[1] = f->args[1];
+		return 2;
+	case REC_DEC_NCCL_SPLIT: /* [parent, color, key] */
+		args[0] = f->args[0];
+		args[1] = f->args[1];
+		args[2] = f->args[2];
+		return 3;
+	}
+	return 0;
+}
+
+/* Decoders whose frames keep args where the grid and block would be. */
+static inline __attribute__((always_inline)) int rec_dec_has_args(__u32 dec)
+{
+	return dec == REC_DEC_NCCL_INIT || dec == REC_DEC_NCCL_COLL || dec == REC_DEC_NCCL_P2P ||
+	       dec == REC_DEC_NCCL_REDUCE || dec == REC_DEC_NCCL_SPLIT;
+}
 
 /* The calls in progress on one thread (map `inflight`, key: tid). */
 struct rec_inflight {

@@ -90,6 +90,10 @@ static void usage(FILE *f)
 		"                         (default 8; 0 = targets only)\n"
 		"      --stall-min DUR    record direct reclaim and compaction stalls of at\n"
 		"                         least DUR (default 100us; a target's: all)\n"
+		"      --inflight-after DUR  each second, write every traced call running for\n"
+		"                         longer than DUR as an inflight record, at once to\n"
+		"                         the file, so a hang is logged while it lasts, even\n"
+		"                         if the recorder is killed (default 1s; 0: never)\n"
 		"      --hold-max DUR     without --pid: a process that maps a CUDA library\n"
 		"                         file not attached yet (with a COMMAND: a command's\n"
 		"                         process that loads any library) is stopped until\n"
@@ -194,7 +198,7 @@ static void drop_missing_tp_btf(struct record_bpf *skel)
 static int parse_args(int argc, char **argv, struct rec_opts *o)
 {
 	enum { O_ALL = 256, O_LIB, O_RB, O_SAMPLE, O_STACK, O_NOSTACK, O_WAKE, O_RANK, O_CHECK,
-	       O_PYWALK, O_UNWIND, O_HOSTTOP, O_STALL, O_API, O_HOLDMAX, O_CGROUP };
+	       O_PYWALK, O_UNWIND, O_HOSTTOP, O_STALL, O_API, O_HOLDMAX, O_CGROUP, O_INFLIGHT };
 	static const struct option lo[] = {
 		{ "output", 1, 0, 'o' }, { "pid", 1, 0, 'p' }, { "user", 1, 0, 'u' },
 		{ "all-users", 0, 0, O_ALL }, { "cuda-lib", 1, 0, O_LIB },
@@ -204,6 +208,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		{ "rank", 1, 0, O_RANK }, { "check", 0, 0, O_CHECK }, { "quiet", 0, 0, 'q' },
 		{ "py-walker", 1, 0, O_PYWALK }, { "unwind", 1, 0, O_UNWIND },
 		{ "host-top", 1, 0, O_HOSTTOP }, { "stall-min", 1, 0, O_STALL },
+		{ "inflight-after", 1, 0, O_INFLIGHT },
 		{ "cgroup", 1, 0, O_CGROUP },
 		{ "api", 1, 0, O_API },
 		{ "hold-max", 1, 0, O_HOLDMAX },
@@ -223,6 +228,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 	o->wakeup_min_ns = 50000;
 	o->host_top = 8;
 	o->stall_min_ns = 100000;
+	o->inflight_after_ns = 1000000000ull;
 	o->hold_max_ns = 1000000000ull;
 	o->rank = getenv("RANK") ? strtoll(getenv("RANK"), NULL, 10) : -1;
 	o->lock_path = getenv("INGERO_RECORD_LOCK");
@@ -326,6 +332,12 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		case O_STALL:
 			if (ilog_parse_duration(optarg, &o->stall_min_ns)) {
 				ilog_errorf("--stall-min: bad duration '%s'", optarg);
+				return -1;
+			}
+			break;
+		case O_INFLIGHT:
+			if (ilog_parse_duration(optarg, &o->inflight_after_ns)) {
+				ilog_errorf("--inflight-after: bad duration '%s'", optarg);
 				return -1;
 			}
 			break;

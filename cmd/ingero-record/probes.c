@@ -116,6 +116,21 @@ static const struct pdef defs[] = {
 	NC(pncclCommInitRank, ncclCommInitRank, NCCL_INIT, 0),
 	NC(ncclCommDestroy, ncclCommDestroy, HANDLE, 1),
 	NC(pncclCommDestroy, ncclCommDestroy, HANDLE, 0),
+	/* 1.4: the rest of a multi-rank job's calls (SPEC §5.4) */
+	NC(ncclReduce, ncclReduce, NCCL_REDUCE, 1),
+	NC(pncclReduce, ncclReduce, NCCL_REDUCE, 0),
+	NC(ncclBcast, ncclBcast, NCCL_P2P, 1),
+	NC(pncclBcast, ncclBcast, NCCL_P2P, 0),
+	NC(ncclGroupStart, ncclGroupStart, NONE, 1),
+	NC(pncclGroupStart, ncclGroupStart, NONE, 0),
+	NC(ncclGroupEnd, ncclGroupEnd, NONE, 1),
+	NC(pncclGroupEnd, ncclGroupEnd, NONE, 0),
+	NC(ncclCommInitRankConfig, ncclCommInitRankConfig, NCCL_INIT, 1),
+	NC(pncclCommInitRankConfig, ncclCommInitRankConfig, NCCL_INIT, 0),
+	NC(ncclCommInitAll, ncclCommInitAll, NCCL_INITALL, 1),
+	NC(pncclCommInitAll, ncclCommInitAll, NCCL_INITALL, 0),
+	NC(ncclCommSplit, ncclCommSplit, NCCL_SPLIT, 1),
+	NC(pncclCommSplit, ncclCommSplit, NCCL_SPLIT, 0),
 };
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
 

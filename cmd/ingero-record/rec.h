@@ -40,6 +40,7 @@ struct rec_opts {
 	uint64_t wakeup_min_ns;
 	unsigned host_top;         /* --host-top: processes named per window */
 	uint64_t stall_min_ns;     /* --stall-min */
+	uint64_t inflight_after_ns; /* --inflight-after: 0 = no inflight records */
 	uint64_t cgroup_id;        /* --cgroup: its id, 0 = any */
 	char cgroup_path[512];     /* its folder (or the error) */
 	const char *lock_path;

@@ -744,14 +744,18 @@ static void drain_sockio(struct rec *r, uint64_t now, uint64_t win)
 }
 
 /*
- * At the end of a recording, calls still in progress are written with
- * NO_RETURN (SPEC §5.4), timed up to now, so that seen = recorded + lost.
+ * The calls in progress (map inflight) as records: while recording, each
+ * window's `inflight` records (SPEC §5.22) of the calls running longer
+ * than min_ns; at the end, every call still running, with NO_RETURN
+ * (SPEC §5.4), timed up to now, so that seen = recorded + lost.  Their
+ * stacks are taken at return (finish_call in BPF), so these have none.
+ * Returns how many were written.
  */
-void rec_flush_inflight(struct rec *r)
+static unsigned write_inflight(struct rec *r, uint64_t now, uint64_t min_ns, int at_stop)
 {
 	struct bpf_map *m = r->skel->maps.inflight;
-	uint64_t now = rec_now(CLOCK_MONOTONIC);
 	uint32_t key, next;
+	unsigned n = 0;
 	int more = bpf_map__get_next_key(m, NULL, &next, sizeof(next)) == 0;
 	while (more) {
 		key = next;
@@ -761,29 +765,43 @@ void rec_flush_inflight(struct rec *r)
 			continue;
 		for (uint32_t d = 0; d < in.depth && d < REC_MAX_DEPTH; d++) {
 			const struct rec_frame *f = &in.f[d];
-			if (f->skip)
+			/* ts is set last at entry: 0 (or ahead of now) is a frame
+			 * the kernel was filling as it was read */
+			if (f->skip || !f->ts || f->ts > now || now - f->ts < min_ns)
 				continue;
 			struct ingero_cuda_event e = {
 				.ts_ns = f->ts, .dur_ns = now - f->ts, .pid = in.tgid, .tid = key,
 				.op = (uint16_t)REC_COOKIE_OP(f->cookie),
 				.layer = (uint8_t)REC_COOKIE_LAYER(f->cookie),
-				.flags = ILOG_CUDA_F_NO_RETURN, .stream = f->stream, .bytes = f->bytes,
-				.handle = f->out ? 0 : f->handle, .kind = f->kind,
-				.grid_x = f->grid[0], .grid_y = f->grid[1], .grid_z = f->grid[2],
-				.block_x = f->block[0], .block_y = f->block[1], .block_z = f->block[2],
+				.flags = at_stop ? ILOG_CUDA_F_NO_RETURN : 0, .stream = f->stream,
+				.bytes = f->bytes, .handle = f->out ? 0 : f->handle, .kind = f->kind,
 			};
-			if (REC_COOKIE_DEC(f->cookie) == REC_DEC_RAW) /* as fill_event in BPF */
-				e = (struct ingero_cuda_event){
-					.ts_ns = e.ts_ns, .dur_ns = e.dur_ns, .pid = e.pid, .tid = e.tid,
-					.op = e.op, .layer = e.layer, .flags = e.flags,
-					.nargs = ILOG_CUDA_MAX_ARGS,
-					.args = { f->handle, f->bytes, f->stream,
-						  (uint64_t)f->grid[0] | (uint64_t)f->grid[1] << 32 },
-				};
-			ilog_writer_put_cuda(r->w, &e);
-			r->n_cuda++;
+			/* as fill_event in BPF */
+			uint32_t dec = REC_COOKIE_DEC(f->cookie);
+			e.nargs = rec_frame_args(f, e.args);
+			if (dec == REC_DEC_RAW) {
+				e.stream = e.bytes = e.handle = 0;
+			} else if (!rec_dec_has_args(dec)) {
+				e.grid_x = f->grid[0], e.grid_y = f->grid[1], e.grid_z = f->grid[2];
+				e.block_x = f->block[0], e.block_y = f->block[1], e.block_z = f->block[2];
+			}
+			if (at_stop) {
+				ilog_writer_put_cuda(r->w, &e);
+				r->n_cuda++;
+			} else {
+				struct ilog_record rec = { .kind = ILOG_K_INFLIGHT };
+				rec.u.inflight = e;
+				ilog_writer_put(r->w, &rec);
+			}
+			n++;
 		}
 	}
+	return n;
+}
+
+void rec_flush_inflight(struct rec *r)
+{
+	write_inflight(r, rec_now(CLOCK_MONOTONIC), 0, 1);
 }
 
 void rec_window(struct rec *r, int final)
@@ -798,6 +816,11 @@ void rec_window(struct rec *r, int final)
 	drain_flows(r, now, win);
 	drain_sockio(r, now, win);
 	write_losses(r, now, final);
+	/* a hang must be in the file while it lasts, whatever ends the
+	 * recorder: the frame holding these ends now (SPEC §5.22) */
+	if (!final && r->o.inflight_after_ns &&
+	    write_inflight(r, now, r->o.inflight_after_ns, 0))
+		ilog_writer_flush(r->w);
 	/* exited targets leave the set once their last window is written */
 	for (unsigned i = 0; i < REC_MAX_PROCS; i++) {
 		struct rec_proc *p = &r->procs[i];
