@@ -541,6 +541,30 @@ static __always_inline int op_has_stream(__u32 op)
 }
 
 /*
+ * Calls that can wait long on others (every NCCL call, the synchronizes):
+ * their stacks are taken at entry, so that a call still running has them
+ * (SPEC §5.22), and at return they are not taken again.
+ */
+static __always_inline void entry_stacks(struct pt_regs *ctx, struct rec_frame *f, __u32 tgid);
+
+static __always_inline int blocking_op(__u64 cookie)
+{
+	if (REC_COOKIE_DEC(cookie) == REC_DEC_RAW)
+		return 0;
+	if (REC_COOKIE_LAYER(cookie) == ILOG_LAYER_NCCL)
+		return 1;
+	switch (REC_COOKIE_OP(cookie)) {
+	case ILOG_OP_cudaStreamSynchronize:
+	case ILOG_OP_cudaDeviceSynchronize:
+	case ILOG_OP_cudaEventSynchronize:
+	case ILOG_OP_cuCtxSynchronize:
+	case ILOG_OP_cuStreamSynchronize:
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * Push the frame of a traced call on its thread's stack: its slot, or -1
  * when no frame was pushed (not a target, the ld.so hook, lost, or -- for
  * a session program, which then needs no return probe -- sampled out).
@@ -617,8 +641,10 @@ static __always_inline int on_entry(struct pt_regs *ctx, bool session)
 			f->kind = REC_COOKIE_KIND1(cookie) - 1;
 	}
 	f->ip = PT_REGS_IP(ctx);
+	if (!f->skip && blocking_op(cookie))
+		entry_stacks(ctx, f, tgid);
 	in->depth = d + 1;
-	f->ts = bpf_ktime_get_ns(); /* last, so decoding is not timed */
+	f->ts = bpf_ktime_get_ns(); /* last, so decoding and stacks are not timed */
 	return (int)(d & (REC_MAX_DEPTH - 1));
 }
 
@@ -651,7 +677,7 @@ static long count_frame(__u64 i, void *unused)
 	return 0;
 }
 
-static __always_inline __u64 emit_stack(void *ctx, __u32 tgid, __u64 entry_ip)
+static __always_inline __u64 emit_stack(void *ctx, __u32 tgid, __u64 entry_ip, bool at_entry)
 {
 	__u32 zero = 0;
 	struct rec_stack *s = bpf_map_lookup_elem(&stack_buf, &zero);
@@ -688,12 +714,41 @@ static __always_inline __u64 emit_stack(void *ctx, __u32 tgid, __u64 entry_ip)
 	if (size > sizeof(s->st.ips) - 8)
 		size = sizeof(s->st.ips) - 8;
 	barrier_var(size); /* the helper gets the clamped register */
-	long n = bpf_get_stack(ctx, &s->st.ips[1], size, BPF_F_USER_STACK);
-	if (n < 0) {
-		ss->failed++;
-		n = 0;
+	/*
+	 * At entry the walk begins at the function itself, its caller's frame
+	 * not set up yet: the return address into the caller is at sp (the
+	 * return probe is put there only after the entry programs ran).  x86
+	 * kernels since 6.10 put it in the walk themselves (entry, caller,
+	 * ...: the stack return would take, from ips[0]); older ones go on
+	 * with the caller's caller, and it is put in here.  Either way the
+	 * stack, and so its id, is the one taken at return.
+	 */
+	__u64 ret = 0;
+	long n = -1;
+	__u32 nr = 0;
+	if (at_entry) {
+		ret = w->b[0];
+		if (!w->have_win && bpf_probe_read_user(&ret, sizeof(ret), (void *)w->sp))
+			ret = 0;
+		__u64 esize = size + 8;
+		barrier_var(esize);
+		if (esize > sizeof(s->st.ips))
+			esize = sizeof(s->st.ips);
+		n = bpf_get_stack(ctx, &s->st.ips[0], esize, BPF_F_USER_STACK);
+		if (n >= 16 && ret && s->st.ips[1] == ret)
+			nr = (__u32)n / 8;
+		s->st.ips[0] = entry_ip;
 	}
-	__u32 nr = (__u32)n / 8 + 1;
+	if (!nr) {
+		n = bpf_get_stack(ctx, &s->st.ips[1], size, BPF_F_USER_STACK);
+		if (n < 0) {
+			ss->failed++;
+			n = 0;
+		}
+		if (at_entry && n >= 8)
+			s->st.ips[1] = ret;
+		nr = (__u32)n / 8 + 1;
+	}
 	/* content hash of (pid, ips): ips mean something only in one address space */
 	__u64 h = 0xcbf29ce484222325ull ^ tgid;
 	for (__u32 i = 0; i < INGERO_MAX_STACK; i++) {
@@ -970,6 +1025,27 @@ static __always_inline int on_return(struct pt_regs *ctx)
 	return finish_call(ctx, f, now, tgid, tid, op);
 }
 
+/* Whether a call's native stack comes from a copy unwound with DWARF. */
+static __always_inline bool unwound(__u64 pystack_id)
+{
+	return targ_stacks && (targ_unwind == REC_UNWIND_DWARF ||
+			       (targ_unwind == REC_UNWIND_AUTO && pystack_id));
+}
+
+/*
+ * The stacks of a call that may block (blocking_op), at its entry: the
+ * Python stack is the same then as at return, the frame-pointer one the
+ * same once emit_stack has put the caller in (at_entry).  A stack that
+ * comes from DWARF is still copied at return, with the caller's registers.
+ */
+static __always_inline void entry_stacks(struct pt_regs *ctx, struct rec_frame *f, __u32 tgid)
+{
+	f->pystack_id = targ_pywalk ? py_walk(tgid) : 0;
+	if (targ_stacks && !unwound(f->pystack_id))
+		f->stack_id = emit_stack(ctx, tgid, PT_REGS_IP(ctx), true);
+	f->estack = 1;
+}
+
 /* A traced call returned: its event (with its stacks) from its frame. */
 static __always_inline int finish_call(struct pt_regs *ctx, struct rec_frame *f, __u64 now,
 				       __u32 tgid, __u32 tid, __u32 op)
@@ -977,19 +1053,20 @@ static __always_inline int finish_call(struct pt_regs *ctx, struct rec_frame *f,
 	if (f->skip)
 		return 0;
 	/* new stacks go into the ring ahead of the event naming them; at
-	 * return the frame-pointer walk starts in the caller: no frame skipped */
-	__u64 pystack_id = targ_pywalk ? py_walk(tgid) : 0;
+	 * return the frame-pointer walk starts in the caller: no frame
+	 * skipped (a blocking call's were taken at entry: entry_stacks) */
+	__u64 pystack_id = f->estack ? f->pystack_id : targ_pywalk ? py_walk(tgid) : 0;
 	/* --unwind: the call's stack comes from DWARF (a copy per new call
-	 * path), so the frame-pointer walk, which such code ends early, is
-	 * not made at all; the event gets the unwound stack's id from the
-	 * recorder */
+	 * path, of the registers at return), so the frame-pointer walk, which
+	 * such code ends early, is not made at all; the event gets the
+	 * unwound stack's id from the recorder */
 	__u64 stack_id = 0, ukey = 0;
-	if (targ_stacks) {
-		if (targ_unwind == REC_UNWIND_DWARF || (targ_unwind == REC_UNWIND_AUTO && pystack_id))
-			ukey = emit_ustack(ctx, tgid, tid, f->ip, pystack_id);
-		else
-			stack_id = emit_stack(ctx, tgid, f->ip);
-	}
+	if (unwound(pystack_id))
+		ukey = emit_ustack(ctx, tgid, tid, f->ip, pystack_id);
+	else if (f->estack)
+		stack_id = f->stack_id;
+	else if (targ_stacks)
+		stack_id = emit_stack(ctx, tgid, f->ip, false);
 	struct rec_cuda *m = bpf_ringbuf_reserve(&cuda_rb, sizeof(*m), 0);
 	if (!m) {
 		struct rec_op_stat *st = bpf_map_lookup_elem(&op_stats, &op);

@@ -301,8 +301,12 @@ struct rec_frame {
 		struct { __u32 grid[3], block[3]; };
 		__u64 args[3]; /* NCCL ops, which have no grid: their args (SPEC §5.4) */
 	};
+	/* calls that may block (NCCL, synchronizes) take their stacks at
+	 * entry, so that they are known while the call runs (inflight) */
+	__u64 stack_id, pystack_id;
 	__u32 kind;
-	__u32 skip;      /* sampled out: keep the pairing, emit nothing */
+	__u16 skip;      /* sampled out: keep the pairing, emit nothing */
+	__u16 estack;    /* stack_id and pystack_id were taken at entry */
 };
 
 /*

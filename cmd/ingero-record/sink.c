@@ -747,8 +747,9 @@ static void drain_sockio(struct rec *r, uint64_t now, uint64_t win)
  * The calls in progress (map inflight) as records: while recording, each
  * window's `inflight` records (SPEC §5.22) of the calls running longer
  * than min_ns; at the end, every call still running, with NO_RETURN
- * (SPEC §5.4), timed up to now, so that seen = recorded + lost.  Their
- * stacks are taken at return (finish_call in BPF), so these have none.
+ * (SPEC §5.4), timed up to now, so that seen = recorded + lost.  Stacks
+ * are taken at return (finish_call in BPF), except for the calls that may
+ * block (blocking_op), which take them at entry: those have them here.
  * Returns how many were written.
  */
 static unsigned write_inflight(struct rec *r, uint64_t now, uint64_t min_ns, int at_stop)
@@ -775,6 +776,7 @@ static unsigned write_inflight(struct rec *r, uint64_t now, uint64_t min_ns, int
 				.layer = (uint8_t)REC_COOKIE_LAYER(f->cookie),
 				.flags = at_stop ? ILOG_CUDA_F_NO_RETURN : 0, .stream = f->stream,
 				.bytes = f->bytes, .handle = f->out ? 0 : f->handle, .kind = f->kind,
+				.stack_id = f->stack_id, .pystack_id = f->pystack_id,
 			};
 			/* as fill_event in BPF */
 			uint32_t dec = REC_COOKIE_DEC(f->cookie);

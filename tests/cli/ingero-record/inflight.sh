@@ -3,7 +3,8 @@
 # an `inflight` record of it, with its op and the arguments decoded at
 # entry, once it has run longer than --inflight-after (1 s by default), in
 # a frame that ends at once, so that a recorder killed with SIGKILL during
-# the hang leaves them in the log.
+# the hang leaves them in the log.  An NCCL call's stack is taken at entry,
+# so they name it.
 . "$INGERO_TESTS/cli/ingero-record/common.bash"
 need_bpf
 
@@ -44,3 +45,7 @@ assert_eq "one a window: a second or more apart" \
 	"$(jq '[range(1; length) as $i | .[$i].dur_ns - .[$i-1].dur_ns >= 9e8] | all' <<<"$recs")" true
 assert_eq "the call never returned while recorded" \
 	"$(jq -s '[.[] | select(.type=="cuda" and .op=="ncclAllReduce")] | length' log.jsonl)" 0
+stack=$(jq -r '.[0].stack_id' <<<"$recs")
+assert_eq "the stack taken at entry" "$(jq -c 'map(.stack_id) | unique' <<<"$recs")" "[\"$stack\"]"
+assert_eq "its stack record is in the log" \
+	"$(jq -s --arg id "$stack" '[.[] | select(.type=="stack" and .id==$id) | .ips | length > 2] | .[0]' log.jsonl)" true
