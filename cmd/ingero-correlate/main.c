@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * ingero-correlate: statistics, causal chains, the incident report and the
- * regression gate.  Thin: options, inputs, lib/analyze/stats.c + lib/analyze/causal.c,
- * a renderer from lib/analyze/explain.c or lib/analyze/gate.c, the exit code.
+ * regression gate.  Thin: options, inputs, the analysis driver
+ * (lib/analyze/analysis.c: statistics, call sites, causal engine), a
+ * renderer from lib/analyze/explain.c or lib/analyze/gate.c, the exit code.
  */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "ingero/analysis.h"
 #include "ingero/cli.h"
-#include "ingero/callsite.h"
 #include "ingero/explain.h"
 #include "ingero/filter.h"
 #include "ingero/gate.h"
@@ -54,7 +55,12 @@ static void usage(FILE *f)
 		"                       the log; it loads nothing from the network\n"
 		"  -P, --per-process    statistics per process (default: per node and op)\n"
 		"  -w, --windows        statistics per time window too\n"
-		"      --window DUR     window width (default: adaptive, 128-255 windows)\n"
+		"      --window DUR     window width (default: adaptive, 128-255 windows);\n"
+		"                       --stats-window, ingero-export's name for it, too.\n"
+		"                       --window, --pid, --since and --until are the\n"
+		"                       analysis's options: ingero-export --format sqlite\n"
+		"                       and ingero-mcp RUN.ilog take them too and store or\n"
+		"                       serve the chains this finds with them\n"
 		"  -b, --baseline OLD   compare LOG against OLD: diff table, exit 1 on regression\n"
 		"      --threshold PCT  p99/p50 growth that counts as a regression (default 20;\n"
 		"                       -t PCT, the old spelling, still works: -t is --type\n"
@@ -137,11 +143,9 @@ static void usage(FILE *f)
 }
 
 struct opts {
-	int report, json, stats, per_process, windows, by_kernel;
+	int report, json, stats, per_process, windows;
 	const char *out, *baseline, *html;
-	double threshold;
-	struct ilog_filter filt;
-	struct ilog_stats_opts so;
+	struct ilog_analysis_opts ao; /* --window, --pid, --since, --until, --threshold, --by */
 	int ninputs;
 	char **inputs;
 	char *args;
@@ -149,11 +153,7 @@ struct opts {
 
 struct run {
 	uint64_t records;             /* read, filtered or not */
-	int pid_seen;                 /* --pid: a record of that process was read */
-	struct ilog_stats *st;
-	struct ilog_chain_set cs;
-	struct ilog_callsites *sites; /* where each process's calls come from */
-	struct ilog_kstats *ks;       /* --by kernel */
+	struct ilog_analysis *a;      /* statistics, chains, call sites, kernels */
 	int cut;                      /* stopped short: no output is whole */
 };
 
@@ -166,29 +166,15 @@ struct run {
 static int read_inputs(struct opts *o, char **inputs, int n, struct run *ru,
 		       struct ilog_writer *w, uint32_t *out_node)
 {
-	ru->st = ilog_stats_new(&o->so);
-	ru->sites = ilog_callsites_new(0);
-	if (o->by_kernel && !(ru->ks = ilog_kstats_new())) {
-		ilog_errorf("out of memory");
-		return ILOG_EXIT_USAGE;
-	}
 	ru->cut = 1;
-	ru->pid_seen = !o->filt.pid;
-	if (!ru->st || !ru->sites) {
+	if (!(ru->a = ilog_analysis_new(&o->ao))) {
 		ilog_errorf("out of memory");
 		return ILOG_EXIT_USAGE;
 	}
 	struct ilog_inputs in;
-	struct ilog_filter f = o->filt;
 	const struct ilog_record *rec;
-	int cur = -1;
 	ilog_inputs_start(&in, inputs, n, 1u << 21);
 	while (ilog_inputs_next(&in, &rec) > 0) {
-		/* each input's filter resolves "+DURATION" against its own start */
-		if (in.index != cur) {
-			f = o->filt;
-			cur = in.index;
-		}
 		if (w) {
 			int wr = ilog_kind_name(rec->kind) ? ilog_writer_put(w, rec)
 							   : ilog_writer_put_raw(w, &rec->raw);
@@ -199,49 +185,35 @@ static int read_inputs(struct opts *o, char **inputs, int n, struct run *ru,
 			}
 			*out_node = rec->node;
 		}
-		if (!ru->pid_seen)
-			ru->pid_seen = ilog_record_of_pid(rec, o->filt.pid);
-		if (ilog_callsites_observe(ru->sites, rec)) {
+		if (ilog_analysis_add(ru->a, rec, in.r)) {
 			ilog_inputs_end(&in);
-			ilog_errorf("out of memory");
-			return ILOG_EXIT_USAGE;
-		}
-		if (!ilog_filter_match(&f, rec, in.r))
-			continue;
-		if (ilog_stats_add(ru->st, rec, in.r) || ilog_callsites_add(ru->sites, rec) ||
-		    (ru->ks && ilog_kstats_add(ru->ks, rec))) {
-			ilog_inputs_end(&in);
-			ilog_errorf("%s: %s", in.name,
-				    ilog_stats_error(ru->st) ? ilog_stats_error(ru->st) : "out of memory");
+			ilog_errorf("%s: %s", in.name, ilog_analysis_error(ru->a));
 			return ILOG_EXIT_USAGE;
 		}
 	}
 	ilog_inputs_end(&in);
 	ru->records = in.total;
-	char err[256];
-	if (ilog_stats_finish(ru->st) || ilog_causal_run(ru->st, &ru->cs, err, sizeof(err))) {
-		ilog_errorf("%s", ilog_stats_error(ru->st) ? ilog_stats_error(ru->st) : err);
+	if (ilog_analysis_finish(ru->a, 1)) {
+		ilog_errorf("%s", ilog_analysis_error(ru->a));
 		return ILOG_EXIT_USAGE;
 	}
-	for (uint32_t i = 0; i < ilog_stats_nwarnings(ru->st); i++)
-		ilog_warnf("%s", ilog_stats_warning(ru->st, i));
+	struct ilog_stats *st = ilog_analysis_stats(ru->a);
+	for (uint32_t i = 0; i < ilog_stats_nwarnings(st); i++)
+		ilog_warnf("%s", ilog_stats_warning(st, i));
 	ru->cut = 0;
 	return in.rc;
 }
 
 static void run_free(struct run *ru)
 {
-	ilog_chain_set_free(&ru->cs);
-	ilog_stats_free(ru->st);
-	ilog_callsites_free(ru->sites);
-	ilog_kstats_free(ru->ks);
+	ilog_analysis_free(ru->a);
 }
 
 /* --by kernel: the table, or one JSON object per kernel. */
 static int kernel_table(struct ilog_buf *b, struct run *ru, int json)
 {
 	struct ilog_kstat_row *rows;
-	int n = ilog_kstats_rows(ru->ks, &rows), rc = n < 0;
+	int n = ilog_kstats_rows(ilog_analysis_kstats(ru->a), &rows), rc = n < 0;
 	uint32_t node = UINT32_MAX;
 	for (int i = 0; i < n && !rc; i++) {
 		const struct ilog_kstat_row *k = &rows[i];
@@ -284,15 +256,16 @@ static int kernel_table(struct ilog_buf *b, struct run *ru, int json)
 /* Append the chains (after a node record where the node changes) and provenance. */
 static int put_chains(struct ilog_writer *w, const struct run *ru, uint32_t node, const char *args)
 {
-	for (uint32_t i = 0; i < ru->cs.n; i++) {
-		if (ru->cs.nodes[i] != node) {
+	const struct ilog_chain_set *cs = ilog_analysis_chains(ru->a);
+	for (uint32_t i = 0; i < cs->n; i++) {
+		if (cs->nodes[i] != node) {
 			struct ilog_record nr = { .kind = ILOG_K_NODE };
-			nr.u.node.node_index = node = ru->cs.nodes[i];
+			nr.u.node.node_index = node = cs->nodes[i];
 			if (ilog_writer_put(w, &nr))
 				return -1;
 		}
 		struct ilog_record rec = { .kind = ILOG_K_CHAIN };
-		rec.u.chain = ru->cs.chains[i];
+		rec.u.chain = cs->chains[i];
 		if (ilog_writer_put(w, &rec))
 			return -1;
 	}
@@ -323,13 +296,16 @@ static int gate(struct opts *o)
 		run_free(&cur);
 		return rc;
 	}
-	if (!old.pid_seen)
-		ilog_warnf("--pid: '%u': no record of this process in the baseline", o->filt.pid);
-	if (!cur.pid_seen)
-		ilog_warnf("--pid: '%u': no record of this process in the new log", o->filt.pid);
+	if (!ilog_analysis_pid_seen(old.a))
+		ilog_warnf("--pid: '%u': no record of this process in the baseline", o->ao.filt.pid);
+	if (!ilog_analysis_pid_seen(cur.a))
+		ilog_warnf("--pid: '%u': no record of this process in the new log", o->ao.filt.pid);
 	struct ilog_gate g;
 	struct ilog_buf b = { 0 };
-	if (ilog_gate_compare(old.st, &old.cs, cur.st, &cur.cs, o->threshold, o->per_process, &g)) {
+	double threshold = o->ao.threshold > 0 ? o->ao.threshold : ILOG_GATE_THRESHOLD;
+	if (ilog_gate_compare(ilog_analysis_stats(old.a), ilog_analysis_chains(old.a),
+			      ilog_analysis_stats(cur.a), ilog_analysis_chains(cur.a), threshold,
+			      o->per_process, &g)) {
 		ilog_errorf("out of memory");
 		run_free(&old);
 		run_free(&cur);
@@ -364,7 +340,7 @@ static int analyze(struct opts *o)
 	if (ilog_out_open(&dst, o->html ? o->html : o->out, o->inputs, o->ninputs, NULL))
 		return ILOG_EXIT_USAGE;
 	int fd = dst.fd;
-	int filter = !o->report && !o->json && !o->stats && !o->html && !o->by_kernel;
+	int filter = !o->report && !o->json && !o->stats && !o->html && !o->ao.kernels;
 	if (filter && !o->out && isatty(fd))
 		filter = 0, o->report = 1; /* humans at a terminal get the report */
 	struct ilog_writer *w = NULL;
@@ -380,16 +356,18 @@ static int analyze(struct opts *o)
 	struct run ru = { 0 };
 	uint32_t node = 0;
 	int rc = read_inputs(o, o->inputs, o->ninputs, &ru, w, &node);
-	if (!ru.st || (rc && !ilog_stats_nnodes(ru.st) && !w)) {
+	if (!ru.a || (rc && !ilog_stats_nnodes(ilog_analysis_stats(ru.a)) && !w)) {
 		run_free(&ru);
 		ilog_writer_close(w, err, sizeof(err));
 		ilog_out_close(&dst, 0);
 		return rc ? rc : ILOG_EXIT_USAGE;
 	}
 	struct ilog_buf b = { 0 };
+	struct ilog_stats *st = ilog_analysis_stats(ru.a);
+	const struct ilog_chain_set *cs = ilog_analysis_chains(ru.a);
 	struct ilog_explain_opts eo = {
 		.per_process = o->per_process, .windows = o->windows, .max_timeline = 12,
-		.name = o->ninputs == 1 ? o->inputs[0] : NULL, .sites = ru.sites,
+		.name = o->ninputs == 1 ? o->inputs[0] : NULL, .sites = ilog_analysis_sites(ru.a),
 	};
 	int wrc = 0, whole = !ru.cut; /* a damaged input still gives a whole output */
 	if (w) {
@@ -407,17 +385,17 @@ static int analyze(struct opts *o)
 		}
 		w = NULL;
 	} else {
-		struct ilog_html_opts ho = { .name = eo.name, .sites = ru.sites };
-		if (o->by_kernel)
+		struct ilog_html_opts ho = { .name = eo.name, .sites = eo.sites };
+		if (o->ao.kernels)
 			wrc = kernel_table(&b, &ru, o->json);
 		else if (o->html)
-			wrc = ilog_html_report(&b, ru.st, &ru.cs, &ho);
+			wrc = ilog_html_report(&b, st, cs, &ho);
 		else if (o->json)
-			wrc = ilog_explain_json(&b, ru.st, &ru.cs, &eo);
+			wrc = ilog_explain_json(&b, st, cs, &eo);
 		else if (o->stats)
-			wrc = ilog_explain_stats(&b, ru.st, &eo);
+			wrc = ilog_explain_stats(&b, st, &eo);
 		else
-			wrc = ilog_explain_report(&b, ru.st, &ru.cs, &eo);
+			wrc = ilog_explain_report(&b, st, cs, &eo);
 		if (wrc || ilog_write_all(fd, b.p, b.len)) {
 			ilog_errorf("%s: write error", o->html ? o->html : o->out ? o->out : "(stdout)");
 			rc = ILOG_EXIT_USAGE;
@@ -426,11 +404,11 @@ static int analyze(struct opts *o)
 	}
 	if (ilog_out_close(&dst, whole))
 		rc = ILOG_EXIT_USAGE;
-	if (!ru.cut && !ru.pid_seen)
-		ilog_warnf("--pid: '%u': no record of this process in the input", o->filt.pid);
+	if (!ru.cut && !ilog_analysis_pid_seen(ru.a))
+		ilog_warnf("--pid: '%u': no record of this process in the input", o->ao.filt.pid);
 	if (ILOG_VERBOSE(1) && !ru.cut)
 		fprintf(stderr, "%s: %llu records read, %u chain%s found\n", ilog_prog,
-			(unsigned long long)ru.records, ru.cs.n, ru.cs.n == 1 ? "" : "s");
+			(unsigned long long)ru.records, cs->n, cs->n == 1 ? "" : "s");
 	ilog_buf_free(&b);
 	run_free(&ru);
 	return rc;
@@ -441,18 +419,17 @@ int main(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "report", no_argument, 0, 'r' }, { "json", no_argument, 0, 'j' },
 		{ "stats", no_argument, 0, 'S' }, { "per-process", no_argument, 0, 'P' },
-		{ "windows", no_argument, 0, 'w' }, { "window", required_argument, 0, 'W' },
-		{ "baseline", required_argument, 0, 'b' }, { "threshold", required_argument, 0, 't' },
-		{ "pid", required_argument, 0, 'p' }, { "since", required_argument, 0, 's' },
-		{ "until", required_argument, 0, 'u' }, { "output", required_argument, 0, 'o' },
+		{ "windows", no_argument, 0, 'w' }, { "baseline", required_argument, 0, 'b' },
+		{ "threshold", required_argument, 0, ILOG_AOPT_THRESHOLD },
+		{ "output", required_argument, 0, 'o' },
 		{ "html", required_argument, 0, 'H' }, { "by", required_argument, 0, 'K' },
-		ILOG_COMMON_LONG, { 0 },
+		ILOG_ANALYSIS_LONG, ILOG_COMMON_LONG, { 0 },
 	};
-	struct opts o = { .threshold = 0.20 };
-	int c, rc, li = -1;
+	struct opts o = { .ao = { .callsites = 1 } };
+	char err[256];
+	int c, rc;
 	ilog_cli_init(argv[0]);
-	/* li: the long option given, -1 for a short one */
-	while ((c = getopt_long(argc, argv, "rjPwb:t:p:o:" ILOG_COMMON_SHORT, lo, &li)) != -1) {
+	while ((c = getopt_long(argc, argv, "rjPwb:t:p:o:" ILOG_COMMON_SHORT, lo, NULL)) != -1) {
 		switch (c) {
 		case 'r': o.report = 1; break;
 		case 'j': o.json = 1; break;
@@ -463,54 +440,35 @@ int main(int argc, char **argv)
 				ilog_errorf("--by: want kernel, got '%s'", optarg);
 				return ILOG_EXIT_USAGE;
 			}
-			o.by_kernel = 1;
+			o.ao.kernels = 1;
 			break;
 		case 'P': o.per_process = 1; break;
 		case 'w': o.windows = 1; break;
-		case 'W':
-			if (ilog_parse_duration(optarg, &o.so.window_ns) || !o.so.window_ns) {
-				ilog_errorf("--window: not a duration '%s'", optarg);
-				return ILOG_EXIT_USAGE;
-			}
-			break;
 		case 'b': o.baseline = optarg; break;
-		case 't': {
+		case 't':
 			/* -t: the old spelling of --threshold, kept because a
 			 * percentage cannot be mistaken for ingero-export's -t
 			 * (--type) list; a type name gets told so */
-			char *end;
-			double v = strtod(optarg, &end);
-			if (end == optarg || (*end && strcmp(end, "%")) || !(v > 0) || v > 10000) {
-				if (li < 0 && ilog_kind_from_name(optarg) >= 0)
+			if (ilog_analysis_opt(&o.ao, ILOG_AOPT_THRESHOLD, optarg, err, sizeof(err)) < 0) {
+				if (ilog_kind_from_name(optarg) >= 0)
 					ilog_errorf("-t: not a percentage '%s': -t is --threshold here "
 						    "(record types are ingero-export -t)", optarg);
 				else
-					ilog_errorf("--threshold: not a percentage '%s'", optarg);
+					ilog_errorf("%s", err);
 				return ILOG_EXIT_USAGE;
 			}
-			o.threshold = v / 100;
-			break;
-		}
-		case 'p':
-			if (ilog_opt_pid("--pid", optarg, &o.filt.pid))
-				return ILOG_EXIT_USAGE;
-			break;
-		case 's':
-			if (ilog_opt_time("--since", optarg, &o.filt.since, &o.filt.since_rel,
-					  &o.filt.since_rel_ns))
-				return ILOG_EXIT_USAGE;
-			break;
-		case 'u':
-			if (ilog_opt_time("--until", optarg, &o.filt.until, &o.filt.until_rel,
-					  &o.filt.until_rel_ns))
-				return ILOG_EXIT_USAGE;
 			break;
 		case 'o': o.out = optarg; break;
 		default:
-			if ((rc = ilog_opt_common(c, usage)) >= 0)
+			/* --window, --pid, --since, --until, --threshold: the
+			 * analysis's own (ingero/analysis.h) */
+			if ((rc = ilog_analysis_opt(&o.ao, c, optarg, err, sizeof(err))) < 0) {
+				ilog_errorf("%s", err);
+				return ILOG_EXIT_USAGE;
+			}
+			if (!rc && (rc = ilog_opt_common(c, usage)) >= 0)
 				return rc;
 		}
-		li = -1;
 	}
 	if (o.report + o.json + o.stats + !!o.html > 1) {
 		ilog_errorf("choose one of --report, --json, --stats and --html");

@@ -3,7 +3,8 @@
  * ingero-demo (`ingero demo`): run a scenario workload on the fake CUDA
  * libraries under ingero-record, then explain the log.  --no-bpf writes the
  * equivalent log with the scenario synthesizer (cmd/ingero-demo/scenario.c) instead.
- * The explanation is lib/analyze/causal.c's, the same as ingero-correlate --report.
+ * The explanation is the analysis driver's (lib/analyze/analysis.c), the same
+ * as ingero-correlate --report.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "ingero/analysis.h"
 #include "ingero/cli.h"
 #include "demo.h"
 #include "ingero/explain.h"
@@ -826,13 +828,12 @@ static int explain(const struct opts *o, const char *log, const char *expect, in
 			close(fd);
 		return ILOG_EXIT_USAGE;
 	}
-	struct ilog_stats *st = ilog_stats_new(NULL);
-	struct ilog_callsites *sites = ilog_callsites_new(0);
+	/* the analysis of ingero-correlate with its default options */
+	struct ilog_analysis *a = ilog_analysis_new(&(struct ilog_analysis_opts){ .callsites = 1 });
 	const struct ilog_record *rec;
 	int k = 0, rc = 0;
-	while (st && sites && (k = ilog_reader_next(r, &rec)) > 0)
-		if (ilog_stats_add(st, rec, r) || ilog_callsites_observe(sites, rec) ||
-		    ilog_callsites_add(sites, rec))
+	while (a && (k = ilog_reader_next(r, &rec)) > 0)
+		if (ilog_analysis_add(a, rec, r))
 			break;
 	if (k < 0) {
 		ilog_errorf("%s: %s", log, ilog_reader_error(r));
@@ -840,18 +841,19 @@ static int explain(const struct opts *o, const char *log, const char *expect, in
 	}
 	ilog_reader_close(r);
 	close(fd);
-	struct ilog_chain_set cs = { 0 };
-	if (!st || !sites || ilog_stats_finish(st) || ilog_causal_run(st, &cs, err, sizeof(err))) {
+	if (!a || ilog_analysis_finish(a, 1)) {
 		ilog_errorf("out of memory");
-		ilog_stats_free(st);
-		ilog_callsites_free(sites);
+		ilog_analysis_free(a);
 		return ILOG_EXIT_USAGE;
 	}
+	struct ilog_stats *st = ilog_analysis_stats(a);
+	const struct ilog_chain_set *cs = ilog_analysis_chains(a);
+	const struct ilog_callsites *sites = ilog_analysis_sites(a);
 	struct ilog_buf b = { 0 };
 	struct ilog_explain_opts eo = { .max_timeline = 8, .name = o->out, /* temp: no name */
 					.sites = sites };
 	if (o->json) {
-		ilog_explain_json(&b, st, &cs, &eo);
+		ilog_explain_json(&b, st, cs, &eo);
 	} else {
 		char line[512];
 		snprintf(line, sizeof(line), "ingero demo: %s - %s\n(%s)\n\n", o->scen,
@@ -859,7 +861,7 @@ static int explain(const struct opts *o, const char *log, const char *expect, in
 			 synthetic ? "synthesized log: --no-bpf" : "recorded with ingero-record: fake CUDA "
 			 "libraries, real eBPF uprobes and tracepoints");
 		ilog_buf_put(&b, line, strlen(line));
-		ilog_explain_report(&b, st, &cs, &eo);
+		ilog_explain_report(&b, st, cs, &eo);
 	}
 	if (o->html) {
 		char note[512];
@@ -873,7 +875,7 @@ static int explain(const struct opts *o, const char *log, const char *expect, in
 		if (ilog_out_open(&dst, o->html, NULL, 0, NULL)) {
 			rc = ILOG_EXIT_USAGE;
 		} else {
-			int bad = ilog_html_report(&h, st, &cs, &ho) || ilog_write_all(dst.fd, h.p, h.len);
+			int bad = ilog_html_report(&h, st, cs, &ho) || ilog_write_all(dst.fd, h.p, h.len);
 			if (bad)
 				ilog_errorf("%s: write error", o->html);
 			if (ilog_out_close(&dst, !bad) || bad)
@@ -885,12 +887,12 @@ static int explain(const struct opts *o, const char *log, const char *expect, in
 	int as_staged;
 	if (!expect[0]) {
 		as_staged = 1;
-		for (uint32_t i = 0; i < cs.n; i++)
-			if (cs.chains[i].severity >= ILOG_SEV_MEDIUM)
+		for (uint32_t i = 0; i < cs->n; i++)
+			if (cs->chains[i].severity >= ILOG_SEV_MEDIUM)
 				as_staged = 0;
 	} else {
-		as_staged = cs.n && cs.chains[0].pattern.n == strlen(expect) &&
-			    !memcmp(cs.chains[0].pattern.p, expect, cs.chains[0].pattern.n);
+		as_staged = cs->n && cs->chains[0].pattern.n == strlen(expect) &&
+			    !memcmp(cs->chains[0].pattern.p, expect, cs->chains[0].pattern.n);
 	}
 	if (!o->json) {
 		char line[256];
@@ -905,9 +907,7 @@ static int explain(const struct opts *o, const char *log, const char *expect, in
 	if (fwrite(b.p, 1, b.len, stdout) != b.len)
 		rc = ILOG_EXIT_USAGE;
 	ilog_buf_free(&b);
-	ilog_chain_set_free(&cs);
-	ilog_stats_free(st);
-	ilog_callsites_free(sites);
+	ilog_analysis_free(a);
 	if (!rc && o->check && !as_staged)
 		rc = ILOG_EXIT_FINDING;
 	return rc;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* The record filter (ingero/filter.h) that ingero-export and
  * ingero-correlate apply to what they read. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "ingero/filter.h"
 
 int ilog_record_pid(const struct ilog_record *rec, uint32_t *pid, uint32_t *other)
@@ -57,4 +60,45 @@ int ilog_filter_match(struct ilog_filter *f, const struct ilog_record *rec,
 	if (f->until && wall >= f->until)
 		return 0;
 	return 1;
+}
+
+/* TIME of --since or --until: 0, or -1 with err filled. */
+static int filter_time(const char *opt, const char *arg, uint64_t *abs, const char **rel,
+		       uint64_t *rel_ns, char *err, size_t errlen)
+{
+	int bad;
+	if (arg[0] == '+') {
+		*rel = arg;
+		bad = ilog_parse_duration(arg + 1, rel_ns);
+	} else {
+		bad = ilog_parse_walltime(arg, abs);
+	}
+	if (bad) {
+		uint64_t ns;
+		/* "10s" for "+10s": a duration alone is no point in time */
+		if (arg[0] != '+' && *arg && !ilog_parse_duration(arg, &ns))
+			snprintf(err, errlen, "%s: not a time '%s': use '+%s' for %s after the log's start",
+				 opt, arg, arg, arg);
+		else
+			snprintf(err, errlen, "%s: not a time '%s'", opt, arg);
+		return -1;
+	}
+	return 0;
+}
+
+int ilog_filter_opt(struct ilog_filter *f, const char *opt, const char *arg, char *err,
+		    size_t errlen)
+{
+	if (!strcmp(opt, "--since"))
+		return filter_time(opt, arg, &f->since, &f->since_rel, &f->since_rel_ns, err, errlen);
+	if (!strcmp(opt, "--until"))
+		return filter_time(opt, arg, &f->until, &f->until_rel, &f->until_rel_ns, err, errlen);
+	char *end;
+	unsigned long v = strtoul(arg, &end, 10);
+	if (strcmp(opt, "--pid") || *end || !*arg || !v || v > UINT32_MAX) {
+		snprintf(err, errlen, "%s: not a process id '%s'", opt, arg);
+		return -1;
+	}
+	f->pid = (uint32_t)v;
+	return 0;
 }

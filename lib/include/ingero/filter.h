@@ -28,4 +28,14 @@ int ilog_record_of_pid(const struct ilog_record *rec, uint32_t pid);
 int ilog_filter_match(struct ilog_filter *f, const struct ilog_record *rec,
 		      const struct ilog_reader *r);
 
+/*
+ * The filter's options, as every program spells them: opt is "--pid" (a
+ * process id from 1 to 2^32-1), "--since" or "--until" (RFC 3339 or
+ * @EPOCH into since/until, or +DURATION from the log's start into
+ * since_rel/until_rel; a bare DURATION is refused with "use '+DURATION'").
+ * 0, or -1 with err filled ("--since: not a time 'x'").
+ */
+int ilog_filter_opt(struct ilog_filter *f, const char *opt, const char *arg, char *err,
+		    size_t errlen);
+
 #endif
