@@ -142,7 +142,7 @@ static struct timespec ts_of(uint64_t ns)
 
 int export_live(const struct export_live_opts *o)
 {
-	struct ilog_live_opts lo = { o->window_ns, o->chain_window_ns };
+	struct ilog_live_opts lo = { o->window_ns, o->chain_window_ns, *o->analysis };
 	struct ilog_live *l = ilog_live_new(&lo);
 	if (!l) {
 		ilog_errorf("out of memory");

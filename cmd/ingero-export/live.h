@@ -10,6 +10,7 @@ struct export_live_opts {
 	char *const *inputs;
 	int ninputs;
 	struct ilog_filter *filt;
+	const struct ilog_analysis_opts *analysis; /* of each chain window */
 	const struct ilog_listen *listen; /* serve /metrics here, or NULL */
 	const char *url;                  /* push OTLP here, or NULL */
 	uint64_t interval_ns, linger_ns, window_ns, chain_window_ns;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "ingero/analysis.h"
 #include "ingero/cli.h"
 #include "ingero/export.h"
 #include "live.h"
@@ -61,6 +62,12 @@ static void usage(FILE *f)
 		"                       the end); SIGTERM or SIGINT end it cleanly at any time\n"
 		"      --window DUR     the sliding window of the quantiles and rates (default 60s)\n"
 		"      --chain-window DUR  the windows the causal engine analyzes (default 60s)\n"
+		"      --stats-window DUR  sqlite: the statistics window of the summaries and of\n"
+		"                       the chains found (ingero-correlate --window; default\n"
+		"                       adaptive); live: the one inside each --chain-window.\n"
+		"                       --pid, --since and --until choose what sqlite analyzes\n"
+		"                       as they do for ingero-correlate, so its chains are\n"
+		"                       correlate's given the same options\n"
 		"  -q, --quiet          errors only: no progress or warnings\n"
 		"  -v, --verbose        also say how many records were read and written\n"
 		"  -h, --help           this text\n"
@@ -90,19 +97,21 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "format", required_argument, 0, 'f' }, { "output", required_argument, 0, 'o' },
-		{ "type", required_argument, 0, 't' }, { "pid", required_argument, 0, 'p' },
-		{ "since", required_argument, 0, 'S' }, { "until", required_argument, 0, 'U' },
-		{ "url", required_argument, 0, 'u' }, { "database", required_argument, 0, 'd' },
+		{ "type", required_argument, 0, 't' }, { "url", required_argument, 0, 'u' },
+		{ "database", required_argument, 0, 'd' },
 		{ "create", no_argument, 0, 'C' }, { "callstacks", no_argument, 0, 'K' },
 		{ "no-compress", no_argument, 0, 'Z' }, { "listen", required_argument, 0, 'L' },
 		{ "interval", required_argument, 0, 'I' }, { "linger", required_argument, 0, 'G' },
 		{ "window", required_argument, 0, 'W' }, { "chain-window", required_argument, 0, 'X' },
-		ILOG_COMMON_LONG, { 0 },
+		ILOG_ANALYSIS_LONG_STATS, ILOG_COMMON_LONG, { 0 },
 	};
 	const char *fmt = "jsonl", *out = NULL;
-	struct ilog_filter filt = { 0 };
-	struct ilog_sink_ctx ctx = { 0 };
-	char bad[128];
+	/* --pid, --since, --until, --stats-window: ingero-correlate's, parsed
+	 * by the analysis (ingero/analysis.h); its filter is the export's */
+	struct ilog_analysis_opts ao = { 0 };
+	struct ilog_filter *const filt = &ao.filt;
+	struct ilog_sink_ctx ctx = { .analysis = &ao };
+	char bad[128], err[256];
 	int c, rc;
 	struct ilog_listen listen;
 	struct export_live_opts live = { .interval_ns = 10000000000ull };
@@ -113,24 +122,10 @@ int main(int argc, char **argv)
 		case 'f': fmt = optarg; break;
 		case 'o': out = optarg; break;
 		case 't':
-			if (ilog_parse_list(optarg, kind_lookup, &filt.kinds, bad, sizeof(bad))) {
+			if (ilog_parse_list(optarg, kind_lookup, &filt->kinds, bad, sizeof(bad))) {
 				ilog_errorf("--type: unknown record type '%s'", bad);
 				return ILOG_EXIT_USAGE;
 			}
-			break;
-		case 'p':
-			if (ilog_opt_pid("--pid", optarg, &filt.pid))
-				return ILOG_EXIT_USAGE;
-			break;
-		case 'S':
-			if (ilog_opt_time("--since", optarg, &filt.since, &filt.since_rel,
-					  &filt.since_rel_ns))
-				return ILOG_EXIT_USAGE;
-			break;
-		case 'U':
-			if (ilog_opt_time("--until", optarg, &filt.until, &filt.until_rel,
-					  &filt.until_rel_ns))
-				return ILOG_EXIT_USAGE;
 			break;
 		case 'u': ctx.url = optarg; break;
 		case 'd': ctx.database = optarg; break;
@@ -157,7 +152,11 @@ int main(int argc, char **argv)
 			break;
 		}
 		default:
-			if ((rc = ilog_opt_common(c, usage)) >= 0)
+			if ((rc = ilog_analysis_opt(&ao, c, optarg, err, sizeof(err))) < 0) {
+				ilog_errorf("%s", err);
+				return ILOG_EXIT_USAGE;
+			}
+			if (!rc && (rc = ilog_opt_common(c, usage)) >= 0)
 				return rc;
 		}
 	}
@@ -193,7 +192,8 @@ int main(int argc, char **argv)
 		}
 		live.inputs = inputs;
 		live.ninputs = ninputs;
-		live.filt = &filt;
+		live.filt = filt;
+		live.analysis = &ao;
 		live.url = otlp_push ? ctx.url : NULL;
 		return export_live(&live);
 	}
@@ -227,12 +227,12 @@ int main(int argc, char **argv)
 	const struct ilog_record *rec;
 	uint64_t written = 0;
 	/* --pid of a process the input never names: said after the run */
-	int pid_seen = !filt.pid;
+	int pid_seen = !filt->pid;
 	ilog_inputs_start(&in, inputs, ninputs, 1u << 20);
 	while (!sink->no_input && ilog_inputs_next(&in, &rec) > 0) {
-		int keep = ilog_filter_match(&filt, rec, in.r);
+		int keep = ilog_filter_match(filt, rec, in.r);
 		if (!pid_seen)
-			pid_seen = ilog_record_of_pid(rec, filt.pid);
+			pid_seen = ilog_record_of_pid(rec, filt->pid);
 		written += (uint64_t)keep;
 		if ((sink->observe && sink->observe(&ctx, rec)) ||
 		    (keep && sink->record(&ctx, rec, in.r))) {
@@ -259,7 +259,7 @@ int main(int argc, char **argv)
 	if (ilog_out_close(&o, whole))
 		rc = ILOG_EXIT_USAGE;
 	if (!sink->no_input && !pid_seen)
-		ilog_warnf("--pid: '%u': no record of this process in the input", filt.pid);
+		ilog_warnf("--pid: '%u': no record of this process in the input", filt->pid);
 	if (ILOG_VERBOSE(1) && !sink->no_input)
 		fprintf(stderr, "%s: %llu records read, %llu passed the filters to %s\n", ilog_prog,
 			(unsigned long long)in.total, (unsigned long long)written, sink->name);

@@ -21,8 +21,8 @@
 #include "mcp_int.h"
 
 /* Run every record of the log through the sqlite sink into path. */
-static int export_log(const char *log, const char *path, int out_fd, char *note,
-		      size_t notelen, char *err, size_t errlen)
+static int export_log(const char *log, const struct ilog_analysis_opts *ao, const char *path,
+		      int out_fd, char *note, size_t notelen, char *err, size_t errlen)
 {
 	const struct ilog_sink *sink = ilog_sink_find("sqlite");
 	if (!sink) {
@@ -41,7 +41,10 @@ static int export_log(const char *log, const char *path, int out_fd, char *note,
 		close(fd);
 		return -1;
 	}
-	struct ilog_sink_ctx ctx = { .out_fd = out_fd, .out_path = path, .source = log };
+	struct ilog_sink_ctx ctx = { .out_fd = out_fd, .out_path = path, .source = log,
+				     .analysis = ao };
+	/* the records ingero-export --pid, --since, --until would export */
+	struct ilog_filter filt = ao ? ao->filt : (struct ilog_filter){ 0 };
 	int rc = -1, k = 0;
 	if (sink->open(&ctx)) {
 		snprintf(err, errlen, "%s: loading: %s", log, ctx.err);
@@ -51,7 +54,8 @@ static int export_log(const char *log, const char *path, int out_fd, char *note,
 	uint64_t n = 0;
 	while ((k = ilog_reader_next(r, &rec)) > 0) {
 		n++;
-		if ((sink->observe && sink->observe(&ctx, rec)) || sink->record(&ctx, rec, r)) {
+		if ((sink->observe && sink->observe(&ctx, rec)) ||
+		    (ilog_filter_match(&filt, rec, r) && sink->record(&ctx, rec, r))) {
 			snprintf(err, errlen, "%s: loading: %s", log, ctx.err);
 			sink->close(&ctx);
 			goto out;
@@ -100,7 +104,8 @@ struct ilog_mcp *ilog_mcp_open_log(const char *log, const struct ilog_mcp_opts *
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		goto out;
 	}
-	int rc = export_log(log, path, fd, note, sizeof(note), err, errlen);
+	int rc = export_log(log, opts ? opts->analysis : NULL, path, fd, note, sizeof(note), err,
+			    errlen);
 	if (fd >= 0)
 		close(fd);
 	if (rc)

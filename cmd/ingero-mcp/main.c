@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "ingero/analysis.h"
 #include "ingero/cli.h"
 #include "mcp.h"
 #include "mcp_http.h"
@@ -44,6 +45,15 @@ static void usage(FILE *f)
 		"                         file's first line\n"
 		"      --allow-origin LIST  browser origins also accepted (comma-separated,\n"
 		"                         e.g. https://app.example)\n"
+		"      --window DUR       RUN.ilog: the statistics window of the chains and\n"
+		"                         summaries loaded (default adaptive; --stats-window\n"
+		"                         too), as ingero-correlate and ingero-export\n"
+		"                         --format sqlite take it: the same chains\n"
+		"  -p, --pid PID          RUN.ilog: load only this process's records (and host\n"
+		"                         events naming it)\n"
+		"      --since TIME       RUN.ilog: load only events at or after TIME\n"
+		"      --until TIME       RUN.ilog: load only events before TIME\n"
+		"                         TIME: RFC 3339, @EPOCH_SECONDS or +DURATION from the start\n"
 		"  -q, --quiet            errors only: no warnings\n"
 		"  -v, --verbose          also say what is served, and when the input ends\n"
 		"  -h, --help             this text\n"
@@ -66,18 +76,21 @@ int main(int argc, char **argv)
 		{ "timeout", required_argument, 0, 't' }, { "max-request", required_argument, 0, 'm' },
 		{ "no-cache", no_argument, 0, 'C' }, { "http", required_argument, 0, 'H' },
 		{ "token-file", required_argument, 0, 'T' }, { "allow-origin", required_argument, 0, 'O' },
-		ILOG_COMMON_LONG, { 0 },
+		ILOG_ANALYSIS_LONG, ILOG_COMMON_LONG, { 0 },
 	};
+	/* a log's analysis (ingero/analysis.h): correlate's options */
+	struct ilog_analysis_opts ao = { 0 };
+	const char *aopt = NULL; /* one given, for the message with --db */
 	struct ilog_mcp_opts o = { .timeout_ms = 5000 };
 	const char *db = NULL, *token_file = NULL;
 	struct ilog_listen listen;
 	struct mcp_http_opts ho = { 0 };
-	char token[512];
-	int c, rc;
+	char token[512], aerr[256];
+	int c, rc, li = -1;
 	ilog_cli_init(argv[0]);
 	/* "d": the old -d FILE, refused with the new spelling (a file name
 	 * and ingero-record's -d DUR cannot be told apart: "60s" is both) */
-	while ((c = getopt_long(argc, argv, "d" ILOG_COMMON_SHORT, opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "dp:" ILOG_COMMON_SHORT, opts, &li)) != -1) {
 		switch (c) {
 		case 'd': return ilog_opt_moved('d', "--db FILE", "--duration in ingero-record");
 		case 'D': db = optarg; break;
@@ -120,14 +133,26 @@ int main(int argc, char **argv)
 		case 'T': token_file = optarg; break;
 		case 'O': ho.allow_origin = optarg; break;
 		default:
-			if ((rc = ilog_opt_common(c, usage)) >= 0)
+			if ((rc = ilog_analysis_opt(&ao, c, optarg, aerr, sizeof(aerr))) < 0) {
+				ilog_errorf("%s", aerr);
+				return ILOG_EXIT_USAGE;
+			}
+			if (rc)
+				aopt = li >= 0 ? opts[li].name : "pid";
+			else if ((rc = ilog_opt_common(c, usage)) >= 0)
 				return rc;
 		}
+		li = -1;
 	}
 	if ((db != NULL) + (argc - optind) != 1) {
 		ilog_errorf("give one trace: --db RUN.db or RUN.ilog");
 		return ILOG_EXIT_USAGE;
 	}
+	if (db && aopt) {
+		ilog_errorf("--%s: analyzes a log as it is loaded, not a --db", aopt);
+		return ILOG_EXIT_USAGE;
+	}
+	o.analysis = &ao;
 	if ((token_file || ho.allow_origin) && !ho.listen) {
 		ilog_errorf("%s: only with --http", token_file ? "--token-file" : "--allow-origin");
 		return ILOG_EXIT_USAGE;

@@ -19,6 +19,7 @@
 
 struct ilog_mcp;
 struct sqlite3;
+struct ilog_analysis_opts;
 
 struct ilog_mcp_opts {
 	uint32_t max_rows;      /* rows a run_sql result keeps (default 200) */
@@ -26,6 +27,10 @@ struct ilog_mcp_opts {
 	size_t max_request;     /* bytes in one request line (default 1 MiB) */
 	int no_cache;           /* 1: recompute every tool call (benchmarks) */
 	const char *source;     /* what was opened, for get_check ("run.db") */
+	/* a log loaded: which of its records, and how its chains are found
+	 * (ingero-correlate's --window, --pid, --since, --until); NULL: all,
+	 * the defaults */
+	const struct ilog_analysis_opts *analysis;
 };
 
 /*

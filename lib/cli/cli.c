@@ -145,41 +145,6 @@ void ilog_progress_end(struct ilog_progress *p)
 
 /* ---- option arguments ---- */
 
-int ilog_opt_time(const char *opt, const char *arg, uint64_t *abs, const char **rel,
-		  uint64_t *rel_ns)
-{
-	int bad;
-	if (arg[0] == '+') {
-		*rel = arg;
-		bad = ilog_parse_duration(arg + 1, rel_ns);
-	} else {
-		bad = ilog_parse_walltime(arg, abs);
-	}
-	if (bad) {
-		uint64_t ns;
-		/* "10s" for "+10s": a duration alone is no point in time */
-		if (arg[0] != '+' && *arg && !ilog_parse_duration(arg, &ns))
-			ilog_errorf("%s: not a time '%s': use '+%s' for %s after the log's start", opt,
-				    arg, arg, arg);
-		else
-			ilog_errorf("%s: not a time '%s'", opt, arg);
-		return -1;
-	}
-	return 0;
-}
-
-int ilog_opt_pid(const char *opt, const char *arg, uint32_t *pid)
-{
-	char *end;
-	unsigned long v = strtoul(arg, &end, 10);
-	if (*end || !*arg || !v || v > UINT32_MAX) {
-		ilog_errorf("%s: not a process id '%s'", opt, arg);
-		return -1;
-	}
-	*pid = (uint32_t)v;
-	return 0;
-}
-
 char *ilog_join_args(int n, char *const *v)
 {
 	size_t len = 1;

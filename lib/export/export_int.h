@@ -96,7 +96,7 @@ struct ilog_live {
 	struct ilog_live_chains *chains;
 	uint32_t nchains;
 	uint64_t chain_windows;                /* chain windows analyzed */
-	struct ilog_stats *st;                 /* the open chain window */
+	struct ilog_analysis *an;              /* the open chain window */
 	uint64_t st_end;                       /* its end (wall ns) */
 	uint8_t *st_hdr;                       /* per reader node: header fed */
 	uint32_t nst_hdr;

@@ -10,7 +10,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ingero/causal.h"
 #include "export_int.h"
 #include "ingero/vec.h"
 
@@ -143,15 +142,15 @@ static int chain_count(struct ilog_live *l, uint32_t node, const struct ilog_cha
  * take a while, and renderers go on meanwhile), then count its chains. */
 static int chains_close(struct ilog_live *l)
 {
-	struct ilog_stats *st = l->st;
-	if (!st)
+	struct ilog_analysis *an = l->an;
+	if (!an)
 		return 0;
-	l->st = NULL;
+	l->an = NULL;
 	memset(l->st_hdr, 0, l->nst_hdr);
-	struct ilog_chain_set cs = { 0 };
-	char err[256];
 	ilog_live_unlock(l);
-	int rc = ilog_stats_finish(st) || ilog_causal_run(st, &cs, err, sizeof(err)) ? -1 : 0;
+	int rc = ilog_analysis_finish(an, 1);
+	struct ilog_stats *st = ilog_analysis_stats(an);
+	const struct ilog_chain_set *cs = ilog_analysis_chains(an);
 	/* the chains' nodes by name in the live model's numbering */
 	uint32_t nn = ilog_stats_nnodes(st);
 	int32_t *map = calloc(nn ? nn : 1, sizeof(*map));
@@ -166,13 +165,12 @@ static int chains_close(struct ilog_live *l)
 			if (!strcmp(l->m.nodes.nodes[j].name, s.node_name ? s.node_name : ""))
 				map[i] = (int32_t)j;
 	}
-	for (uint32_t i = 0; !rc && i < cs.n; i++)
-		if (cs.nodes[i] < nn && map[cs.nodes[i]] >= 0)
-			rc = chain_count(l, (uint32_t)map[cs.nodes[i]], &cs.chains[i]);
+	for (uint32_t i = 0; !rc && i < cs->n; i++)
+		if (cs->nodes[i] < nn && map[cs->nodes[i]] >= 0)
+			rc = chain_count(l, (uint32_t)map[cs->nodes[i]], &cs->chains[i]);
 	l->chain_windows += !rc;
 	free(map);
-	ilog_chain_set_free(&cs);
-	ilog_stats_free(st);
+	ilog_analysis_free(an);
 	return rc;
 }
 
@@ -183,13 +181,12 @@ static int chains_add(struct ilog_live *l, const struct ilog_record *rec,
 {
 	if (rec->kind == ILOG_K_HEADER || rec->kind == ILOG_K_CHAIN)
 		return 0; /* headers are fed per window below; chains are ours to find */
-	if (w && l->st && w >= l->st_end && chains_close(l))
+	if (w && l->an && w >= l->st_end && chains_close(l))
 		return -1;
-	if (!l->st) {
+	if (!l->an) {
 		if (!w)
 			return 0; /* a window starts at a record with a time */
-		struct ilog_stats_opts so = { 0 };
-		if (!(l->st = ilog_stats_new(&so)))
+		if (!(l->an = ilog_analysis_new(&l->o.analysis)))
 			return -1;
 		l->st_end = (w / l->o.chain_window_ns + 1) * l->o.chain_window_ns;
 	}
@@ -202,11 +199,11 @@ static int chains_add(struct ilog_live *l, const struct ilog_record *rec,
 			return 0;
 		struct ilog_record hr = { .kind = ILOG_K_HEADER, .node = rec->node };
 		hr.u.header = *h;
-		if (ilog_stats_add(l->st, &hr, r))
+		if (ilog_analysis_count(l->an, &hr, r, rec->node))
 			return -1;
 		l->st_hdr[rec->node] = 1;
 	}
-	return ilog_stats_add(l->st, rec, r);
+	return ilog_analysis_count(l->an, rec, r, rec->node);
 }
 
 /* ---- records ---- */
@@ -371,7 +368,7 @@ void ilog_live_free(struct ilog_live *l)
 				free(l->slot[k].n[i].op[op].h);
 		free(l->slot[k].n);
 	}
-	ilog_stats_free(l->st);
+	ilog_analysis_free(l->an);
 	free(l->st_hdr);
 	free(l->host);
 	free(l->chains);

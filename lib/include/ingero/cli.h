@@ -103,18 +103,9 @@ int ilog_self_path(char *exe, size_t en, char *dir, size_t dn);
 /* Display name of an input path. */
 const char *ilog_in_name(const char *path);
 
-/*
- * Option arguments every filter parses alike.  Each returns 0, or prints
- * "prog: OPT: not a ... 'ARG'" and returns -1 (exit ILOG_EXIT_USAGE).
- * ilog_opt_time: TIME is RFC 3339 or @EPOCH (into *abs, CLOCK_REALTIME ns)
- * or +DURATION from the log's start (*rel = arg, its length into *rel_ns),
- * the since/until fields of struct ilog_filter; a bare DURATION is refused
- * with "use '+DURATION'".  ilog_opt_pid: a process
- * id from 1 to 2^32-1.
- */
-int ilog_opt_time(const char *opt, const char *arg, uint64_t *abs, const char **rel,
-		  uint64_t *rel_ns);
-int ilog_opt_pid(const char *opt, const char *arg, uint32_t *pid);
+/* --pid, --since, --until and --window are parsed by the analysis
+ * (ilog_analysis_opt, ingero/analysis.h) for every program that takes
+ * them, the filter's own with ilog_filter_opt (ingero/filter.h). */
 
 /* The n strings of v joined by single spaces ("" for none), for the
  * provenance record's args or a sink's source.  malloc'ed, the caller

@@ -8,6 +8,7 @@
 #ifndef ILOG_EXPORT_H
 #define ILOG_EXPORT_H
 
+#include "ingero/analysis.h"
 #include "ingero/buf.h"
 #include "ingero/filter.h"
 #include "ingero/ilog.h"
@@ -28,6 +29,11 @@ struct ilog_sink_ctx {
 				   * session is complete say it is not) */
 	const char *label;        /* set by open, optional: the output as messages name
 				   * it (a URL without its password); NULL: out_path */
+	const struct ilog_analysis_opts *analysis; /* sqlite: how its summaries and
+				   * chains are analyzed (ingero-correlate's
+				   * options; NULL: the defaults).  The records
+				   * given are the caller's choice: filt is not
+				   * applied again */
 };
 
 struct ilog_sink {
@@ -73,6 +79,10 @@ extern const struct ilog_sink *const ilog_sinks[];
 struct ilog_live_opts {
 	uint64_t window_ns;        /* quantile and rate window (default 60 s) */
 	uint64_t chain_window_ns;  /* chain analysis window (default 60 s) */
+	/* how each chain window is analyzed (its window_ns: the statistics
+	 * window inside it); the records are the caller's, filtered by it:
+	 * analysis.filt is not applied here */
+	struct ilog_analysis_opts analysis;
 };
 struct ilog_live;
 /* NULL on out of memory. */
