@@ -5,9 +5,10 @@
  * column store for fleets).  One export run is one session: it appends to
  * an existing ingero database and never rewrites what is there.
  *
- * The rows also feed the statistics, call sites and causal engine of
- * ingero-correlate (lib/analyze), on a second thread (struct feed); at
- * close their results go into the summary tables the views read.
+ * The rows also feed the analysis of ingero-correlate (lib/analyze's
+ * driver: statistics, call sites, causal engine, with the caller's
+ * options), on a second thread (struct feed); at close its results go into
+ * the summary tables the views read.
  *
  * Speed (bench/sqlite): prepared statements with positional binds and
  * static text; events inserted BATCH rows per statement (the per-statement
@@ -41,7 +42,7 @@
 #include <unistd.h>
 #include <sqlite3.h>
 #include "ingero/callsite.h"
-#include "ingero/causal.h"
+#include "ingero/analysis.h"
 #include "ingero/export.h"
 #include "ingero/hmap.h"
 #include "ingero/stats.h"
@@ -371,10 +372,11 @@ struct sq {
 	sqlite3_stmt *batch;
 	struct ev_row { struct ingero_cuda_event e; int64_t wall; int node; } pend[BATCH];
 	unsigned npend;
-	/* the summaries: the statistics, chains and call sites of
-	 * ingero-correlate, fed the rows as they load (by struct feed) */
+	/* the summaries: the analysis of ingero-correlate (statistics,
+	 * chains, call sites), fed the rows as they load (by struct feed);
+	 * stats is its statistics */
+	struct ilog_analysis *an;
 	struct ilog_stats *stats;
-	struct ilog_callsites *sites;
 	uint64_t chain_records;
 	struct feed *feed;
 	/* named ops (SPEC §5.17): this program's number -> the database's,
@@ -406,8 +408,7 @@ struct feed_ent {
 	} u;
 };
 struct feed {
-	struct ilog_stats *stats;
-	struct ilog_callsites *sites;
+	struct ilog_analysis *an;
 	pthread_t th;
 	int running;
 	pthread_mutex_t mu;
@@ -550,12 +551,10 @@ static void feed_apply(struct feed *f, const struct feed_ent *q, unsigned n)
 			rec->u.snapshot = *q->u.snap;
 			free(q->u.snap);
 		}
-		if (ilog_stats_add(f->stats, rec, NULL))
+		/* the call sites key a call by the session's node */
+		if (ilog_analysis_count(f->an, rec, NULL, (uint32_t)q->ord))
 			f->failed = 1;
 		if (q->kind == ILOG_K_CUDA) {
-			rec->node = (uint32_t)q->ord;
-			if (ilog_callsites_add(f->sites, rec))
-				f->failed = 1;
 			if (q->u.cuda.op >= ILOG_OP_cudaStreamBeginCapture &&
 			    q->u.cuda.op <= ILOG_OP_cudaGraphLaunch && graph_life_call(f, q))
 				f->failed = 1;
@@ -616,13 +615,12 @@ static void feed_hand(struct feed *f, int wait)
 }
 
 /* NULL when out of memory. */
-static struct feed *feed_new(struct ilog_stats *stats, struct ilog_callsites *sites)
+static struct feed *feed_new(struct ilog_analysis *an)
 {
 	struct feed *f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
-	f->stats = stats;
-	f->sites = sites;
+	f->an = an;
 	f->buf[0] = malloc(2 * FEED_BATCH * sizeof(struct feed_ent));
 	if (!f->buf[0]) {
 		free(f);
@@ -677,7 +675,7 @@ static int feed_record(struct feed *f, const struct ilog_record *rec,
 	case ILOG_K_BLKIO: /* a few a window */
 		/* strings: in order, once the thread is idle */
 		feed_hand(f, 1);
-		return f->failed || ilog_stats_add(f->stats, rec, r) ? -1 : 0;
+		return f->failed || ilog_analysis_count(f->an, rec, r, rec->node) ? -1 : 0;
 	default:
 		break;
 	}
@@ -796,8 +794,7 @@ static void sq_free(struct sq *s)
 	ilog_node_map_free(&s->nodes);
 	ilog_buf_free(&s->tmp);
 	feed_free(s->feed);
-	ilog_stats_free(s->stats);
-	ilog_callsites_free(s->sites);
+	ilog_analysis_free(s->an);
 	free(s->dbop);
 	free(s);
 }
@@ -817,10 +814,15 @@ static int sq_open(struct ilog_sink_ctx *c)
 		return -1;
 	}
 	c->state = s;
-	s->stats = ilog_stats_new(&(struct ilog_stats_opts){ 0 });
-	s->sites = ilog_callsites_new(1);
-	if (s->stats && s->sites)
-		s->feed = feed_new(s->stats, s->sites);
+	/* the caller's analysis options (its filter chose the records given
+	 * here); call sites of every call, for summary_callsites */
+	struct ilog_analysis_opts ao = c->analysis ? *c->analysis : (struct ilog_analysis_opts){ 0 };
+	ao.callsites = 2;
+	ao.kernels = 0;
+	if ((s->an = ilog_analysis_new(&ao))) {
+		s->stats = ilog_analysis_stats(s->an);
+		s->feed = feed_new(s->an);
+	}
 	if (!s->feed) {
 		snprintf(c->err, sizeof(c->err), "out of memory");
 		sq_free(s);
@@ -1084,7 +1086,7 @@ static int put_chain(struct ilog_sink_ctx *c, struct sq *s, int node, const stru
 static int feed_err(struct ilog_sink_ctx *c, struct sq *s)
 {
 	snprintf(c->err, sizeof(c->err), "%s",
-		 ilog_stats_error(s->stats) ? ilog_stats_error(s->stats) : "out of memory");
+		 s->an ? ilog_analysis_error(s->an) : "out of memory");
 	return -1;
 }
 
@@ -1556,8 +1558,6 @@ static int put_stat_rows(struct ilog_sink_ctx *c, struct sq *s, int per_process,
  */
 static int put_summaries(struct ilog_sink_ctx *c, struct sq *s)
 {
-	char err[256];
-	struct ilog_chain_set cs = { 0 };
 	sqlite3_stmt *st = NULL;
 	int rc = -1;
 	feed_hand(s->feed, 1);
@@ -1566,21 +1566,18 @@ static int put_summaries(struct ilog_sink_ctx *c, struct sq *s)
 		snprintf(c->err, sizeof(c->err), "out of memory");
 		return -1;
 	}
-	if (ilog_stats_finish(s->stats)) {
-		snprintf(c->err, sizeof(c->err), "%s", ilog_stats_error(s->stats));
+	/* the chains ingero-correlate would add, unless the log has its own */
+	if (ilog_analysis_finish(s->an, !s->chain_records)) {
+		snprintf(c->err, sizeof(c->err), "%s%s", ilog_stats_error(s->stats) ? "" : "correlating: ",
+			 ilog_analysis_error(s->an));
 		return -1;
 	}
-	if (!s->chain_records) {
-		if (ilog_causal_run(s->stats, &cs, err, sizeof(err))) {
-			snprintf(c->err, sizeof(c->err), "correlating: %s", err);
+	const struct ilog_chain_set *cs = ilog_analysis_chains(s->an);
+	for (uint32_t i = 0; i < cs->n; i++) {
+		const struct ilog_chain *ch = &cs->chains[i];
+		if (put_chain(c, s, (int)cs->nodes[i], ch, wall_of(s, cs->nodes[i], ch->ts_start),
+			      wall_of(s, cs->nodes[i], ch->ts_end)))
 			goto out;
-		}
-		for (uint32_t i = 0; i < cs.n; i++) {
-			const struct ilog_chain *ch = &cs.chains[i];
-			if (put_chain(c, s, (int)cs.nodes[i], ch, wall_of(s, cs.nodes[i], ch->ts_start),
-				      wall_of(s, cs.nodes[i], ch->ts_end)))
-				goto out;
-		}
 	}
 	if (sqlite3_prepare_v2(s->db, "INSERT INTO summary_nodes VALUES(?,?,?,?,?,?,?,?,?,?,?)",
 			       -1, &st, NULL) != SQLITE_OK) {
@@ -1615,7 +1612,7 @@ static int put_summaries(struct ilog_sink_ctx *c, struct sq *s)
 		goto out;
 	}
 	struct sum_ctx x = { c, s, st };
-	if (ilog_callsites_each(s->sites, put_callsite, &x))
+	if (ilog_callsites_each(ilog_analysis_sites(s->an), put_callsite, &x))
 		goto out;
 	sqlite3_finalize(st);
 	st = NULL;
@@ -1684,7 +1681,6 @@ static int put_summaries(struct ilog_sink_ctx *c, struct sq *s)
 	rc = 0;
 out:
 	sqlite3_finalize(st);
-	ilog_chain_set_free(&cs);
 	return rc;
 }
 
