@@ -195,6 +195,15 @@ static void drop_missing_tp_btf(struct record_bpf *skel)
 	btf__free(vmlinux);
 }
 
+/* A duration option's value into *ns; -1 with the message when it is not one. */
+static int opt_duration(const char *opt, const char *arg, uint64_t *ns)
+{
+	if (!ilog_parse_duration(arg, ns))
+		return 0;
+	ilog_errorf("%s: bad duration '%s'", opt, arg);
+	return -1;
+}
+
 static int parse_args(int argc, char **argv, struct rec_opts *o)
 {
 	enum { O_ALL = 256, O_LIB, O_RB, O_SAMPLE, O_STACK, O_NOSTACK, O_WAKE, O_RANK, O_CHECK,
@@ -307,10 +316,8 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 			}
 			break;
 		case O_WAKE:
-			if (ilog_parse_duration(optarg, &o->wakeup_min_ns)) {
-				ilog_errorf("--wakeup-min: bad duration '%s'", optarg);
+			if (opt_duration("--wakeup-min", optarg, &o->wakeup_min_ns))
 				return -1;
-			}
 			break;
 		case O_HOSTTOP: {
 			char *end;
@@ -330,16 +337,12 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 			}
 			break;
 		case O_STALL:
-			if (ilog_parse_duration(optarg, &o->stall_min_ns)) {
-				ilog_errorf("--stall-min: bad duration '%s'", optarg);
+			if (opt_duration("--stall-min", optarg, &o->stall_min_ns))
 				return -1;
-			}
 			break;
 		case O_INFLIGHT:
-			if (ilog_parse_duration(optarg, &o->inflight_after_ns)) {
-				ilog_errorf("--inflight-after: bad duration '%s'", optarg);
+			if (opt_duration("--inflight-after", optarg, &o->inflight_after_ns))
 				return -1;
-			}
 			break;
 		case O_API:
 			if (!*optarg || strspn(optarg, ",") == strlen(optarg)) {
@@ -349,10 +352,8 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 			o->api = optarg;
 			break;
 		case O_HOLDMAX:
-			if (ilog_parse_duration(optarg, &o->hold_max_ns)) {
-				ilog_errorf("--hold-max: bad duration '%s'", optarg);
+			if (opt_duration("--hold-max", optarg, &o->hold_max_ns))
 				return -1;
-			}
 			break;
 		case O_RANK: o->rank = strtoll(optarg, NULL, 10); break;
 		case O_CHECK: o->check = 1; break;
