@@ -163,3 +163,64 @@ check_clean() {
 	echo "last arrivals: $last" >&2
 	jq -e '.max <= 0.6 * .n' <<<"$last" >/dev/null || fail "one rank is the usual last: $last"
 }
+
+# ---- the analysis of the recording (ingero-correlate, docs/ranks.md) ----
+
+# chains: ingero-correlate --json over run.ilog, its chains into chains.jsonl
+chains() {
+	ingero-correlate --json run.ilog >corr.jsonl || fail "ingero-correlate failed"
+	jq -c 'select(.type == "chain")' corr.jsonl >chains.jsonl
+	echo "chains: $(jq -c '[.pattern, .severity, .pid, .culprit_comm]' chains.jsonl | tr '\n' ' ')" >&2
+}
+
+# waiting_chains: the chains of ranks 0, 1 and 3 (the straggler's wait is
+# theirs, never a finding of their own)
+waiting_chains() {
+	jq -s -c --argjson w "[${pid[0]},${pid[1]},${pid[3]}]" \
+		'[.[] | select(.pid as $x | $w | index($x)) | [.pattern, .pid]]' chains.jsonl
+}
+
+# check_straggler_chain [exact]: the first chain is the straggler's, rank 2
+# with the hog ("backup") as its culprit; no chain on the waiting ranks.
+# With exact (one recorder: one clock), the chain's numbers are recomputed
+# from the exported all-reduces: the n-th of every rank is collective n,
+# who arrived last, and its lead over the last but one.
+check_straggler_chain() {
+	chains
+	jq -s -e --argjson p "${pid[2]}" '.[0].pattern == "straggler" and .[0].pid == $p and
+		.[0].culprit_comm == "backup" and .[0].metrics.rank == 2' chains.jsonl >/dev/null ||
+		fail "the first chain is not rank 2's straggler chain with backup as culprit"
+	[[ $(waiting_chains) == '[]' ]] || fail "chains on the waiting ranks: $(waiting_chains)"
+	[[ ${1:-} == exact ]] || return 0
+	local want
+	want=$(q --argjson s "${pid[2]}" '
+		[.[] | select(.type == "cuda" and .op == "ncclAllReduce")] | group_by(.pid)
+		| map(sort_by(.ts_ns) | to_entries | map({seq: .key, ts: .value.ts_ns, pid: .value.pid}))
+		| flatten | group_by(.seq) | map(select(length == 4) | sort_by(.ts))
+		| {n: length, gaps: (map(select(.[3].pid == $s) | .[3].ts - .[2].ts) | sort)}
+		| {n, last: (.gaps | length), p50: .gaps[(.gaps | length - 1) / 2 | floor],
+		   lost: (.gaps | add)}')
+	jq -s -e --argjson w "$want" '.[0] as $c | $c.metrics.collectives == $w.n and
+		$c.metrics.last_count == $w.last and $c.metrics.lateness_p50_ns == $w.p50 and
+		$c.lost_ns == $w.lost' chains.jsonl >/dev/null ||
+		fail "recomputed $want, chain says $(jq -s -c '.[0] | .metrics + {lost_ns}' chains.jsonl)"
+}
+
+# check_hang_chain: a HIGH collective-hang chain naming rank 2 as the one
+# that never entered the collective the other three wait in (the ranks'
+# findings before the hang, a busy host's LOW ones, are theirs)
+check_hang_chain() {
+	chains
+	jq -s -e --argjson p "${pid[2]}" 'map(select(.pattern == "collective-hang")) | length == 1 and
+		.[0].pid == $p and .[0].severity == "HIGH" and .[0].metrics.ranks_in == 3 and
+		.[0].metrics.ranks_missing == 1 and (.[0].root_cause | test("Ranks 0, 1, 3 entered"))' \
+		chains.jsonl >/dev/null || fail "no collective-hang chain naming rank 2"
+}
+
+# check_clean_chains: no cross-rank chain, and nothing HIGH or MEDIUM
+check_clean_chains() {
+	chains
+	jq -s -e 'map(select((.pattern | test("^(straggler|collective-)")) or
+		.severity == "HIGH" or .severity == "MEDIUM")) | length == 0' chains.jsonl >/dev/null ||
+		fail "a clean job has findings"
+}

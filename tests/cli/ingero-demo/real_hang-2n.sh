@@ -4,3 +4,4 @@
 run_demo hang --two-nodes
 check_ranks 2
 check_hang
+check_hang_chain

@@ -7,3 +7,4 @@ run_demo hang --sigkill --two-nodes
 check_ranks 2
 check_hang
 [[ $(q '[.[] | select(.type == "inflight")] | length') -ge 3 ]] || fail "no inflight records"
+check_hang_chain

@@ -4,3 +4,4 @@
 run_demo hang
 check_ranks 1
 check_hang
+check_hang_chain

@@ -4,3 +4,4 @@
 run_demo ranks-clean --two-nodes
 check_ranks 2
 check_clean
+check_clean_chains

@@ -4,3 +4,4 @@
 run_demo ranks-clean
 check_ranks 1
 check_clean
+check_clean_chains

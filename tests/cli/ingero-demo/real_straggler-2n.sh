@@ -4,3 +4,4 @@
 run_demo straggler --two-nodes
 check_ranks 2
 check_straggler
+check_straggler_chain

@@ -4,3 +4,4 @@
 run_demo straggler
 check_ranks 1
 check_straggler
+check_straggler_chain exact
