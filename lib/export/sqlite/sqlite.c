@@ -48,8 +48,7 @@ static void sq_free(struct sq *s)
 		sqlite3_close(s->db); /* uncommitted work is rolled back */
 	ilog_node_map_free(&s->nodes);
 	ilog_buf_free(&s->tmp);
-	ilog_sq_feed_free(s->feed);
-	ilog_analysis_free(s->an);
+	ilog_sq_analysis_free(s);
 	free(s->dbop);
 	free(s);
 }
@@ -67,16 +66,7 @@ static int sq_open(struct ilog_sink_ctx *c)
 		return -1;
 	}
 	c->state = s;
-	/* the caller's analysis options (its filter chose the records given
-	 * here); call sites of every call, for summary_callsites */
-	struct ilog_analysis_opts ao = c->analysis ? *c->analysis : (struct ilog_analysis_opts){ 0 };
-	ao.callsites = 2;
-	ao.kernels = 0;
-	if ((s->an = ilog_analysis_new(&ao))) {
-		s->stats = ilog_analysis_stats(s->an);
-		s->feed = ilog_sq_feed_new(s->an);
-	}
-	if (!s->feed) {
+	if (ilog_sq_analysis_new(c, s)) {
 		snprintf(c->err, sizeof(c->err), "out of memory");
 		sq_free(s);
 		c->state = NULL;

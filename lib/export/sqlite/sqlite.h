@@ -12,6 +12,7 @@
 #include <sqlite3.h>
 #include "ingero/analysis.h"
 #include "ingero/callsite.h"
+#include "ingero/causal.h"
 #include "ingero/hmap.h"
 #include "ingero/stats.h"
 #include "../export_int.h"
@@ -151,6 +152,14 @@ void ilog_sq_feed_end(struct feed *f);
 void ilog_sq_feed_free(struct feed *f);
 int ilog_sq_feed_record(struct feed *f, const struct ilog_record *rec,
 			const struct ilog_reader *r, int ord, int64_t wall);
+
+/* analysis.c: the analysis the summaries come from (the driver, with the
+ * caller's options).  new: 0, or -1 out of memory (free frees what was
+ * made); finish: waits for the feed and finishes it; the causal chains to
+ * store (none when the log had chain records), or NULL with c->err. */
+int ilog_sq_analysis_new(struct ilog_sink_ctx *c, struct sq *s);
+void ilog_sq_analysis_free(struct sq *s);
+const struct ilog_chain_set *ilog_sq_analysis_finish(struct ilog_sink_ctx *c, struct sq *s);
 
 /* summary.c: the session's summaries, at close.  0 or -1 with c->err. */
 int ilog_sq_summaries(struct ilog_sink_ctx *c, struct sq *s);

@@ -6,7 +6,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "ingero/causal.h"
 #include "sqlite.h"
 
 static int64_t wall_of(struct sq *s, uint32_t node, uint64_t mono)
@@ -117,19 +116,9 @@ int ilog_sq_summaries(struct ilog_sink_ctx *c, struct sq *s)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = -1;
-	ilog_sq_feed_hand(s->feed, 1);
-	ilog_sq_feed_end(s->feed);
-	if (s->feed->failed) {
-		snprintf(c->err, sizeof(c->err), "out of memory");
+	const struct ilog_chain_set *cs = ilog_sq_analysis_finish(c, s);
+	if (!cs)
 		return -1;
-	}
-	/* the chains ingero-correlate would add, unless the log has its own */
-	if (ilog_analysis_finish(s->an, !s->chain_records)) {
-		snprintf(c->err, sizeof(c->err), "%s%s", ilog_stats_error(s->stats) ? "" : "correlating: ",
-			 ilog_analysis_error(s->an));
-		return -1;
-	}
-	const struct ilog_chain_set *cs = ilog_analysis_chains(s->an);
 	for (uint32_t i = 0; i < cs->n; i++) {
 		const struct ilog_chain *ch = &cs->chains[i];
 		if (ilog_sq_put_chain(c, s, (int)cs->nodes[i], ch, wall_of(s, cs->nodes[i], ch->ts_start),
