@@ -410,7 +410,7 @@ static inline __attribute__((always_inline)) int dec_ts(struct ilog_reader *r, s
  * Switches per field beat branch-free loads here: each inlined site
  * learns its field's usual width.
  */
-#define X(fld, nm, ty, vw) +1
+#define X(fld, nm, ty, vw, sql) +1
 enum { CUDA_NFIELDS = 0 ILOG_CUDA_FIELDS(X) };
 #undef X
 
@@ -483,7 +483,7 @@ static int decode_cuda_fast(struct ilog_reader *r, struct mp_cur *c, struct inge
 	if (!fast_int(&p, &v, &neg)) \
 		return 0; \
 	e->fld = r->tsbase[ILOG_K_CUDA] + v;
-#define X(fld, nm, ty, vw) FAST_##ty(fld)
+#define X(fld, nm, ty, vw, sql) FAST_##ty(fld)
 	ILOG_CUDA_FIELDS(X)
 #undef X
 	e->nargs = 0;
@@ -547,7 +547,7 @@ static int decode_cuda(struct ilog_reader *r, struct mp_cur *c, uint32_t nvals,
 	int rc;
 	e->nargs = 0;
 	memset(e->args, 0, sizeof(e->args));
-#define X(fld, nm, ty, vw)                                   \
+#define X(fld, nm, ty, vw, sql)                                   \
 	if (i++ < nvals) {                                   \
 		if ((rc = DEC_##ty(c, &v))) {                \
 			*bad = nm;                           \

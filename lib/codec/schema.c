@@ -6,12 +6,14 @@
 #include <arpa/inet.h>
 #include "ingero/schema.h"
 
-#define F(st, fld, nm, ty, vw) \
-	{ .name = nm, .type = ty, .view = vw, .off = offsetof(st, fld) }
-#define A(st, fld, cnt, nm, elem, mx, subtab) \
+/* After the layout, a field's SQL members (schema.h), if any. */
+#define F(st, fld, nm, ty, vw, ...) \
+	{ .name = nm, .type = ty, .view = vw, .off = offsetof(st, fld), __VA_ARGS__ }
+#define A(st, fld, cnt, nm, elem, mx, subtab, ...) \
 	{ .name = nm, .type = FT_ARR, .view = FV_NUM, .off = offsetof(st, fld), \
 	  .cnt_off = offsetof(st, cnt), .esize = sizeof(elem), .max = mx, \
-	  .nsub = sizeof(subtab) / sizeof(subtab[0]), .sub = subtab }
+	  .nsub = sizeof(subtab) / sizeof(subtab[0]), .sub = subtab, __VA_ARGS__ }
+#define SQL_ARGS(...) __VA_ARGS__
 
 #define H struct ilog_header
 static const struct ilog_field header_f[] = {
@@ -56,22 +58,22 @@ static const struct ilog_field u64_elem[] = {
 	{ .name = "", .type = FT_U64, .view = FV_HEX, .off = 0 },
 };
 #define E struct ingero_cuda_event
-#define CUDA_F(fld, nm, ty, vw) F(E, fld, nm, ty, vw),
+#define CUDA_F(fld, nm, ty, vw, sql) F(E, fld, nm, ty, vw, SQL_ARGS sql),
 /* appended in 1.2: raw arguments of a named op (1.4: an NCCL op's decoded
  * ones); writers leave the field out when empty (§4.4) and JSON shows it
- * only when present */
+ * only when present; in no SQL table */
 #define CUDA_ARGS_F \
 	{ .name = "args", .type = FT_ARR, .view = FV_OMIT_EMPTY, .off = offsetof(E, args), \
 	  .cnt_off = offsetof(E, nargs), .esize = sizeof(__u64), .max = ILOG_CUDA_MAX_ARGS, \
-	  .nsub = 1, .sub = u64_elem }
+	  .nsub = 1, .sub = u64_elem, .sql = ILOG_COL_SKIP }
 static const struct ilog_field cuda_f[] = {
 	ILOG_CUDA_FIELDS(CUDA_F)
 	CUDA_ARGS_F,
 };
 /* 1.4: a call in progress, with cuda's fields; a kind after 1.0 is not
  * delta coded (§8.2), so its ts_ns is a plain time, followed by "time" */
-#define INFLIGHT_F(fld, nm, ty, vw) \
-	F(E, fld, nm, (ty) == FT_TS ? FT_U64 : (ty), (ty) == FT_TS ? FV_MONO : (vw)),
+#define INFLIGHT_F(fld, nm, ty, vw, sql) \
+	F(E, fld, nm, (ty) == FT_TS ? FT_U64 : (ty), (ty) == FT_TS ? FV_MONO : (vw), SQL_ARGS sql),
 static const struct ilog_field inflight_f[] = {
 	ILOG_CUDA_FIELDS(INFLIGHT_F)
 	CUDA_ARGS_F,
@@ -83,15 +85,16 @@ static const struct ilog_field inflight_f[] = {
 
 #define E struct ingero_host_event
 static const struct ilog_field host_f[] = {
-	F(E, ts_ns, "ts_ns", FT_TS, FV_NUM),
-	F(E, type, "host_type", FT_U16, FV_HOST),
+	F(E, ts_ns, "ts_ns", FT_TS, FV_NUM, .col = "ts", .sql = ILOG_COL_NOTNULL),
+	F(E, type, "host_type", FT_U16, FV_HOST, .col = "type"),
 	F(E, pid, "pid", FT_U32, FV_NUM),
 	F(E, tid, "tid", FT_U32, FV_NUM),
 	F(E, other_pid, "other_pid", FT_U32, FV_NUM),
 	F(E, other_tid, "other_tid", FT_U32, FV_NUM),
-	F(E, dur_ns, "dur_ns", FT_U64, FV_NUM),
+	/* the tables list the duration beside the time, the cpu before the value */
+	F(E, dur_ns, "dur_ns", FT_U64, FV_NUM, .after = "ts_ns"),
 	F(E, value, "value", FT_U64, FV_NUM),
-	F(E, cpu, "cpu", FT_U32, FV_NUM),
+	F(E, cpu, "cpu", FT_U32, FV_NUM, .after = "other_tid"),
 	F(E, comm, "comm", FT_CHARS, FV_STR),
 	F(E, other_comm, "other_comm", FT_CHARS, FV_STR),
 	F(E, cgroup_id, "cgroup_id", FT_U64, FV_NUM),
@@ -126,7 +129,7 @@ static const struct ilog_field pystack_f[] = {
 
 #define E struct ilog_process
 static const struct ilog_field process_f[] = {
-	F(E, ts_ns, "ts_ns", FT_TS, FV_NUM),
+	F(E, ts_ns, "ts_ns", FT_TS, FV_NUM, .col = "ts"),
 	F(E, pid, "pid", FT_U32, FV_NUM),
 	F(E, ppid, "ppid", FT_U32, FV_NUM),
 	F(E, uid, "uid", FT_U32, FV_NUM),
@@ -143,11 +146,11 @@ static const struct ilog_field process_f[] = {
 
 #define E struct ilog_mapping
 static const struct ilog_field mapping_f[] = {
-	F(E, ts_ns, "ts_ns", FT_TS, FV_NUM),
+	F(E, ts_ns, "ts_ns", FT_TS, FV_NUM, .col = "ts"),
 	F(E, pid, "pid", FT_U32, FV_NUM),
 	F(E, start, "start", FT_U64, FV_HEX),
 	F(E, end, "end", FT_U64, FV_HEX),
-	F(E, offset, "offset", FT_U64, FV_HEX),
+	F(E, offset, "offset", FT_U64, FV_HEX, .col = "file_offset"),
 	F(E, prot, "prot", FT_U32, FV_NUM),
 	F(E, path, "path", FT_STR, FV_STR),
 	F(E, build_id, "build_id", FT_BIN, FV_HEXBYTES),
@@ -162,7 +165,7 @@ static const struct ilog_field pycode_f[] = {
 	F(E, filename, "filename", FT_STR, FV_STR),
 	F(E, qualname, "qualname", FT_STR, FV_STR),
 	F(E, firstlineno, "firstlineno", FT_U32, FV_NUM),
-	F(E, linetable, "linetable", FT_BIN, FV_HEXBYTES),
+	F(E, linetable, "linetable", FT_BIN, FV_HEXBYTES, .sql = ILOG_COL_BLOB),
 };
 #undef E
 
@@ -171,13 +174,14 @@ static const struct ilog_field sproc_elem[] = {
 	F(P, pid, "pid", FT_U32, FV_NUM),
 	F(P, cpu_pct, "cpu_pct", FT_F64, FV_NUM),
 	F(P, rss, "rss", FT_U64, FV_NUM),
-	F(P, rss_growth, "rss_growth", FT_S64, FV_NUM),
-	F(P, comm, "comm", FT_CHARS, FV_STR),
+	/* appended in 1.2: ClickHouse's arrays of them follow the PSI columns */
+	F(P, rss_growth, "rss_growth", FT_S64, FV_NUM, .ch_after = "psi_io_full"),
+	F(P, comm, "comm", FT_CHARS, FV_STR, .ch_after = "psi_io_full"),
 };
 #undef P
 #define E struct ilog_snapshot
 static const struct ilog_field snapshot_f[] = {
-	F(E, ts_ns, "ts_ns", FT_TS, FV_NUM),
+	F(E, ts_ns, "ts_ns", FT_TS, FV_NUM, .col = "ts", .sql = ILOG_COL_NOTNULL),
 	F(E, cpu_pct, "cpu_pct", FT_F64, FV_NUM),
 	F(E, ncpu, "ncpu", FT_U32, FV_NUM),
 	F(E, mem_total, "mem_total", FT_U64, FV_NUM),
@@ -187,7 +191,8 @@ static const struct ilog_field snapshot_f[] = {
 	F(E, load1, "load1", FT_F64, FV_NUM),
 	F(E, load5, "load5", FT_F64, FV_NUM),
 	F(E, load15, "load15", FT_F64, FV_NUM),
-	A(E, procs, nprocs, "procs", struct ilog_snapshot_proc, ILOG_MAX_SNAPSHOT_PROCS, sproc_elem),
+	A(E, procs, nprocs, "procs", struct ilog_snapshot_proc, ILOG_MAX_SNAPSHOT_PROCS, sproc_elem,
+	  .ch = "proc"),
 	F(E, psi_cpu_some, "psi_cpu_some", FT_F64, FV_NUM),
 	F(E, psi_mem_some, "psi_mem_some", FT_F64, FV_NUM),
 	F(E, psi_mem_full, "psi_mem_full", FT_F64, FV_NUM),
@@ -198,8 +203,8 @@ static const struct ilog_field snapshot_f[] = {
 
 #define E struct ilog_loss
 static const struct ilog_field loss_f[] = {
-	F(E, ts_ns, "ts_ns", FT_TS, FV_NUM),
-	F(E, source, "source", FT_STR, FV_STR),
+	F(E, ts_ns, "ts_ns", FT_TS, FV_NUM, .col = "ts"),
+	F(E, source, "source", FT_STR, FV_STR, .sql = ILOG_COL_LOWCARD),
 	F(E, lost, "lost", FT_U64, FV_NUM),
 	F(E, seen, "seen", FT_U64, FV_NUM),
 };
@@ -222,11 +227,11 @@ static const struct ilog_field symbol_f[] = {
 
 #define E struct ilog_chain
 static const struct ilog_field chain_f[] = {
-	F(E, id, "id", FT_U64, FV_HEX),
+	F(E, id, "id", FT_U64, FV_HEX, .col = "chain_id"),
 	F(E, ts_start, "ts_start", FT_U64, FV_MONO),
-	F(E, ts_end, "ts_end", FT_U64, FV_NUM),
-	F(E, severity, "severity", FT_U32, FV_SEV),
-	F(E, pattern, "pattern", FT_STR, FV_STR),
+	F(E, ts_end, "ts_end", FT_U64, FV_NUM, .sql = ILOG_COL_WALL),
+	F(E, severity, "severity", FT_U32, FV_SEV, .sql = ILOG_COL_CH8),
+	F(E, pattern, "pattern", FT_STR, FV_STR, .sql = ILOG_COL_LOWCARD),
 	F(E, pid, "pid", FT_U32, FV_NUM),
 	F(E, op, "op", FT_U16, FV_OP),
 	F(E, score, "score", FT_F64, FV_NUM),
@@ -276,11 +281,11 @@ static const struct ilog_field count_elem[] = {
 };
 #define E struct ilog_blkio
 static const struct ilog_field blkio_f[] = {
-	F(E, ts_ns, "ts_start", FT_U64, FV_MONO),
+	F(E, ts_ns, "ts_start", FT_U64, FV_MONO, .col = "ts", .sql = ILOG_COL_NOTNULL),
 	F(E, dur_ns, "dur_ns", FT_U64, FV_NUM),
 	F(E, major, "major", FT_U32, FV_NUM),
 	F(E, minor, "minor", FT_U32, FV_NUM),
-	F(E, disk, "disk", FT_STR, FV_STR),
+	F(E, disk, "disk", FT_STR, FV_STR, .sql = ILOG_COL_LOWCARD),
 	F(E, pid, "pid", FT_U32, FV_NUM),
 	F(E, nprocs, "nprocs", FT_U32, FV_NUM),
 	F(E, comm, "comm", FT_CHARS, FV_STR),
@@ -297,7 +302,7 @@ static const struct ilog_field blkio_f[] = {
 
 #define E struct ilog_retrans
 static const struct ilog_field retrans_f[] = {
-	F(E, ts_ns, "ts_start", FT_U64, FV_MONO),
+	F(E, ts_ns, "ts_start", FT_U64, FV_MONO, .col = "ts", .sql = ILOG_COL_NOTNULL),
 	F(E, dur_ns, "dur_ns", FT_U64, FV_NUM),
 	F(E, pid, "pid", FT_U32, FV_NUM),
 	F(E, comm, "comm", FT_CHARS, FV_STR),
@@ -315,7 +320,7 @@ static const struct ilog_field retrans_f[] = {
 
 #define E struct ilog_sockio
 static const struct ilog_field sockio_f[] = {
-	F(E, ts_ns, "ts_start", FT_U64, FV_MONO),
+	F(E, ts_ns, "ts_start", FT_U64, FV_MONO, .col = "ts", .sql = ILOG_COL_NOTNULL),
 	F(E, dur_ns, "dur_ns", FT_U64, FV_NUM),
 	F(E, pid, "pid", FT_U32, FV_NUM),
 	F(E, comm, "comm", FT_CHARS, FV_STR),
@@ -328,33 +333,49 @@ static const struct ilog_field sockio_f[] = {
 };
 #undef E
 
-#define K(id, nm, member, tab) \
+/* After the layout, the kind's SQL members (schema.h), if any. */
+#define K(id, nm, member, tab, ...) \
 	[id] = { nm, sizeof(((struct ilog_record *)0)->u.member), \
-		 sizeof(tab) / sizeof(tab[0]), tab }
+		 sizeof(tab) / sizeof(tab[0]), tab, __VA_ARGS__ }
+#define NONE .tab = ILOG_TAB_NONE
+#define LOCAL ILOG_TAB_LOCAL
 static const struct ilog_kind_desc kinds[ILOG_K__COUNT] = {
-	K(ILOG_K_HEADER, "header", header, header_f),
-	K(ILOG_K_CLOCK, "clock", clock, clock_f),
-	K(ILOG_K_SCHEMA, "schema", schema, schema_f),
-	K(ILOG_K_CUDA, "cuda", cuda, cuda_f),
-	K(ILOG_K_HOST, "host", host, host_f),
-	K(ILOG_K_STACK, "stack", stack, stack_f),
-	K(ILOG_K_PYSTACK, "pystack", pystack, pystack_f),
-	K(ILOG_K_PROCESS, "process", process, process_f),
-	K(ILOG_K_MAPPING, "mapping", mapping, mapping_f),
-	K(ILOG_K_PYCODE, "pycode", pycode, pycode_f),
-	K(ILOG_K_SNAPSHOT, "snapshot", snapshot, snapshot_f),
-	K(ILOG_K_LOSS, "loss", loss, loss_f),
-	K(ILOG_K_SYMBOL, "symbol", symbol, symbol_f),
-	K(ILOG_K_CHAIN, "chain", chain, chain_f),
-	K(ILOG_K_PROVENANCE, "provenance", provenance, provenance_f),
-	K(ILOG_K_NODE, "node", node, node_f),
-	K(ILOG_K_OPNAME, "opname", opname, opname_f),
-	K(ILOG_K_KERNEL, "kernel", kernel, kernel_f),
-	K(ILOG_K_BLKIO, "blkio", blkio, blkio_f),
-	K(ILOG_K_RETRANS, "retrans", retrans, retrans_f),
-	K(ILOG_K_SOCKIO, "sockio", sockio, sockio_f),
-	K(ILOG_K_INFLIGHT, "inflight", inflight, inflight_f),
+	K(ILOG_K_HEADER, "header", header, header_f, NONE),
+	K(ILOG_K_CLOCK, "clock", clock, clock_f, .table = "clocks", .tab = LOCAL),
+	K(ILOG_K_SCHEMA, "schema", schema, schema_f, NONE),
+	K(ILOG_K_CUDA, "cuda", cuda, cuda_f, .table = "events",
+	  .sql_index = { "ts(ts, op)", "pid(pid, ts, op)" }, .ch_key = "pid"),
+	K(ILOG_K_HOST, "host", host, host_f, .table = "host_events",
+	  .sql_index = { "ts(ts)", "pid(pid, ts)" }, .ch_key = "pid"),
+	K(ILOG_K_STACK, "stack", stack, stack_f, NONE),
+	K(ILOG_K_PYSTACK, "pystack", pystack, pystack_f, NONE),
+	K(ILOG_K_PROCESS, "process", process, process_f, .table = "processes",
+	  .sql_index = { "pid(session_id, node, pid)" }, .ch_key = "pid"),
+	K(ILOG_K_MAPPING, "mapping", mapping, mapping_f, .table = "mappings", .tab = LOCAL,
+	  .sql_index = { "pid(session_id, node, pid, start)" }),
+	K(ILOG_K_PYCODE, "pycode", pycode, pycode_f, .tab = LOCAL),
+	K(ILOG_K_SNAPSHOT, "snapshot", snapshot, snapshot_f, .table = "snapshots",
+	  .sql_index = { "ts(ts)" }),
+	K(ILOG_K_LOSS, "loss", loss, loss_f, .table = "losses"),
+	K(ILOG_K_SYMBOL, "symbol", symbol, symbol_f, .table = "symbols", .tab = LOCAL,
+	  .sql_index = { "ip(session_id, node, pid, ip)" }),
+	K(ILOG_K_CHAIN, "chain", chain, chain_f, .table = "chains",
+	  .sql_index = { "ts(ts_start)" }, .ch_key = "pid"),
+	K(ILOG_K_PROVENANCE, "provenance", provenance, provenance_f,
+	  .tab = LOCAL | ILOG_TAB_NONODE),
+	K(ILOG_K_NODE, "node", node, node_f, NONE),
+	K(ILOG_K_OPNAME, "opname", opname, opname_f, NONE),
+	K(ILOG_K_KERNEL, "kernel", kernel, kernel_f, .table = "kernels", .tab = LOCAL),
+	K(ILOG_K_BLKIO, "blkio", blkio, blkio_f, .sql_index = { "ts(ts)" }, .ch_key = "disk"),
+	K(ILOG_K_RETRANS, "retrans", retrans, retrans_f, .sql_index = { "ts(ts)" }),
+	K(ILOG_K_SOCKIO, "sockio", sockio, sockio_f, .sql_index = { "ts(ts)" }, .ch_key = "pid"),
+	/* no SQL table yet (stored as before: counted as unknown records); without
+	 * NONE it gets one in SQLite and in ClickHouse, once docs/schema.md and
+	 * docs/fleet.md say what it holds */
+	K(ILOG_K_INFLIGHT, "inflight", inflight, inflight_f, NONE),
 };
+#undef NONE
+#undef LOCAL
 
 const struct ilog_kind_desc *ilog_kind_desc(uint32_t kind)
 {

@@ -413,7 +413,7 @@ int ilog_writer_put_cuda(struct ilog_writer *w, const struct ingero_cuda_event *
 	if (ev->op >= ILOG_OP_NAMED_FIRST && name_op(w, ev->op))
 		return -1;
 	/* the cuda table, unrolled from the same X-macro list */
-#define X(fld, nm, ty, vw) +1
+#define X(fld, nm, ty, vw, sql) +1
 	enum { NVALS = 1 ILOG_CUDA_FIELDS(X), MAXLEN = 3 + 9 * NVALS };
 #undef X
 	_Static_assert(NVALS >= 16 && NVALS < 65536, "cuda record is an array16");
@@ -436,7 +436,7 @@ int ilog_writer_put_cuda(struct ilog_writer *w, const struct ingero_cuda_event *
 #define ENC_FT_U64(v) enc_uint(d, v)
 #define ENC_FT_S32(v) enc_int(d, v)
 #define ENC_FT_TS(v) enc_int(d, (int64_t)((v) - base0))
-#define X(fld, nm, ty, vw) d = ENC_##ty(ev->fld);
+#define X(fld, nm, ty, vw, sql) d = ENC_##ty(ev->fld);
 	ILOG_CUDA_FIELDS(X)
 #undef X
 	if (nargs) {

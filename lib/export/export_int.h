@@ -11,6 +11,69 @@
 #include "ingero/nodemap.h"
 #include "ingero/hmap.h"
 #include "ingero/vec.h"
+#include "ingero/schema.h"
+
+/*
+ * The SQL sinks' tables of record kinds (sqlcols.c): SQLite's and
+ * ClickHouse's columns come from the kind table (ingero/schema.h: the
+ * fields and their SQL members), plus the columns computed from a record,
+ * named here in one place.  Each sink adds its own leading columns
+ * (session, node) and maps types.
+ */
+#define ILOG_SQL_MAXCOLS 40
+
+enum ilog_sqlc_src {
+	ILOG_SQLC_FIELD,      /* a field of the record */
+	ILOG_SQLC_ELEM,       /* a field of an array's elements (arr): ClickHouse
+			       * an array of it, SQLite's rows table one value */
+	ILOG_SQLC_P50,        /* blkio: the median latency of its histogram */
+	ILOG_SQLC_P99,        /* blkio: the 99th percentile */
+};
+
+struct ilog_sqlcol {
+	const char *name;
+	const struct ilog_field *f;   /* FIELD, ELEM: the field */
+	const struct ilog_field *arr; /* ELEM: the array */
+	uint8_t src;                  /* enum ilog_sqlc_src */
+	uint16_t flags;               /* f's ILOG_COL_*, with ILOG_COL_WALL on every time */
+};
+
+struct ilog_sqltab {
+	uint32_t kind;
+	const char *name;
+	uint8_t tab;                  /* ILOG_TAB_* */
+	const char *sql_index[2], *ch_key; /* the kind's (ingero/schema.h) */
+	unsigned ncols;
+	struct ilog_sqlcol cols[ILOG_SQL_MAXCOLS];
+	/* SQLite: the array of records stored as rows of a table of its own,
+	 * whose columns ilog_sqltab_rows makes; NULL none */
+	const struct ilog_field *rows;
+	char names[512];              /* the names made here */
+	unsigned nnames;
+};
+
+/*
+ * Kind's table in SQLite (ch 0) or ClickHouse (ch 1): its columns after
+ * the sink's own, in the order the sinks store them.  0, or -1 when the
+ * kind has no table there (unknown, ILOG_TAB_NONE, ILOG_TAB_LOCAL in
+ * ClickHouse).
+ */
+int ilog_sqltab_make(uint32_t kind, int ch, struct ilog_sqltab *t);
+/* SQLite: the table of parent->rows, one row per element: the parent's
+ * times, then the element's fields (ELEM columns).  0 or -1 (none). */
+int ilog_sqltab_rows(const struct ilog_sqltab *parent, struct ilog_sqltab *t);
+/* A scalar column's value in a record (base) or element (elem): integers
+ * as their 64 bits (signed ones sign-extended), a double's bits for F64
+ * (ilog_sqlcol_f64 reads it), computed columns computed. */
+uint64_t ilog_sqlcol_u64(const struct ilog_sqlcol *c, const void *base, const void *elem);
+double ilog_sqlcol_f64(const struct ilog_sqlcol *c, const void *base, const void *elem);
+/* A text column (FT_STR, FT_CHARS) as a view. */
+struct ilog_str ilog_sqlcol_str(const struct ilog_sqlcol *c, const void *base, const void *elem);
+/* The bytes of an FT_BIN column. */
+struct ilog_bin ilog_sqlcol_bin(const struct ilog_sqlcol *c, const void *base, const void *elem);
+/* An array field's element count (at most its max) and first element. */
+uint32_t ilog_sqlarr_n(const struct ilog_field *arr, const void *base);
+const void *ilog_sqlarr_at(const struct ilog_field *arr, const void *base, uint32_t i);
 
 
 

@@ -977,7 +977,7 @@ static void test_forward_compat(void)
 		*q++ = 0xdc; *q++ = 0; *q++ = 21;
 		int64_t vals[21] = { ILOG_K_CUDA };
 		int k = 1;
-#define X(fld, nm, ty, vw) vals[k++] = (int64_t)full64.u.cuda.fld;
+#define X(fld, nm, ty, vw, sql) vals[k++] = (int64_t)full64.u.cuda.fld;
 		ILOG_CUDA_FIELDS(X)
 #undef X
 		for (int i = 0; i < 21; i++) {

@@ -35,7 +35,12 @@ static const char upgrade4[] =
 	"ALTER TABLE snapshot_procs ADD COLUMN rss_growth INTEGER;"
 	"ALTER TABLE snapshot_procs ADD COLUMN comm TEXT;";
 
-static const char ddl[] =
+/* Tables (docs/schema.md) not made from a record kind's fields, in the
+ * order sqlite_schema has always kept them (schema dumps show it): the
+ * session and its nodes first; the stacks, each stored once by id with its
+ * frames as rows, where the kinds' tables put them (ddl_kinds); the
+ * lookup and summary tables, indexes and views after those. */
+static const char ddl_head[] =
 	"CREATE TABLE IF NOT EXISTS sessions("
 	" session_id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, imported_ns INTEGER NOT NULL,"
 	" tool TEXT NOT NULL, version TEXT NOT NULL, source TEXT NOT NULL,"
@@ -45,34 +50,16 @@ static const char ddl[] =
 	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, name TEXT NOT NULL, host TEXT,"
 	" boot_id TEXT, rank INTEGER, log_session INTEGER, recorder TEXT, kernel TEXT, driver TEXT,"
 	" format_version TEXT, node_index INTEGER, anchor_mono_ns INTEGER, anchor_real_ns INTEGER,"
-	" PRIMARY KEY(session_id, node));\n"
-	"CREATE TABLE IF NOT EXISTS clocks("
-	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, mono_ns INTEGER, boot_ns INTEGER,"
-	" real_ns INTEGER);\n"
-	"CREATE TABLE IF NOT EXISTS processes("
-	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER, pid INTEGER, ppid INTEGER,"
-	" uid INTEGER, start_ns INTEGER, comm TEXT, exe TEXT, argv TEXT, cgroup TEXT,"
-	" cgroup_id INTEGER, pod_uid TEXT, container_id TEXT);\n"
-	"CREATE TABLE IF NOT EXISTS mappings("
-	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER, pid INTEGER,"
-	" start INTEGER, end INTEGER, file_offset INTEGER, prot INTEGER, path TEXT, build_id TEXT);\n"
-	"CREATE TABLE IF NOT EXISTS events("
-	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER NOT NULL,"
-	" dur_ns INTEGER NOT NULL, pid INTEGER, tid INTEGER, layer INTEGER, op INTEGER, ret INTEGER,"
-	" stream INTEGER, bytes INTEGER, handle INTEGER, kind INTEGER, grid_x INTEGER,"
-	" grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER,"
-	" flags INTEGER, stack_id INTEGER, pystack_id INTEGER);\n"
-	"CREATE TABLE IF NOT EXISTS host_events("
-	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER NOT NULL, dur_ns INTEGER,"
-	" type INTEGER, pid INTEGER, tid INTEGER, other_pid INTEGER, other_tid INTEGER, cpu INTEGER,"
-	" value INTEGER, comm TEXT, other_comm TEXT, cgroup_id INTEGER);\n"
+	" PRIMARY KEY(session_id, node));\n";
+static const char ddl_stacks[] =
 	"CREATE TABLE IF NOT EXISTS stacks("
 	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, stack_id INTEGER NOT NULL,"
 	" pid INTEGER, depth INTEGER, PRIMARY KEY(session_id, node, stack_id)) WITHOUT ROWID;\n"
 	"CREATE TABLE IF NOT EXISTS frames("
 	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, stack_id INTEGER NOT NULL,"
 	" frame INTEGER NOT NULL, ip INTEGER,"
-	" PRIMARY KEY(session_id, node, stack_id, frame)) WITHOUT ROWID;\n"
+	" PRIMARY KEY(session_id, node, stack_id, frame)) WITHOUT ROWID;\n";
+static const char ddl_pystacks[] =
 	"CREATE TABLE IF NOT EXISTS pystacks("
 	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, pystack_id INTEGER NOT NULL,"
 	" pid INTEGER, depth INTEGER, entry INTEGER,"
@@ -80,48 +67,8 @@ static const char ddl[] =
 	"CREATE TABLE IF NOT EXISTS pyframes("
 	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, pystack_id INTEGER NOT NULL,"
 	" frame INTEGER NOT NULL, code INTEGER, lasti INTEGER,"
-	" PRIMARY KEY(session_id, node, pystack_id, frame)) WITHOUT ROWID;\n"
-	"CREATE TABLE IF NOT EXISTS pycode("
-	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, pid INTEGER, code INTEGER,"
-	" py_version INTEGER, filename TEXT, qualname TEXT, firstlineno INTEGER, linetable BLOB);\n"
-	"CREATE TABLE IF NOT EXISTS symbols("
-	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, pid INTEGER, ip INTEGER,"
-	" build_id TEXT, module TEXT, module_off INTEGER, function TEXT, sym_off INTEGER,"
-	" file TEXT, line INTEGER, inline_depth INTEGER);\n"
-	"CREATE TABLE IF NOT EXISTS kernels("
-	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, pid INTEGER, handle INTEGER,"
-	" name TEXT);\n"
-	"CREATE TABLE IF NOT EXISTS blkio("
-	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER NOT NULL, dur_ns INTEGER,"
-	" major INTEGER, minor INTEGER, disk TEXT, pid INTEGER, nprocs INTEGER, comm TEXT,"
-	" cgroup_id INTEGER, ios INTEGER, bytes INTEGER, read_ios INTEGER, read_bytes INTEGER,"
-	" lat_sum_ns INTEGER, lat_max_ns INTEGER, p50_ns INTEGER, p99_ns INTEGER, hist TEXT);\n"
-	"CREATE TABLE IF NOT EXISTS retrans("
-	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER NOT NULL, dur_ns INTEGER,"
-	" pid INTEGER, comm TEXT, cgroup_id INTEGER, family INTEGER, saddr TEXT, daddr TEXT,"
-	" sport INTEGER, dport INTEGER, count INTEGER, state INTEGER, flows INTEGER);\n"
-	"CREATE TABLE IF NOT EXISTS sockio("
-	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER NOT NULL, dur_ns INTEGER,"
-	" pid INTEGER, comm TEXT, cgroup_id INTEGER, tx_bytes INTEGER, rx_bytes INTEGER,"
-	" tx_calls INTEGER, rx_calls INTEGER, others INTEGER);\n"
-	"CREATE TABLE IF NOT EXISTS snapshots("
-	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER NOT NULL, cpu_pct REAL,"
-	" ncpu INTEGER, mem_total INTEGER, mem_avail INTEGER, swap_total INTEGER,"
-	" swap_free INTEGER, load1 REAL, load5 REAL, load15 REAL, psi_cpu_some REAL,"
-	" psi_mem_some REAL, psi_mem_full REAL, psi_io_some REAL, psi_io_full REAL);\n"
-	"CREATE TABLE IF NOT EXISTS snapshot_procs("
-	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER NOT NULL, pid INTEGER,"
-	" cpu_pct REAL, rss INTEGER, rss_growth INTEGER, comm TEXT);\n"
-	"CREATE TABLE IF NOT EXISTS losses("
-	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, ts INTEGER, source TEXT,"
-	" lost INTEGER, seen INTEGER);\n"
-	"CREATE TABLE IF NOT EXISTS chains("
-	" session_id INTEGER NOT NULL, node INTEGER NOT NULL, chain_id INTEGER, ts_start INTEGER,"
-	" ts_end INTEGER, severity INTEGER, pattern TEXT, pid INTEGER, op INTEGER, score REAL,"
-	" title TEXT, root_cause TEXT, fix TEXT, evidence TEXT, comm TEXT, culprit_pid INTEGER,"
-	" culprit_comm TEXT, lost_ns INTEGER, metrics TEXT);\n"
-	"CREATE TABLE IF NOT EXISTS provenance("
-	" session_id INTEGER NOT NULL, real_ns INTEGER, tool TEXT, version TEXT, args TEXT);\n"
+	" PRIMARY KEY(session_id, node, pystack_id, frame)) WITHOUT ROWID;\n";
+static const char ddl_tail[] =
 	/* names at the edge: small lookup tables the views join */
 	"CREATE TABLE IF NOT EXISTS ops(op INTEGER PRIMARY KEY, name TEXT NOT NULL, layer INTEGER);\n"
 	"CREATE TABLE IF NOT EXISTS layers(layer INTEGER PRIMARY KEY, name TEXT NOT NULL);\n"
@@ -224,26 +171,16 @@ static const char ddl[] =
 /*
  * Secondary indexes, built once after the load on a new database (a sort
  * of each key is cheaper than keeping the B-trees up row by row), kept up
- * row by row on appends to an existing one.  Op is the second column of
- * the time index and the third of the process index rather than the first
- * of an index of its own: per-op questions come with a time window (served
- * by events_ts without reading a row), and over a whole log a scan in
- * storage order beats an op index's random row reads; an op index also
- * cost twice the load itself to build (bench/RESULTS.md, bench/sqlite).
+ * row by row on appends to an existing one: the kinds' (their sql_index
+ * in lib/codec/schema.c), then the summaries'.  Op is the second column of
+ * the events' time index and the third of their process index rather than
+ * the first of an index of its own: per-op questions come with a time
+ * window (served by events_ts without reading a row), and over a whole log
+ * a scan in storage order beats an op index's random row reads; an op
+ * index also cost twice the load itself to build (bench/RESULTS.md,
+ * bench/sqlite).
  */
-const char ilog_sq_indexes[] =
-	"CREATE INDEX IF NOT EXISTS events_ts ON events(ts, op);\n"
-	"CREATE INDEX IF NOT EXISTS events_pid ON events(pid, ts, op);\n"
-	"CREATE INDEX IF NOT EXISTS host_events_ts ON host_events(ts);\n"
-	"CREATE INDEX IF NOT EXISTS host_events_pid ON host_events(pid, ts);\n"
-	"CREATE INDEX IF NOT EXISTS snapshots_ts ON snapshots(ts);\n"
-	"CREATE INDEX IF NOT EXISTS blkio_ts ON blkio(ts);\n"
-	"CREATE INDEX IF NOT EXISTS retrans_ts ON retrans(ts);\n"
-	"CREATE INDEX IF NOT EXISTS sockio_ts ON sockio(ts);\n"
-	"CREATE INDEX IF NOT EXISTS symbols_ip ON symbols(session_id, node, pid, ip);\n"
-	"CREATE INDEX IF NOT EXISTS processes_pid ON processes(session_id, node, pid);\n"
-	"CREATE INDEX IF NOT EXISTS mappings_pid ON mappings(session_id, node, pid, start);\n"
-	"CREATE INDEX IF NOT EXISTS chains_ts ON chains(ts_start);\n"
+static const char indexes_tail[] =
 	"CREATE INDEX IF NOT EXISTS summary_windows_op ON summary_windows(session_id, op, start_ts);\n"
 	"CREATE INDEX IF NOT EXISTS summary_process_windows_pid"
 	" ON summary_process_windows(session_id, pid, op, start_ts);\n";
@@ -283,27 +220,161 @@ static const char backfill_graph[] =
 
 static const char *const inserts[S__COUNT] = {
 	[S_NODE] = "INSERT INTO nodes VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[S_CLOCK] = "INSERT INTO clocks VALUES(?,?,?,?,?)",
-	[S_PROCESS] = "INSERT INTO processes VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[S_MAPPING] = "INSERT INTO mappings VALUES(?,?,?,?,?,?,?,?,?,?)",
-	[S_EVENT] = "INSERT INTO events VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[S_HOST] = "INSERT INTO host_events VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[S_STACK] = "INSERT OR IGNORE INTO stacks VALUES(?,?,?,?,?)",
 	[S_FRAME] = "INSERT OR IGNORE INTO frames VALUES(?,?,?,?,?)",
 	[S_PYSTACK] = "INSERT OR IGNORE INTO pystacks VALUES(?,?,?,?,?,?)",
 	[S_PYFRAME] = "INSERT OR IGNORE INTO pyframes VALUES(?,?,?,?,?,?)",
-	[S_PYCODE] = "INSERT INTO pycode VALUES(?,?,?,?,?,?,?,?,?)",
-	[S_SYMBOL] = "INSERT INTO symbols VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-	[S_KERNEL] = "INSERT INTO kernels VALUES(?,?,?,?,?)",
-	[S_BLKIO] = "INSERT INTO blkio VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[S_RETRANS] = "INSERT INTO retrans VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[S_SOCKIO] = "INSERT INTO sockio VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-	[S_SNAP] = "INSERT INTO snapshots VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[S_SNAPPROC] = "INSERT INTO snapshot_procs VALUES(?,?,?,?,?,?,?,?)",
-	[S_LOSS] = "INSERT INTO losses VALUES(?,?,?,?,?,?)",
-	[S_CHAIN] = "INSERT INTO chains VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[S_PROV] = "INSERT INTO provenance VALUES(?,?,?,?,?)",
 };
+
+/*
+ * The kinds' tables (lib/export/sqlcols.c), and indexes, come in the order
+ * sqlite_schema has always kept them (it keeps the order things were made
+ * in, and schema dumps show it); a kind named in neither list follows the
+ * others, in kind order.  STACKS and PYSTACKS stand for ddl_stacks and
+ * ddl_pystacks.
+ */
+#define STACKS (-1)
+#define PYSTACKS (-2)
+static const int table_order[] = {
+	ILOG_K_CLOCK, ILOG_K_PROCESS, ILOG_K_MAPPING, ILOG_K_CUDA, ILOG_K_HOST, STACKS, PYSTACKS,
+	ILOG_K_PYCODE, ILOG_K_SYMBOL, ILOG_K_KERNEL, ILOG_K_BLKIO, ILOG_K_RETRANS, ILOG_K_SOCKIO,
+	ILOG_K_SNAPSHOT, ILOG_K_LOSS, ILOG_K_CHAIN, ILOG_K_PROVENANCE,
+};
+static const int index_order[] = {
+	ILOG_K_CUDA, ILOG_K_HOST, ILOG_K_SNAPSHOT, ILOG_K_BLKIO, ILOG_K_RETRANS, ILOG_K_SOCKIO,
+	ILOG_K_SYMBOL, ILOG_K_PROCESS, ILOG_K_MAPPING, ILOG_K_CHAIN,
+};
+
+/* order, then every kind it does not name; the count */
+static unsigned in_order(const int *order, unsigned n, int *out)
+{
+	unsigned m = 0;
+	for (unsigned i = 0; i < n; i++)
+		out[m++] = order[i];
+	for (int k = 0; k < ILOG_K__COUNT; k++) {
+		unsigned i = 0;
+		while (i < n && order[i] != k)
+			i++;
+		if (i == n)
+			out[m++] = k;
+	}
+	return m;
+}
+
+static const char *col_type(const struct ilog_sqlcol *c)
+{
+	if (!c->f)
+		return "INTEGER"; /* computed */
+	switch (c->f->type) {
+	case FT_F64: return "REAL";
+	case FT_STR: case FT_CHARS: case FT_ARR: return "TEXT";
+	case FT_BIN: return c->flags & ILOG_COL_BLOB ? "BLOB" : "TEXT";
+	default: return "INTEGER";
+	}
+}
+
+/* u64 values (ids, handles, addresses) are stored as their 64-bit
+ * pattern in a signed INTEGER; an array of scalars as JSON text. */
+static int put_table(struct ilog_buf *b, const struct ilog_sqltab *t)
+{
+	int bad = ilog_buf_printf(b, "CREATE TABLE IF NOT EXISTS %s( session_id INTEGER NOT NULL%s",
+				  t->name, t->tab & ILOG_TAB_NONODE ? "" : ", node INTEGER NOT NULL");
+	for (unsigned i = 0; i < t->ncols; i++)
+		bad |= ilog_buf_printf(b, ", %s %s%s", t->cols[i].name, col_type(&t->cols[i]),
+				       t->cols[i].flags & ILOG_COL_NOTNULL ? " NOT NULL" : "");
+	return bad | ilog_buf_printf(b, ");\n");
+}
+
+/* The whole schema's DDL (tables, indexes kept up row by row, views).
+ * 0 or -1 with c->err. */
+static int make_ddl(struct ilog_sink_ctx *c, struct sq *s, struct ilog_buf *b)
+{
+	int order[64];
+	unsigned n = in_order(table_order, sizeof(table_order) / sizeof(table_order[0]), order);
+	int bad = ilog_buf_printf(b, "%s", ddl_head);
+	for (unsigned i = 0; i < n; i++) {
+		const struct sq_kind *k = order[i] >= 0 ? &s->k[order[i]] : NULL;
+		if (order[i] == STACKS || order[i] == PYSTACKS)
+			bad |= ilog_buf_printf(b, "%s", order[i] == STACKS ? ddl_stacks : ddl_pystacks);
+		if (k && k->has)
+			bad |= put_table(b, &k->tab);
+		if (k && k->has_rows)
+			bad |= put_table(b, &k->rows);
+	}
+	bad |= ilog_buf_printf(b, "%s", ddl_tail) | ilog_buf_put(b, "", 1);
+	if (bad)
+		snprintf(c->err, sizeof(c->err), "out of memory");
+	return bad ? -1 : 0;
+}
+
+int ilog_sq_indexes(struct ilog_sink_ctx *c, struct sq *s)
+{
+	struct ilog_buf b = { 0 };
+	int order[64];
+	unsigned n = in_order(index_order, sizeof(index_order) / sizeof(index_order[0]), order);
+	int bad = 0;
+	for (unsigned i = 0; i < n; i++) {
+		const struct ilog_sqltab *t = &s->k[order[i]].tab;
+		for (int x = 0; x < 2 && s->k[order[i]].has && t->sql_index[x]; x++) {
+			const char *cols = strchr(t->sql_index[x], '(');
+			if (cols)
+				bad |= ilog_buf_printf(&b, "CREATE INDEX IF NOT EXISTS %s_%.*s ON %s%s;\n",
+						       t->name, (int)(cols - t->sql_index[x]),
+						       t->sql_index[x], t->name, cols);
+		}
+	}
+	bad |= ilog_buf_printf(&b, "%s", indexes_tail) | ilog_buf_put(&b, "", 1);
+	int rc = bad ? -1 : ilog_sq_exec(c, s, b.p);
+	if (bad)
+		snprintf(c->err, sizeof(c->err), "out of memory");
+	ilog_buf_free(&b);
+	return rc;
+}
+
+/* "INSERT INTO name VALUES(?,...)", its rows rows times (one statement
+ * for many rows), prepared to be kept. */
+static int prepare_insert(struct ilog_sink_ctx *c, struct sq *s, const struct ilog_sqltab *t,
+			  int rows, sqlite3_stmt **st)
+{
+	struct ilog_buf q = { 0 };
+	unsigned ncols = t->ncols + (t->tab & ILOG_TAB_NONODE ? 1 : 2);
+	int bad = ilog_buf_printf(&q, "INSERT INTO %s VALUES", t->name);
+	for (int i = 0; i < rows && !bad; i++) {
+		bad |= ilog_buf_printf(&q, "%s(", i ? "," : "");
+		for (unsigned k = 0; k < ncols; k++)
+			bad |= ilog_buf_printf(&q, "%s?", k ? "," : "");
+		bad |= ilog_buf_printf(&q, ")");
+	}
+	bad |= ilog_buf_put(&q, "", 1);
+	int rc = bad ? SQLITE_NOMEM : sqlite3_prepare_v3(s->db, q.p, -1, SQLITE_PREPARE_PERSISTENT,
+							  st, NULL);
+	ilog_buf_free(&q);
+	return rc == SQLITE_OK ? 0 : ilog_sq_err(c, s, "prepare");
+}
+
+/* The kinds' tables and their statements (after the DDL ran, for those). */
+static int kind_tables(struct ilog_sink_ctx *c, struct sq *s, int prepare)
+{
+	if (!prepare && !s->k && !(s->k = calloc(ILOG_K__COUNT, sizeof(*s->k)))) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return -1;
+	}
+	for (uint32_t k = 0; k < ILOG_K__COUNT; k++) {
+		struct sq_kind *q = &s->k[k];
+		if (!prepare) {
+			q->has = !ilog_sqltab_make(k, 0, &q->tab);
+			q->has_rows = q->has && !ilog_sqltab_rows(&q->tab, &q->rows);
+			continue;
+		}
+		if ((q->has && prepare_insert(c, s, &q->tab, 1, &q->st)) ||
+		    (q->has_rows && prepare_insert(c, s, &q->rows, 1, &q->rst)))
+			return -1;
+	}
+	if (!prepare)
+		return 0;
+	/* events go in BATCH rows per statement too */
+	return prepare_insert(c, s, &s->k[ILOG_K_CUDA].tab, BATCH, &s->batch);
+}
 
 int ilog_sq_err(struct ilog_sink_ctx *c, struct sq *s, const char *what)
 {
@@ -430,6 +501,7 @@ int ilog_sq_open_db(struct ilog_sink_ctx *c, struct sq *s)
 	    ilog_sq_exec(c, s, "BEGIN IMMEDIATE"))
 		return -1;
 	s->in_txn = 1;
+	struct ilog_buf q = { 0 };
 	char pragma[96];
 	snprintf(pragma, sizeof(pragma), "PRAGMA application_id=%d; PRAGMA user_version=%d", APP_ID,
 		 SCHEMA_VERSION);
@@ -437,33 +509,22 @@ int ilog_sq_open_db(struct ilog_sink_ctx *c, struct sq *s)
 	    (upgrade && ver < 4 && ilog_sq_exec(c, s, upgrade4)) ||
 	    (upgrade && ver < 3 && ilog_sq_exec(c, s, "DROP VIEW IF EXISTS op_stats;"
 				   "DROP VIEW IF EXISTS process_op_stats")) ||
-	    ilog_sq_exec(c, s, ddl) || ilog_sq_exec(c, s, pragma) || lookups(c, s) ||
+	    kind_tables(c, s, 0) || make_ddl(c, s, &q) || ilog_sq_exec(c, s, q.p) ||
+	    ilog_sq_exec(c, s, pragma) || lookups(c, s) ||
 	    (upgrade && ver < 3 && (ilog_sq_exec(c, s, backfill) || ilog_sq_exec(c, s, ILOG_SQ_PREEMPT_SUMMARY("")))) ||
-	    (upgrade && ilog_sq_exec(c, s, backfill_graph)))
+	    (upgrade && ilog_sq_exec(c, s, backfill_graph))) {
+		ilog_buf_free(&q);
 		return -1;
-	if (!s->fresh && ilog_sq_exec(c, s, ilog_sq_indexes))
+	}
+	ilog_buf_free(&q);
+	if (!s->fresh && ilog_sq_indexes(c, s))
 		return -1;
 	for (int i = 0; i < S__COUNT; i++)
 		if (sqlite3_prepare_v3(s->db, inserts[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i],
 				       NULL) != SQLITE_OK)
 			return ilog_sq_err(c, s, "prepare");
-	{
-		/* INSERT INTO events VALUES(22 ?),(22 ?)... BATCH times */
-		struct ilog_buf q = { 0 };
-		int bad = ilog_buf_printf(&q, "INSERT INTO events VALUES");
-		for (int i = 0; i < BATCH && !bad; i++) {
-			bad |= ilog_buf_printf(&q, "%s(", i ? "," : "");
-			for (int k = 0; k < EVENT_COLS; k++)
-				bad |= ilog_buf_printf(&q, "%s?", k ? "," : "");
-			bad |= ilog_buf_printf(&q, ")");
-		}
-		bad |= ilog_buf_put(&q, "", 1);
-		int rc = bad ? SQLITE_NOMEM : sqlite3_prepare_v3(s->db, q.p, -1,
-					SQLITE_PREPARE_PERSISTENT, &s->batch, NULL);
-		ilog_buf_free(&q);
-		if (rc != SQLITE_OK)
-			return ilog_sq_err(c, s, "prepare");
-	}
+	if (kind_tables(c, s, 1))
+		return -1;
 	/* the session row, completed at close */
 	s->session = new_session_id();
 	int64_t seq = query_int(s, "SELECT coalesce(max(seq), 0) + 1 FROM sessions");

@@ -43,6 +43,11 @@ static void sq_free(struct sq *s)
 {
 	for (int i = 0; i < S__COUNT; i++)
 		sqlite3_finalize(s->st[i]);
+	for (int k = 0; k < ILOG_K__COUNT && s->k; k++) {
+		sqlite3_finalize(s->k[k].st);
+		sqlite3_finalize(s->k[k].rst);
+	}
+	free(s->k);
 	sqlite3_finalize(s->batch);
 	if (s->db)
 		sqlite3_close(s->db); /* uncommitted work is rolled back */
@@ -129,93 +134,129 @@ int ilog_sq_db_op(struct ilog_sink_ctx *c, struct sq *s, uint32_t op)
 	return (int)got;
 }
 
-static void bind_event(sqlite3_stmt *st, int base, int64_t session, const struct ev_row *row)
+/* A row's monotonic time as wall-clock ns; 0 stays 0. */
+static int64_t wall_of(const struct sq_wall *w, uint64_t mono)
 {
-	const struct ingero_cuda_event *e = &row->e;
-	BI(st, base + 1, session);
-	BI(st, base + 2, row->node);
-	BI(st, base + 3, row->wall);
-	BI(st, base + 4, e->dur_ns);
-	BI(st, base + 5, e->pid);
-	BI(st, base + 6, e->tid);
-	BI(st, base + 7, e->layer);
-	BI(st, base + 8, e->op);
-	BI(st, base + 9, e->ret);
-	BI(st, base + 10, e->stream);
-	BI(st, base + 11, e->bytes);
-	BI(st, base + 12, e->handle);
-	BI(st, base + 13, e->kind);
-	BI(st, base + 14, e->grid_x);
-	BI(st, base + 15, e->grid_y);
-	BI(st, base + 16, e->grid_z);
-	BI(st, base + 17, e->block_x);
-	BI(st, base + 18, e->block_y);
-	BI(st, base + 19, e->block_z);
-	BI(st, base + 20, e->flags);
-	BI(st, base + 21, e->stack_id);
-	BI(st, base + 22, e->pystack_id);
+	if (!mono)
+		return 0;
+	if (w->r)
+		return (int64_t)ilog_reader_wall(w->r, w->node, mono);
+	if (w->stats)
+		return (int64_t)ilog_stats_wall(w->stats, w->node, mono);
+	return w->fixed;
+}
+
+/* A column that is text made from the record: an array of scalars as JSON
+ * ([1,2]), an address as text, argv as a JSON array, other bytes as hex
+ * (or as a BLOB).  0 or -1. */
+static int bind_made(struct ilog_sink_ctx *c, struct sq *s, sqlite3_stmt *st, int k,
+		     const struct ilog_sqlcol *col, const void *base)
+{
+	const struct ilog_field *f = col->f;
+	struct ilog_buf *b = &s->tmp;
+	int bad = 0;
+	b->len = 0;
+	if (f->type == FT_ARR) {
+		struct ilog_sqlcol e = { .f = &f->sub[0], .arr = f, .src = ILOG_SQLC_ELEM };
+		int sign = f->sub[0].type == FT_S32 || f->sub[0].type == FT_S64;
+		bad |= ilog_buf_put(b, "[", 1);
+		for (uint32_t i = 0, n = ilog_sqlarr_n(f, base); i < n; i++) {
+			uint64_t v = ilog_sqlcol_u64(&e, base, ilog_sqlarr_at(f, base, i));
+			bad |= sign ? ilog_buf_printf(b, "%s%lld", i ? "," : "", (long long)v)
+				    : ilog_buf_printf(b, "%s%llu", i ? "," : "", (unsigned long long)v);
+		}
+		bad |= ilog_buf_put(b, "]", 1);
+	} else {
+		struct ilog_bin v = ilog_sqlcol_bin(col, base, NULL);
+		char a[64];
+		if (col->flags & ILOG_COL_BLOB)
+			return sqlite3_bind_blob(st, k, v.n ? (const void *)v.p : "", (int)v.n,
+						 SQLITE_STATIC) == SQLITE_OK ? 0 : ilog_sq_err(c, s, "bind");
+		if (f->view == FV_INET)
+			bad |= ilog_buf_printf(b, "%s", ilog_inet_str(v, a, sizeof(a)));
+		else if (f->view == FV_ARGV)
+			bad |= ilog_json_argv(b, v);
+		for (uint32_t i = 0; i < v.n && f->view != FV_INET && f->view != FV_ARGV; i++)
+			bad |= ilog_buf_printf(b, "%02x", v.p[i]);
+	}
+	if (bad) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return -1;
+	}
+	sqlite3_bind_text(st, k, b->p ? b->p : "", (int)b->len, SQLITE_TRANSIENT);
+	return 0;
+}
+
+/*
+ * A row of table t bound from placeholder k + 1 on: the session, the node,
+ * then the columns of the record at base (of its element elem in a rows
+ * table).  The last placeholder bound, or -1.
+ */
+static int bind_row(struct ilog_sink_ctx *c, struct sq *s, sqlite3_stmt *st, int k,
+		    const struct ilog_sqltab *t, int node, const void *base, const void *elem,
+		    const struct sq_wall *w)
+{
+	BI(st, ++k, s->session);
+	if (!(t->tab & ILOG_TAB_NONODE))
+		BI(st, ++k, node);
+	for (unsigned i = 0; i < t->ncols; i++) {
+		const struct ilog_sqlcol *col = &t->cols[i];
+		uint8_t type = col->f ? col->f->type : FT_U64;
+		k++;
+		if (type == FT_F64) {
+			BD(st, k, ilog_sqlcol_f64(col, base, elem));
+		} else if (type == FT_STR || type == FT_CHARS) {
+			bt(st, k, ilog_sqlcol_str(col, base, elem));
+		} else if (type == FT_BIN || type == FT_ARR) {
+			if (bind_made(c, s, st, k, col, base))
+				return -1;
+		} else {
+			uint64_t v = ilog_sqlcol_u64(col, base, elem);
+			int op = col->f && col->f->view == FV_OP ? ilog_sq_db_op(c, s, (uint32_t)v) : 0;
+			if (op < 0)
+				return -1;
+			if (col->flags & ILOG_COL_WALL)
+				v = (uint64_t)wall_of(w, v);
+			BI(st, k, col->f && col->f->view == FV_OP ? (uint64_t)op : v);
+		}
+	}
+	return k;
+}
+
+int ilog_sq_put_row(struct ilog_sink_ctx *c, struct sq *s, uint32_t kind, int node,
+		    const void *base, const struct sq_wall *w)
+{
+	struct sq_kind *q = &s->k[kind];
+	if (bind_row(c, s, q->st, 0, &q->tab, node, base, NULL, w) < 0 || ilog_sq_step(c, s, q->st))
+		return -1;
+	uint32_t n = q->has_rows ? ilog_sqlarr_n(q->tab.rows, base) : 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (bind_row(c, s, q->rst, 0, &q->rows, node, base, ilog_sqlarr_at(q->tab.rows, base, i),
+			     w) < 0 ||
+		    ilog_sq_step(c, s, q->rst))
+			return -1;
+	return 0;
 }
 
 /* Insert the pending events: a full batch in one statement, a partial
  * one (at close) row by row. */
 static int flush_events(struct ilog_sink_ctx *c, struct sq *s)
 {
-	if (s->npend == BATCH) {
-		for (unsigned i = 0; i < BATCH; i++)
-			bind_event(s->batch, (int)i * EVENT_COLS, s->session, &s->pend[i]);
-		s->npend = 0;
-		return ilog_sq_step(c, s, s->batch);
-	}
-	for (unsigned i = 0; i < s->npend; i++) {
-		bind_event(s->st[S_EVENT], 0, s->session, &s->pend[i]);
-		if (ilog_sq_step(c, s, s->st[S_EVENT]))
+	const struct ilog_sqltab *t = &s->k[ILOG_K_CUDA].tab;
+	sqlite3_stmt *st = s->npend == BATCH ? s->batch : s->k[ILOG_K_CUDA].st;
+	for (unsigned i = 0, k = 0; i < s->npend; i++) {
+		const struct ev_row *row = &s->pend[i];
+		struct sq_wall w = { .fixed = row->wall };
+		int last = bind_row(c, s, st, (int)k, t, row->node, &row->e, NULL, &w);
+		if (last < 0)
+			return -1;
+		k = st == s->batch ? (unsigned)last : 0;
+		if (st != s->batch && ilog_sq_step(c, s, st))
 			return -1;
 	}
+	unsigned n = s->npend;
 	s->npend = 0;
-	return 0;
-}
-
-/* hex text of bytes into s->tmp (NUL-terminated) */
-static const char *hex(struct sq *s, struct ilog_bin b)
-{
-	static const char d[] = "0123456789abcdef";
-	s->tmp.len = 0;
-	for (uint32_t i = 0; i < b.n; i++) {
-		char two[2] = { d[b.p[i] >> 4], d[b.p[i] & 15] };
-		ilog_buf_put(&s->tmp, two, 2);
-	}
-	ilog_buf_put(&s->tmp, "", 1);
-	return s->tmp.p ? s->tmp.p : "";
-}
-
-/* One chain row; ts_start and ts_end are wall-clock ns. */
-int ilog_sq_put_chain(struct ilog_sink_ctx *c, struct sq *s, int node, const struct ilog_chain *ch,
-		     int64_t wall_start, int64_t wall_end)
-{
-	sqlite3_stmt *st = s->st[S_CHAIN];
-	BI(st, 1, s->session);
-	BI(st, 2, node);
-	BI(st, 3, ch->id);
-	BI(st, 4, wall_start);
-	BI(st, 5, wall_end);
-	BI(st, 6, ch->severity);
-	bt(st, 7, ch->pattern);
-	BI(st, 8, ch->pid);
-	int op = ilog_sq_db_op(c, s, ch->op);
-	if (op < 0)
-		return -1;
-	BI(st, 9, op);
-	BD(st, 10, ch->score);
-	bt(st, 11, ch->title);
-	bt(st, 12, ch->root_cause);
-	bt(st, 13, ch->fix);
-	bt(st, 14, ch->evidence);
-	bt(st, 15, ch->comm);
-	BI(st, 16, ch->culprit_pid);
-	bt(st, 17, ch->culprit_comm);
-	BI(st, 18, ch->lost_ns);
-	bt(st, 19, ch->metrics);
-	return ilog_sq_step(c, s, st);
+	return n == BATCH ? ilog_sq_step(c, s, st) : 0;
 }
 
 static int feed_err(struct ilog_sink_ctx *c, struct sq *s)
@@ -225,43 +266,95 @@ static int feed_err(struct ilog_sink_ctx *c, struct sq *s)
 	return -1;
 }
 
+/* A header's node: a row the first time it is seen.  0 or -1. */
+static int put_node(struct ilog_sink_ctx *c, struct sq *s, const struct ilog_record *rec,
+		    const struct ilog_reader *r)
+{
+	int isnew;
+	int node = ilog_node_map_header(&s->nodes, rec, r, &isnew);
+	if (node < 0) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return -1;
+	}
+	if (!isnew)
+		return 0;
+	const struct ilog_header *h = &rec->u.header;
+	char ver[32];
+	snprintf(ver, sizeof(ver), "%u.%u", h->version_major, h->version_minor);
+	sqlite3_stmt *st = s->st[S_NODE];
+	BI(st, 1, s->session);
+	BI(st, 2, node);
+	bt(st, 3, h->node);
+	bt(st, 4, h->host);
+	bt(st, 5, h->boot_id);
+	BI(st, 6, h->rank);
+	BI(st, 7, h->session_id);
+	bt(st, 8, h->recorder);
+	bt(st, 9, h->kernel);
+	bt(st, 10, h->driver);
+	sqlite3_bind_text(st, 11, ver, -1, SQLITE_TRANSIENT);
+	BI(st, 12, h->node_index);
+	BI(st, 13, h->mono_ns);
+	BI(st, 14, h->real_ns);
+	return ilog_sq_step(c, s, st);
+}
+
+/* A native or Python stack: stored once per id, its frames as rows. */
+static int put_stack(struct ilog_sink_ctx *c, struct sq *s, const struct ilog_record *rec, int node)
+{
+	int py = rec->kind == ILOG_K_PYSTACK;
+	const struct ingero_stack *k = &rec->u.stack;
+	const struct ingero_pystack *p = &rec->u.pystack;
+	uint64_t id = py ? p->id : k->id;
+	uint32_t nr = py ? p->nr : k->nr, max = py ? INGERO_MAX_PYFRAMES : INGERO_MAX_STACK;
+	sqlite3_stmt *st = s->st[py ? S_PYSTACK : S_STACK];
+	BI(st, 1, s->session);
+	BI(st, 2, node);
+	BI(st, 3, id);
+	BI(st, 4, py ? p->pid : k->pid);
+	BI(st, 5, nr);
+	if (py)
+		BI(st, 6, p->entry);
+	if (ilog_sq_step(c, s, st))
+		return -1;
+	if (!sqlite3_changes(s->db))
+		return 0; /* the same id again: its frames are there */
+	st = s->st[py ? S_PYFRAME : S_FRAME];
+	for (uint32_t i = 0; i < nr && i < max; i++) {
+		BI(st, 1, s->session);
+		BI(st, 2, node);
+		BI(st, 3, id);
+		BI(st, 4, i);
+		BI(st, 5, py ? p->frames[i].code : k->ips[i]);
+		if (py)
+			BI(st, 6, p->frames[i].lasti);
+		if (ilog_sq_step(c, s, st))
+			return -1;
+	}
+	return 0;
+}
+
+/* A CUDA event: pending until a batch is full. */
+static int put_event(struct ilog_sink_ctx *c, struct sq *s, const struct ingero_cuda_event *e,
+		     int node, int64_t wall)
+{
+	s->events++;
+	if (!s->first_ts || wall < s->first_ts)
+		s->first_ts = wall;
+	if (wall + (int64_t)e->dur_ns > s->last_ts)
+		s->last_ts = wall + (int64_t)e->dur_ns;
+	s->pend[s->npend++] = (struct ev_row){ *e, wall, node };
+	return s->npend == BATCH ? flush_events(c, s) : 0;
+}
+
 static int sq_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 		     const struct ilog_reader *r)
 {
 	struct sq *s = c->state;
-	sqlite3_stmt *st;
 	s->records++;
-	if (rec->kind == ILOG_K_HEADER && ilog_sq_feed_record(s->feed, rec, r, 0, 0))
-		return feed_err(c, s);
-	if (rec->kind == ILOG_K_HEADER) {
-		int isnew;
-		int node = ilog_node_map_header(&s->nodes, rec, r, &isnew);
-		if (node < 0) {
-			snprintf(c->err, sizeof(c->err), "out of memory");
-			return -1;
-		}
-		if (!isnew)
-			return 0;
-		const struct ilog_header *h = &rec->u.header;
-		char ver[32];
-		snprintf(ver, sizeof(ver), "%u.%u", h->version_major, h->version_minor);
-		st = s->st[S_NODE];
-		BI(st, 1, s->session);
-		BI(st, 2, node);
-		bt(st, 3, h->node);
-		bt(st, 4, h->host);
-		bt(st, 5, h->boot_id);
-		BI(st, 6, h->rank);
-		BI(st, 7, h->session_id);
-		bt(st, 8, h->recorder);
-		bt(st, 9, h->kernel);
-		bt(st, 10, h->driver);
-		sqlite3_bind_text(st, 11, ver, -1, SQLITE_TRANSIENT);
-		BI(st, 12, h->node_index);
-		BI(st, 13, h->mono_ns);
-		BI(st, 14, h->real_ns);
-		return ilog_sq_step(c, s, st);
-	}
+	if (rec->kind == ILOG_K_HEADER)
+		return ilog_sq_feed_record(s->feed, rec, r, 0, 0) ? feed_err(c, s)
+								  : put_node(c, s, rec, r);
 	int node = ilog_node_map_get(&s->nodes, rec, r);
 	if (node < 0) {
 		/* a record before any header cannot happen (the reader refuses) */
@@ -272,317 +365,29 @@ static int sq_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 	if (ilog_sq_feed_record(s->feed, rec, r, node, wall))
 		return feed_err(c, s);
 	switch (rec->kind) {
-	case ILOG_K_CUDA: {
-		const struct ingero_cuda_event *e = &rec->u.cuda;
-		s->events++;
-		if (!s->first_ts || wall < s->first_ts)
-			s->first_ts = wall;
-		if (wall + (int64_t)e->dur_ns > s->last_ts)
-			s->last_ts = wall + (int64_t)e->dur_ns;
-		s->pend[s->npend] = (struct ev_row){ *e, wall, node };
-		if (e->op >= ILOG_OP_NAMED_FIRST) {
-			int op = ilog_sq_db_op(c, s, e->op);
-			if (op < 0)
-				return -1;
-			s->pend[s->npend].e.op = (uint16_t)op;
-		}
-		s->npend++;
-		return s->npend == BATCH ? flush_events(c, s) : 0;
-	}
-	case ILOG_K_HOST: {
-		const struct ingero_host_event *h = &rec->u.host;
-		st = s->st[S_HOST];
-		BI(st, 1, s->session);
-		BI(st, 2, node);
-		BI(st, 3, wall);
-		BI(st, 4, h->dur_ns);
-		BI(st, 5, h->type);
-		BI(st, 6, h->pid);
-		BI(st, 7, h->tid);
-		BI(st, 8, h->other_pid);
-		BI(st, 9, h->other_tid);
-		BI(st, 10, h->cpu);
-		BI(st, 11, h->value);
-		sqlite3_bind_text(st, 12, h->comm, (int)strnlen(h->comm, INGERO_COMM_LEN), SQLITE_STATIC);
-		sqlite3_bind_text(st, 13, h->other_comm, (int)strnlen(h->other_comm, INGERO_COMM_LEN),
-				  SQLITE_STATIC);
-		BI(st, 14, h->cgroup_id);
+	case ILOG_K_CUDA:
+		return put_event(c, s, &rec->u.cuda, node, wall);
+	case ILOG_K_STACK:
+	case ILOG_K_PYSTACK:
+		return put_stack(c, s, rec, node);
+	case ILOG_K_HOST:
 		s->host++;
-		return ilog_sq_step(c, s, st);
-	}
-	case ILOG_K_CLOCK:
-		st = s->st[S_CLOCK];
-		BI(st, 1, s->session);
-		BI(st, 2, node);
-		BI(st, 3, rec->u.clock.mono_ns);
-		BI(st, 4, rec->u.clock.boot_ns);
-		BI(st, 5, rec->u.clock.real_ns);
-		return ilog_sq_step(c, s, st);
-	case ILOG_K_PROCESS: {
-		const struct ilog_process *p = &rec->u.process;
-		st = s->st[S_PROCESS];
-		BI(st, 1, s->session);
-		BI(st, 2, node);
-		BI(st, 3, wall);
-		BI(st, 4, p->pid);
-		BI(st, 5, p->ppid);
-		BI(st, 6, p->uid);
-		BI(st, 7, p->start_ns);
-		bt(st, 8, p->comm);
-		bt(st, 9, p->exe);
-		s->tmp.len = 0;
-		if (ilog_json_argv(&s->tmp, p->cmdline))
-			return ilog_sq_err(c, s, "out of memory");
-		sqlite3_bind_text(st, 10, s->tmp.p ? s->tmp.p : "[]", (int)(s->tmp.p ? s->tmp.len : 2),
-				  SQLITE_STATIC);
-		bt(st, 11, p->cgroup);
-		BI(st, 12, p->cgroup_id);
-		bt(st, 13, p->pod_uid);
-		bt(st, 14, p->container_id);
-		return ilog_sq_step(c, s, st);
-	}
-	case ILOG_K_MAPPING: {
-		const struct ilog_mapping *mp = &rec->u.mapping;
-		st = s->st[S_MAPPING];
-		BI(st, 1, s->session);
-		BI(st, 2, node);
-		BI(st, 3, wall);
-		BI(st, 4, mp->pid);
-		BI(st, 5, mp->start);
-		BI(st, 6, mp->end);
-		BI(st, 7, mp->offset);
-		BI(st, 8, mp->prot);
-		bt(st, 9, mp->path);
-		sqlite3_bind_text(st, 10, hex(s, mp->build_id), -1, SQLITE_STATIC);
-		return ilog_sq_step(c, s, st);
-	}
-	case ILOG_K_STACK: {
-		const struct ingero_stack *k = &rec->u.stack;
-		st = s->st[S_STACK];
-		BI(st, 1, s->session);
-		BI(st, 2, node);
-		BI(st, 3, k->id);
-		BI(st, 4, k->pid);
-		BI(st, 5, k->nr);
-		if (ilog_sq_step(c, s, st))
-			return -1;
-		if (!sqlite3_changes(s->db))
-			return 0; /* the same id again: its frames are there */
-		st = s->st[S_FRAME];
-		for (uint32_t i = 0; i < k->nr && i < INGERO_MAX_STACK; i++) {
-			BI(st, 1, s->session);
-			BI(st, 2, node);
-			BI(st, 3, k->id);
-			BI(st, 4, i);
-			BI(st, 5, k->ips[i]);
-			if (ilog_sq_step(c, s, st))
-				return -1;
-		}
-		return 0;
-	}
-	case ILOG_K_PYSTACK: {
-		const struct ingero_pystack *k = &rec->u.pystack;
-		st = s->st[S_PYSTACK];
-		BI(st, 1, s->session);
-		BI(st, 2, node);
-		BI(st, 3, k->id);
-		BI(st, 4, k->pid);
-		BI(st, 5, k->nr);
-		BI(st, 6, k->entry);
-		if (ilog_sq_step(c, s, st))
-			return -1;
-		if (!sqlite3_changes(s->db))
-			return 0;
-		st = s->st[S_PYFRAME];
-		for (uint32_t i = 0; i < k->nr && i < INGERO_MAX_PYFRAMES; i++) {
-			BI(st, 1, s->session);
-			BI(st, 2, node);
-			BI(st, 3, k->id);
-			BI(st, 4, i);
-			BI(st, 5, k->frames[i].code);
-			BI(st, 6, k->frames[i].lasti);
-			if (ilog_sq_step(c, s, st))
-				return -1;
-		}
-		return 0;
-	}
-	case ILOG_K_PYCODE: {
-		const struct ilog_pycode *p = &rec->u.pycode;
-		st = s->st[S_PYCODE];
-		BI(st, 1, s->session);
-		BI(st, 2, node);
-		BI(st, 3, p->pid);
-		BI(st, 4, p->code);
-		BI(st, 5, p->py_version);
-		bt(st, 6, p->filename);
-		bt(st, 7, p->qualname);
-		BI(st, 8, p->firstlineno);
-		sqlite3_bind_blob(st, 9, p->linetable.n ? (const void *)p->linetable.p : "",
-				  (int)p->linetable.n, SQLITE_STATIC);
-		return ilog_sq_step(c, s, st);
-	}
-	case ILOG_K_SYMBOL: {
-		const struct ilog_symbol *y = &rec->u.symbol;
-		st = s->st[S_SYMBOL];
-		BI(st, 1, s->session);
-		BI(st, 2, node);
-		BI(st, 3, y->pid);
-		BI(st, 4, y->ip);
-		sqlite3_bind_text(st, 5, hex(s, y->build_id), -1, SQLITE_STATIC);
-		bt(st, 6, y->module);
-		BI(st, 7, y->module_off);
-		bt(st, 8, y->function);
-		BI(st, 9, y->sym_off);
-		bt(st, 10, y->file);
-		BI(st, 11, y->line);
-		BI(st, 12, y->inline_depth);
-		return ilog_sq_step(c, s, st);
-	}
-	case ILOG_K_KERNEL:
-		st = s->st[S_KERNEL];
-		BI(st, 1, s->session);
-		BI(st, 2, node);
-		BI(st, 3, rec->u.kernel.pid);
-		BI(st, 4, rec->u.kernel.handle);
-		bt(st, 5, rec->u.kernel.name);
-		return ilog_sq_step(c, s, st);
-	case ILOG_K_BLKIO: {
-		const struct ilog_blkio *b = &rec->u.blkio;
-		char hist[INGERO_BLK_HBUCKETS * 21 + 3];
-		size_t hn = 0;
-		hist[hn++] = '[';
-		for (uint32_t i = 0; i < b->nhist && i < INGERO_BLK_HBUCKETS; i++)
-			hn += (size_t)snprintf(hist + hn, sizeof(hist) - hn, "%s%llu", i ? "," : "",
-					       (unsigned long long)b->hist[i]);
-		hist[hn++] = ']';
-		st = s->st[S_BLKIO];
-		BI(st, 1, s->session);
-		BI(st, 2, node);
-		BI(st, 3, wall);
-		BI(st, 4, b->dur_ns);
-		BI(st, 5, b->major);
-		BI(st, 6, b->minor);
-		bt(st, 7, b->disk);
-		BI(st, 8, b->pid);
-		BI(st, 9, b->nprocs);
-		sqlite3_bind_text(st, 10, b->comm, (int)strnlen(b->comm, INGERO_COMM_LEN), SQLITE_STATIC);
-		BI(st, 11, b->cgroup_id);
-		BI(st, 12, b->ios);
-		BI(st, 13, b->bytes);
-		BI(st, 14, b->read_ios);
-		BI(st, 15, b->read_bytes);
-		BI(st, 16, b->lat_sum_ns);
-		BI(st, 17, b->lat_max_ns);
-		BI(st, 18, ilog_blk_quantile(b->hist, b->nhist, 0.50, b->lat_max_ns));
-		BI(st, 19, ilog_blk_quantile(b->hist, b->nhist, 0.99, b->lat_max_ns));
-		sqlite3_bind_text(st, 20, hist, (int)hn, SQLITE_TRANSIENT);
-		return ilog_sq_step(c, s, st);
-	}
-	case ILOG_K_RETRANS: {
-		const struct ilog_retrans *t = &rec->u.retrans;
-		char sa[64], da[64];
-		st = s->st[S_RETRANS];
-		BI(st, 1, s->session);
-		BI(st, 2, node);
-		BI(st, 3, wall);
-		BI(st, 4, t->dur_ns);
-		BI(st, 5, t->pid);
-		sqlite3_bind_text(st, 6, t->comm, (int)strnlen(t->comm, INGERO_COMM_LEN), SQLITE_STATIC);
-		BI(st, 7, t->cgroup_id);
-		BI(st, 8, t->family);
-		sqlite3_bind_text(st, 9, ilog_inet_str(t->saddr, sa, sizeof(sa)), -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 10, ilog_inet_str(t->daddr, da, sizeof(da)), -1, SQLITE_TRANSIENT);
-		BI(st, 11, t->sport);
-		BI(st, 12, t->dport);
-		BI(st, 13, t->count);
-		BI(st, 14, t->state);
-		BI(st, 15, t->flows);
-		return ilog_sq_step(c, s, st);
-	}
-	case ILOG_K_SOCKIO: {
-		const struct ilog_sockio *o = &rec->u.sockio;
-		st = s->st[S_SOCKIO];
-		BI(st, 1, s->session);
-		BI(st, 2, node);
-		BI(st, 3, wall);
-		BI(st, 4, o->dur_ns);
-		BI(st, 5, o->pid);
-		sqlite3_bind_text(st, 6, o->comm, (int)strnlen(o->comm, INGERO_COMM_LEN), SQLITE_STATIC);
-		BI(st, 7, o->cgroup_id);
-		BI(st, 8, o->tx_bytes);
-		BI(st, 9, o->rx_bytes);
-		BI(st, 10, o->tx_calls);
-		BI(st, 11, o->rx_calls);
-		BI(st, 12, o->others);
-		return ilog_sq_step(c, s, st);
-	}
-	case ILOG_K_SNAPSHOT: {
-		const struct ilog_snapshot *n = &rec->u.snapshot;
-		st = s->st[S_SNAP];
-		BI(st, 1, s->session);
-		BI(st, 2, node);
-		BI(st, 3, wall);
-		BD(st, 4, n->cpu_pct);
-		BI(st, 5, n->ncpu);
-		BI(st, 6, n->mem_total);
-		BI(st, 7, n->mem_avail);
-		BI(st, 8, n->swap_total);
-		BI(st, 9, n->swap_free);
-		BD(st, 10, n->load1);
-		BD(st, 11, n->load5);
-		BD(st, 12, n->load15);
-		BD(st, 13, n->psi_cpu_some);
-		BD(st, 14, n->psi_mem_some);
-		BD(st, 15, n->psi_mem_full);
-		BD(st, 16, n->psi_io_some);
-		BD(st, 17, n->psi_io_full);
-		if (ilog_sq_step(c, s, st))
-			return -1;
-		st = s->st[S_SNAPPROC];
-		for (uint32_t i = 0; i < n->nprocs && i < ILOG_MAX_SNAPSHOT_PROCS; i++) {
-			BI(st, 1, s->session);
-			BI(st, 2, node);
-			BI(st, 3, wall);
-			BI(st, 4, n->procs[i].pid);
-			BD(st, 5, n->procs[i].cpu_pct);
-			BI(st, 6, n->procs[i].rss);
-			BI(st, 7, n->procs[i].rss_growth);
-			sqlite3_bind_text(st, 8, n->procs[i].comm, (int)strnlen(n->procs[i].comm, 16),
-					  SQLITE_STATIC);
-			if (ilog_sq_step(c, s, st))
-				return -1;
-		}
-		return 0;
-	}
-	case ILOG_K_LOSS:
-		st = s->st[S_LOSS];
-		BI(st, 1, s->session);
-		BI(st, 2, node);
-		BI(st, 3, wall);
-		bt(st, 4, rec->u.loss.source);
-		BI(st, 5, rec->u.loss.lost);
-		BI(st, 6, rec->u.loss.seen);
-		return ilog_sq_step(c, s, st);
+		break;
 	case ILOG_K_CHAIN:
 		s->chain_records++;
-		return ilog_sq_put_chain(c, s, node, &rec->u.chain, wall,
-				 rec->u.chain.ts_end ? (int64_t)ilog_reader_wall(r, rec->node,
-									 rec->u.chain.ts_end) : 0);
-	case ILOG_K_PROVENANCE:
-		st = s->st[S_PROV];
-		BI(st, 1, s->session);
-		BI(st, 2, rec->u.provenance.real_ns);
-		bt(st, 3, rec->u.provenance.tool);
-		bt(st, 4, rec->u.provenance.version);
-		bt(st, 5, rec->u.provenance.args);
-		return ilog_sq_step(c, s, st);
+		break;
 	case ILOG_K_SCHEMA:
 	case ILOG_K_NODE:
 		return 0;
 	default:
+		break;
+	}
+	if (rec->kind >= ILOG_K__COUNT || !s->k[rec->kind].has) {
 		s->unknown++;
 		return 0;
 	}
+	struct sq_wall w = { .r = r, .node = rec->node };
+	return ilog_sq_put_row(c, s, rec->kind, node, &rec->u, &w);
 }
 
 static int sq_close(struct ilog_sink_ctx *c)
@@ -596,6 +401,11 @@ static int sq_close(struct ilog_sink_ctx *c)
 	for (int i = 0; i < S__COUNT; i++) {
 		sqlite3_finalize(s->st[i]);
 		s->st[i] = NULL;
+	}
+	for (int k = 0; k < ILOG_K__COUNT && s->k; k++) {
+		sqlite3_finalize(s->k[k].st);
+		sqlite3_finalize(s->k[k].rst);
+		s->k[k].st = s->k[k].rst = NULL;
 	}
 	sqlite3_finalize(s->batch);
 	s->batch = NULL;
@@ -619,7 +429,7 @@ static int sq_close(struct ilog_sink_ctx *c)
 			rc = ilog_sq_err(c, s, "prepare");
 		}
 		if (!rc && s->fresh)
-			rc = ilog_sq_exec(c, s, ilog_sq_indexes);
+			rc = ilog_sq_indexes(c, s);
 		/* statistics for the planner, from a sample of each index
 		 * (milliseconds): with them it picks the indexes the example
 		 * queries are written for, and skips over the node column of

@@ -25,13 +25,16 @@
 
 
 #define BATCH 64
-#define EVENT_COLS 22
 
-enum stmt {
-	S_NODE, S_CLOCK, S_PROCESS, S_MAPPING, S_EVENT, S_HOST, S_STACK, S_FRAME, S_PYSTACK,
-	S_PYFRAME, S_PYCODE, S_SYMBOL, S_SNAP, S_SNAPPROC, S_LOSS, S_CHAIN, S_PROV, S_KERNEL,
-	S_BLKIO, S_RETRANS, S_SOCKIO,
-	S__COUNT
+/* the tables not made from a kind's fields */
+enum stmt { S_NODE, S_STACK, S_FRAME, S_PYSTACK, S_PYFRAME, S__COUNT };
+
+/* A kind's table (lib/export/sqlcols.c) and, for an array of records,
+ * the table of its elements, with their INSERT statements. */
+struct sq_kind {
+	struct ilog_sqltab tab, rows;
+	int has, has_rows;
+	sqlite3_stmt *st, *rst;
 };
 
 /*
@@ -95,6 +98,7 @@ struct feed {
 struct sq {
 	sqlite3 *db;
 	sqlite3_stmt *st[S__COUNT];
+	struct sq_kind *k;         /* [ILOG_K__COUNT] */
 	int64_t session;
 	int fresh;                 /* the database was new: build indexes at the end */
 	int in_txn;
@@ -133,7 +137,7 @@ static inline void bt(sqlite3_stmt *st, int i, struct ilog_str s)
  * session's row and the prepared statements.  0 or -1 with c->err. */
 int ilog_sq_open_db(struct ilog_sink_ctx *c, struct sq *s);
 /* the secondary indexes, built at close on a new database */
-extern const char ilog_sq_indexes[];
+int ilog_sq_indexes(struct ilog_sink_ctx *c, struct sq *s);
 /* c->err from the connection's error; -1 */
 int ilog_sq_err(struct ilog_sink_ctx *c, struct sq *s, const char *what);
 /* run SQL; 0 or -1 with c->err */
@@ -142,8 +146,19 @@ int ilog_sq_exec(struct ilog_sink_ctx *c, struct sq *s, const char *sql);
 /* sqlite.c */
 int ilog_sq_step(struct ilog_sink_ctx *c, struct sq *s, sqlite3_stmt *st);
 int ilog_sq_db_op(struct ilog_sink_ctx *c, struct sq *s, uint32_t op);
-int ilog_sq_put_chain(struct ilog_sink_ctx *c, struct sq *s, int node, const struct ilog_chain *ch,
-		      int64_t wall_start, int64_t wall_end);
+/* How a row's monotonic times become wall-clock ns: by the reader at the
+ * record's node while reading, by the statistics for what is made at
+ * close, else the one time given (a pending event's). */
+struct sq_wall {
+	const struct ilog_reader *r;
+	const struct ilog_stats *stats;
+	uint32_t node;
+	int64_t fixed;
+};
+/* A row of kind's table (and its elements' rows) from the record at base
+ * (the kind's member of union ilog_record).  0 or -1 with c->err. */
+int ilog_sq_put_row(struct ilog_sink_ctx *c, struct sq *s, uint32_t kind, int node,
+		    const void *base, const struct sq_wall *w);
 
 /* feed.c */
 struct feed *ilog_sq_feed_new(struct ilog_analysis *an);

@@ -121,8 +121,8 @@ int ilog_sq_summaries(struct ilog_sink_ctx *c, struct sq *s)
 		return -1;
 	for (uint32_t i = 0; i < cs->n; i++) {
 		const struct ilog_chain *ch = &cs->chains[i];
-		if (ilog_sq_put_chain(c, s, (int)cs->nodes[i], ch, wall_of(s, cs->nodes[i], ch->ts_start),
-				      wall_of(s, cs->nodes[i], ch->ts_end)))
+		struct sq_wall w = { .stats = s->stats, .node = cs->nodes[i] };
+		if (ilog_sq_put_row(c, s, ILOG_K_CHAIN, (int)cs->nodes[i], ch, &w))
 			goto out;
 	}
 	if (sqlite3_prepare_v2(s->db, "INSERT INTO summary_nodes VALUES(?,?,?,?,?,?,?,?,?,?,?)",
