@@ -179,6 +179,47 @@ static int ch_observe(struct ilog_sink_ctx *c, const struct ilog_record *rec)
 
 #define ARR(ptr, count, type) ((struct ilog_ch_arr){ (ptr), (count), sizeof(type) })
 
+/* A stack's row, the first time its fleet id is seen (ch_observe resolved
+ * its frames just before). */
+static int stack_row(struct ilog_sink_ctx *c, struct ch *s)
+{
+	int first = ilog_ch_stacks_first(s->stacks, s->frames_fid);
+	if (first <= 0)
+		return first < 0 ? oom(c) : 0;
+	const struct ilog_ch_frames *f = &s->frames;
+	struct ilog_ch_stack_row row = {
+		.stack_id = s->frames_fid, .depth = (uint16_t)f->n,
+		.unresolved = (uint16_t)f->unresolved, .symbolized = (uint16_t)f->symbolized,
+		.key = ARR(f->key, f->n, struct ilog_str),
+		.offset = ARR(f->offset, f->n, uint64_t),
+		.module = ARR(f->module, f->n, struct ilog_str),
+		.function = ARR(f->function, f->n, struct ilog_str),
+		.file = ARR(f->file, f->n, struct ilog_str),
+		.line = ARR(f->line, f->n, uint32_t),
+	};
+	return add_row(c, s, ILOG_CH_STACKS, &row);
+}
+
+/* The `ops` rows of the named ops (SPEC §5.17) a record names, each when
+ * first seen.  0 or -1. */
+static int named_ops(struct ilog_sink_ctx *c, struct ch *s, const struct ilog_record *rec)
+{
+	const struct ilog_kind_desc *d = ilog_kind_desc(rec->kind);
+	for (unsigned i = 0; i < d->nfields; i++) {
+		if (d->fields[i].view != FV_OP)
+			continue;
+		struct ilog_sqlcol col = { .f = &d->fields[i] };
+		uint32_t op = (uint32_t)ilog_sqlcol_u64(&col, &rec->u, NULL);
+		if (op < ILOG_OP_NAMED_FIRST || !ilog_op_name(op) || ilog_hmap_get(&s->named_ops, op, 0))
+			continue;
+		struct ilog_ch_name_row orow = { .id16 = (uint16_t)op, .name = ilog_str_c(ilog_op_name(op)),
+						 .layer = (uint8_t)ilog_op_layer(op) };
+		if (ilog_hmap_set(&s->named_ops, op, 0, 1) || add_row(c, s, ILOG_CH_OPS, &orow))
+			return -1;
+	}
+	return 0;
+}
+
 static int ch_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 		     const struct ilog_reader *r)
 {
@@ -186,184 +227,21 @@ static int ch_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 	s->sess.records++;
 	uint32_t node = node_of(s, rec);
 	const struct ilog_node_id *nid = s->nodes.nnodes ? &s->nodes.nodes[node] : NULL;
-	struct ilog_str nname = ilog_str_c(nid ? nid->name : "");
 	uint64_t ts = ilog_record_ts(rec);
 	uint64_t wall = ts ? ilog_reader_wall(r, rec->node, ts) : 0;
 	switch (rec->kind) {
-	case ILOG_K_CUDA: {
-		const struct ingero_cuda_event *e = &rec->u.cuda;
-		/* a named op's row in `ops` when first seen (SPEC §5.17) */
-		if (e->op >= ILOG_OP_NAMED_FIRST && ilog_op_name(e->op) &&
-		    !ilog_hmap_get(&s->named_ops, e->op, 0)) {
-			struct ilog_ch_name_row orow = { .id16 = e->op,
-							 .name = ilog_str_c(ilog_op_name(e->op)),
-							 .layer = (uint8_t)ilog_op_layer(e->op) };
-			if (ilog_hmap_set(&s->named_ops, e->op, 0, 1) ||
-			    add_row(c, s, ILOG_CH_OPS, &orow))
-				return -1;
-		}
-		struct ilog_ch_event_row row = {
-			.session_id = s->session, .node = nname,
-			.rank = nid ? (int32_t)nid->rank : -1, .pid = e->pid, .tid = e->tid,
-			.ts_ns = wall, .dur_ns = e->dur_ns, .layer = e->layer, .flags = e->flags,
-			.op = e->op, .ret = e->ret, .stream = e->stream, .bytes = e->bytes,
-			.handle = e->handle, .kind = e->kind,
-			.grid = { e->grid_x, e->grid_y, e->grid_z },
-			.block = { e->block_x, e->block_y, e->block_z },
-		};
-		if (e->stack_id && !(row.stack_id = ilog_ch_stacks_id(s->stacks, node, e->stack_id)))
-			s->sess.stacks_unknown++;
+	case ILOG_K_CUDA:
 		s->sess.events++;
 		if (!s->sess.first_ts_ns || wall < s->sess.first_ts_ns)
 			s->sess.first_ts_ns = wall;
-		if (wall + e->dur_ns > s->sess.last_ts_ns)
-			s->sess.last_ts_ns = wall + e->dur_ns;
-		return add_row(c, s, ILOG_CH_EVENTS, &row);
-	}
-	case ILOG_K_HOST: {
-		const struct ingero_host_event *h = &rec->u.host;
-		struct ilog_ch_host_row row = {
-			.session_id = s->session, .node = nname, .ts_ns = wall, .dur_ns = h->dur_ns,
-			.type = h->type, .pid = h->pid, .tid = h->tid, .other_pid = h->other_pid,
-			.other_tid = h->other_tid, .cpu = h->cpu, .value = h->value,
-			.comm = { h->comm, (uint32_t)strnlen(h->comm, INGERO_COMM_LEN) },
-			.other_comm = { h->other_comm, (uint32_t)strnlen(h->other_comm, INGERO_COMM_LEN) },
-			.cgroup_id = h->cgroup_id,
-		};
+		if (wall + rec->u.cuda.dur_ns > s->sess.last_ts_ns)
+			s->sess.last_ts_ns = wall + rec->u.cuda.dur_ns;
+		break;
+	case ILOG_K_HOST:
 		s->sess.host_events++;
-		return add_row(c, s, ILOG_CH_HOST_EVENTS, &row);
-	}
-	case ILOG_K_PROCESS: {
-		const struct ilog_process *p = &rec->u.process;
-		/* argv: NUL-separated, each argument ended by a NUL */
-		uint32_t na = 0;
-		for (uint32_t i = 0, st = 0; i < p->cmdline.n; i++) {
-			if (p->cmdline.p[i] && i + 1 < p->cmdline.n)
-				continue;
-			uint32_t end = p->cmdline.p[i] ? i + 1 : i;
-			if (na == s->capargv) {
-				uint32_t cap = s->capargv ? s->capargv * 2 : 16;
-				struct ilog_str *a = realloc(s->argv, cap * sizeof(*a));
-				if (!a)
-					return oom(c);
-				s->argv = a;
-				s->capargv = cap;
-			}
-			s->argv[na++] = (struct ilog_str){ (const char *)p->cmdline.p + st, end - st };
-			st = i + 1;
-		}
-		struct ilog_ch_process_row row = {
-			.session_id = s->session, .node = nname, .ts_ns = wall, .pid = p->pid,
-			.ppid = p->ppid, .uid = p->uid, .start_ns = p->start_ns, .comm = p->comm,
-			.exe = p->exe, .argv = ARR(s->argv, na, struct ilog_str),
-			.cgroup = p->cgroup, .cgroup_id = p->cgroup_id, .pod_uid = p->pod_uid,
-			.container_id = p->container_id,
-		};
-		return add_row(c, s, ILOG_CH_PROCESSES, &row);
-	}
-	case ILOG_K_SNAPSHOT: {
-		const struct ilog_snapshot *n = &rec->u.snapshot;
-		uint32_t np = n->nprocs < ILOG_MAX_SNAPSHOT_PROCS ? n->nprocs : ILOG_MAX_SNAPSHOT_PROCS;
-		struct ilog_str comms[ILOG_MAX_SNAPSHOT_PROCS];
-		for (uint32_t i = 0; i < np; i++)
-			comms[i] = (struct ilog_str){ n->procs[i].comm,
-						      (uint32_t)strnlen(n->procs[i].comm, 16) };
-		struct ilog_ch_snapshot_row row = {
-			.session_id = s->session, .node = nname, .ts_ns = wall, .cpu_pct = n->cpu_pct,
-			.ncpu = n->ncpu, .mem_total = n->mem_total, .mem_avail = n->mem_avail,
-			.swap_total = n->swap_total, .swap_free = n->swap_free, .load1 = n->load1,
-			.load5 = n->load5, .load15 = n->load15,
-			.proc_pid = ARR(&n->procs[0].pid, np, struct ilog_snapshot_proc),
-			.proc_cpu_pct = ARR(&n->procs[0].cpu_pct, np, struct ilog_snapshot_proc),
-			.proc_rss = ARR(&n->procs[0].rss, np, struct ilog_snapshot_proc),
-			.psi_cpu_some = n->psi_cpu_some, .psi_mem_some = n->psi_mem_some,
-			.psi_mem_full = n->psi_mem_full, .psi_io_some = n->psi_io_some,
-			.psi_io_full = n->psi_io_full,
-			.proc_rss_growth = ARR(&n->procs[0].rss_growth, np, struct ilog_snapshot_proc),
-			.proc_comm = ARR(comms, np, struct ilog_str),
-		};
-		return add_row(c, s, ILOG_CH_SNAPSHOTS, &row);
-	}
-	case ILOG_K_BLKIO: {
-		const struct ilog_blkio *b = &rec->u.blkio;
-		uint32_t nh = b->nhist < INGERO_BLK_HBUCKETS ? b->nhist : INGERO_BLK_HBUCKETS;
-		struct ilog_ch_blkio_row row = {
-			.session_id = s->session, .node = nname, .ts_ns = wall, .dur_ns = b->dur_ns,
-			.major = b->major, .minor = b->minor, .disk = b->disk, .pid = b->pid,
-			.nprocs = b->nprocs,
-			.comm = { b->comm, (uint32_t)strnlen(b->comm, INGERO_COMM_LEN) },
-			.cgroup_id = b->cgroup_id, .ios = b->ios, .bytes = b->bytes,
-			.read_ios = b->read_ios, .read_bytes = b->read_bytes,
-			.lat_sum_ns = b->lat_sum_ns, .lat_max_ns = b->lat_max_ns,
-			.p50_ns = ilog_blk_quantile(b->hist, nh, 0.50, b->lat_max_ns),
-			.p99_ns = ilog_blk_quantile(b->hist, nh, 0.99, b->lat_max_ns),
-			.hist = ARR(b->hist, nh, uint64_t),
-		};
-		return add_row(c, s, ILOG_CH_BLKIO, &row);
-	}
-	case ILOG_K_CHAIN: {
-		const struct ilog_chain *ch = &rec->u.chain;
-		struct ilog_ch_chain_row row = {
-			.session_id = s->session, .node = nname, .chain_id = ch->id, .ts_start_ns = wall,
-			.ts_end_ns = ch->ts_end ? ilog_reader_wall(r, rec->node, ch->ts_end) : 0,
-			.severity = (uint8_t)ch->severity, .pattern = ch->pattern, .pid = ch->pid,
-			.op = ch->op, .score = ch->score, .title = ch->title,
-			.root_cause = ch->root_cause, .fix = ch->fix, .evidence = ch->evidence,
-			.comm = ch->comm, .culprit_pid = ch->culprit_pid,
-			.culprit_comm = ch->culprit_comm, .lost_ns = ch->lost_ns,
-			.metrics = ch->metrics,
-		};
-		return add_row(c, s, ILOG_CH_CHAINS, &row);
-	}
-	case ILOG_K_RETRANS: {
-		const struct ilog_retrans *t = &rec->u.retrans;
-		char sa[64], da[64];
-		ilog_inet_str(t->saddr, sa, sizeof(sa));
-		ilog_inet_str(t->daddr, da, sizeof(da));
-		struct ilog_ch_retrans_row row = {
-			.session_id = s->session, .node = nname, .ts_ns = wall, .dur_ns = t->dur_ns,
-			.pid = t->pid, .comm = { t->comm, (uint32_t)strnlen(t->comm, INGERO_COMM_LEN) },
-			.cgroup_id = t->cgroup_id, .family = t->family, .saddr = ilog_str_c(sa),
-			.daddr = ilog_str_c(da), .sport = t->sport, .dport = t->dport,
-			.count = t->count, .state = t->state, .flows = t->flows,
-		};
-		return add_row(c, s, ILOG_CH_RETRANS, &row);
-	}
-	case ILOG_K_SOCKIO: {
-		const struct ilog_sockio *o = &rec->u.sockio;
-		struct ilog_ch_sockio_row row = {
-			.session_id = s->session, .node = nname, .ts_ns = wall, .dur_ns = o->dur_ns,
-			.pid = o->pid, .comm = { o->comm, (uint32_t)strnlen(o->comm, INGERO_COMM_LEN) },
-			.cgroup_id = o->cgroup_id, .tx_bytes = o->tx_bytes, .rx_bytes = o->rx_bytes,
-			.tx_calls = o->tx_calls, .rx_calls = o->rx_calls, .others = o->others,
-		};
-		return add_row(c, s, ILOG_CH_SOCKIO, &row);
-	}
-	case ILOG_K_LOSS: {
-		struct ilog_ch_loss_row row = {
-			.session_id = s->session, .node = nname, .ts_ns = wall,
-			.source = rec->u.loss.source, .lost = rec->u.loss.lost, .seen = rec->u.loss.seen,
-		};
-		return add_row(c, s, ILOG_CH_LOSSES, &row);
-	}
-	case ILOG_K_STACK: {
-		/* ch_observe resolved this record's frames just before */
-		int first = ilog_ch_stacks_first(s->stacks, s->frames_fid);
-		if (first <= 0)
-			return first < 0 ? oom(c) : 0;
-		const struct ilog_ch_frames *f = &s->frames;
-		struct ilog_ch_stack_row row = {
-			.stack_id = s->frames_fid, .depth = (uint16_t)f->n,
-			.unresolved = (uint16_t)f->unresolved, .symbolized = (uint16_t)f->symbolized,
-			.key = ARR(f->key, f->n, struct ilog_str),
-			.offset = ARR(f->offset, f->n, uint64_t),
-			.module = ARR(f->module, f->n, struct ilog_str),
-			.function = ARR(f->function, f->n, struct ilog_str),
-			.file = ARR(f->file, f->n, struct ilog_str),
-			.line = ARR(f->line, f->n, uint32_t),
-		};
-		return add_row(c, s, ILOG_CH_STACKS, &row);
-	}
+		break;
+	case ILOG_K_STACK:
+		return stack_row(c, s);
 	case ILOG_K_HEADER: case ILOG_K_CLOCK: case ILOG_K_SCHEMA: case ILOG_K_MAPPING:
 	case ILOG_K_PYSTACK: case ILOG_K_PYCODE: case ILOG_K_SYMBOL: case ILOG_K_PROVENANCE:
 	case ILOG_K_NODE:
@@ -371,9 +249,20 @@ static int ch_record(struct ilog_sink_ctx *c, const struct ilog_record *rec,
 		 * not in the fleet schema (docs/fleet.md) */
 		return 0;
 	default:
+		break;
+	}
+	if (rec->kind >= ILOG_K__COUNT || !ilog_ch_tables[ILOG_CH_KIND + rec->kind].name) {
 		s->sess.unknown_records++;
 		return 0;
 	}
+	if (named_ops(c, s, rec))
+		return -1;
+	struct ilog_ch_rec row = {
+		.base = &rec->u, .session = s->session, .node = ilog_str_c(nid ? nid->name : ""),
+		.rank = nid ? (int32_t)nid->rank : -1, .r = r, .rnode = rec->node,
+		.stacks = s->stacks, .xnode = node, .stacks_unknown = &s->sess.stacks_unknown,
+	};
+	return add_row(c, s, (enum ilog_ch_table)(ILOG_CH_KIND + rec->kind), &row);
 }
 
 /* Run DDL or a query, retried; 0 or -1 with c->err set. */
@@ -451,7 +340,7 @@ static int create_schema(struct ilog_sink_ctx *c, struct ch *s)
 		goto oom;
 	if (run(c, s, q.p, "create database"))
 		goto out;
-	for (int t = 0; t < ILOG_CH__COUNT; t++) {
+	for (int i = 0, t; (t = ilog_ch_order((unsigned)i)) >= 0; i++) {
 		q.len = 0;
 		if (ilog_ch_create(&q, s->db, (enum ilog_ch_table)t, 0) || ilog_buf_put(&q, "", 1))
 			goto oom;
@@ -463,7 +352,7 @@ static int create_schema(struct ilog_sink_ctx *c, struct ch *s)
 		goto out;
 	uint64_t n = 0;
 	if (ilog_ch_answer_u64(&s->resp, &n) == 0 && n) {
-		for (int t = 0; t < ILOG_CH__COUNT; t++) {
+		for (int i = 0, t; (t = ilog_ch_order((unsigned)i)) >= 0; i++) {
 			if (!ilog_ch_tables[t].shard_key)
 				continue;
 			q.len = 0;
@@ -609,6 +498,10 @@ static int ch_open(struct ilog_sink_ctx *c)
 
 static int ch_open_state(struct ilog_sink_ctx *c)
 {
+	if (ilog_ch_schema()) {
+		snprintf(c->err, sizeof(c->err), "a record kind's ClickHouse table does not fit");
+		return -1;
+	}
 	if (!c->url) {
 		snprintf(c->err, sizeof(c->err), "--format clickhouse needs --url http://HOST:8123");
 		return -1;
@@ -652,6 +545,8 @@ static int ch_open_state(struct ilog_sink_ctx *c)
 		return oom(c);
 	for (int t = 0; t < ILOG_CH__COUNT; t++) {
 		struct ilog_buf q = { 0 };
+		if (!ilog_ch_tables[t].name)
+			continue;
 		if (ilog_ch_insert_sql(&q, s->db, (enum ilog_ch_table)t) || ilog_buf_put(&q, "", 1)) {
 			ilog_buf_free(&q);
 			return oom(c);

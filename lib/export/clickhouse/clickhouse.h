@@ -2,9 +2,10 @@
 /*
  * Internal to the ClickHouse sinks (lib/export_clickhouse*.c): the fleet
  * schema, its RowBinary encoding, the HTTP client and fleet-wide stack
- * ids.  docs/fleet.md is the contract for the tables; the column lists
- * below are the one definition that the DDL, the INSERT column lists and
- * the row encoder all walk, so they cannot drift apart.
+ * ids.  docs/fleet.md is the contract for the tables; one column list
+ * per table is what the DDL, the INSERT column lists and the row encoder
+ * all walk, so they cannot drift apart: a record kind's is made from the
+ * kind table (lib/export/sqlcols.c), the others' are written in schema.c.
  */
 #ifndef ILOG_EXPORT_CLICKHOUSE_H
 #define ILOG_EXPORT_CLICKHOUSE_H
@@ -14,13 +15,13 @@
 
 /* ---- schema (export_clickhouse_schema.c) ---- */
 
+/* The tables not made from a kind's fields; the kinds' tables follow,
+ * ILOG_CH_KIND + kind (those with one: ilog_ch_tables[t].name). */
 enum ilog_ch_table {
-	ILOG_CH_SESSIONS, ILOG_CH_NODES, ILOG_CH_EVENTS, ILOG_CH_HOST_EVENTS,
-	ILOG_CH_PROCESSES, ILOG_CH_SNAPSHOTS, ILOG_CH_CHAINS, ILOG_CH_LOSSES, ILOG_CH_STACKS,
-	ILOG_CH_BLKIO,
+	ILOG_CH_SESSIONS, ILOG_CH_NODES, ILOG_CH_STACKS,
 	ILOG_CH_OPS, ILOG_CH_LAYERS, ILOG_CH_HOST_TYPES, ILOG_CH_SEVERITIES,
-	ILOG_CH_RETRANS, ILOG_CH_SOCKIO, /* format 1.3 */
-	ILOG_CH__COUNT
+	ILOG_CH_KIND,
+	ILOG_CH__COUNT = ILOG_CH_KIND + ILOG_K__COUNT
 };
 
 /* How a column is read from its row struct and written as RowBinary. */
@@ -30,6 +31,9 @@ enum ilog_ch_type {
 	ILOG_CH_STR,      /* struct ilog_str */
 	ILOG_CH_ASTR,     /* struct ilog_ch_arr of struct ilog_str */
 	ILOG_CH_AU32, ILOG_CH_AU64, ILOG_CH_AF64, /* struct ilog_ch_arr of numbers */
+	/* a kind's table: from struct ilog_ch_rec */
+	ILOG_CH_SESSION, ILOG_CH_NODE, ILOG_CH_RANK,
+	ILOG_CH_FIELD,    /* a column of the record (sc) */
 };
 
 /* An array column: n elements, stride bytes apart from p. */
@@ -40,26 +44,35 @@ struct ilog_ch_column {
 	const char *sql;          /* the ClickHouse type */
 	enum ilog_ch_type type;
 	uint16_t off;             /* offset in the table's row struct */
+	const struct ilog_sqlcol *sc; /* ILOG_CH_FIELD */
 };
 
 struct ilog_ch_table_def {
-	const char *name;
+	const char *name;         /* NULL: no such table */
 	const struct ilog_ch_column *cols;
 	unsigned ncols;
 	const char *engine;       /* ENGINE = ... clause */
 	const char *shard_key;    /* Distributed sharding key; NULL: no Distributed table */
 	int counted;              /* a plain MergeTree with session_id: a batch whose
 				   * fate is unknown is settled by counting rows */
+	const char *what;         /* a line about it, for the DDL's comments */
 };
 
-extern const struct ilog_ch_table_def ilog_ch_tables[ILOG_CH__COUNT];
+/* The tables; made on the first ilog_ch_schema() (any thread), which
+ * returns 0, or -1 when a kind's table cannot be made (a bug). */
+extern struct ilog_ch_table_def ilog_ch_tables[ILOG_CH__COUNT];
+int ilog_ch_schema(void);
+/* The tables in the DDL's order (docs/fleet.md's): the i-th, or -1 past
+ * the last. */
+int ilog_ch_order(unsigned i);
 
 /* The cluster the Distributed tables span (remote_servers in the server's
  * config) and the suffix of their names. */
 #define ILOG_CH_CLUSTER "ingero"
 #define ILOG_CH_DIST_SUFFIX "_all"
 
-/* Rows, one struct per table; the tables' column lists point into them. */
+/* Rows, one struct per table not made from a kind; the tables' column
+ * lists point into them. */
 struct ilog_ch_session_row {
 	uint64_t session_id, imported_ns;
 	struct ilog_str tool, version, source;
@@ -78,123 +91,24 @@ struct ilog_ch_node_row {
 	uint64_t anchor_mono_ns, anchor_real_ns;
 };
 
-struct ilog_ch_event_row {
-	uint64_t session_id;
-	struct ilog_str node;
-	int32_t rank;
-	uint32_t pid, tid;
-	uint64_t ts_ns, dur_ns;
-	uint8_t layer, flags;
-	uint16_t op;
-	int32_t ret;
-	uint64_t stream, bytes, handle;
-	uint32_t kind, grid[3], block[3];
-	uint64_t stack_id;
-};
-
-struct ilog_ch_host_row {
-	uint64_t session_id;
-	struct ilog_str node;
-	uint64_t ts_ns, dur_ns;
-	uint16_t type;
-	uint32_t pid, tid, other_pid, other_tid, cpu;
-	uint64_t value;
-	struct ilog_str comm, other_comm;
-	uint64_t cgroup_id;
-};
-
-struct ilog_ch_process_row {
-	uint64_t session_id;
-	struct ilog_str node;
-	uint64_t ts_ns;
-	uint32_t pid, ppid, uid;
-	uint64_t start_ns;
-	struct ilog_str comm, exe;
-	struct ilog_ch_arr argv;
-	struct ilog_str cgroup;
-	uint64_t cgroup_id;
-	struct ilog_str pod_uid, container_id;
-};
-
-struct ilog_ch_snapshot_row {
-	uint64_t session_id;
-	struct ilog_str node;
-	uint64_t ts_ns;
-	double cpu_pct;
-	uint32_t ncpu;
-	uint64_t mem_total, mem_avail, swap_total, swap_free;
-	double load1, load5, load15;
-	struct ilog_ch_arr proc_pid, proc_cpu_pct, proc_rss;
-	double psi_cpu_some, psi_mem_some, psi_mem_full, psi_io_some, psi_io_full;
-	struct ilog_ch_arr proc_rss_growth, proc_comm;
-};
-
-struct ilog_ch_blkio_row {
-	uint64_t session_id;
-	struct ilog_str node;
-	uint64_t ts_ns, dur_ns;
-	uint32_t major, minor;
-	struct ilog_str disk;
-	uint32_t pid, nprocs;
-	struct ilog_str comm;
-	uint64_t cgroup_id, ios, bytes, read_ios, read_bytes, lat_sum_ns, lat_max_ns, p50_ns, p99_ns;
-	struct ilog_ch_arr hist;
-};
-
-struct ilog_ch_chain_row {
-	uint64_t session_id;
-	struct ilog_str node;
-	uint64_t chain_id, ts_start_ns, ts_end_ns;
-	uint8_t severity;
-	struct ilog_str pattern;
-	uint32_t pid;
-	uint16_t op;
-	double score;
-	struct ilog_str title, root_cause, fix, evidence, comm;
-	uint32_t culprit_pid;
-	struct ilog_str culprit_comm;
-	uint64_t lost_ns;
-	struct ilog_str metrics;
-};
-
-/* format 1.3 (SPEC §5.20, §5.21): addresses as text */
-struct ilog_ch_retrans_row {
-	uint64_t session_id;
-	struct ilog_str node;
-	uint64_t ts_ns, dur_ns;
-	uint32_t pid;
-	struct ilog_str comm;
-	uint64_t cgroup_id;
-	uint8_t family;
-	struct ilog_str saddr, daddr;
-	uint16_t sport, dport;
-	uint64_t count;
-	uint8_t state;
-	uint32_t flows;
-};
-
-struct ilog_ch_sockio_row {
-	uint64_t session_id;
-	struct ilog_str node;
-	uint64_t ts_ns, dur_ns;
-	uint32_t pid;
-	struct ilog_str comm;
-	uint64_t cgroup_id, tx_bytes, rx_bytes, tx_calls, rx_calls;
-	uint32_t others;
-};
-
-struct ilog_ch_loss_row {
-	uint64_t session_id;
-	struct ilog_str node;
-	uint64_t ts_ns;
-	struct ilog_str source;
-	uint64_t lost, seen;
-};
-
 struct ilog_ch_stack_row {
 	uint64_t stack_id;
 	uint16_t depth, unresolved, symbolized;
 	struct ilog_ch_arr key, offset, module, function, file, line;
+};
+
+/* A row of a kind's table: the record and what the row adds to it. */
+struct ilog_ch_stacks;
+struct ilog_ch_rec {
+	const void *base;         /* the kind's member of union ilog_record */
+	uint64_t session;
+	struct ilog_str node;     /* the node's name */
+	int32_t rank;
+	const struct ilog_reader *r; /* wall times: the reader, at node rnode */
+	uint32_t rnode;
+	const struct ilog_ch_stacks *stacks; /* stack ids: fleet ids of export node xnode */
+	uint32_t xnode;
+	uint64_t *stacks_unknown; /* counts stack ids without a stack record */
 };
 
 /* lookup tables: ops and host_types key by id16, layers and severities by id8 */
@@ -210,7 +124,8 @@ int ilog_ch_ddl(struct ilog_buf *b, const char *db, int comments, int distribute
 int ilog_ch_create(struct ilog_buf *b, const char *db, enum ilog_ch_table t, int distributed);
 /* "INSERT INTO db.table (c1, c2, ...) FORMAT RowBinary".  0 or -1. */
 int ilog_ch_insert_sql(struct ilog_buf *b, const char *db, enum ilog_ch_table t);
-/* Append one row (row points to the table's row struct) as RowBinary:
+/* Append one row (row points to the table's row struct, for a kind's
+ * table to a struct ilog_ch_rec) as RowBinary:
  * little-endian numbers, strings and arrays prefixed by their LEB128
  * length.  0 or -1 (ENOMEM). */
 int ilog_ch_encode(struct ilog_buf *b, enum ilog_ch_table t, const void *row);
@@ -283,7 +198,6 @@ int ilog_ch_backoff(unsigned n, uint64_t deadline_ns);
  * The same code path therefore has one id on every node, in every
  * process, whatever its load addresses.
  */
-struct ilog_ch_stacks;
 struct ilog_symmap;
 
 struct ilog_ch_frames {

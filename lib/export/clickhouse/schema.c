@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * The ClickHouse fleet schema (docs/fleet.md): one column list per table
- * drives the DDL, the INSERT column lists and the RowBinary encoder.
+ * drives the DDL, the INSERT column lists and the RowBinary encoder.  A
+ * record kind's table comes from the kind table (lib/export/sqlcols.c),
+ * with the node's name and the session in front and wall times as `*_ns`;
+ * the sessions, nodes, stacks and lookup tables are written here.
  *
  * Only syntax that ClickHouse 18.16 (Debian 12) and current releases both
  * accept: the MergeTree PARTITION BY / ORDER BY form, UInt64 nanoseconds
@@ -17,6 +20,7 @@
  * its row.
  */
 #include <endian.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <string.h>
 #include "clickhouse.h"
@@ -61,145 +65,6 @@ static const struct ilog_ch_column nodes[] = {
 	C(ilog_ch_node_row, anchor_real_ns, "UInt64", U64),
 };
 
-static const struct ilog_ch_column events[] = {
-	C(ilog_ch_event_row, session_id, "UInt64", U64),
-	C(ilog_ch_event_row, node, LC, STR),
-	C(ilog_ch_event_row, rank, "Int32", I32),
-	C(ilog_ch_event_row, pid, "UInt32", U32),
-	C(ilog_ch_event_row, tid, "UInt32", U32),
-	C(ilog_ch_event_row, ts_ns, "UInt64", U64),
-	C(ilog_ch_event_row, dur_ns, "UInt64", U64),
-	C(ilog_ch_event_row, layer, "UInt8", U8),
-	C(ilog_ch_event_row, op, "UInt16", U16),
-	C(ilog_ch_event_row, ret, "Int32", I32),
-	C(ilog_ch_event_row, stream, "UInt64", U64),
-	C(ilog_ch_event_row, bytes, "UInt64", U64),
-	C(ilog_ch_event_row, handle, "UInt64", U64),
-	C(ilog_ch_event_row, kind, "UInt32", U32),
-	CN(ilog_ch_event_row, "grid_x", grid[0], "UInt32", U32),
-	CN(ilog_ch_event_row, "grid_y", grid[1], "UInt32", U32),
-	CN(ilog_ch_event_row, "grid_z", grid[2], "UInt32", U32),
-	CN(ilog_ch_event_row, "block_x", block[0], "UInt32", U32),
-	CN(ilog_ch_event_row, "block_y", block[1], "UInt32", U32),
-	CN(ilog_ch_event_row, "block_z", block[2], "UInt32", U32),
-	C(ilog_ch_event_row, flags, "UInt8", U8),
-	C(ilog_ch_event_row, stack_id, "UInt64", U64),
-};
-
-static const struct ilog_ch_column host_events[] = {
-	C(ilog_ch_host_row, session_id, "UInt64", U64),
-	C(ilog_ch_host_row, node, LC, STR),
-	C(ilog_ch_host_row, ts_ns, "UInt64", U64),
-	C(ilog_ch_host_row, dur_ns, "UInt64", U64),
-	C(ilog_ch_host_row, type, "UInt16", U16),
-	C(ilog_ch_host_row, pid, "UInt32", U32),
-	C(ilog_ch_host_row, tid, "UInt32", U32),
-	C(ilog_ch_host_row, other_pid, "UInt32", U32),
-	C(ilog_ch_host_row, other_tid, "UInt32", U32),
-	C(ilog_ch_host_row, cpu, "UInt32", U32),
-	C(ilog_ch_host_row, value, "UInt64", U64),
-	C(ilog_ch_host_row, comm, "String", STR),
-	C(ilog_ch_host_row, other_comm, "String", STR),
-	C(ilog_ch_host_row, cgroup_id, "UInt64", U64),
-};
-
-static const struct ilog_ch_column processes[] = {
-	C(ilog_ch_process_row, session_id, "UInt64", U64),
-	C(ilog_ch_process_row, node, LC, STR),
-	C(ilog_ch_process_row, ts_ns, "UInt64", U64),
-	C(ilog_ch_process_row, pid, "UInt32", U32),
-	C(ilog_ch_process_row, ppid, "UInt32", U32),
-	C(ilog_ch_process_row, uid, "UInt32", U32),
-	C(ilog_ch_process_row, start_ns, "UInt64", U64),
-	C(ilog_ch_process_row, comm, "String", STR),
-	C(ilog_ch_process_row, exe, "String", STR),
-	C(ilog_ch_process_row, argv, "Array(String)", ASTR),
-	C(ilog_ch_process_row, cgroup, "String", STR),
-	C(ilog_ch_process_row, cgroup_id, "UInt64", U64),
-	C(ilog_ch_process_row, pod_uid, "String", STR),
-	C(ilog_ch_process_row, container_id, "String", STR),
-};
-
-static const struct ilog_ch_column snapshots[] = {
-	C(ilog_ch_snapshot_row, session_id, "UInt64", U64),
-	C(ilog_ch_snapshot_row, node, LC, STR),
-	C(ilog_ch_snapshot_row, ts_ns, "UInt64", U64),
-	C(ilog_ch_snapshot_row, cpu_pct, "Float64", F64),
-	C(ilog_ch_snapshot_row, ncpu, "UInt32", U32),
-	C(ilog_ch_snapshot_row, mem_total, "UInt64", U64),
-	C(ilog_ch_snapshot_row, mem_avail, "UInt64", U64),
-	C(ilog_ch_snapshot_row, swap_total, "UInt64", U64),
-	C(ilog_ch_snapshot_row, swap_free, "UInt64", U64),
-	C(ilog_ch_snapshot_row, load1, "Float64", F64),
-	C(ilog_ch_snapshot_row, load5, "Float64", F64),
-	C(ilog_ch_snapshot_row, load15, "Float64", F64),
-	C(ilog_ch_snapshot_row, proc_pid, "Array(UInt32)", AU32),
-	C(ilog_ch_snapshot_row, proc_cpu_pct, "Array(Float64)", AF64),
-	C(ilog_ch_snapshot_row, proc_rss, "Array(UInt64)", AU64),
-	C(ilog_ch_snapshot_row, psi_cpu_some, "Float64", F64),
-	C(ilog_ch_snapshot_row, psi_mem_some, "Float64", F64),
-	C(ilog_ch_snapshot_row, psi_mem_full, "Float64", F64),
-	C(ilog_ch_snapshot_row, psi_io_some, "Float64", F64),
-	C(ilog_ch_snapshot_row, psi_io_full, "Float64", F64),
-	/* Int64 and UInt64 have the same 8 bytes on the wire */
-	C(ilog_ch_snapshot_row, proc_rss_growth, "Array(Int64)", AU64),
-	C(ilog_ch_snapshot_row, proc_comm, "Array(String)", ASTR),
-};
-
-static const struct ilog_ch_column blkio[] = {
-	C(ilog_ch_blkio_row, session_id, "UInt64", U64),
-	C(ilog_ch_blkio_row, node, LC, STR),
-	C(ilog_ch_blkio_row, ts_ns, "UInt64", U64),
-	C(ilog_ch_blkio_row, dur_ns, "UInt64", U64),
-	C(ilog_ch_blkio_row, major, "UInt32", U32),
-	C(ilog_ch_blkio_row, minor, "UInt32", U32),
-	C(ilog_ch_blkio_row, disk, LC, STR),
-	C(ilog_ch_blkio_row, pid, "UInt32", U32),
-	C(ilog_ch_blkio_row, nprocs, "UInt32", U32),
-	C(ilog_ch_blkio_row, comm, "String", STR),
-	C(ilog_ch_blkio_row, cgroup_id, "UInt64", U64),
-	C(ilog_ch_blkio_row, ios, "UInt64", U64),
-	C(ilog_ch_blkio_row, bytes, "UInt64", U64),
-	C(ilog_ch_blkio_row, read_ios, "UInt64", U64),
-	C(ilog_ch_blkio_row, read_bytes, "UInt64", U64),
-	C(ilog_ch_blkio_row, lat_sum_ns, "UInt64", U64),
-	C(ilog_ch_blkio_row, lat_max_ns, "UInt64", U64),
-	C(ilog_ch_blkio_row, p50_ns, "UInt64", U64),
-	C(ilog_ch_blkio_row, p99_ns, "UInt64", U64),
-	C(ilog_ch_blkio_row, hist, "Array(UInt64)", AU64),
-};
-
-static const struct ilog_ch_column chains[] = {
-	C(ilog_ch_chain_row, session_id, "UInt64", U64),
-	C(ilog_ch_chain_row, node, LC, STR),
-	C(ilog_ch_chain_row, chain_id, "UInt64", U64),
-	C(ilog_ch_chain_row, ts_start_ns, "UInt64", U64),
-	C(ilog_ch_chain_row, ts_end_ns, "UInt64", U64),
-	C(ilog_ch_chain_row, severity, "UInt8", U8),
-	C(ilog_ch_chain_row, pattern, LC, STR),
-	C(ilog_ch_chain_row, pid, "UInt32", U32),
-	C(ilog_ch_chain_row, op, "UInt16", U16),
-	C(ilog_ch_chain_row, score, "Float64", F64),
-	C(ilog_ch_chain_row, title, "String", STR),
-	C(ilog_ch_chain_row, root_cause, "String", STR),
-	C(ilog_ch_chain_row, fix, "String", STR),
-	C(ilog_ch_chain_row, evidence, "String", STR),
-	C(ilog_ch_chain_row, comm, "String", STR),
-	C(ilog_ch_chain_row, culprit_pid, "UInt32", U32),
-	C(ilog_ch_chain_row, culprit_comm, "String", STR),
-	C(ilog_ch_chain_row, lost_ns, "UInt64", U64),
-	C(ilog_ch_chain_row, metrics, "String", STR),
-};
-
-static const struct ilog_ch_column losses[] = {
-	C(ilog_ch_loss_row, session_id, "UInt64", U64),
-	C(ilog_ch_loss_row, node, LC, STR),
-	C(ilog_ch_loss_row, ts_ns, "UInt64", U64),
-	C(ilog_ch_loss_row, source, LC, STR),
-	C(ilog_ch_loss_row, lost, "UInt64", U64),
-	C(ilog_ch_loss_row, seen, "UInt64", U64),
-};
-
 static const struct ilog_ch_column stacks[] = {
 	C(ilog_ch_stack_row, stack_id, "UInt64", U64),
 	C(ilog_ch_stack_row, depth, "UInt16", U16),
@@ -231,95 +96,154 @@ static const struct ilog_ch_column severities[] = {
 	C(ilog_ch_name_row, name, "String", STR),
 };
 
-static const struct ilog_ch_column retrans[] = {
-	C(ilog_ch_retrans_row, session_id, "UInt64", U64),
-	C(ilog_ch_retrans_row, node, LC, STR),
-	C(ilog_ch_retrans_row, ts_ns, "UInt64", U64),
-	C(ilog_ch_retrans_row, dur_ns, "UInt64", U64),
-	C(ilog_ch_retrans_row, pid, "UInt32", U32),
-	C(ilog_ch_retrans_row, comm, "String", STR),
-	C(ilog_ch_retrans_row, cgroup_id, "UInt64", U64),
-	C(ilog_ch_retrans_row, family, "UInt8", U8),
-	C(ilog_ch_retrans_row, saddr, "String", STR),
-	C(ilog_ch_retrans_row, daddr, "String", STR),
-	C(ilog_ch_retrans_row, sport, "UInt16", U16),
-	C(ilog_ch_retrans_row, dport, "UInt16", U16),
-	C(ilog_ch_retrans_row, count, "UInt64", U64),
-	C(ilog_ch_retrans_row, state, "UInt8", U8),
-	C(ilog_ch_retrans_row, flows, "UInt32", U32),
-};
-
-static const struct ilog_ch_column sockio[] = {
-	C(ilog_ch_sockio_row, session_id, "UInt64", U64),
-	C(ilog_ch_sockio_row, node, LC, STR),
-	C(ilog_ch_sockio_row, ts_ns, "UInt64", U64),
-	C(ilog_ch_sockio_row, dur_ns, "UInt64", U64),
-	C(ilog_ch_sockio_row, pid, "UInt32", U32),
-	C(ilog_ch_sockio_row, comm, "String", STR),
-	C(ilog_ch_sockio_row, cgroup_id, "UInt64", U64),
-	C(ilog_ch_sockio_row, tx_bytes, "UInt64", U64),
-	C(ilog_ch_sockio_row, rx_bytes, "UInt64", U64),
-	C(ilog_ch_sockio_row, tx_calls, "UInt64", U64),
-	C(ilog_ch_sockio_row, rx_calls, "UInt64", U64),
-	C(ilog_ch_sockio_row, others, "UInt32", U32),
-};
-
-#define T(n, e, k, cnt) { #n, n, NCOLS(n), e, k, cnt }
-const struct ilog_ch_table_def ilog_ch_tables[ILOG_CH__COUNT] = {
+#define T(n, e, k, cnt, w) { #n, n, NCOLS(n), e, k, cnt, w }
+static const struct ilog_ch_table_def fixed[ILOG_CH_KIND] = {
 	/* one row when an export starts (complete 0), one when it ends
 	 * (complete 1, the counts); the version column keeps the latter */
 	[ILOG_CH_SESSIONS] = T(sessions, "ReplacingMergeTree(complete) ORDER BY session_id",
-			       "session_id", 0),
+			       "session_id", 0, "one export run (complete = 1 once it finished)"),
 	[ILOG_CH_NODES] = T(nodes, "ReplacingMergeTree ORDER BY (node, session_id, log_session)",
-			    "cityHash64(node)", 0),
-	[ILOG_CH_EVENTS] = T(events, "MergeTree PARTITION BY " DAY("ts_ns")
-			     " ORDER BY (node, pid, ts_ns)", "cityHash64(node)", 1),
-	[ILOG_CH_HOST_EVENTS] = T(host_events, "MergeTree PARTITION BY " DAY("ts_ns")
-				  " ORDER BY (node, pid, ts_ns)", "cityHash64(node)", 1),
-	[ILOG_CH_PROCESSES] = T(processes, "MergeTree PARTITION BY " DAY("ts_ns")
-				" ORDER BY (node, pid, ts_ns)", "cityHash64(node)", 1),
-	[ILOG_CH_SNAPSHOTS] = T(snapshots, "MergeTree PARTITION BY " DAY("ts_ns")
-				" ORDER BY (node, ts_ns)", "cityHash64(node)", 1),
-	[ILOG_CH_CHAINS] = T(chains, "MergeTree PARTITION BY " DAY("ts_start_ns")
-			     " ORDER BY (node, pid, ts_start_ns)", "cityHash64(node)", 1),
-	[ILOG_CH_LOSSES] = T(losses, "MergeTree PARTITION BY " DAY("ts_ns")
-			     " ORDER BY (node, ts_ns)", "cityHash64(node)", 1),
-	[ILOG_CH_BLKIO] = T(blkio, "MergeTree PARTITION BY " DAY("ts_ns")
-			    " ORDER BY (node, disk, ts_ns)", "cityHash64(node)", 1),
+			    "cityHash64(node)", 0, "one recording (log header) per export run"),
 	/* the same stack from many nodes collapses to one row; the most
 	 * symbolized copy wins */
 	[ILOG_CH_STACKS] = T(stacks, "ReplacingMergeTree(symbolized) ORDER BY stack_id",
-			     "stack_id", 0),
+			     "stack_id", 0, "user stacks by fleet-wide id, frames as arrays"),
 	/* names at the edge: small lookup tables every exporter refreshes on
 	 * its own shard, so no Distributed table */
-	[ILOG_CH_OPS] = T(ops, "ReplacingMergeTree ORDER BY op", NULL, 0),
-	[ILOG_CH_LAYERS] = T(layers, "ReplacingMergeTree ORDER BY layer", NULL, 0),
-	[ILOG_CH_HOST_TYPES] = T(host_types, "ReplacingMergeTree ORDER BY type", NULL, 0),
-	[ILOG_CH_SEVERITIES] = T(severities, "ReplacingMergeTree ORDER BY severity", NULL, 0),
-	[ILOG_CH_RETRANS] = T(retrans, "MergeTree PARTITION BY " DAY("ts_ns")
-			      " ORDER BY (node, ts_ns)", "cityHash64(node)", 1),
-	[ILOG_CH_SOCKIO] = T(sockio, "MergeTree PARTITION BY " DAY("ts_ns")
-			     " ORDER BY (node, pid, ts_ns)", "cityHash64(node)", 1),
+	[ILOG_CH_OPS] = T(ops, "ReplacingMergeTree ORDER BY op", NULL, 0, "op number -> name"),
+	[ILOG_CH_LAYERS] = T(layers, "ReplacingMergeTree ORDER BY layer", NULL, 0,
+			     "layer number -> name"),
+	[ILOG_CH_HOST_TYPES] = T(host_types, "ReplacingMergeTree ORDER BY type", NULL, 0,
+				 "host event type -> name"),
+	[ILOG_CH_SEVERITIES] = T(severities, "ReplacingMergeTree ORDER BY severity", NULL, 0,
+				 "chain severity -> name"),
 };
 
-static const char *const what[ILOG_CH__COUNT] = {
-	[ILOG_CH_SESSIONS] = "one export run (complete = 1 once it finished)",
-	[ILOG_CH_NODES] = "one recording (log header) per export run",
-	[ILOG_CH_EVENTS] = "one CUDA runtime / driver / graph / NCCL call",
-	[ILOG_CH_HOST_EVENTS] = "scheduler, memory and process-lifecycle events",
-	[ILOG_CH_PROCESSES] = "traced processes",
-	[ILOG_CH_SNAPSHOTS] = "system snapshots, per-process columns as arrays",
-	[ILOG_CH_CHAINS] = "causal chains from ingero-correlate",
-	[ILOG_CH_LOSSES] = "event loss counters (cumulative per source)",
-	[ILOG_CH_STACKS] = "user stacks by fleet-wide id, frames as arrays",
-	[ILOG_CH_BLKIO] = "block I/O per window, device and process (format 1.3)",
-	[ILOG_CH_OPS] = "op number -> name",
-	[ILOG_CH_LAYERS] = "layer number -> name",
-	[ILOG_CH_HOST_TYPES] = "host event type -> name",
-	[ILOG_CH_SEVERITIES] = "chain severity -> name",
-	[ILOG_CH_RETRANS] = "TCP retransmissions per flow and window (format 1.3)",
-	[ILOG_CH_SOCKIO] = "TCP socket bytes per process and window (format 1.3)",
+/* The kinds' tables' comment lines; another kind's says "KIND records". */
+static const char *const kind_what[ILOG_K__COUNT] = {
+	[ILOG_K_CUDA] = "one CUDA runtime / driver / graph / NCCL call",
+	[ILOG_K_HOST] = "scheduler, memory and process-lifecycle events",
+	[ILOG_K_PROCESS] = "traced processes",
+	[ILOG_K_SNAPSHOT] = "system snapshots, per-process columns as arrays",
+	[ILOG_K_CHAIN] = "causal chains from ingero-correlate",
+	[ILOG_K_LOSS] = "event loss counters (cumulative per source)",
+	[ILOG_K_BLKIO] = "block I/O per window, device and process (format 1.3)",
+	[ILOG_K_RETRANS] = "TCP retransmissions per flow and window (format 1.3)",
+	[ILOG_K_SOCKIO] = "TCP socket bytes per process and window (format 1.3)",
 };
+
+/* The order of the DDL (docs/fleet.md's); a kind's table not named here
+ * follows, in kind order. */
+#define K(kind) (ILOG_CH_KIND + (kind))
+static const int ddl_order[] = {
+	ILOG_CH_SESSIONS, ILOG_CH_NODES, K(ILOG_K_CUDA), K(ILOG_K_HOST), K(ILOG_K_PROCESS),
+	K(ILOG_K_SNAPSHOT), K(ILOG_K_CHAIN), K(ILOG_K_LOSS), ILOG_CH_STACKS, K(ILOG_K_BLKIO),
+	ILOG_CH_OPS, ILOG_CH_LAYERS, ILOG_CH_HOST_TYPES, ILOG_CH_SEVERITIES, K(ILOG_K_RETRANS),
+	K(ILOG_K_SOCKIO),
+};
+#undef K
+
+struct ilog_ch_table_def ilog_ch_tables[ILOG_CH__COUNT];
+static struct kind_table {
+	struct ilog_sqltab t;
+	struct ilog_ch_column cols[ILOG_SQL_MAXCOLS + 3];
+	char engine[192], what[64];
+} kt[ILOG_K__COUNT];
+static pthread_once_t made = PTHREAD_ONCE_INIT;
+static int bad_kind = -1;
+
+/* A column's ClickHouse type: its own, or (array) an array of it. */
+static const char *ch_type(const struct ilog_sqlcol *c, int array)
+{
+	static const char *const type[][2] = {
+		[FT_U8] = { "UInt8", "Array(UInt8)" }, [FT_U16] = { "UInt16", "Array(UInt16)" },
+		[FT_U32] = { "UInt32", "Array(UInt32)" }, [FT_U64] = { "UInt64", "Array(UInt64)" },
+		[FT_S32] = { "Int32", "Array(Int32)" }, [FT_S64] = { "Int64", "Array(Int64)" },
+		[FT_F64] = { "Float64", "Array(Float64)" }, [FT_STR] = { "String", "Array(String)" },
+		[FT_BIN] = { "String", "Array(String)" }, [FT_CHARS] = { "String", "Array(String)" },
+		[FT_TS] = { "UInt64", "Array(UInt64)" },
+	};
+	if (!c->f)
+		return "UInt64"; /* computed */
+	if (c->f->type == FT_ARR)
+		return ch_type(&(struct ilog_sqlcol){ .f = &c->f->sub[0] }, 1);
+	if (c->f->view == FV_ARGV)
+		return "Array(String)";
+	if (c->flags & ILOG_COL_LOWCARD)
+		return LC;
+	if (c->flags & ILOG_COL_CH8)
+		return type[FT_U8][array];
+	return type[c->f->type][array];
+}
+
+/*
+ * A kind's table: session_id, node (its name; CUDA events add the rank),
+ * then the kind's columns (lib/export/sqlcols.c); partitioned by the day
+ * of its first time, sorted by node, the kind's sort key and that time.
+ * 0, or -1 when it does not fit.
+ */
+static int make_kind(uint32_t kind)
+{
+	struct kind_table *k = &kt[kind];
+	if (ilog_sqltab_make(kind, 1, &k->t))
+		return 0; /* none */
+	struct ilog_ch_column *c = k->cols;
+	unsigned n = 0;
+	c[n++] = (struct ilog_ch_column){ "session_id", "UInt64", ILOG_CH_SESSION, 0, NULL };
+	c[n++] = (struct ilog_ch_column){ "node", LC, ILOG_CH_NODE, 0, NULL };
+	if (kind == ILOG_K_CUDA)
+		c[n++] = (struct ilog_ch_column){ "rank", "Int32", ILOG_CH_RANK, 0, NULL };
+	const char *ts = NULL, *key = k->t.ch_key;
+	for (unsigned i = 0; i < k->t.ncols; i++) {
+		const struct ilog_sqlcol *sc = &k->t.cols[i];
+		c[n++] = (struct ilog_ch_column){ sc->name, ch_type(sc, sc->src == ILOG_SQLC_ELEM),
+						  ILOG_CH_FIELD, 0, sc };
+		if (!ts && (sc->flags & ILOG_COL_WALL) && sc->src != ILOG_SQLC_ELEM)
+			ts = sc->name;
+	}
+	int w = ts ? snprintf(k->engine, sizeof(k->engine), "MergeTree PARTITION BY " DAY("%s")
+			      " ORDER BY (node, %s%s%s)", ts, key ? key : "", key ? ", " : "", ts)
+		   : snprintf(k->engine, sizeof(k->engine), "MergeTree ORDER BY (node%s%s)",
+			      key ? ", " : "", key ? key : "");
+	if (w < 0 || (size_t)w >= sizeof(k->engine))
+		return -1;
+	snprintf(k->what, sizeof(k->what), "%s records", ilog_kind_name(kind));
+	ilog_ch_tables[ILOG_CH_KIND + kind] = (struct ilog_ch_table_def){
+		k->t.name, c, n, k->engine, "cityHash64(node)", 1,
+		kind_what[kind] ? kind_what[kind] : k->what,
+	};
+	return 0;
+}
+
+static void make_tables(void)
+{
+	for (int t = 0; t < ILOG_CH_KIND; t++)
+		ilog_ch_tables[t] = fixed[t];
+	for (uint32_t kind = 0; kind < ILOG_K__COUNT; kind++)
+		if (make_kind(kind) && bad_kind < 0)
+			bad_kind = (int)kind;
+}
+
+int ilog_ch_schema(void)
+{
+	pthread_once(&made, make_tables);
+	return bad_kind < 0 ? 0 : -1;
+}
+
+int ilog_ch_order(unsigned i)
+{
+	unsigned n = sizeof(ddl_order) / sizeof(ddl_order[0]);
+	if (i < n)
+		return ddl_order[i];
+	for (int t = ILOG_CH_KIND; t < ILOG_CH__COUNT; t++) {
+		unsigned j = 0;
+		while (j < n && ddl_order[j] != t)
+			j++;
+		if (j == n && ilog_ch_tables[t].name && i-- == n)
+			return t;
+	}
+	return -1;
+}
 
 int ilog_ch_ident(const char *s)
 {
@@ -360,9 +284,12 @@ int ilog_ch_ddl(struct ilog_buf *b, const char *db, int comments, int distribute
 				       "allow_experimental_low_cardinality_type=1 in the "
 				       "server's profile.\n", db);
 	bad |= ilog_buf_printf(b, "CREATE DATABASE IF NOT EXISTS %s;\n", db);
-	for (int t = 0; t < ILOG_CH__COUNT; t++) {
+	if (ilog_ch_schema())
+		return -1;
+	for (int i = 0, t; (t = ilog_ch_order((unsigned)i)) >= 0; i++) {
 		if (comments)
-			bad |= ilog_buf_printf(b, "\n-- %s: %s\n", ilog_ch_tables[t].name, what[t]);
+			bad |= ilog_buf_printf(b, "\n-- %s: %s\n", ilog_ch_tables[t].name,
+					       ilog_ch_tables[t].what);
 		bad |= ilog_ch_create(b, db, (enum ilog_ch_table)t, 0);
 		bad |= ilog_buf_printf(b, ";\n");
 	}
@@ -372,7 +299,7 @@ int ilog_ch_ddl(struct ilog_buf *b, const char *db, int comments, int distribute
 					       "the cluster '" ILOG_CH_CLUSTER "' (remote_servers\n"
 					       "-- in each server's config; the local tables "
 					       "above must exist on every shard).\n");
-		for (int t = 0; t < ILOG_CH__COUNT; t++) {
+		for (int i = 0, t; (t = ilog_ch_order((unsigned)i)) >= 0; i++) {
 			if (!ilog_ch_tables[t].shard_key)
 				continue;
 			bad |= ilog_ch_create(b, db, (enum ilog_ch_table)t, 1);
@@ -473,6 +400,88 @@ static void put_arr(struct enc *e, enum ilog_ch_type t, const struct ilog_ch_arr
 	}
 }
 
+/* argv: NUL-separated, each argument ended by a NUL (the last may not be):
+ * the count, or with e, the arguments written. */
+static uint32_t put_argv(struct enc *e, struct ilog_bin a)
+{
+	uint32_t na = 0;
+	for (uint32_t i = 0, st = 0; i < a.n; i++) {
+		if (a.p[i] && i + 1 < a.n)
+			continue;
+		uint32_t end = a.p[i] ? i + 1 : i;
+		if (e)
+			put_str(e, &(struct ilog_str){ (const char *)a.p + st, end - st });
+		na++;
+		st = i + 1;
+	}
+	return na;
+}
+
+/* One value of a record's column (of element elem of an array). */
+static void put_value(struct enc *e, const struct ilog_sqlcol *c, const struct ilog_ch_rec *rec,
+		      const void *elem)
+{
+	uint8_t type = c->f ? c->f->type : FT_U64;
+	if (type == FT_STR || type == FT_CHARS) {
+		struct ilog_str s = ilog_sqlcol_str(c, rec->base, elem);
+		put_str(e, &s);
+	} else if (type == FT_BIN) {
+		struct ilog_bin v = ilog_sqlcol_bin(c, rec->base, elem);
+		char a[64];
+		if (c->f->view == FV_ARGV) {
+			put_len(e, put_argv(NULL, v));
+			put_argv(e, v);
+		} else if (c->f->view == FV_INET) {
+			put_str(e, &(struct ilog_str){ a, (uint32_t)strlen(ilog_inet_str(v, a, sizeof(a))) });
+		} else {
+			put_len(e, v.n * 2);
+			for (uint32_t i = 0; i < v.n; i++) {
+				char x[3];
+				snprintf(x, sizeof(x), "%02x", v.p[i]);
+				put_fixed(e, x, 2);
+			}
+		}
+	} else if (type == FT_F64) {
+		put_f64(e, ilog_sqlcol_f64(c, rec->base, elem));
+	} else {
+		uint64_t v = ilog_sqlcol_u64(c, rec->base, elem);
+		if ((c->flags & ILOG_COL_WALL) && v)
+			v = ilog_reader_wall(rec->r, rec->rnode, v);
+		if (c->f && !strcmp(c->f->name, "stack_id") && v) {
+			/* the fleet-wide id (docs/fleet.md) */
+			uint64_t fid = ilog_ch_stacks_id(rec->stacks, rec->xnode, v);
+			*rec->stacks_unknown += !fid;
+			v = fid;
+		}
+		if (type == FT_U8 || (c->flags & ILOG_COL_CH8))
+			put_fixed(e, &(uint8_t){ (uint8_t)v }, 1);
+		else if (type == FT_U16)
+			put_u16(e, (uint16_t)v);
+		else if (type == FT_U32 || type == FT_S32)
+			put_u32(e, (uint32_t)v);
+		else
+			put_u64(e, v);
+	}
+}
+
+/* A column of a record: a value, or an array of them (an array of
+ * scalars, one field of an array of records). */
+static void put_column(struct enc *e, const struct ilog_sqlcol *c, const struct ilog_ch_rec *rec)
+{
+	const struct ilog_field *arr = c->src == ILOG_SQLC_ELEM ? c->arr
+				       : c->f && c->f->type == FT_ARR ? c->f : NULL;
+	if (!arr) {
+		put_value(e, c, rec, NULL);
+		return;
+	}
+	struct ilog_sqlcol ec = { .f = c->src == ILOG_SQLC_ELEM ? c->f : &arr->sub[0], .arr = arr,
+				  .src = ILOG_SQLC_ELEM, .flags = c->flags };
+	uint32_t n = ilog_sqlarr_n(arr, rec->base);
+	put_len(e, n);
+	for (uint32_t i = 0; i < n; i++)
+		put_value(e, &ec, rec, ilog_sqlarr_at(arr, rec->base, i));
+}
+
 int ilog_ch_encode(struct ilog_buf *b, enum ilog_ch_table t, const void *row)
 {
 	const struct ilog_ch_table_def *d = &ilog_ch_tables[t];
@@ -489,6 +498,10 @@ int ilog_ch_encode(struct ilog_buf *b, enum ilog_ch_table t, const void *row)
 		case ILOG_CH_U64: case ILOG_CH_I64: put_u64(&e, *(const uint64_t *)f); break;
 		case ILOG_CH_F64: put_f64(&e, *(const double *)f); break;
 		case ILOG_CH_STR: put_str(&e, f); break;
+		case ILOG_CH_SESSION: put_u64(&e, ((const struct ilog_ch_rec *)row)->session); break;
+		case ILOG_CH_NODE: put_str(&e, &((const struct ilog_ch_rec *)row)->node); break;
+		case ILOG_CH_RANK: put_u32(&e, (uint32_t)((const struct ilog_ch_rec *)row)->rank); break;
+		case ILOG_CH_FIELD: put_column(&e, c->sc, row); break;
 		default: put_arr(&e, c->type, f); break;
 		}
 	}

@@ -13,6 +13,29 @@ static int64_t wall_of(struct sq *s, uint32_t node, uint64_t mono)
 	return mono ? (int64_t)ilog_stats_wall(s->stats, node, mono) : 0;
 }
 
+/* Integers bound from placeholder k on; the values whose bit (from 0) is
+ * set in nulls are NULL instead. */
+static void bind_ints(sqlite3_stmt *st, int k, const int64_t *v, unsigned n, unsigned nulls)
+{
+	for (unsigned i = 0; i < n; i++, k++)
+		if (nulls >> i & 1)
+			sqlite3_bind_null(st, k);
+		else
+			sqlite3_bind_int64(st, k, v[i]);
+}
+#define BIS(st, k, nulls, ...)                                                              \
+	bind_ints(st, k, (const int64_t[]){ __VA_ARGS__ },                                  \
+		  sizeof((const int64_t[]){ __VA_ARGS__ }) / sizeof(int64_t), nulls)
+
+/* A statement in *st, after finalizing the one there.  0 or -1. */
+static int prepare(struct ilog_sink_ctx *c, struct sq *s, const char *sql, sqlite3_stmt **st)
+{
+	sqlite3_finalize(*st);
+	*st = NULL;
+	return sqlite3_prepare_v2(s->db, sql, -1, st, NULL) == SQLITE_OK ? 0
+									 : ilog_sq_err(c, s, "prepare");
+}
+
 struct sum_ctx {
 	struct ilog_sink_ctx *c;
 	struct sq *s;
@@ -22,20 +45,12 @@ struct sum_ctx {
 static int put_callsite(void *arg, const struct ilog_callpath *p)
 {
 	struct sum_ctx *x = arg;
-	sqlite3_stmt *st = x->st;
-	BI(st, 1, x->s->session);
-	BI(st, 2, p->node);
-	BI(st, 3, p->pid);
 	int op = ilog_sq_db_op(x->c, x->s, p->op);
 	if (op < 0)
 		return -1;
-	BI(st, 4, op);
-	BI(st, 5, p->stack_id);
-	BI(st, 6, p->pystack_id);
-	BI(st, 7, p->calls);
-	BI(st, 8, p->ns);
-	BI(st, 9, p->max_ns);
-	return ilog_sq_step(x->c, x->s, st);
+	BIS(x->st, 1, 0, x->s->session, p->node, p->pid, op, (int64_t)p->stack_id,
+	    (int64_t)p->pystack_id, (int64_t)p->calls, (int64_t)p->ns, (int64_t)p->max_ns);
+	return ilog_sq_step(x->c, x->s, x->st);
 }
 
 /* Statistics rows (whole run or per window, per node or per process)
@@ -78,27 +93,16 @@ static int put_stat_rows(struct ilog_sink_ctx *c, struct sq *s, int per_process,
 		}
 		BI(st, k++, op);
 		if (windows) {
-			BI(st, k++, wall_of(s, r->node, r->start_ns));
-			BI(st, k++, wall_of(s, r->node, r->end_ns));
-			BI(st, k++, r->count);
-			BI(st, k++, r->total_ns);
-			BD(st, k++, r->frac);
-			BI(st, k++, r->min_ns);
-			BI(st, k++, r->p50_ns);
-			BI(st, k++, r->p95_ns);
-			BI(st, k++, r->p99_ns);
-			BI(st, k++, r->max_ns);
+			BIS(st, k, 0, wall_of(s, r->node, r->start_ns), wall_of(s, r->node, r->end_ns),
+			    (int64_t)r->count, (int64_t)r->total_ns);
+			BD(st, k + 4, r->frac);
+			BIS(st, k + 5, 0, (int64_t)r->min_ns, (int64_t)r->p50_ns, (int64_t)r->p95_ns,
+			    (int64_t)r->p99_ns, (int64_t)r->max_ns);
 		} else {
-			BI(st, k++, r->count);
-			BI(st, k++, r->total_ns);
-			BI(st, k++, r->min_ns);
-			BI(st, k++, r->max_ns);
-			BI(st, k++, r->p50_ns);
-			BI(st, k++, r->p95_ns);
-			BI(st, k++, r->p99_ns);
-			BI(st, k++, r->errors);
-			BI(st, k++, r->bytes);
-			BD(st, k++, r->frac);
+			BIS(st, k, 0, (int64_t)r->count, (int64_t)r->total_ns, (int64_t)r->min_ns,
+			    (int64_t)r->max_ns, (int64_t)r->p50_ns, (int64_t)r->p95_ns,
+			    (int64_t)r->p99_ns, (int64_t)r->errors, (int64_t)r->bytes);
+			BD(st, k + 9, r->frac);
 		}
 		rc = ilog_sq_step(c, s, st);
 	}
@@ -125,102 +129,53 @@ int ilog_sq_summaries(struct ilog_sink_ctx *c, struct sq *s)
 		if (ilog_sq_put_row(c, s, ILOG_K_CHAIN, (int)cs->nodes[i], ch, &w))
 			goto out;
 	}
-	if (sqlite3_prepare_v2(s->db, "INSERT INTO summary_nodes VALUES(?,?,?,?,?,?,?,?,?,?,?)",
-			       -1, &st, NULL) != SQLITE_OK) {
-		ilog_sq_err(c, s, "prepare");
+	if (prepare(c, s, "INSERT INTO summary_nodes VALUES(?,?,?,?,?,?,?,?,?,?,?)", &st))
 		goto out;
-	}
 	for (uint32_t i = 0; i < ilog_stats_nnodes(s->stats); i++) {
 		struct ilog_stats_summary n;
 		ilog_stats_summary(s->stats, i, &n);
-		BI(st, 1, s->session);
-		BI(st, 2, n.node);
-		BI(st, 3, wall_of(s, n.node, n.start_ns));
-		BI(st, 4, wall_of(s, n.node, n.end_ns));
-		BI(st, 5, n.window_ns);
-		BI(st, 6, n.nwindows);
-		BI(st, 7, n.records);
-		BI(st, 8, n.cuda);
-		BI(st, 9, n.host);
-		BI(st, 10, n.processes);
-		BI(st, 11, n.lost);
+		BIS(st, 1, 0, s->session, n.node, wall_of(s, n.node, n.start_ns),
+		    wall_of(s, n.node, n.end_ns), (int64_t)n.window_ns, n.nwindows,
+		    (int64_t)n.records, (int64_t)n.cuda, (int64_t)n.host, (int64_t)n.processes,
+		    (int64_t)n.lost);
 		if (ilog_sq_step(c, s, st))
 			goto out;
 	}
-	sqlite3_finalize(st);
-	st = NULL;
 	for (int k = 0; k < 4; k++)
 		if (put_stat_rows(c, s, k & 1, k >> 1))
 			goto out;
-	if (sqlite3_prepare_v2(s->db, "INSERT INTO summary_callsites VALUES(?,?,?,?,?,?,?,?,?)", -1,
-			       &st, NULL) != SQLITE_OK) {
-		ilog_sq_err(c, s, "prepare");
+	if (prepare(c, s, "INSERT INTO summary_callsites VALUES(?,?,?,?,?,?,?,?,?)", &st))
 		goto out;
-	}
 	struct sum_ctx x = { c, s, st };
 	if (ilog_callsites_each(ilog_analysis_sites(s->an), put_callsite, &x))
 		goto out;
-	sqlite3_finalize(st);
-	st = NULL;
-	if (sqlite3_prepare_v2(s->db, ILOG_SQ_PREEMPT_SUMMARY(" AND session_id = ?"), -1, &st, NULL) !=
-	    SQLITE_OK) {
-		ilog_sq_err(c, s, "prepare");
+	if (prepare(c, s, ILOG_SQ_PREEMPT_SUMMARY(" AND session_id = ?"), &st))
 		goto out;
-	}
 	BI(st, 1, s->session);
-	if (ilog_sq_step(c, s, st))
+	if (ilog_sq_step(c, s, st) ||
+	    prepare(c, s, "INSERT INTO summary_graph_execs VALUES(?,?,?,?,?,?,?,?,?)", &st))
 		goto out;
-	sqlite3_finalize(st);
-	if (sqlite3_prepare_v2(s->db, "INSERT INTO summary_graph_execs VALUES(?,?,?,?,?,?,?,?,?)",
-			       -1, &st, NULL) != SQLITE_OK) {
-		st = NULL;
-		ilog_sq_err(c, s, "prepare");
-		goto out;
-	}
 	for (uint32_t i = 0; i < s->feed->nexecs; i++) {
 		const struct graph_exec *g = &s->feed->execs[i];
-		BI(st, 1, s->session);
-		BI(st, 2, g->ord);
-		BI(st, 3, g->pid);
-		BI(st, 4, g->handle);
-		BI(st, 5, g->instantiations);
-		BI(st, 6, g->launches);
-		if (g->launches) {
-			BI(st, 7, g->first_ts);
-			BI(st, 8, g->last_ts);
-		} else {
-			sqlite3_bind_null(st, 7);
-			sqlite3_bind_null(st, 8);
-		}
-		BI(st, 9, g->launch_ns);
+		/* no launch: no launch times */
+		BIS(st, 1, g->launches ? 0 : 3u << 6, s->session, g->ord, g->pid, (int64_t)g->handle,
+		    (int64_t)g->instantiations, (int64_t)g->launches, g->first_ts, g->last_ts,
+		    (int64_t)g->launch_ns);
 		if (ilog_sq_step(c, s, st))
 			goto out;
 	}
-	sqlite3_finalize(st);
-	if (sqlite3_prepare_v2(s->db, "INSERT INTO summary_graph_lifecycle"
-			       " VALUES(?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK) {
-		st = NULL;
-		ilog_sq_err(c, s, "prepare");
+	if (prepare(c, s, "INSERT INTO summary_graph_lifecycle VALUES(?,?,?,?,?,?,?,?,?,?)", &st))
 		goto out;
-	}
 	for (uint32_t i = 0; i < s->feed->nlives; i++) {
 		const struct graph_life *l = &s->feed->lives[i];
 		uint64_t recaptures = 0;
 		for (int k = 0; k < l->nstreams; k++)
 			recaptures += l->stream_caps[k] > 1 ? (uint64_t)l->stream_caps[k] - 1 : 0;
-		BI(st, 1, s->session);
-		if (i)
-			BI(st, 2, l->pid);
-		else
-			sqlite3_bind_null(st, 2);
-		BI(st, 3, l->calls);
-		BI(st, 4, l->captures);
-		BI(st, 5, recaptures);
-		BI(st, 6, l->instantiations);
-		BI(st, 7, l->instantiate_ns);
-		BI(st, 8, l->launches);
-		BI(st, 9, l->failed);
-		BI(st, 10, l->capture_ns);
+		/* lives[0] is the whole session's: no pid */
+		BIS(st, 1, i ? 0 : 1u << 1, s->session, l->pid, (int64_t)l->calls,
+		    (int64_t)l->captures, (int64_t)recaptures, (int64_t)l->instantiations,
+		    (int64_t)l->instantiate_ns, (int64_t)l->launches, (int64_t)l->failed,
+		    (int64_t)l->capture_ns);
 		if (ilog_sq_step(c, s, st))
 			goto out;
 	}
