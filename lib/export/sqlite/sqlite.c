@@ -282,20 +282,16 @@ static int put_node(struct ilog_sink_ctx *c, struct sq *s, const struct ilog_rec
 	char ver[32];
 	snprintf(ver, sizeof(ver), "%u.%u", h->version_major, h->version_minor);
 	sqlite3_stmt *st = s->st[S_NODE];
-	BI(st, 1, s->session);
-	BI(st, 2, node);
+	BIS(st, 1, 0, s->session, node);
 	bt(st, 3, h->node);
 	bt(st, 4, h->host);
 	bt(st, 5, h->boot_id);
-	BI(st, 6, h->rank);
-	BI(st, 7, h->session_id);
+	BIS(st, 6, 0, h->rank, (int64_t)h->session_id);
 	bt(st, 8, h->recorder);
 	bt(st, 9, h->kernel);
 	bt(st, 10, h->driver);
 	sqlite3_bind_text(st, 11, ver, -1, SQLITE_TRANSIENT);
-	BI(st, 12, h->node_index);
-	BI(st, 13, h->mono_ns);
-	BI(st, 14, h->real_ns);
+	BIS(st, 12, 0, h->node_index, (int64_t)h->mono_ns, (int64_t)h->real_ns);
 	return ilog_sq_step(c, s, st);
 }
 
@@ -414,14 +410,8 @@ static int sq_close(struct ilog_sink_ctx *c)
 		if (sqlite3_prepare_v2(s->db, "UPDATE sessions SET records=?, events=?, host_events=?, "
 				       "unknown_records=?, first_ts=?, last_ts=?, complete=? "
 				       "WHERE session_id=?", -1, &st, NULL) == SQLITE_OK) {
-			BI(st, 1, s->records);
-			BI(st, 2, s->events);
-			BI(st, 3, s->host);
-			BI(st, 4, s->unknown);
-			BI(st, 5, s->first_ts);
-			BI(st, 6, s->last_ts);
-			BI(st, 7, (uint64_t)!c->input_cut);
-			BI(st, 8, s->session);
+			BIS(st, 1, 0, (int64_t)s->records, (int64_t)s->events, (int64_t)s->host,
+			    (int64_t)s->unknown, s->first_ts, s->last_ts, !c->input_cut, s->session);
 			if (sqlite3_step(st) != SQLITE_DONE)
 				rc = ilog_sq_err(c, s, "update session");
 			sqlite3_finalize(st);

@@ -133,6 +133,20 @@ static inline void bt(sqlite3_stmt *st, int i, struct ilog_str s)
 	sqlite3_bind_text(st, i, s.n ? s.p : "", (int)s.n, SQLITE_STATIC);
 }
 
+/* Integers bound from placeholder k on; the values whose bit (from 0) is
+ * set in nulls are NULL instead. */
+static inline void bind_ints(sqlite3_stmt *st, int k, const int64_t *v, unsigned n, unsigned nulls)
+{
+	for (unsigned i = 0; i < n; i++, k++)
+		if (nulls >> i & 1)
+			sqlite3_bind_null(st, k);
+		else
+			sqlite3_bind_int64(st, k, v[i]);
+}
+#define BIS(st, k, nulls, ...)                                                              \
+	bind_ints(st, k, (const int64_t[]){ __VA_ARGS__ },                                  \
+		  sizeof((const int64_t[]){ __VA_ARGS__ }) / sizeof(int64_t), nulls)
+
 /* ddl.c: the schema (new, or upgraded from an older version), the
  * session's row and the prepared statements.  0 or -1 with c->err. */
 int ilog_sq_open_db(struct ilog_sink_ctx *c, struct sq *s);

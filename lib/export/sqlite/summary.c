@@ -13,20 +13,6 @@ static int64_t wall_of(struct sq *s, uint32_t node, uint64_t mono)
 	return mono ? (int64_t)ilog_stats_wall(s->stats, node, mono) : 0;
 }
 
-/* Integers bound from placeholder k on; the values whose bit (from 0) is
- * set in nulls are NULL instead. */
-static void bind_ints(sqlite3_stmt *st, int k, const int64_t *v, unsigned n, unsigned nulls)
-{
-	for (unsigned i = 0; i < n; i++, k++)
-		if (nulls >> i & 1)
-			sqlite3_bind_null(st, k);
-		else
-			sqlite3_bind_int64(st, k, v[i]);
-}
-#define BIS(st, k, nulls, ...)                                                              \
-	bind_ints(st, k, (const int64_t[]){ __VA_ARGS__ },                                  \
-		  sizeof((const int64_t[]){ __VA_ARGS__ }) / sizeof(int64_t), nulls)
-
 /* A statement in *st, after finalizing the one there.  0 or -1. */
 static int prepare(struct ilog_sink_ctx *c, struct sq *s, const char *sql, sqlite3_stmt **st)
 {
