@@ -87,9 +87,9 @@ int causal_severity(const struct cand *c)
 uint64_t causal_typical(struct ctx *x, const struct sproc *p, uint16_t op)
 {
 	const struct sseries *best = NULL;
-	for (uint32_t i = 0; i < x->st->nser; i++) {
-		const struct sseries *s = x->st->ser[i];
-		if (s->node != p->node || s->pid != p->pid || !s->n)
+	for (uint32_t i = p->ser; i; i = x->st->ser[i - 1]->next) { /* its series */
+		const struct sseries *s = x->st->ser[i - 1];
+		if (!s->n)
 			continue;
 		if (op != ILOG_OP_UNKNOWN && s->op == op) {
 			best = s;
@@ -140,9 +140,9 @@ static void run_scope(struct ctx *x, enum causal_scope scope, struct causal_proc
 static void analyze_proc(struct ctx *x, struct sproc *p)
 {
 	struct causal_proc pc = { .p = p };
-	pc.ser = malloc((x->st->nser ? x->st->nser : 1) * sizeof(*pc.ser));
+	pc.ser = malloc((p->nser ? p->nser : 1) * sizeof(*pc.ser));
 	uint8_t *hot = calloc(x->T, 1), *inany = calloc(x->T, 1), *hide = calloc(x->T, 1);
-	pc.cl = calloc(x->st->nser ? x->st->nser : 1, sizeof(*pc.cl));
+	pc.cl = calloc(p->nser ? p->nser : 1, sizeof(*pc.cl));
 	pc.lo = tick_at(x, p->first_ts);
 	pc.hi = tick_at(x, p->last_end) + 1;
 	if (!pc.ser || !hot || !inany || !hide || !pc.cl ||
@@ -150,9 +150,8 @@ static void analyze_proc(struct ctx *x, struct sproc *p)
 		x->oom = 1;
 		goto out;
 	}
-	for (uint32_t i = 0; i < x->st->nser; i++)
-		if (x->st->ser[i]->node == x->nd->idx && x->st->ser[i]->pid == p->pid)
-			pc.ser[pc.ns++] = x->st->ser[i];
+	for (uint32_t i = p->ser; i; i = x->st->ser[i - 1]->next)
+		pc.ser[pc.ns++] = x->st->ser[i - 1];
 	pc.before = x->n;
 	for (uint32_t i = 0; i < pc.ns && !x->oom; i++) {
 		struct causal_series sc = { .s = pc.ser[i], .hot = hot, .inany = inany,

@@ -9,6 +9,43 @@
 #include <stdlib.h>
 #include "causal_int.h"
 
+/*
+ * The host series are read through the lists of their process and of their
+ * type (stats_int.h), in the order of st->hs as a scan of all of them would
+ * meet them: a node of a thousand ranks has thousands of host series, and
+ * each process needs its own few.
+ */
+static const struct hseries *hs_pid_first(struct ctx *x, const struct sproc *p)
+{
+	uint32_t i = ilog_stats_hs_pid(x->st, x->nd->idx, p->pid);
+	return i ? x->st->hs[i - 1] : NULL;
+}
+
+static const struct hseries *hs_pid_next(struct ctx *x, const struct hseries *h)
+{
+	return h->next_pid ? x->st->hs[h->next_pid - 1] : NULL;
+}
+
+/* The node's host series of two types (or one: b = 0), merged in the
+ * order of st->hs. */
+struct hs2 { uint32_t a, b; };
+
+static struct hs2 hs2_of(struct ctx *x, uint16_t ta, uint16_t tb)
+{
+	return (struct hs2){ ilog_stats_hs_type(x->st, x->nd->idx, ta),
+			     ilog_stats_hs_type(x->st, x->nd->idx, tb) };
+}
+
+static const struct hseries *hs2_next(struct ctx *x, struct hs2 *it)
+{
+	uint32_t *w = it->a && (!it->b || it->a < it->b) ? &it->a : it->b ? &it->b : NULL;
+	if (!w)
+		return NULL;
+	const struct hseries *h = x->st->hs[*w - 1];
+	*w = h->next_type;
+	return h;
+}
+
 /* ---- over a range of windows ---- */
 /*
  * Preemptions of p's CUDA threads in the windows k of [a, b) with
@@ -20,10 +57,8 @@ static uint32_t preempt_sum(struct ctx *x, const struct sproc *p, uint32_t a, ui
 {
 	uint32_t m = 0;
 	*n_all = *dur_all = 0;
-	for (uint32_t i = 0; i < x->st->nhs; i++) {
-		const struct hseries *h = x->st->hs[i];
-		if (h->node != x->nd->idx || h->type != ILOG_HOST_SWITCH || h->pid != p->pid ||
-		    !has_tid(p, h->tid))
+	for (const struct hseries *h = hs_pid_first(x, p); h; h = hs_pid_next(x, h)) {
+		if (h->type != ILOG_HOST_SWITCH || !has_tid(p, h->tid))
 			continue;
 		uint64_t n = 0, d = 0;
 		for (uint32_t k = a; k < b && k < h->nt; k++)
@@ -67,10 +102,8 @@ static uint64_t runq_sum(struct ctx *x, const struct sproc *p, uint32_t a, uint3
 			 const uint8_t *in, int want, uint64_t *n)
 {
 	uint64_t d = 0, k_n = 0;
-	for (uint32_t i = 0; i < x->st->nhs; i++) {
-		const struct hseries *h = x->st->hs[i];
-		if (h->node != x->nd->idx || h->type != ILOG_HOST_WAKEUP || h->pid != p->pid ||
-		    !has_tid(p, h->tid))
+	for (const struct hseries *h = hs_pid_first(x, p); h; h = hs_pid_next(x, h)) {
+		if (h->type != ILOG_HOST_WAKEUP || !has_tid(p, h->tid))
 			continue;
 		for (uint32_t k = a; k < b && k < h->nt; k++)
 			if (!in || !!in[k] == want)
@@ -94,10 +127,8 @@ int causal_offcpu_explains(struct ctx *x, const struct sproc *p, const uint8_t *
 	uint32_t nin = 0, nout = 0;
 	for (uint32_t k = lo; k < hi; k++)
 		nin += !!mark[k], nout += !mark[k];
-	for (uint32_t i = 0; i < x->st->nhs; i++) {
-		const struct hseries *h = x->st->hs[i];
-		if (h->node != x->nd->idx || h->pid != p->pid || !has_tid(p, h->tid) ||
-		    (h->type != ILOG_HOST_SWITCH && h->type != ILOG_HOST_WAKEUP))
+	for (const struct hseries *h = hs_pid_first(x, p); h; h = hs_pid_next(x, h)) {
+		if (!has_tid(p, h->tid) || (h->type != ILOG_HOST_SWITCH && h->type != ILOG_HOST_WAKEUP))
 			continue;
 		for (uint32_t k = lo; k < hi && k < h->nt; k++)
 			*(mark[k] ? &in : &out) += (double)h->t[k].dur;
@@ -219,11 +250,8 @@ static uint64_t pages_sum(struct ctx *x, uint32_t a, uint32_t b, const uint8_t *
 	uint64_t all = 0;
 	*top_pid = 0;
 	*top_n = 0;
-	for (uint32_t i = 0; i < x->st->nhs; i++) {
-		const struct hseries *h = x->st->hs[i];
-		if (h->node != x->nd->idx ||
-		    (h->type != ILOG_HOST_PAGE_ALLOC && h->type != ILOG_HOST_PAGE_ALLOC_REST))
-			continue;
+	struct hs2 it = hs2_of(x, ILOG_HOST_PAGE_ALLOC, ILOG_HOST_PAGE_ALLOC_REST);
+	for (const struct hseries *h; (h = hs2_next(x, &it));) {
 		uint64_t n = 0;
 		for (uint32_t k = a; k < b && k < h->nt; k++)
 			if (!in || in[k])
@@ -258,10 +286,8 @@ uint64_t causal_others_calls(struct ctx *x, const struct sproc *p, const uint8_t
 		if (o->node != x->nd->idx || o->pid == p->pid || !o->ncalls)
 			continue;
 		uint64_t n = 0;
-		for (uint32_t j = 0; j < x->st->nser; j++) {
-			const struct sseries *s = x->st->ser[j];
-			if (s->node != o->node || s->pid != o->pid)
-				continue;
+		for (uint32_t j = o->ser; j; j = x->st->ser[j - 1]->next) {
+			const struct sseries *s = x->st->ser[j - 1];
 			for (uint32_t k = 0; k < x->T && k < s->nt; k++)
 				if (in[k])
 					n += s->t[k].n;
@@ -280,11 +306,8 @@ int causal_page_storm(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t
 {
 	memset(out, 0, sizeof(*out));
 	uint64_t m_in = 0, m_out = 0;
-	for (uint32_t i = 0; i < x->st->nhs; i++) {
-		const struct hseries *h = x->st->hs[i];
-		if (h->node != x->nd->idx ||
-		    (h->type != ILOG_HOST_PAGE_ALLOC && h->type != ILOG_HOST_PAGE_ALLOC_REST))
-			continue;
+	struct hs2 it = hs2_of(x, ILOG_HOST_PAGE_ALLOC, ILOG_HOST_PAGE_ALLOC_REST);
+	for (const struct hseries *h; (h = hs2_next(x, &it));) {
 		uint64_t pin = 0, nin = 0, pout = 0, nout = 0;
 		for (uint32_t k = lo; k < hi && k < h->nt; k++) {
 			if (k >= a && k < b)
@@ -317,11 +340,8 @@ int causal_page_storm(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t
 void causal_stalls(struct ctx *x, uint32_t a, uint32_t b, uint64_t *n, uint64_t *ns)
 {
 	*n = *ns = 0;
-	for (uint32_t i = 0; i < x->st->nhs; i++) {
-		const struct hseries *h = x->st->hs[i];
-		if (h->node != x->nd->idx ||
-		    (h->type != ILOG_HOST_RECLAIM && h->type != ILOG_HOST_COMPACT))
-			continue;
+	struct hs2 it = hs2_of(x, ILOG_HOST_RECLAIM, ILOG_HOST_COMPACT);
+	for (const struct hseries *h; (h = hs2_next(x, &it));) {
 		for (uint32_t k = a; k < b && k < h->nt; k++)
 			*n += h->t[k].n, *ns += h->t[k].dur;
 	}
@@ -380,6 +400,27 @@ static void elevated(const double *s, uint32_t lo, uint32_t hi, const uint8_t *s
 		flag[k] = s[k] > thr && s[k] > 0;
 }
 
+/* The CUDA calls of every process of the node per window (x->T of them),
+ * counted once per node; NULL when out of memory. */
+static const uint64_t *node_calls(struct ctx *x)
+{
+	struct snode *nd = x->nd;
+	if (nd->calls && nd->ncalls == x->T)
+		return nd->calls;
+	free(nd->calls);
+	nd->ncalls = 0;
+	if (!(nd->calls = calloc(x->T, sizeof(*nd->calls))))
+		return NULL;
+	nd->ncalls = x->T;
+	for (uint32_t i = 0; i < x->st->nser; i++) {
+		const struct sseries *s = x->st->ser[i];
+		if (s->node == nd->idx)
+			for (uint32_t k = 0; k < x->T && k < s->nt; k++)
+				nd->calls[k] += s->t[k].n;
+	}
+	return nd->calls;
+}
+
 void causal_sig_free(struct sig *g)
 {
 	free(g->cpu);
@@ -414,38 +455,51 @@ int causal_sig_build(struct ctx *x, const struct sproc *p, struct sig *g, uint32
 		return -1;
 	}
 	int have_pages = 0;
-	for (uint32_t i = 0; i < x->st->nhs; i++) {
-		const struct hseries *h = x->st->hs[i];
-		if (h->node != x->nd->idx)
-			continue;
-		if (h->type == ILOG_HOST_SWITCH && h->pid == p->pid && has_tid(p, h->tid))
+	/* (the sums are of whole numbers, exact in a double: their order does
+	 * not matter, and each list keeps the order of a scan anyway) */
+	for (const struct hseries *h = hs_pid_first(x, p); h; h = hs_pid_next(x, h)) {
+		if (h->type == ILOG_HOST_SWITCH && has_tid(p, h->tid))
 			for (uint32_t k = 0; k < T && k < h->nt; k++)
 				g->cpu[k] += (double)h->t[k].dur;
-		if (h->type == HS_RETRANS) {
-			uint64_t span = h->n ? (h->dur / h->n + x->nd->width - 1) / x->nd->width : 1;
-			if (span > g->net_span)
-				g->net_span = (uint32_t)(span < x->T ? span : x->T);
-			for (uint32_t k = 0; k < T && k < h->nt; k++)
-				g->net[k] += (double)h->t[k].value;
-		}
-		if (h->type == ILOG_HOST_PAGE_ALLOC || h->type == ILOG_HOST_PAGE_ALLOC_REST) {
-			have_pages = 1;
-			uint64_t span = h->n ? (h->dur / h->n + x->nd->width - 1) / x->nd->width : 1;
-			if (span > g->page_span)
-				g->page_span = (uint32_t)(span < x->T ? span : x->T);
-			if (h->n && (double)(h->dur / h->n) > g->page_dur)
-				g->page_dur = (double)(h->dur / h->n);
-			for (uint32_t k = 0; k < T && k < h->nt; k++)
-				g->mem[k] += (double)h->t[k].value;
-		}
 	}
-	for (uint32_t i = 0; i < x->st->nser; i++) {
-		const struct sseries *s = x->st->ser[i];
-		if (s->node != x->nd->idx || s->pid == p->pid)
-			continue;
+	struct hs2 net = { ilog_stats_hs_type(x->st, x->nd->idx, HS_RETRANS), 0 };
+	for (const struct hseries *h; (h = hs2_next(x, &net));) {
+		uint64_t span = h->n ? (h->dur / h->n + x->nd->width - 1) / x->nd->width : 1;
+		if (span > g->net_span)
+			g->net_span = (uint32_t)(span < x->T ? span : x->T);
+		for (uint32_t k = 0; k < T && k < h->nt; k++)
+			g->net[k] += (double)h->t[k].value;
+	}
+	struct hs2 it = hs2_of(x, ILOG_HOST_PAGE_ALLOC, ILOG_HOST_PAGE_ALLOC_REST);
+	for (const struct hseries *h; (h = hs2_next(x, &it));) {
+		have_pages = 1;
+		uint64_t span = h->n ? (h->dur / h->n + x->nd->width - 1) / x->nd->width : 1;
+		if (span > g->page_span)
+			g->page_span = (uint32_t)(span < x->T ? span : x->T);
+		if (h->n && (double)(h->dur / h->n) > g->page_dur)
+			g->page_dur = (double)(h->dur / h->n);
+		for (uint32_t k = 0; k < T && k < h->nt; k++)
+			g->mem[k] += (double)h->t[k].value;
+	}
+	/* the other processes' calls: the node's less p's own */
+	const uint64_t *all = node_calls(x);
+	if (!all) {
+		causal_sig_free(g);
+		return -1;
+	}
+	uint64_t *own = calloc(T, sizeof(*own));
+	if (!own) {
+		causal_sig_free(g);
+		return -1;
+	}
+	for (uint32_t i = p->ser; i; i = x->st->ser[i - 1]->next) {
+		const struct sseries *s = x->st->ser[i - 1];
 		for (uint32_t k = 0; k < T && k < s->nt; k++)
-			g->gpu[k] += (double)s->t[k].n;
+			own[k] += s->t[k].n;
 	}
+	for (uint32_t k = 0; k < T; k++)
+		g->gpu[k] = (double)(all[k] - own[k]);
+	free(own);
 	for (uint32_t i = 0; i < x->st->ncap; i++) {
 		const struct scapture *c = &x->st->cap[i];
 		if (c->node == x->nd->idx && c->pid == p->pid)

@@ -18,6 +18,7 @@
 #define MAXT_FIXED 65536      /* --window: later events count in the last window */
 #define MAXEV 65536
 #define MAXCAP 65536
+#define MAXPEND (1u << 18)    /* CUDA calls held before they go to their series */
 
 /* ---- the tables' lookups (values are indexes; UINT32_MAX: absent) ---- */
 static uint32_t hmap_get(const struct ilog_hmap *m, uint64_t a, uint64_t b)
@@ -56,59 +57,95 @@ uint64_t ilog_rank(double q, uint64_t n)
 	return r ? r : 1;
 }
 
-/* Add cnt at idx to a sorted sparse histogram. */
-static int sparse_add(struct stick *t, uint32_t idx, uint64_t cnt)
+/*
+ * A series' sparse histograms, one per window, share one array, s->bins,
+ * in the order of the windows: window k's are the t[k].nb from t[k].off
+ * (the stick's bins pointer is set when the statistics are finished).  A
+ * job of a thousand ranks has thousands of series of a few hundred windows
+ * each: one allocation per window cost more than the histograms.
+ */
+
+/* Room for n more bins in s->bins; it grows by a quarter, since its
+ * slack is memory.  0, or -1 out of memory. */
+static int bins_room(struct sseries *s, uint32_t n)
 {
-	uint32_t lo = 0, hi = t->nb;
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-		if (SB_IDX(t->bins[mid]) < idx)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < t->nb && SB_IDX(t->bins[lo]) == idx) {
-		t->bins[lo] += cnt;
+	if (s->nbins + n <= s->capbins)
 		return 0;
-	}
-	if (t->nb == t->cap) {
-		uint32_t nc = t->cap ? t->cap * 2 : 8;
-		uint64_t *b = realloc(t->bins, (size_t)nc * sizeof(*b));
-		if (!b)
-			return -1;
-		t->bins = b;
-		t->cap = nc;
-	}
-	memmove(t->bins + lo + 1, t->bins + lo, (size_t)(t->nb - lo) * sizeof(*t->bins));
-	t->bins[lo] = ((uint64_t)idx << SB_SHIFT) | cnt;
-	t->nb++;
+	uint64_t c = (uint64_t)s->capbins + s->capbins / 4 + n + 16;
+	if (c > UINT32_MAX)
+		return -1;
+	uint64_t *b = realloc(s->bins, (size_t)c * sizeof(*b));
+	if (!b)
+		return -1;
+	s->bins = b;
+	s->capbins = (uint32_t)c;
 	return 0;
 }
 
-/* dst = merge of two sorted sparse arrays (a may be dst's own). */
-static int sparse_merge(uint64_t **out, uint32_t *nout, uint32_t *capout,
-			const uint64_t *a, uint32_t na, const uint64_t *b, uint32_t nb)
+/* Windows up to k of s, a new one's bins (none) where the bins end. */
+static int ticks_room(struct sseries *s, uint32_t k)
 {
-	uint32_t cap = na + nb;
-	uint64_t *m = cap ? malloc((size_t)cap * sizeof(*m)) : NULL;
-	if (cap && !m)
+	uint32_t old = s->nt;
+	if (ilog_reserve0((void **)&s->t, &s->nt, k + 1, sizeof(*s->t), 16))
 		return -1;
-	uint32_t i = 0, j = 0, n = 0;
-	while (i < na || j < nb) {
-		if (j >= nb || (i < na && SB_IDX(a[i]) < SB_IDX(b[j])))
-			m[n++] = a[i++];
-		else if (i >= na || SB_IDX(b[j]) < SB_IDX(a[i]))
-			m[n++] = b[j++];
-		else {
-			m[n++] = a[i] + SB_CNT(b[j]);
+	for (uint32_t q = old; q < s->nt; q++)
+		s->t[q].off = s->nbins;
+	return 0;
+}
+
+/*
+ * Merge the sorted bins a[0..m) into window k's: the later windows' bins
+ * move up by the buckets new to it, then the two are merged from the top
+ * down into the room made (the window's own bins never overwritten before
+ * they are read).
+ */
+static int bins_merge(struct sseries *s, uint32_t k, const uint64_t *a, uint32_t m)
+{
+	struct stick *t = &s->t[k];
+	const uint64_t *o = t->nb ? s->bins + t->off : NULL;
+	uint32_t u = 0;
+	for (uint32_t i = 0, j = 0; j < m; j++) {
+		while (i < t->nb && SB_IDX(o[i]) < SB_IDX(a[j]))
 			i++;
-			j++;
+		u += !(i < t->nb && SB_IDX(o[i]) == SB_IDX(a[j]));
+	}
+	if (bins_room(s, u))
+		return -1;
+	uint64_t *b = s->bins, *ob = b + t->off; /* not NULL: bins there or room made */
+	uint32_t end = t->off + t->nb;
+	if (u && end < s->nbins)
+		memmove(b + end + u, b + end, (size_t)(s->nbins - end) * sizeof(*b));
+	uint32_t w = end + u, i = t->nb, j = m;
+	while (j) {
+		if (i && SB_IDX(ob[i - 1]) > SB_IDX(a[j - 1])) {
+			b[--w] = ob[--i];
+		} else if (i && SB_IDX(ob[i - 1]) == SB_IDX(a[j - 1])) {
+			b[--w] = ob[--i] + SB_CNT(a[j - 1]);
+			j--;
+		} else {
+			b[--w] = a[--j];
 		}
 	}
-	*out = m;
-	*nout = n;
-	*capout = cap;
+	t->nb += u;
+	s->nbins += u;
+	if (u)
+		for (uint32_t q = k + 1; q < s->nt; q++)
+			s->t[q].off += u;
 	return 0;
+}
+
+/* Move a dense histogram (its touched range [lo, hi]) into window k of s,
+ * zeroing it; tmp: room for HB_N bins. */
+static int flush_dense(struct sseries *s, uint32_t k, uint32_t *dense, uint32_t lo, uint32_t hi,
+		       uint64_t *tmp)
+{
+	uint32_t m = 0;
+	for (uint32_t i = lo; i <= hi; i++)
+		if (dense[i]) {
+			tmp[m++] = ((uint64_t)i << SB_SHIFT) | dense[i];
+			dense[i] = 0;
+		}
+	return m ? bins_merge(s, k, tmp, m) : 0;
 }
 
 static void tick_minmax(struct stick *t, uint64_t n, uint64_t total, uint64_t mn, uint64_t mx)
@@ -121,39 +158,6 @@ static void tick_minmax(struct stick *t, uint64_t n, uint64_t total, uint64_t mn
 		t->max = mx;
 	t->n += n;
 	t->total += total;
-}
-
-/* Move the dense histogram of s->cur into its sparse tick. */
-static int flush_dense(struct sseries *s)
-{
-	if (s->cur < 0)
-		return 0;
-	struct stick *t = &s->t[s->cur];
-	uint32_t m = 0;
-	for (uint32_t i = s->dlo; i <= s->dhi; i++)
-		m += s->dense[i] != 0;
-	uint64_t *tmp = malloc((size_t)(m ? m : 1) * sizeof(*tmp));
-	if (!tmp)
-		return -1;
-	uint32_t n = 0;
-	for (uint32_t i = s->dlo; i <= s->dhi; i++)
-		if (s->dense[i]) {
-			tmp[n++] = ((uint64_t)i << SB_SHIFT) | s->dense[i];
-			s->dense[i] = 0;
-		}
-	uint64_t *mb;
-	uint32_t nm, cm;
-	if (sparse_merge(&mb, &nm, &cm, t->bins, t->nb, tmp, n)) {
-		free(tmp);
-		return -1;
-	}
-	free(tmp);
-	free(t->bins);
-	t->bins = mb;
-	t->nb = nm;
-	t->cap = cm;
-	s->cur = -1;
-	return 0;
 }
 
 /* ---- nodes and ticks ---- */
@@ -181,17 +185,44 @@ static struct snode *node_get(struct ilog_stats *st, uint32_t node)
 	return nd;
 }
 
-static int merge_stick(struct stick *d, struct stick *a, struct stick *b)
+/* The windows of s merged by pairs: window k is 2k and 2k + 1 (their bins
+ * merged in a new array). */
+static int series_halve(struct sseries *s)
 {
-	struct stick r = { 0 };
-	tick_minmax(&r, a->n, a->total, a->min, a->max);
-	tick_minmax(&r, b->n, b->total, b->min, b->max);
-	if (sparse_merge(&r.bins, &r.nb, &r.cap, a->bins, a->nb, b->bins, b->nb))
+	if (!s->nbins) {
+		memset(s->t, 0, (size_t)s->nt * sizeof(*s->t)); /* (no calls: no windows used) */
+		return 0;
+	}
+	uint64_t *nb = malloc((size_t)s->nbins * sizeof(*nb));
+	if (!nb)
 		return -1;
-	free(a->bins);
-	free(b->bins);
-	a->bins = b->bins = NULL;
-	*d = r;
+	uint32_t nn = (s->nt + 1) / 2, w = 0;
+	for (uint32_t k = 0; k < nn; k++) {
+		struct stick empty = { 0 }, r = { 0 };
+		const struct stick a = s->t[2 * k], b = 2 * k + 1 < s->nt ? s->t[2 * k + 1] : empty;
+		tick_minmax(&r, a.n, a.total, a.min, a.max);
+		tick_minmax(&r, b.n, b.total, b.min, b.max);
+		const uint64_t *x = s->bins + a.off, *y = s->bins + b.off;
+		uint32_t i = 0, j = 0;
+		r.off = w;
+		while (i < a.nb || j < b.nb) {
+			if (j >= b.nb || (i < a.nb && SB_IDX(x[i]) < SB_IDX(y[j])))
+				nb[w++] = x[i++];
+			else if (i >= a.nb || SB_IDX(y[j]) < SB_IDX(x[i]))
+				nb[w++] = y[j++];
+			else
+				nb[w++] = x[i++] + SB_CNT(y[j++]);
+		}
+		r.nb = w - r.off;
+		s->t[k] = r;
+	}
+	memset(s->t + nn, 0, (size_t)(s->nt - nn) * sizeof(*s->t));
+	for (uint32_t k = nn; k < s->nt; k++)
+		s->t[k].off = w;
+	free(s->bins);
+	s->bins = nb;
+	s->capbins = s->nbins;
+	s->nbins = w;
 	return 0;
 }
 
@@ -225,24 +256,18 @@ static void merge_snap(struct snaptick *d, const struct snaptick *a, const struc
 	*d = r;
 }
 
+static int add_pending(struct ilog_stats *st);
+
 /* Double a node's window width, merging pairs of windows everywhere. */
 static int node_double(struct ilog_stats *st, struct snode *nd)
 {
+	/* the calls held were in windows of the old width */
+	if (add_pending(st))
+		return -1;
 	for (uint32_t i = 0; i < st->nser; i++) {
 		struct sseries *s = st->ser[i];
-		if (s->node != nd->idx)
-			continue;
-		if (flush_dense(s))
+		if (s->node == nd->idx && series_halve(s))
 			return -1;
-		uint32_t nn = (s->nt + 1) / 2;
-		for (uint32_t k = 0; k < nn; k++) {
-			struct stick empty = { 0 };
-			struct stick *b = 2 * k + 1 < s->nt ? &s->t[2 * k + 1] : &empty;
-			struct stick a = s->t[2 * k];
-			if (merge_stick(&s->t[k], &a, b))
-				return -1;
-		}
-		memset(s->t + nn, 0, (size_t)(s->nt - nn) * sizeof(*s->t));
 	}
 	for (uint32_t i = 0; i < st->nhs; i++) {
 		struct hseries *h = st->hs[i];
@@ -392,61 +417,100 @@ const char *ilog_stats_comm(struct ilog_stats *st, uint32_t node, uint32_t pid)
 }
 
 /* ---- series ---- */
-static struct sseries *series_get(struct ilog_stats *st, uint32_t node, uint32_t pid,
-				  uint16_t op, uint8_t layer)
+/* The index in st->ser of the (node, pid, op) series; a new one goes last
+ * in st->ser and in its process's list (the process is made with it, as
+ * the first CUDA call of a pid makes it).  UINT32_MAX: out of memory. */
+static uint32_t series_find(struct ilog_stats *st, uint32_t node, uint32_t pid, uint16_t op,
+			    uint8_t layer)
 {
-	struct sseries *s = st->last_ser;
-	if (s && s->pid == pid && s->op == op && s->node == node)
-		return s;
 	uint64_t a = ((uint64_t)node << 32) | pid;
+	if (st->nser && st->last_a == a && st->last_op == op)
+		return st->last_si;
 	uint32_t i = hmap_get(&st->sermap, a, op);
-	if (i != UINT32_MAX) {
-		s = st->ser[i];
-	} else {
-		if (ilog_reserve0((void **)&st->ser, &st->capser, st->nser + 1, sizeof(*st->ser), 16))
-			return NULL;
-		s = calloc(1, sizeof(*s));
-		if (!s)
-			return NULL;
-		s->dense = calloc(HB_N, sizeof(*s->dense));
-		s->top = malloc(NTOP * sizeof(*s->top));
-		if (!s->dense || !s->top || hmap_put(&st->sermap, a, op, st->nser)) {
-			free(s->dense);
-			free(s->top);
+	if (i == UINT32_MAX) {
+		struct sproc *p = proc_get(st, node, pid);
+		if (!p || ilog_reserve0((void **)&st->ser, &st->capser, st->nser + 1,
+					sizeof(*st->ser), 16) ||
+		    ilog_reserve0((void **)&st->pcnt, &st->cappcnt, st->nser + 1,
+				  sizeof(*st->pcnt), 16))
+			return UINT32_MAX;
+		struct sseries *s = calloc(1, sizeof(*s));
+		if (!s || hmap_put(&st->sermap, a, op, st->nser)) {
 			free(s);
-			return NULL;
+			return UINT32_MAX;
 		}
 		s->node = node;
 		s->pid = pid;
 		s->op = op;
 		s->layer = layer;
-		s->cur = -1;
-		s->dlo = HB_N;
+		s->proc = p;
+		i = st->nser;
 		st->ser[st->nser++] = s;
+		if (p->ser_last)
+			st->ser[p->ser_last - 1]->next = st->nser;
+		else
+			p->ser = st->nser;
+		p->ser_last = st->nser;
+		p->nser++;
 	}
-	st->last_ser = s;
-	return s;
+	st->last_a = a;
+	st->last_op = op;
+	st->last_si = i;
+	return i;
 }
 
-static void top_push(struct sseries *s, const struct scall *c)
+/*
+ * Room for n calls in s->top, grown as needed (most series of a job with
+ * many processes are short).  The array starts 64-byte aligned one entry
+ * before top[0], so that the two children of a heap node (2i + 1, 2i + 2)
+ * share a cache line: a sift touches one line per level, not two.
+ */
+static int top_room(struct sseries *s, uint32_t n)
 {
-	struct scall *h = s->top;
+	if (n <= s->captop)
+		return 0;
+	uint32_t c = s->captop ? s->captop * 2 : 16;
+	while (c < n)
+		c *= 2;
+	struct scall *b = aligned_alloc(64, (size_t)(c + 2) * sizeof(*b));
+	if (!b)
+		return -1;
+	if (s->ntop)
+		memcpy(b + 1, s->top, (size_t)s->ntop * sizeof(*b));
+	if (s->top)
+		free(s->top - 1);
+	s->top = b + 1;
+	s->captop = c;
+	return 0;
+}
+
+static int top_push(struct sseries *s, const struct scall *c)
+{
 	uint32_t i;
 	if (s->ntop < NTOP) {
+		if (top_room(s, s->ntop + 1))
+			return -1;
+		struct scall *h = s->top;
 		i = s->ntop++;
 		while (i && h[(i - 1) / 2].dur > c->dur) {
 			h[i] = h[(i - 1) / 2];
 			i = (i - 1) / 2;
 		}
 		h[i] = *c;
-		return;
+		return 0;
 	}
+	struct scall *h = s->top;
 	if (c->dur <= h[0].dur)
-		return;
+		return 0;
 	i = 0;
 	for (;;) {
 		uint32_t l = 2 * i + 1, r = l + 1, m = i;
 		uint64_t md = c->dur;
+		/* the next level's two lines, while this one is compared */
+		if (2 * r + 1 < NTOP) {
+			__builtin_prefetch(&h[2 * l + 1]);
+			__builtin_prefetch(&h[2 * r + 1]);
+		}
 		if (l < NTOP && h[l].dur < md)
 			m = l, md = h[l].dur;
 		if (r < NTOP && h[r].dur < md)
@@ -457,79 +521,197 @@ static void top_push(struct sseries *s, const struct scall *c)
 		i = m;
 	}
 	h[i] = *c;
+	return 0;
 }
 
-static int series_add(struct sseries *s, const struct ingero_cuda_event *e, uint32_t k)
+/*
+ * A call of process p.  The process's figures do not depend on the order
+ * of its calls (sums, extremes, and the set of its threads: the first
+ * MAXTIDS, or more than that), so they are counted with its series'.
+ */
+static void proc_call(struct sproc *p, const struct spend *e)
 {
-	uint64_t d = e->dur_ns;
-	if (ilog_reserve0((void **)&s->t, &s->nt, k + 1, sizeof(*s->t), 16))
-		return -1;
-	struct stick *t = &s->t[k];
-	if (!t->n || d < t->min)
-		t->min = d;
-	if (d > t->max)
-		t->max = d;
-	t->n++;
-	t->total += d;
-	uint32_t b = hb_index(d);
-	if ((int64_t)k == s->cur) {
-	dense:
-		s->dense[b]++;
-		if (b < s->dlo)
-			s->dlo = b;
-		if (b > s->dhi)
-			s->dhi = b;
-	} else if ((int64_t)k > s->cur) {
-		if (flush_dense(s))
-			return -1;
-		s->cur = k;
-		s->dlo = HB_N;
-		s->dhi = 0;
-		goto dense;
-	} else if (sparse_add(t, b, 1)) {
-		return -1;
-	}
-	if (!s->n || d < s->min)
-		s->min = d;
-	if (d > s->max)
-		s->max = d;
-	if (!s->n || e->ts_ns < s->first_ts)
-		s->first_ts = e->ts_ns;
-	uint64_t end = e->ts_ns + d < e->ts_ns ? UINT64_MAX : e->ts_ns + d; /* saturate */
-	if (end > s->last_end)
-		s->last_end = end;
-	s->n++;
-	s->total += d;
-	s->bytes += e->bytes;
-	if (e->kind < 5)
-		s->bytes_kind[e->kind] += e->bytes;
+	if (!p->ncalls || e->ts < p->first_ts)
+		p->first_ts = e->ts;
+	uint64_t end = e->ts + e->dur < e->ts ? UINT64_MAX : e->ts + e->dur;
+	if (end > p->last_end)
+		p->last_end = end;
+	p->ncalls++;
 	if (e->flags & ILOG_CUDA_F_NO_RETURN)
-		s->noret++;
-	if (e->ret) {
-		if (!s->nerr) {
-			s->first_err = e->ret;
-			s->first_err_ts = e->ts_ns;
-			s->first_err_bytes = e->bytes;
+		p->noret++;
+	p->eager_launches += e->eager;
+	if (!p->ntids || p->tids[p->ntids - 1] != e->tid) {
+		uint32_t i;
+		for (i = 0; i < p->ntids && p->tids[i] != e->tid; i++)
+			;
+		if (i == p->ntids) {
+			if (p->ntids < MAXTIDS)
+				p->tids[p->ntids++] = e->tid;
+			else
+				p->tids_over++;
+		} else if (i + 1 < p->ntids) { /* keep the latest last: cheap check above */
+			uint32_t x = p->tids[i];
+			p->tids[i] = p->tids[p->ntids - 1];
+			p->tids[p->ntids - 1] = x;
 		}
-		s->nerr++;
-		/* cudaErrorMemoryAllocation and CUDA_ERROR_OUT_OF_MEMORY are both 2 */
-		if (e->ret == 2)
-			s->nerr_oom++;
 	}
-	struct scall c = { e->ts_ns, d, e->bytes, e->tid, e->ret };
-	if (s->nfirst < NFIRST) {
-		s->first[s->nfirst++] = c;
-	} else if (e->ts_ns < s->first[NFIRST - 1].ts) {
-		/* out of order: keep the earliest NFIRST */
-		s->first[NFIRST - 1] = c;
+}
+
+/*
+ * s's calls c[ord[0..n)], in the order they came.  A window's calls are
+ * counted in the dense scratch histogram and moved into its sparse one
+ * when the next window begins or the batch ends; a call of an earlier
+ * window goes to the sparse one directly.  Either way a window's sparse
+ * histogram is the same: its buckets in order, each with its count.
+ */
+static int series_calls(struct ilog_stats *st, struct sseries *s, const uint32_t *ord,
+			uint32_t n)
+{
+	uint32_t *dense = st->dense, lo = HB_N, hi = 0;
+	uint64_t *tmp = st->dbins;
+	struct sproc *p = s->proc;
+	int64_t cur = -1;
+	for (uint32_t j = 0; j < n; j++) {
+		const struct spend *e = &st->pend[ord[j]];
+		/* the calls are far apart in pend: ask for them early */
+		if (j + 8 < n)
+			__builtin_prefetch(&st->pend[ord[j + 8]]);
+		uint64_t d = e->dur;
+		uint32_t k = e->k;
+		proc_call(p, e);
+		if (ticks_room(s, k))
+			return -1;
+		struct stick *t = &s->t[k];
+		if (!t->n || d < t->min)
+			t->min = d;
+		if (d > t->max)
+			t->max = d;
+		t->n++;
+		t->total += d;
+		uint32_t b = hb_index(d);
+		if ((int64_t)k < cur) {
+			uint64_t one = ((uint64_t)b << SB_SHIFT) | 1;
+			if (bins_merge(s, k, &one, 1))
+				return -1;
+		} else {
+			if ((int64_t)k > cur) {
+				if (cur >= 0 && flush_dense(s, (uint32_t)cur, dense, lo, hi, tmp))
+					return -1;
+				cur = k;
+				lo = HB_N;
+				hi = 0;
+			}
+			dense[b]++;
+			if (b < lo)
+				lo = b;
+			if (b > hi)
+				hi = b;
+		}
+		if (!s->n || d < s->min)
+			s->min = d;
+		if (d > s->max)
+			s->max = d;
+		if (!s->n || e->ts < s->first_ts)
+			s->first_ts = e->ts;
+		uint64_t end = e->ts + d < e->ts ? UINT64_MAX : e->ts + d; /* saturate */
+		if (end > s->last_end)
+			s->last_end = end;
+		s->n++;
+		s->total += d;
+		s->bytes += e->bytes;
+		if (e->kind < 5)
+			s->bytes_kind[e->kind] += e->bytes;
+		if (e->flags & ILOG_CUDA_F_NO_RETURN)
+			s->noret++;
+		if (e->ret) {
+			if (!s->nerr) {
+				s->first_err = e->ret;
+				s->first_err_ts = e->ts;
+				s->first_err_bytes = e->bytes;
+			}
+			s->nerr++;
+			/* cudaErrorMemoryAllocation and CUDA_ERROR_OUT_OF_MEMORY are both 2 */
+			if (e->ret == 2)
+				s->nerr_oom++;
+		}
+		struct scall c = { e->ts, d, e->bytes, e->tid, e->ret };
+		if (s->nfirst < NFIRST) {
+			s->first[s->nfirst++] = c;
+		} else if (e->ts < s->first[NFIRST - 1].ts) {
+			/* out of order: keep the earliest NFIRST */
+			s->first[NFIRST - 1] = c;
+		}
+		/* keep first[] sorted by time (insertion; almost always in order) */
+		for (uint32_t i = s->nfirst - 1; i > 0 && s->first[i].ts < s->first[i - 1].ts; i--) {
+			struct scall x = s->first[i];
+			s->first[i] = s->first[i - 1];
+			s->first[i - 1] = x;
+		}
+		if (top_push(s, &c))
+			return -1;
 	}
-	/* keep first[] sorted by time (insertion; almost always in order) */
-	for (uint32_t i = s->nfirst - 1; i > 0 && s->first[i].ts < s->first[i - 1].ts; i--) {
-		struct scall x = s->first[i];
-		s->first[i] = s->first[i - 1];
-		s->first[i - 1] = x;
+	return cur >= 0 && flush_dense(s, (uint32_t)cur, dense, lo, hi, tmp) ? -1 : 0;
+}
+
+/*
+ * The calls held in st->pend to their series: a counting sort by series
+ * (each series' calls keep their order), then each series' calls at once
+ * (struct spend says why).
+ */
+static int add_pending(struct ilog_stats *st)
+{
+	uint32_t n = st->npend, *cnt = st->pcnt;
+	if (!n)
+		return 0;
+	if (!st->dense && !(st->dense = calloc(HB_N, sizeof(*st->dense))))
+		return -1;
+	if (!st->dbins && !(st->dbins = malloc(HB_N * sizeof(*st->dbins))))
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		cnt[st->pend[i].ser]++;
+	/* each series' first slot in pord, then one past its last */
+	uint32_t off = 0;
+	for (uint32_t i = 0; i < st->nser; i++) {
+		uint32_t c = cnt[i];
+		cnt[i] = off;
+		off += c;
 	}
-	top_push(s, &c);
+	for (uint32_t i = 0; i < n; i++)
+		st->pord[cnt[st->pend[i].ser]++] = i;
+	int rc = 0;
+	off = 0;
+	for (uint32_t i = 0; i < st->nser; i++) {
+		uint32_t end = cnt[i];
+		if (end > off && !rc)
+			rc = series_calls(st, st->ser[i], st->pord + off, end - off);
+		cnt[i] = 0;
+		off = end;
+	}
+	st->npend = 0;
+	return rc;
+}
+
+/* Hold a call of series si (window k; eager: a kernel launch outside any
+ * capture) for add_pending. */
+static int series_add(struct ilog_stats *st, uint32_t si, const struct ingero_cuda_event *e,
+		      uint32_t k, int eager)
+{
+	if (st->npend == MAXPEND && add_pending(st))
+		return -1;
+	if (st->npend == st->cappend) {
+		uint32_t nc = st->cappend ? st->cappend * 4 : 1024;
+		struct spend *p = realloc(st->pend, (size_t)nc * sizeof(*p));
+		if (!p)
+			return -1;
+		st->pend = p;
+		uint32_t *o = realloc(st->pord, (size_t)nc * sizeof(*o));
+		if (!o)
+			return -1;
+		st->pord = o;
+		st->cappend = nc;
+	}
+	st->pend[st->npend++] = (struct spend){ e->ts_ns, e->dur_ns, e->bytes, si, k, e->tid,
+						e->ret, e->kind, e->flags, (uint8_t)eager };
 	return 0;
 }
 
@@ -565,7 +747,32 @@ static struct hseries *hs_get(struct ilog_stats *st, uint32_t node, uint16_t typ
 	h->tid = tid;
 	h->opid = opid;
 	st->hs[st->nhs++] = h;
+	/* last in the lists of its process and of its type */
+	uint64_t *lp = ilog_hmap_put(&st->hspid, node, pid);
+	if (!lp)
+		return NULL;
+	if (*lp)
+		st->hs[(uint32_t)*lp - 1]->next_pid = st->nhs;
+	*lp = (*lp ? *lp >> 32 : st->nhs) << 32 | st->nhs;
+	uint64_t *lt = ilog_hmap_put(&st->hstype, node, type);
+	if (!lt)
+		return NULL;
+	if (*lt)
+		st->hs[(uint32_t)*lt - 1]->next_type = st->nhs;
+	*lt = (*lt ? *lt >> 32 : st->nhs) << 32 | st->nhs;
 	return h;
+}
+
+uint32_t ilog_stats_hs_pid(const struct ilog_stats *st, uint32_t node, uint32_t pid)
+{
+	const uint64_t *v = ilog_hmap_get(&st->hspid, node, pid);
+	return v ? (uint32_t)(*v >> 32) : 0;
+}
+
+uint32_t ilog_stats_hs_type(const struct ilog_stats *st, uint32_t node, uint16_t type)
+{
+	const uint64_t *v = ilog_hmap_get(&st->hstype, node, type);
+	return v ? (uint32_t)(*v >> 32) : 0;
 }
 
 static int hs_add(struct hseries *h, uint32_t k, uint64_t dur, uint64_t value)
@@ -752,11 +959,16 @@ static int add_snapshot(struct ilog_stats *st, struct snode *nd, const struct il
 }
 
 /* ---- CUDA graph lifecycle ---- */
+/* A call of the graph ops or a kernel launch of process p; *eager: the
+ * launch ran outside any capture.  0, or -1 out of memory. */
 static int graph_track(struct ilog_stats *st, uint32_t node, struct sproc *p,
-		       const struct ingero_cuda_event *e)
+		       const struct ingero_cuda_event *e, int *eager)
 {
 	switch (e->op) {
 	case ILOG_OP_cudaStreamBeginCapture:
+		/* the process's launches before it: every call held counted */
+		if (add_pending(st))
+			return -1;
 		if (!p->first_capture_ts || e->ts_ns < p->first_capture_ts)
 			p->first_capture_ts = e->ts_ns;
 		if (st->ncap >= MAXCAP) {
@@ -819,7 +1031,7 @@ static int graph_track(struct ilog_stats *st, uint32_t node, struct sproc *p,
 			if (st->ncap - i > 64)
 				break;
 		}
-		p->eager_launches++;
+		*eager = 1;
 		return 0;
 	}
 	return 0;
@@ -831,46 +1043,22 @@ static int add_cuda(struct ilog_stats *st, uint32_t node, struct snode *nd,
 	uint32_t k;
 	if (tick_of(st, nd, e->ts_ns, &k))
 		return -1;
-	struct sseries *s = series_get(st, node, e->pid, e->op, e->layer);
-	if (!s || series_add(s, e, k))
+	uint32_t si = series_find(st, node, e->pid, e->op, e->layer);
+	if (si == UINT32_MAX)
 		return -1;
-	struct sproc *p = proc_get(st, node, e->pid);
-	if (!p)
-		return -1;
-	if (!p->ncalls || e->ts_ns < p->first_ts)
-		p->first_ts = e->ts_ns;
-	uint64_t end = e->ts_ns + e->dur_ns < e->ts_ns ? UINT64_MAX : e->ts_ns + e->dur_ns;
-	if (end > p->last_end)
-		p->last_end = end;
-	p->ncalls++;
-	if (e->flags & ILOG_CUDA_F_NO_RETURN)
-		p->noret++;
-	if (!p->ntids || p->tids[p->ntids - 1] != e->tid) {
-		uint32_t i;
-		for (i = 0; i < p->ntids && p->tids[i] != e->tid; i++)
-			;
-		if (i == p->ntids) {
-			if (p->ntids < MAXTIDS)
-				p->tids[p->ntids++] = e->tid;
-			else
-				p->tids_over++;
-		} else if (i + 1 < p->ntids) { /* keep the latest last: cheap check above */
-			uint32_t x = p->tids[i];
-			p->tids[i] = p->tids[p->ntids - 1];
-			p->tids[p->ntids - 1] = x;
-		}
+	int eager = 0;
+	if (e->op >= ILOG_OP_cudaStreamBeginCapture && e->op <= ILOG_OP_cudaGraphLaunch) {
+		if (graph_track(st, node, st->ser[si]->proc, e, &eager))
+			return -1;
+	} else if (e->op == ILOG_OP_cudaLaunchKernel || e->op == ILOG_OP_cuLaunchKernel ||
+		   e->op == ILOG_OP_cuLaunchKernelEx) {
+		if (!st->nopen)
+			eager = 1;
+		else if (graph_track(st, node, st->ser[si]->proc, e, &eager))
+			return -1;
 	}
-	if (e->op >= ILOG_OP_cudaStreamBeginCapture && e->op <= ILOG_OP_cudaGraphLaunch)
-		return graph_track(st, node, p, e);
-	if (e->op == ILOG_OP_cudaLaunchKernel || e->op == ILOG_OP_cuLaunchKernel ||
-	    e->op == ILOG_OP_cuLaunchKernelEx) {
-		if (!st->nopen) {
-			p->eager_launches++;
-			return 0;
-		}
-		return graph_track(st, node, p, e);
-	}
-	return 0;
+	/* the process's figures are counted with its series' (add_pending) */
+	return series_add(st, si, e, k, eager);
 }
 
 static int add_loss(struct ilog_stats *st, const struct ilog_loss *l)
@@ -1086,11 +1274,33 @@ int ilog_stats_add(struct ilog_stats *st, const struct ilog_record *rec,
 
 int ilog_stats_finish(struct ilog_stats *st)
 {
-	for (uint32_t i = 0; i < st->nser; i++)
-		if (flush_dense(st->ser[i])) {
-			snprintf(st->err, sizeof(st->err), "out of memory");
-			return -1;
+	if (add_pending(st)) {
+		snprintf(st->err, sizeof(st->err), "out of memory");
+		return -1;
+	}
+	free(st->pend);
+	free(st->pord);
+	free(st->dense);
+	free(st->dbins);
+	st->pend = NULL;
+	st->pord = NULL;
+	st->dense = NULL;
+	st->dbins = NULL;
+	st->cappend = 0;
+	/* the windows' histograms where readers look for them, the slack of
+	 * their arrays given back */
+	for (uint32_t i = 0; i < st->nser; i++) {
+		struct sseries *s = st->ser[i];
+		if (s->capbins > s->nbins && s->nbins) {
+			uint64_t *b = realloc(s->bins, (size_t)s->nbins * sizeof(*b));
+			if (b) {
+				s->bins = b;
+				s->capbins = s->nbins;
+			}
 		}
+		for (uint32_t k = 0; k < s->nt && s->bins; k++)
+			s->t[k].bins = s->bins + s->t[k].off;
+	}
 	if (st->rk && ilog_ranks_finish(st->rk)) {
 		snprintf(st->err, sizeof(st->err), "out of memory");
 		return -1;
@@ -1115,11 +1325,10 @@ void ilog_stats_free(struct ilog_stats *st)
 		return;
 	for (uint32_t i = 0; i < st->nser; i++) {
 		struct sseries *s = st->ser[i];
-		for (uint32_t k = 0; k < s->nt; k++)
-			free(s->t[k].bins);
+		free(s->bins);
 		free(s->t);
-		free(s->dense);
-		free(s->top);
+		if (s->top)
+			free(s->top - 1);
 		free(s);
 	}
 	for (uint32_t i = 0; i < st->nhs; i++) {
@@ -1128,9 +1337,16 @@ void ilog_stats_free(struct ilog_stats *st)
 	}
 	for (uint32_t i = 0; i < st->nprocs; i++)
 		free(st->procs[i]);
-	for (uint32_t i = 0; i < st->nnodes; i++)
+	for (uint32_t i = 0; i < st->nnodes; i++) {
 		free(st->nodes[i].snap);
+		free(st->nodes[i].calls);
+	}
 	free(st->nodes);
+	free(st->pend);
+	free(st->pord);
+	free(st->pcnt);
+	free(st->dense);
+	free(st->dbins);
 	ilog_node_map_free(&st->nodemap);
 	ilog_buf_free(&st->merge_prov);
 	free(st->ser);
@@ -1145,6 +1361,8 @@ void ilog_stats_free(struct ilog_stats *st)
 	free(st->comms);
 	ilog_hmap_free(&st->sermap);
 	ilog_hmap_free(&st->hsmap);
+	ilog_hmap_free(&st->hspid);
+	ilog_hmap_free(&st->hstype);
 	ilog_hmap_free(&st->procmap);
 	ilog_hmap_free(&st->openmap);
 	ilog_hmap_free(&st->commmap);

@@ -68,10 +68,13 @@ struct scall {
 #define NFIRST 16
 #define NTOP 512
 
+/* A series' window: its calls, and its sparse histogram, nb bins from
+ * the series' bins[off] (bins: that address once the statistics are
+ * finished). */
 struct stick {
 	uint64_t n, total, min, max;
-	uint64_t *bins;
-	uint32_t nb, cap;
+	const uint64_t *bins;
+	uint32_t nb, off;
 };
 
 /* One (node, pid, op) series of CUDA calls. */
@@ -79,6 +82,8 @@ struct sseries {
 	uint32_t node, pid;
 	uint16_t op;
 	uint8_t layer;
+	uint32_t next;            /* the next series of its process: index + 1, 0 none */
+	struct sproc *proc;       /* its process */
 	uint64_t n, total, min, max, bytes;
 	uint64_t bytes_kind[5];   /* memcpy bytes by cudaMemcpyKind 0..4 */
 	uint64_t nerr, noret;
@@ -88,13 +93,32 @@ struct sseries {
 	uint64_t first_ts, last_end;
 	struct stick *t;
 	uint32_t nt;              /* ticks allocated */
-	uint32_t *dense;          /* histogram of the current tick */
-	int64_t cur;              /* tick held in dense, -1 none */
-	uint32_t dlo, dhi;        /* touched range of dense */
+	uint64_t *bins;           /* the windows' sparse histograms (struct stick) */
+	uint32_t nbins, capbins;
 	struct scall first[NFIRST];
 	uint32_t nfirst;
 	struct scall *top;        /* min-heap on dur, NTOP slowest calls */
-	uint32_t ntop;
+	uint32_t ntop, captop;
+};
+
+/*
+ * A CUDA call waiting to be added to its series and process.  Calls are
+ * added in batches, each series' calls together and in the order they
+ * came (stats.c, add_pending): a job of a thousand ranks interleaves
+ * thousands of series record by record, and touching each one's histogram,
+ * slowest calls and process per record costs cache and TLB misses each
+ * time.  Nothing reads a series before ilog_stats_finish, nor a process's
+ * call figures before then (but a capture's start: held calls are added
+ * first), a series' state depends only on its own calls in order, and a
+ * process's on none, so the batches change nothing.
+ */
+struct spend {
+	uint64_t ts, dur, bytes;
+	uint32_t ser, k;          /* its series (index in ilog_stats.ser), its window */
+	uint32_t tid;
+	int32_t ret;
+	uint8_t kind, flags;
+	uint8_t eager;            /* a kernel launch outside any capture */
 };
 
 struct htick { uint64_t n, dur, value, max; };
@@ -144,6 +168,10 @@ struct hseries {
 	uint32_t node;
 	uint16_t type;
 	uint32_t pid, tid, opid;
+	/* the next host series of the same (node, pid) and of the same (node,
+	 * type), in the order of ilog_stats.hs: index + 1, 0 none (the lists'
+	 * heads: ilog_stats_hs_pid, ilog_stats_hs_type) */
+	uint32_t next_pid, next_type;
 	uint64_t n, dur, value, max;
 	struct htick *t;
 	uint32_t nt;
@@ -178,6 +206,9 @@ struct sproc {
 	uint64_t cgroup_id;
 	char pod[37], cid[65];    /* pod UID, container id; "" = none */
 	char cgroup[256];         /* the cgroup path, "" = not known */
+	uint32_t ser, ser_last;   /* its series, in the order of ilog_stats.ser:
+				   * the first's and the last's index + 1, 0 none */
+	uint32_t nser;
 };
 
 /* Discrete host events worth a line each (OOM kills, exits). */
@@ -218,6 +249,9 @@ struct snode {
 	uint64_t anchor_mono, anchor_real;
 	struct snaptick *snap;
 	uint32_t nsnap;
+	uint64_t *calls;          /* CUDA calls per window of all its processes, for the
+				   * causal engine (causal_sig.c: counted once) */
+	uint32_t ncalls;          /* ... windows in it */
 	/* snapshot summary */
 	uint64_t nsnaps;
 	double cpu_sum, cpu_max, load_max;
@@ -234,9 +268,18 @@ struct ilog_stats {
 	struct sseries **ser;
 	uint32_t nser, capser;
 	struct ilog_hmap sermap;
+	struct spend *pend;       /* CUDA calls not yet added to their series */
+	uint32_t npend, cappend;
+	uint32_t *pord;           /* scratch of add_pending: the order to add them in */
+	uint32_t *pcnt;           /* ... per series: its calls, then their slots */
+	uint32_t cappcnt;
+	uint32_t *dense;          /* scratch of add_pending: one window's histogram */
+	uint64_t *dbins;          /* ... and its sparse one */
 	struct hseries **hs;
 	uint32_t nhs, caphs;
 	struct ilog_hmap hsmap;
+	struct ilog_hmap hspid;   /* (node, pid) -> its host series: first << 32 | last (index + 1) */
+	struct ilog_hmap hstype;  /* (node, type) -> the same */
 	struct sproc **procs;
 	uint32_t nprocs, capprocs;
 	struct ilog_hmap procmap;
@@ -272,12 +315,19 @@ struct ilog_stats {
 	struct ilog_buf loss_src;  /* "source=lost/seen;..." latest per source */
 	struct ilog_buf merge_prov; /* args of the latest ingero-merge provenance
 				     * record (its "nodes": each clock's offset) */
-	struct sseries *last_ser;
+	uint64_t last_a;          /* the latest CUDA call's series: node << 32 | pid, */
+	uint16_t last_op;         /* op, */
+	uint32_t last_si;         /* index */
 	struct sproc *last_proc;
 	struct ranks *rk;         /* the job's ranks (ranks_int.h), from the first NCCL call */
 	int finished;
 	char err[256];
 };
+
+/* The first host series of (node, pid) or of (node, type), index + 1 in
+ * st->hs, 0 when none; the rest follow in h->next_pid, h->next_type. */
+uint32_t ilog_stats_hs_pid(const struct ilog_stats *st, uint32_t node, uint32_t pid);
+uint32_t ilog_stats_hs_type(const struct ilog_stats *st, uint32_t node, uint16_t type);
 
 /* Lookups used by the engine. NULL when absent. */
 struct snode *ilog_stats_node(struct ilog_stats *st, uint32_t node);
