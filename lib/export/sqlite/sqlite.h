@@ -193,4 +193,9 @@ const struct ilog_chain_set *ilog_sq_analysis_finish(struct ilog_sink_ctx *c, st
 /* summary.c: the session's summaries, at close.  0 or -1 with c->err. */
 int ilog_sq_summaries(struct ilog_sink_ctx *c, struct sq *s);
 
+/* ranks.c: a multi-rank job's tables (schema 6): their DDL, and their rows
+ * from the analysis at close.  0 or -1 with c->err. */
+extern const char ilog_sq_ranks_ddl[];
+int ilog_sq_ranks(struct ilog_sink_ctx *c, struct sq *s);
+
 #endif
