@@ -12,7 +12,8 @@
  * chains.  The detectors are lib/analyze/detect_*.c; what they share is
  * causal_int.h (formatting and metrics: causal_fmt.c, host signals:
  * causal_sig.c, a series' baseline, cold calls and anomalous intervals:
- * causal_series.c).
+ * causal_series.c, the slow calls of a series - breaks, rhythm, isolated
+ * stalls: causal_stalls.c).
  *
  * To add a detector: write lib/analyze/detect_NAME.c with one function of
  * the struct causal_detector type (its scope says what it is given: each

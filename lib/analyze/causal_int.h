@@ -366,6 +366,13 @@ struct causal_series {
 	uint32_t niv;
 };
 
+/* The baseline and the cold calls (added to pc->cl); 0 or -1 (out of memory). */
+int causal_series_begin(struct ctx *x, struct causal_proc *pc, struct causal_series *sc);
+/* The anomalous intervals and the signals' flags against them; 0 or -1
+ * (out of memory). */
+int causal_series_anomalies(struct ctx *x, struct causal_proc *pc, struct causal_series *sc);
+
+/* ---- the slow calls of a series (causal_stalls.c) ---- */
 /* Whether every call of s slower than thr is among its slowest calls kept
  * (s->top): the list is not full, or it reaches down to thr. */
 int causal_top_complete(const struct sseries *s, uint64_t thr);
@@ -388,15 +395,48 @@ int causal_rhythm(const struct scall *v, uint32_t m, double *period);
 uint32_t causal_breaks(const uint64_t *durs, uint32_t m, uint32_t min_above,
 		       struct causal_brk *br);
 
-/* The baseline and the cold calls (added to pc->cl); 0 or -1 (out of memory). */
-int causal_series_begin(struct ctx *x, struct causal_proc *pc, struct causal_series *sc);
-/* The anomalous intervals and the signals' flags against them; 0 or -1
- * (out of memory). */
-int causal_series_anomalies(struct ctx *x, struct causal_proc *pc, struct causal_series *sc);
+/* The outlier threshold as an exact duration: the calls slower than it are
+ * those in buckets above the threshold's (the histograms' count). */
+static inline uint64_t bs_cut(const struct base *bs)
+{
+	return ilog_hb_lower(hb_index(bs->thr) + 1) - 1;
+}
+
+static inline int cmp_ts(const void *a, const void *b)
+{
+	const struct scall *x = a, *y = b;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* The isolated stalls of a series. */
+struct stalls {
+	uint64_t cut;             /* the stalls are the calls slower than this */
+	uint64_t k, n;            /* of the n calls considered */
+	double expect;            /* calls above cut the spread predicts */
+	double ratio;             /* the break's width; 0 for a heavy tail */
+	uint64_t lo, hi;          /* the durations either side of the break */
+	const struct scall *v;    /* the stalls kept verbatim (all, or the slowest) */
+	uint32_t m;
+	double above;             /* the stalls' time above the op's median */
+	double spread;            /* the time above it the spread puts above cut */
+	double lost;              /* above - spread */
+	double mu, sig;           /* the log-normal's */
+	uint64_t q[3];            /* through these quartiles of the calls */
+	uint64_t med;             /* the stalls' median duration */
+	struct scall *buf;        /* owned: v points into it */
+};
+
+/*
+ * The isolated stalls of the series among its calls outside the windows
+ * set in skip (x->T entries) and after its cold calls: 1 found (g filled;
+ * free g->buf), 0 none, -1 out of memory.
+ */
+int causal_find_stalls(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc,
+		       const uint8_t *skip, struct stalls *out);
 
 /*
  * The intervals of sc that hold the series' isolated stalls
- * (detect_isolated.c) at their rate outside all intervals (Chernoff, p >=
+ * (causal_find_stalls) at their rate outside all intervals (Chernoff, p >=
  * 0.01 / intervals) do not explain them: such an interval is dropped when,
  * without the stalls, it costs less than the smallest reported impact
  * (stalls at random times fall together in a window now and then: that is

@@ -25,53 +25,6 @@ static int base_of(const struct sseries *s, struct base *b)
 	return 0;
 }
 
-int causal_top_complete(const struct sseries *s, uint64_t thr)
-{
-	if (s->ntop < NTOP || s->n <= NTOP)
-		return 1;
-	for (uint32_t i = 0; i < s->ntop; i++)
-		if (s->top[i].dur <= thr)
-			return 1; /* the list reaches below thr */
-	return 0;
-}
-
-double causal_gap_rcv(const struct scall *v, uint32_t m, double *period)
-{
-	double g[NTOP];
-	for (uint32_t i = 0; i + 1 < m && i < NTOP; i++)
-		g[i] = (double)(v[i + 1].ts - v[i].ts);
-	double gmed, gmad;
-	ilog_robust(g, m > NTOP + 1 ? NTOP : m - 1, &gmed, &gmad);
-	*period = gmed;
-	return gmed > 0 ? 1.4826 * gmad / gmed : 0;
-}
-
-int causal_rhythm(const struct scall *v, uint32_t m, double *period)
-{
-	double r = causal_gap_rcv(v, m, period);
-	return *period > 0 && r < ILOG_PERIODIC_RCV;
-}
-
-uint32_t causal_breaks(const uint64_t *durs, uint32_t m, uint32_t min_above,
-		       struct causal_brk *br)
-{
-	uint32_t nbr = 0;
-	for (uint32_t i = 0; i + min_above < m; i++) {
-		uint32_t na = m - 1 - i;
-		double r = (double)durs[i + 1] / (double)durs[i];
-		double spread = (double)durs[i + ilog_rank(0.75, na)] / (double)durs[i + 1];
-		if (r >= ILOG_SPIKE_BREAK && r > spread)
-			br[nbr++] = (struct causal_brk){ r, i };
-	}
-	for (uint32_t i = 1; i < nbr; i++) /* widest first; stable */
-		for (uint32_t j = i; j > 0 && br[j].r > br[j - 1].r; j--) {
-			struct causal_brk t = br[j];
-			br[j] = br[j - 1];
-			br[j - 1] = t;
-		}
-	return nbr;
-}
-
 /* ---- helpers over the node's windows ---- */
 
 static uint32_t find_intervals(struct ctx *x, const struct sseries *s, const struct base *bs,
