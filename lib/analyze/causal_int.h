@@ -17,6 +17,7 @@
 #include "ingero/buf.h"
 #include "ingero/causal.h"
 #include "stats_int.h"
+#include "thresholds.h"
 
 /* A proposed chain, before deduplication and ranking. */
 struct cand {
@@ -139,7 +140,7 @@ struct cand *causal_cand_new(struct ctx *x, const struct sproc *p, const char *p
  *        chain's op in that process, or of the process's busiest op): a
  *        loss shorter than a few ordinary calls is call-to-call variation.
  * A killed process or a failed GPU operation is HIGH whatever it cost
- * (c->forced).  The constants are in ingero/causal.h and the rule is in
+ * (c->forced).  The constants are in thresholds.h and the rule is in
  * ingero-correlate --help and the README.
  */
 int causal_grade(uint64_t lost, uint64_t wall, uint64_t span, uint64_t floor);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "ingero/gate.h"
 #include "stats_int.h"
+#include "thresholds.h"
 
 static int same_key(const struct ilog_stat_row *a, const struct ilog_stat_row *b, int pp)
 {

@@ -5,78 +5,14 @@
  * pid/tid with the host evidence that explains it, with a severity, a
  * timeline, a one-sentence root cause quoting the log's numbers and a fix.
  *
- * Rules (all thresholds come from the data; the few constants below are
- * statistical conventions or severity policy, also in
- * `ingero-correlate --help`):
- *   - a call is an outlier of its (node, pid, op) series when its duration
- *     exceeds median + 3.5 * 1.4826 * MAD (modified z-score > 3.5,
- *     Iglewicz & Hoaglin), the MAD floored at the histogram's resolution;
- *   - an analysis window (whole statistics windows, enough for 20 calls of
- *     the op on average) is anomalous when its share of outliers is above
- *     the rate of the quiet windows with a Chernoff-bounded p-value below
- *     0.01 / windows (Bonferroni); neighbouring anomalous windows form an
- *     interval, compared with the op's calls outside all its intervals;
- *   - an interval is blamed on the host signal (preemption of the calling
- *     threads, other processes' CUDA calls, memory pressure, graph
- *     captures) that is a robust outlier in the majority of its anomalous
- *     windows (+-1 window); preemption must also account for half the lost
- *     time.  With no such signal the chain says the GPU was slow and the
- *     host is not blamed;
- *   - memory pressure needs absolute evidence of scarcity in a window: swap
- *     use grew; or page allocations are an outlier and ran at >= 1% of the
- *     available memory per second (4 KiB pages; they would take all of it
- *     within 100 s); or used memory is an outlier and available memory is
- *     below 10% of the total (where userspace OOM daemons such as earlyoom
- *     start to act).  A swing of used memory alone is not pressure;
- *   - periodic spikes: the op's outliers outside its anomalies, the group
- *     above a break in their sorted durations (>= 2x, wider than the spread
- *     of the bulk above it; widest first, then all outliers) whose gaps keep
- *     a rhythm (robust CV < ILOG_PERIODIC_RCV, so one or two irregular gaps
- *     do not count); at least 4 spikes;
- *   - isolated stalls: the op's outliers outside its anomalies, after its
- *     cold calls and with no rhythm: the group above the widest break in
- *     their durations (the outlier threshold counted as the lowest; a
- *     "bimodal" op), else all of them (a "heavy tail"), taken when it is at
- *     most ILOG_ISOLATED_SHARE of the calls and significantly more calls
- *     (Chernoff, p < 0.01 / groups tried / the process's series) than a
- *     log-normal through the quartiles of the op's durations puts above its
- *     lower edge - so jitter, however wide, is not a stall; the side (host
- *     or GPU) by the interval rules, applied to the stalls' windows;
- *   - severity: HIGH when a process was killed or a GPU operation failed,
- *     or the lost time is >= 25% of the process's CUDA wall time AND >= 5%
- *     of the recording's length AND at least ILOG_SEV_FLOOR_CALLS typical
- *     calls of the op (its median in that process); MEDIUM >= 5%, >= 1%
- *     and the same floor; LOW >= 1% of the process's time; below, no
- *     chain (causal_grade in lib/analyze/causal_int.h is the one rule).
+ * How the engine decides (its thresholds are private to lib/analyze:
+ * lib/analyze/thresholds.h) is in `ingero-correlate --help`; the patterns a
+ * chain can have are below.
  */
 #ifndef ILOG_CAUSAL_H
 #define ILOG_CAUSAL_H
 
 #include "ingero/stats.h"
-
-#define ILOG_Z_OUTLIER 3.5      /* modified z-score outlier rule */
-#define ILOG_FAMILY_ALPHA 0.01  /* family-wise error rate over windows */
-#define ILOG_COVERAGE 0.5       /* majority of anomalous windows */
-#define ILOG_SEV_HIGH_IMPACT 0.25
-#define ILOG_SEV_MEDIUM_IMPACT 0.05
-#define ILOG_SEV_MIN_IMPACT 0.01
-#define ILOG_SEV_HIGH_SPAN 0.05   /* HIGH: share of the recording's length */
-#define ILOG_SEV_MEDIUM_SPAN 0.01 /* MEDIUM: share of the recording's length */
-#define ILOG_SEV_FLOOR_CALLS 10   /* HIGH/MEDIUM: lost >= this many typical calls */
-#define ILOG_GROUP_MIN 3          /* alike short-lived processes summarized as one */
-#define ILOG_GROUP_SHORT 0.10     /* short-lived: CUDA wall time < this share of the recording */
-#define ILOG_MIN_SERIES 20      /* calls needed to judge a series' windows */
-#define ILOG_WINDOW_CALLS 20    /* calls per analysis window, on average */
-#define ILOG_PERIODIC_RCV 0.5   /* robust CV of spike intervals; Poisson ~1.0 */
-#define ILOG_SPIKE_BREAK 2.0    /* spikes are >= 2x slower than the other outliers */
-#define ILOG_ISOLATED_SHARE 0.05 /* isolated stalls: at most 1 call in 20 */
-#define ILOG_MEM_CHURN 0.01     /* page allocations per second, share of available */
-#define ILOG_MEM_SCARCE 0.10    /* available memory below this share of the total */
-#define ILOG_MEM_PSI 1.0        /* memory PSI (some, %) that counts as scarcity */
-#define ILOG_PAGE_BYTES 4096.0  /* base page of a page_alloc count (SPEC: 2^order) */
-#define ILOG_DISK_RATE_DROP 0.5 /* disk-stall: windows under this share of the median call rate */
-#define ILOG_DISK_IO_SHARE 0.5  /* ... whose I/O-wait rise is at least this share of the stall */
-#define ILOG_DISK_DOMINANT 0.5  /* ... a process moving this share of the device's bytes is named */
 
 struct ilog_chain_set {
 	struct ilog_chain *chains; /* ranked: severity, then lost time */
