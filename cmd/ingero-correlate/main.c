@@ -11,12 +11,41 @@
 #include <time.h>
 #include <unistd.h>
 #include "ingero/analysis.h"
+#include "ingero/causal.h"
 #include "ingero/cli.h"
 #include "ingero/explain.h"
 #include "ingero/filter.h"
 #include "ingero/gate.h"
 #include "ingero/html.h"
 #include "ingero/io.h"
+
+/*
+ * RULES' list of the patterns, from their table (ingero/causal.h): each
+ * name, then its rule (after "host: " for a host cause) wrapped at 79
+ * columns under itself.
+ */
+static void usage_patterns(FILE *f)
+{
+	fprintf(f,
+		"  Patterns, as chains name them (host: a cause outside the process's own\n"
+		"  GPU work; a %s chain of the same process and time yields to it):\n",
+		ilog_patterns[ILOG_PAT_GPU_SLOW].name);
+	for (int i = 0; i < ILOG_PAT__COUNT; i++) {
+		const struct ilog_pattern_def *p = &ilog_patterns[i];
+		char text[512];
+		snprintf(text, sizeof(text), "%s%s", p->host ? "host: " : "", p->rule);
+		int col = fprintf(f, "  %-18s", p->name);
+		for (const char *w = text; *w;) {
+			int n = (int)strcspn(w, " ");
+			if (col + 1 + n > 79)
+				col = fprintf(f, "\n%20s", "") - 1;
+			col += fprintf(f, " %.*s", n, w);
+			w += n;
+			w += strspn(w, " ");
+		}
+		fputc('\n', f);
+	}
+}
 
 static void usage(FILE *f)
 {
@@ -89,7 +118,7 @@ static void usage(FILE *f)
 		"  swap use grew, or page allocations (an outlier) ran at >= 1%% of the\n"
 		"  available memory per second, or used memory (an outlier) left less than\n"
 		"  10%% of the total available; a swing of used memory alone is not pressure.\n"
-		"  Retransmits (net-retransmits): the node's TCP retransmissions an outlier\n"
+		"  Retransmits (%s): the node's TCP retransmissions an outlier\n"
 		"  in most anomalous windows of an NCCL call or a synchronize, while the\n"
 		"  process itself moved TCP bytes; names the flow that retransmitted most\n"
 		"  (4-tuple, owner, container) and the retransmits in and outside the\n"
@@ -104,7 +133,7 @@ static void usage(FILE *f)
 		"  bimodal), else all outliers (heavy tail) - when they are at most 5%% of\n"
 		"  its calls and more than a log-normal through its quartiles predicts\n"
 		"  (p < 0.01); host or GPU side by the interval rules on their windows.\n"
-		"  Input stalled on disk (disk-stall, from a recorder's blkio and iowait\n"
+		"  Input stalled on disk (%s, from a recorder's blkio and iowait\n"
 		"  records): the recorder windows in which a CUDA process's call rate fell\n"
 		"  under half its median window's, when the I/O wait of the process and its\n"
 		"  descendants (data-loader workers) there exceeds what those calls needed\n"
@@ -122,15 +151,21 @@ static void usage(FILE *f)
 		"  process's time.  A loss that is a blip in the recording or shorter than a\n"
 		"  few ordinary calls is at most LOW, however short-lived the process.\n"
 		"  A process is never its own culprit, nor is the recorder: preemption by its\n"
-		"  own threads is oversubscription (only when MEDIUM or worse and at least\n"
+		"  own threads is %s (only when MEDIUM or worse and at least\n"
 		"  half of its time off-CPU), the recorder's\n"
-		"  is one recording-overhead note (LOW, last).  >= 3 short-lived processes of\n"
+		"  is one %s note (LOW, last).  >= 3 short-lived processes of\n"
 		"  one program (CUDA time < 10%% of the recording) with the same pattern and op\n"
 		"  are one chain about the group, graded as its median member.\n"
 		"  The gate flags an op when its p99 (or p50) grew beyond --threshold,\n"
 		"  significantly more than 1%% (50%%) of new calls exceed the old p99 (p50)\n"
 		"  x (1 + threshold), and the growth exceeds the old run's window-to-window\n"
-		"  spread of that quantile; or when a HIGH chain is new.\n\n"
+		"  spread of that quantile; or when a HIGH chain is new.\n",
+		ilog_patterns[ILOG_PAT_NET_RETRANSMITS].name, ilog_patterns[ILOG_PAT_DISK_STALL].name,
+		ilog_patterns[ILOG_PAT_OVERSUBSCRIPTION].name,
+		ilog_patterns[ILOG_PAT_RECORDING_OVERHEAD].name);
+	usage_patterns(f);
+	fprintf(f,
+		"\n"
 		"EXAMPLES\n"
 		"  ingero-correlate --report run.ilog\n"
 		"  ingero-correlate run.ilog -o run+chains.ilog\n"

@@ -8,9 +8,13 @@
 #define INGERO_DEMO_H
 
 #include <stddef.h>
+#include "ingero/causal.h"
+
+#define DEMO_NONE (-1) /* a scenario that stages no pattern: nothing wrong */
 
 struct demo_scenario {
-	const char *name, *expect; /* the chain pattern the scenario stages */
+	const char *name;
+	int expect; /* the chain pattern the scenario stages (enum ilog_pattern), or DEMO_NONE */
 	double seconds;
 	const char *const copies[4]; /* library copies it loads, NULL-terminated */
 	/* a process of the host, not of the job, started by the orchestrator
@@ -24,6 +28,8 @@ struct demo_scenario {
 /* Scenarios that run for real on the fake CUDA libraries. */
 extern const struct demo_scenario demo_scenarios[];
 const struct demo_scenario *demo_find(const char *name);
+/* The name of pattern p (enum ilog_pattern), "" for DEMO_NONE. */
+const char *demo_pattern(int p);
 
 /* The hidden --workload mode: run scenario s for seconds, loading the fake
  * runtime copies from lib_dir/<copy>/libcudart.so.13, the synchronize's

@@ -1081,7 +1081,9 @@ int main(int argc, char **argv)
 			explained = sym;
 	}
 	if (!rc)
-		rc = explain(&o, explained, s ? s->expect : (!strcmp(o.scen, "oom") ? "oom" : ""),
+		rc = explain(&o, explained,
+			     demo_pattern(s ? s->expect
+					    : !strcmp(o.scen, "oom") ? ILOG_PAT_OOM : DEMO_NONE),
 			     !!why);
 	else
 		rc = ILOG_EXIT_USAGE;

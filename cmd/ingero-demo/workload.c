@@ -35,43 +35,48 @@
 
 /* Scenario, the pattern it stages, seconds, the library copies it loads. */
 const struct demo_scenario demo_scenarios[] = {
-	{ "incident", "cpu-contention", 10, { "base" } },
-	{ "cold-start", "cold-start", 6, { "cold", "base" } },
-	{ "memcpy-bottleneck", "memcpy-bound", 8, { "base" } },
-	{ "periodic-spike", "periodic-spike", 12, { "base" } },
-	{ "graph-recapture", "graph-recapture", 10, { "base" } },
-	{ "gpu-contention", "gpu-contention", 10, { "base", "slow", "infer" } },
-	{ "capture-warmup", "capture-warmup", 6, { "fail", "base" } },
-	{ "memory-pressure", "memory-pressure", 10, { "base", "slow" } },
-	{ "gpu-slow", "gpu-slow", 10, { "base", "slow" } },
-	{ "oom", "oom", 8, { "base", "hang" } },
-	{ "isolated-stalls", "isolated-stall", 10, { "base", "stall" } },
-	{ "clean", "", 6, { "base" } },
+	{ "incident", ILOG_PAT_CPU_CONTENTION, 10, { "base" } },
+	{ "cold-start", ILOG_PAT_COLD_START, 6, { "cold", "base" } },
+	{ "memcpy-bottleneck", ILOG_PAT_MEMCPY_BOUND, 8, { "base" } },
+	{ "periodic-spike", ILOG_PAT_PERIODIC_SPIKE, 12, { "base" } },
+	{ "graph-recapture", ILOG_PAT_GRAPH_RECAPTURE, 10, { "base" } },
+	{ "gpu-contention", ILOG_PAT_GPU_CONTENTION, 10, { "base", "slow", "infer" } },
+	{ "capture-warmup", ILOG_PAT_CAPTURE_WARMUP, 6, { "fail", "base" } },
+	{ "memory-pressure", ILOG_PAT_MEMORY_PRESSURE, 10, { "base", "slow" } },
+	{ "gpu-slow", ILOG_PAT_GPU_SLOW, 10, { "base", "slow" } },
+	{ "oom", ILOG_PAT_OOM, 8, { "base", "hang" } },
+	{ "isolated-stalls", ILOG_PAT_ISOLATED_STALL, 10, { "base", "stall" } },
+	{ "clean", DEMO_NONE, 6, { "base" } },
 	/* the hog is no process of the job: another tenant's, in a container */
-	{ "memory-storm", "memory-pressure", 10, { "base", "slow" }, "storm" },
-	{ "memory-steady", "", 8, { "base" }, "steady" },
+	{ "memory-storm", ILOG_PAT_MEMORY_PRESSURE, 10, { "base", "slow" }, "storm" },
+	{ "memory-steady", DEMO_NONE, 8, { "base" }, "steady" },
 	/* the job and a neighbour, each in a container of its own: the
 	 * neighbour's CPU load on the job's CPU, or idle on another one */
-	{ "noisy-neighbour", "cpu-contention", 10, { "base" }, "hog", 1 },
-	{ "neighbour-quiet", "", 8, { "base" }, "quiet", 1 },
+	{ "noisy-neighbour", ILOG_PAT_CPU_CONTENTION, 10, { "base" }, "hog", 1 },
+	{ "neighbour-quiet", DEMO_NONE, 8, { "base" }, "quiet", 1 },
 	/* the job's data loader reads a loop device; another tenant's reader
 	 * floods it for a while (disk-stall) or reads it lightly (disk-steady) */
-	{ "disk-stall", "disk-stall", 10, { "base" }, "diskhog" },
-	{ "disk-steady", "", 8, { "base" }, "disksteady" },
+	{ "disk-stall", ILOG_PAT_DISK_STALL, 10, { "base" }, "diskhog" },
+	{ "disk-steady", DEMO_NONE, 8, { "base" }, "disksteady" },
 	/* the job's collective exchanges data with its peer rank over TCP on
 	 * loopback; the peer's packets are lost for a while (a firewall rule
 	 * of the scenario's own: there is no netem here), or never */
-	{ "net-retrans", "net-retransmits", 10, { "base" }, "lossy" },
-	{ "net-steady", "", 8, { "base" }, "peer" },
+	{ "net-retrans", ILOG_PAT_NET_RETRANSMITS, 10, { "base" }, "lossy" },
+	{ "net-steady", DEMO_NONE, 8, { "base" }, "peer" },
 	/* a 4-rank data-parallel job (demo_rank), each rank a process of its
 	 * own, rendezvousing in the fake NCCL: rank 2 preempted by a CPU hog
 	 * on its CPU (straggler), rank 2 stuck in a read before a collective
 	 * (hang), or nothing wrong */
-	{ "straggler", "straggler", 8, { "base" }, NULL, 0, 4 },
-	{ "hang", "collective-hang", 6, { "base" }, NULL, 0, 4 },
-	{ "ranks-clean", "", 6, { "base" }, NULL, 0, 4 },
-	{ NULL, NULL, 0, { NULL } },
+	{ "straggler", ILOG_PAT_STRAGGLER, 8, { "base" }, NULL, 0, 4 },
+	{ "hang", ILOG_PAT_COLLECTIVE_HANG, 6, { "base" }, NULL, 0, 4 },
+	{ "ranks-clean", DEMO_NONE, 6, { "base" }, NULL, 0, 4 },
+	{ NULL, DEMO_NONE, 0, { NULL } },
 };
+
+const char *demo_pattern(int p)
+{
+	return p >= 0 && p < ILOG_PAT__COUNT ? ilog_patterns[p].name : "";
+}
 
 const struct demo_scenario *demo_find(const char *name)
 {

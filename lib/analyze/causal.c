@@ -31,7 +31,7 @@
 #include "causal_int.h"
 
 /* ---- candidates ---- */
-struct cand *causal_cand_new(struct ctx *x, const struct sproc *p, const char *pattern,
+struct cand *causal_cand_new(struct ctx *x, const struct sproc *p, enum ilog_pattern pattern,
 			     uint16_t op, uint64_t a, uint64_t b, uint64_t lost)
 {
 	if (x->n == x->cap) {
@@ -200,7 +200,7 @@ static int short_lived(const struct cand *c)
 
 static int alike(const struct cand *a, const struct cand *b)
 {
-	return a->node == b->node && a->op == b->op && !strcmp(a->pattern, b->pattern) &&
+	return a->node == b->node && a->op == b->op && a->pattern == b->pattern &&
 	       !strcmp(a->comm, b->comm);
 }
 
@@ -266,24 +266,24 @@ static void group_alike(struct ctx *x, uint32_t *idx)
 		const char *by = g->culprit ? causal_fmt(x, " (%s, PID %u)", g->ccomm, g->culprit) : "";
 		if (!total) /* a finding that costs no time (gpu-bound): only alike */
 			snprintf(g->title, sizeof(g->title), "%u short-lived processes of %s, each %s%s",
-				 procs, t->comm, t->pattern, by);
+				 procs, t->comm, patn(t->pattern), by);
 		else
 			snprintf(g->title, sizeof(g->title),
 				 "%u short-lived processes of %s each lost about %s to %s%s", procs,
-				 t->comm, D(x, (double)t->lost), t->pattern, by);
+				 t->comm, D(x, (double)t->lost), patn(t->pattern), by);
 		int l0 = snprintf(g->root, sizeof(g->root), "%u short-lived processes of %s (PIDs %s) ",
 				  procs, t->comm, pids);
 		if (total)
 			l0 += snprintf(g->root + l0, sizeof(g->root) - (size_t)l0,
 				       "each lost about %s to %s (from %s to %s, %s in all, %s of their "
 				       "%s of CUDA time)",
-				       D(x, (double)t->lost), t->pattern,
+				       D(x, (double)t->lost), patn(t->pattern),
 				       D(x, (double)x->c[idx[0]].lost), D(x, (double)x->c[idx[m - 1]].lost),
 				       D(x, (double)total), P(x, (double)total / (double)wall),
 				       D(x, (double)wall));
 		else
 			l0 += snprintf(g->root + l0, sizeof(g->root) - (size_t)l0,
-				       "are alike: %s in each", t->pattern);
+				       "are alike: %s in each", patn(t->pattern));
 		snprintf(g->root + l0, sizeof(g->root) - (size_t)l0, "; the typical one: %.900s", t->root);
 		cpy(g->fix, sizeof(g->fix), t->fix);
 		causal_met_u(g, "processes", procs);
@@ -383,7 +383,7 @@ static uint64_t chain_id(const struct cand *c, uint64_t salt)
 	uint64_t parts[6] = { c->node, c->pid, c->op, c->ts_start, c->culprit, salt };
 	for (int i = 0; i < 6; i++)
 		h = ilog_fnv1a_u64(h, parts[i]);
-	h = ilog_fnv1a(h, c->pattern, strlen(c->pattern));
+	h = ilog_fnv1a(h, patn(c->pattern), strlen(patn(c->pattern)));
 	return h ? h : 1;
 }
 
@@ -426,7 +426,7 @@ int ilog_causal_run(struct ilog_stats *st, struct ilog_chain_set *cs, char *err,
 		for (uint32_t j = 0; j < x.n; j++) {
 			struct cand *a = &x.c[i], *b = &x.c[j];
 			if (i == j || a->dead || b->dead || a->node != b->node || a->pid != b->pid ||
-			    strcmp(a->pattern, b->pattern) || a->culprit != b->culprit || !overlap(a, b))
+			    a->pattern != b->pattern || a->culprit != b->culprit || !overlap(a, b))
 				continue;
 			if (b->lost > a->lost || (b->lost == a->lost && j < i))
 				a->dead = 1;
@@ -434,15 +434,12 @@ int ilog_causal_run(struct ilog_stats *st, struct ilog_chain_set *cs, char *err,
 	/* "the GPU got slower" is not credible while a host cause hit the same process */
 	for (uint32_t i = 0; i < x.n; i++) {
 		struct cand *a = &x.c[i];
-		if (strcmp(a->pattern, "gpu-slow"))
+		if (a->pattern != ILOG_PAT_GPU_SLOW)
 			continue;
 		for (uint32_t j = 0; j < x.n && !a->dead; j++) {
 			const struct cand *b = &x.c[j];
 			if (!b->dead && causal_severity(b) >= 0 && b->node == a->node &&
-			    b->pid == a->pid && overlap(a, b) &&
-			    (!strcmp(b->pattern, "cpu-contention") || !strcmp(b->pattern, "gpu-contention") ||
-			     !strcmp(b->pattern, "memory-pressure") ||
-			     !strcmp(b->pattern, "net-retransmits")))
+			    b->pid == a->pid && overlap(a, b) && ilog_patterns[b->pattern].host)
 				a->dead = 1;
 		}
 	}
@@ -498,7 +495,7 @@ int ilog_causal_run(struct ilog_stats *st, struct ilog_chain_set *cs, char *err,
 			o->score = 1;
 		o->culprit_pid = c->culprit;
 		o->lost_ns = c->lost;
-		if (kstr(cs, &o->pattern, c->pattern, strlen(c->pattern)) ||
+		if (kstr(cs, &o->pattern, patn(c->pattern), strlen(patn(c->pattern))) ||
 		    kstr(cs, &o->title, c->title, strlen(c->title)) ||
 		    kstr(cs, &o->root_cause, c->root, strlen(c->root)) ||
 		    kstr(cs, &o->fix, c->fix, strlen(c->fix)) ||

@@ -24,7 +24,7 @@ struct cand {
 	uint32_t node, pid, culprit;
 	uint16_t op;
 	int forced;               /* severity, or -1 = by impact */
-	const char *pattern;
+	enum ilog_pattern pattern;
 	uint64_t ts_start, ts_end, lost, wall;
 	uint64_t span, floor;     /* the severity rule's recording length and floor */
 	int info;                 /* informational (recording overhead): ranked last */
@@ -102,6 +102,12 @@ static inline void json_str(struct ilog_buf *b, const char *s)
 	ilog_json_str(b, s, strlen(s));
 }
 
+/* A pattern's name, as chains write it. */
+static inline const char *patn(enum ilog_pattern p)
+{
+	return ilog_patterns[p].name;
+}
+
 static inline const char *opn(uint16_t op)
 {
 	const char *n = ilog_op_name(op);
@@ -121,7 +127,7 @@ void causal_met_anomalies(struct ctx *x, struct cand *c, const uint8_t *inany);
 /* ---- candidates (causal.c) ---- */
 /* A new candidate for p (NULL: none) in [a, b) that lost `lost` ns; NULL
  * (and x->oom set) when out of memory. */
-struct cand *causal_cand_new(struct ctx *x, const struct sproc *p, const char *pattern,
+struct cand *causal_cand_new(struct ctx *x, const struct sproc *p, enum ilog_pattern pattern,
 			     uint16_t op, uint64_t a, uint64_t b, uint64_t lost);
 /*
  * The severity rule, the one place every chain is graded (the engine calls

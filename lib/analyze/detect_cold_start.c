@@ -31,7 +31,7 @@ static void cold_start(struct ctx *x, struct causal_proc *pc, const struct causa
 		if (last->ts + last->dur > end)
 			end = last->ts + last->dur;
 	}
-	struct cand *c = causal_cand_new(x, p, "cold-start", cl[0].s->op, p->first_ts, end, lost);
+	struct cand *c = causal_cand_new(x, p, ILOG_PAT_COLD_START, cl[0].s->op, p->first_ts, end, lost);
 	if (!c)
 		return;
 	char list[768];

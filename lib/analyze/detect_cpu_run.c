@@ -30,9 +30,9 @@ static void cpu_run(struct ctx *x, struct causal_proc *pc, const struct causal_s
 		ext += pr[i].dur;
 	/* an interval chain already names this culprit */
 	for (uint32_t i = first_cand; i < x->n; i++)
-		if (!strcmp(x->c[i].pattern, "cpu-contention") && x->c[i].culprit == pr[0].pid)
+		if (x->c[i].pattern == ILOG_PAT_CPU_CONTENTION && x->c[i].culprit == pr[0].pid)
 			goto out;
-	c = causal_cand_new(x, p, "cpu-contention", ILOG_OP_UNKNOWN, tick_ts(x, lo), tick_ts(x, hi),
+	c = causal_cand_new(x, p, ILOG_PAT_CPU_CONTENTION, ILOG_OP_UNKNOWN, tick_ts(x, lo), tick_ts(x, hi),
 			    ext);
 	if (!c)
 		goto out;

@@ -197,7 +197,7 @@ static void disk(struct ctx *x, struct causal_proc *pc, const struct causal_seri
 		if (d < ndv && (dv[d].n += k->bytes + k->ios) > dev_best)
 			dev_best = dv[d].n, maj = k->major, min = k->minor;
 	}
-	struct cand *c = causal_cand_new(x, p, "disk-stall", ILOG_OP_UNKNOWN, ta, tb,
+	struct cand *c = causal_cand_new(x, p, ILOG_PAT_DISK_STALL, ILOG_OP_UNKNOWN, ta, tb,
 					 ilog_sat_u64(best_lost));
 	if (!c)
 		goto out;

@@ -13,7 +13,7 @@ static void failures(struct ctx *x, struct causal_proc *pc, const struct causal_
 	if (!s->nerr || is_graph_setup(s->op))
 		return;
 	int oom = s->nerr_oom && is_alloc(s->op);
-	struct cand *c = causal_cand_new(x, p, oom ? "gpu-oom" : "cuda-errors", s->op,
+	struct cand *c = causal_cand_new(x, p, oom ? ILOG_PAT_GPU_OOM : ILOG_PAT_CUDA_ERRORS, s->op,
 					 s->first_err_ts, s->last_end, 0);
 	if (!c)
 		return;

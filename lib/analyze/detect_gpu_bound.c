@@ -40,7 +40,7 @@ static void gpu_bound(struct ctx *x, struct causal_proc *pc, const struct causal
 	causal_preempters(x, p, lo, hi, pr, 4, &n, &d);
 	struct snapsum ss;
 	causal_snaps(x, lo, hi, &ss);
-	struct cand *c = causal_cand_new(x, p, "gpu-bound", top->op, p->first_ts, p->last_end, 0);
+	struct cand *c = causal_cand_new(x, p, ILOG_PAT_GPU_BOUND, top->op, p->first_ts, p->last_end, 0);
 	if (!c)
 		return;
 	c->forced = ILOG_SEV_LOW;

@@ -63,7 +63,7 @@ static void graphs(struct ctx *x, struct causal_proc *pc, const struct causal_se
 		int short_ = nl && first->launches * 2 < lmed;
 		if (failed || short_) {
 			uint64_t dur = first->end_ts + first->end_dur - first->begin_ts;
-			struct cand *c = causal_cand_new(x, p, "capture-warmup",
+			struct cand *c = causal_cand_new(x, p, ILOG_PAT_CAPTURE_WARMUP,
 							 ILOG_OP_cudaStreamEndCapture, first->begin_ts,
 							 first->end_ts + first->end_dur, dur);
 			if (!c)
@@ -115,7 +115,7 @@ static void graphs(struct ctx *x, struct causal_proc *pc, const struct causal_se
 	/* re-capture in steady state: captures/instantiations after graph launches began */
 	if (nre + nre_inst) {
 		uint64_t lost = re_cost + inst_cost;
-		struct cand *c = causal_cand_new(x, p, "graph-recapture",
+		struct cand *c = causal_cand_new(x, p, ILOG_PAT_GRAPH_RECAPTURE,
 						 ILOG_OP_cudaGraphInstantiate,
 						 p->first_graph_launch_ts, p->last_end, lost);
 		if (!c)

@@ -404,16 +404,16 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 	uint32_t ns = g->net_span ? g->net_span : 1;
 	int net_ok = cov_net >= ILOG_COVERAGE && net_op(s) &&
 		     net_bytes(x, p->pid, iv.a >= ns - 1 ? iv.a - (ns - 1) : 0, iv.b) > 0;
-	const char *pat = "gpu-slow";
+	enum ilog_pattern pat = ILOG_PAT_GPU_SLOW;
 	double best = 0;
 	if (cpu_ok)
-		best = share > 1 ? 1 : share, pat = "cpu-contention";
+		best = share > 1 ? 1 : share, pat = ILOG_PAT_CPU_CONTENTION;
 	if (gpu_ok && cov_gpu > best)
-		best = cov_gpu, pat = "gpu-contention";
+		best = cov_gpu, pat = ILOG_PAT_GPU_CONTENTION;
 	if (mem_ok && cov_mem > best)
-		best = cov_mem, pat = "memory-pressure";
+		best = cov_mem, pat = ILOG_PAT_MEMORY_PRESSURE;
 	if (net_ok && cov_net > best)
-		best = cov_net, pat = "net-retransmits";
+		best = cov_net, pat = ILOG_PAT_NET_RETRANSMITS;
 	if (gr_ok && cov_gr > best)
 		goto done; /* the graph re-capture chain of this process explains it */
 
@@ -474,7 +474,7 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 		causal_met_u(c, "swap_growth_in", ss.swap_growth);
 	}
 
-	if (!strcmp(pat, "cpu-contention") && !named) {
+	if (pat == ILOG_PAT_CPU_CONTENTION && !named) {
 		snprintf(c->root, sizeof(c->root),
 			 "%s while its CUDA threads waited %s for a CPU after wakeups and were "
 			 "preempted %llu times (%s off-CPU, %s of the interval against %s outside it)%s: "
@@ -491,7 +491,7 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 			 "a less loaded node.");
 		causal_ev_add(x, c, ta, "the CUDA threads of PID %u wait %s for a CPU in the interval",
 			      p->pid, D(x, (double)wq_in));
-	} else if (!strcmp(pat, "cpu-contention")) {
+	} else if (pat == ILOG_PAT_CPU_CONTENTION) {
 		const struct preempt *t = &pr[0];
 		const char *cc = ilog_stats_comm(x->st, x->nd->idx, t->pid);
 		c->culprit = t->pid;
@@ -518,7 +518,7 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 			causal_ev_add(x, c, ta, "also preempted by PID %u (%s): %llu times, %s",
 				      pr[i].pid, ilog_stats_comm(x->st, x->nd->idx, pr[i].pid),
 				      (unsigned long long)pr[i].n, D(x, (double)pr[i].dur));
-	} else if (!strcmp(pat, "gpu-contention")) {
+	} else if (pat == ILOG_PAT_GPU_CONTENTION) {
 		const char *cc = ilog_stats_comm(x->st, x->nd->idx, opid);
 		uint64_t all = 0;
 		for (uint32_t j = 0; j < x->st->nser; j++) {
@@ -546,9 +546,9 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 		causal_met_u(c, "culprit_cuda_calls_out", on_out);
 		causal_ev_add(x, c, ta, "PID %u (%s) is making CUDA calls: %llu in the interval",
 			      opid, cc, (unsigned long long)on);
-	} else if (!strcmp(pat, "memory-pressure")) {
+	} else if (pat == ILOG_PAT_MEMORY_PRESSURE) {
 		memory_chain(x, c, p, head, iv, lo, hi, pg, ppid, ptop, &ss);
-	} else if (!strcmp(pat, "net-retransmits")) {
+	} else if (pat == ILOG_PAT_NET_RETRANSMITS) {
 		net_chain(x, c, p, head, iv, lo, hi, g);
 	} else {
 		char tail[512];

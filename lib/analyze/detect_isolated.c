@@ -62,7 +62,7 @@ static void isolated(struct ctx *x, struct causal_proc *pc, const struct causal_
 	int own = g.m == g.k && g.m >= 4 && !causal_rhythm(t, g.m, &period);
 	free(t);
 	for (uint32_t i = pc->before; i < x->n; i++)
-		if (x->c[i].op == sc->s->op && !strcmp(x->c[i].pattern, "periodic-spike") &&
+		if (x->c[i].op == sc->s->op && x->c[i].pattern == ILOG_PAT_PERIODIC_SPIKE &&
 		    !x->c[i].dead) {
 			if (!own)
 				goto out;
@@ -118,21 +118,23 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 		x->oom = 1;
 		goto done;
 	}
-	const char *cause = "gpu";
+	/* the cause, as the interval chain's pattern would name it; gpu-slow:
+	 * the GPU work itself */
+	enum ilog_pattern cause = ILOG_PAT_GPU_SLOW;
 	double best = 0;
 	if (oc.host)
-		best = oc.share > 1 ? 1 : oc.share, cause = "cpu-contention";
+		best = oc.share > 1 ? 1 : oc.share, cause = ILOG_PAT_CPU_CONTENTION;
 	if (cov_gpu >= ILOG_COVERAGE && cov_gpu > best)
-		best = cov_gpu, cause = "gpu-contention";
+		best = cov_gpu, cause = ILOG_PAT_GPU_CONTENTION;
 	if (cov_mem >= ILOG_COVERAGE && cov_mem > best)
-		best = cov_mem, cause = "memory-pressure";
-	int host = !strcmp(cause, "cpu-contention") || !strcmp(cause, "memory-pressure");
+		best = cov_mem, cause = ILOG_PAT_MEMORY_PRESSURE;
+	int host = cause == ILOG_PAT_CPU_CONTENTION || cause == ILOG_PAT_MEMORY_PRESSURE;
 	uint64_t a = g->m ? t[0].ts : p->first_ts, b = g->m ? t[g->m - 1].ts + t[g->m - 1].dur : 0;
 	if (g->m < g->k) { /* not all are kept: every call after the cold ones */
 		a = sc->ncold ? s->first[sc->ncold - 1].ts + 1 : p->first_ts;
 		b = p->last_end;
 	}
-	struct cand *c = causal_cand_new(x, p, "isolated-stall", s->op, a, b + 1,
+	struct cand *c = causal_cand_new(x, p, ILOG_PAT_ISOLATED_STALL, s->op, a, b + 1,
 					 ilog_sat_u64(g->lost));
 	if (!c)
 		goto done;
@@ -167,7 +169,7 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 		 D(x, g->spread));
 	size_t l = strlen(c->root);
 	const char *side = host ? "host" : "GPU";
-	if (!strcmp(cause, "cpu-contention") && !oc.named) {
+	if (cause == ILOG_PAT_CPU_CONTENTION && !oc.named) {
 		snprintf(c->root + l, sizeof(c->root) - l,
 			 " - host side: in the stalls' windows its CUDA threads waited %s for a CPU "
 			 "after wakeups and were preempted %llu times (%s off-CPU): the host's CPUs "
@@ -177,7 +179,7 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 			 "Give the job CPUs of its own: reserve cores for it (cgroup cpuset.cpus, "
 			 "taskset -c) and keep other work (builds, data jobs) on the rest, or run it on "
 			 "a less loaded node.");
-	} else if (!strcmp(cause, "cpu-contention")) {
+	} else if (cause == ILOG_PAT_CPU_CONTENTION) {
 		const struct preempt *q = &oc.pr[0];
 		const char *cc = ilog_stats_comm(x->st, x->nd->idx, q->pid);
 		c->culprit = q->pid;
@@ -191,7 +193,7 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 			 (unsigned long long)oc.pn, D(x, (double)oc.pd));
 		snprintf(c->fix, sizeof(c->fix), FIX_CPU, causal_fmt(x, "%s (PID %u)", cc, q->pid),
 			 cc);
-	} else if (!strcmp(cause, "gpu-contention")) {
+	} else if (cause == ILOG_PAT_GPU_CONTENTION) {
 		const char *cc = ilog_stats_comm(x->st, x->nd->idx, opid);
 		c->culprit = opid;
 		cpy(c->ccomm, sizeof(c->ccomm), cc);
@@ -201,7 +203,7 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 			 opid, cc, (unsigned long long)on, (unsigned long long)oc.pn,
 			 D(x, (double)oc.pd));
 		snprintf(c->fix, sizeof(c->fix), FIX_GPU, causal_fmt(x, "%s (PID %u)", cc, opid));
-	} else if (!strcmp(cause, "memory-pressure")) {
+	} else if (cause == ILOG_PAT_MEMORY_PRESSURE) {
 		const char *cc = ppid ? ilog_stats_comm(x->st, x->nd->idx, ppid) : "";
 		if (ppid && ppid != p->pid) {
 			c->culprit = ppid;
@@ -250,7 +252,7 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 	causal_met_f(c, "fit_sigma", g->sig);
 	causal_met_u(c, "lost_ns", ilog_sat_u64(g->lost));
 	causal_met_s(c, "side", side);
-	causal_met_s(c, "cause", cause);
+	causal_met_s(c, "cause", cause == ILOG_PAT_GPU_SLOW ? "gpu" : patn(cause));
 	causal_met_u(c, "stall_windows", nwin);
 	causal_met_u(c, "preemptions_in", oc.pn);
 	causal_met_u(c, "offcpu_in_ns", oc.pd);
@@ -260,7 +262,7 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 	causal_met_f(c, "coverage_mem", cov_mem);
 	causal_met_u(c, "other_cuda_calls_in", oth);
 	causal_met_u(c, "pages_in", pg);
-	if (c->culprit && !strcmp(cause, "cpu-contention")) {
+	if (c->culprit && cause == ILOG_PAT_CPU_CONTENTION) {
 		causal_met_u(c, "culprit_preemptions", oc.pr[0].n);
 		causal_met_u(c, "culprit_offcpu_ns", oc.pr[0].dur);
 	}

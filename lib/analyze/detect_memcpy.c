@@ -67,7 +67,7 @@ static void memcpy_bound(struct ctx *x, struct causal_proc *pc, const struct cau
 	double own = (double)tmem - (off_excess > 0 ? off_excess : 0);
 	if (own <= (double)tsync || own <= (double)tother || own / wall < 0.5)
 		return;
-	struct cand *c = causal_cand_new(x, p, "memcpy-bound", top->op, p->first_ts, p->last_end,
+	struct cand *c = causal_cand_new(x, p, ILOG_PAT_MEMCPY_BOUND, top->op, p->first_ts, p->last_end,
 					 tmem);
 	if (!c)
 		return;

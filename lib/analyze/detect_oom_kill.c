@@ -31,7 +31,7 @@ static void oom_kills(struct ctx *x, struct causal_proc *pc, const struct causal
 		uint64_t pg = causal_pages(x, 0, k + 1, &tpid, &tn);
 		struct snapsum ss;
 		causal_snaps(x, 0, k + 1, &ss);
-		struct cand *c = causal_cand_new(x, p, "oom", ILOG_OP_UNKNOWN, e->ts, e->ts + 1, 0);
+		struct cand *c = causal_cand_new(x, p, ILOG_PAT_OOM, ILOG_OP_UNKNOWN, e->ts, e->ts + 1, 0);
 		if (!c)
 			return;
 		c->forced = cuda_victim ? ILOG_SEV_HIGH : ILOG_SEV_MEDIUM;

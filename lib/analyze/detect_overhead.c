@@ -36,7 +36,7 @@ static void overhead(struct ctx *x, struct causal_proc *pc, const struct causal_
 	}
 	if (!rec.n)
 		return;
-	struct cand *c = causal_cand_new(x, NULL, "recording-overhead", ILOG_OP_UNKNOWN, first, last,
+	struct cand *c = causal_cand_new(x, NULL, ILOG_PAT_RECORDING_OVERHEAD, ILOG_OP_UNKNOWN, first, last,
 					 rec.dur);
 	if (!c)
 		return;

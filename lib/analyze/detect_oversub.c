@@ -32,7 +32,7 @@ static void oversub(struct ctx *x, struct causal_proc *pc, const struct causal_s
 	uint64_t floor = ILOG_SEV_FLOOR_CALLS * causal_typical(x, p, ILOG_OP_UNKNOWN);
 	if (causal_grade(own.dur, wall, span > wall ? span : wall, floor) < ILOG_SEV_MEDIUM)
 		return;
-	struct cand *c = causal_cand_new(x, p, "oversubscription", ILOG_OP_UNKNOWN,
+	struct cand *c = causal_cand_new(x, p, ILOG_PAT_OVERSUBSCRIPTION, ILOG_OP_UNKNOWN,
 					 tick_ts(x, pc->lo), tick_ts(x, pc->hi), own.dur);
 	if (!c)
 		return;

@@ -104,7 +104,7 @@ static void periodic(struct ctx *x, struct causal_proc *pc, const struct causal_
 	free(mark);
 	if (cpu)
 		return;
-	struct cand *c = causal_cand_new(x, p, "periodic-spike", s->op, v[0].ts,
+	struct cand *c = causal_cand_new(x, p, ILOG_PAT_PERIODIC_SPIKE, s->op, v[0].ts,
 					 v[m - 1].ts + v[m - 1].dur, lost);
 	if (!c)
 		return;

@@ -76,7 +76,7 @@ static void desync(struct ctx *x, const struct ranks *rk, const struct rk_comm *
 	const struct rk_member *a = member_of(rk, c, d->rank_a);
 	set_node(x, d->node_b);
 	struct sproc *p = ilog_stats_proc(x->st, d->node_b, d->pid_b);
-	struct cand *k = causal_cand_new(x, p, "collective-desync", d->op_b, d->ts_mono,
+	struct cand *k = causal_cand_new(x, p, ILOG_PAT_COLLECTIVE_DESYNC, d->op_b, d->ts_mono,
 					 d->ts_mono + 1, 0);
 	if (!k)
 		return;
@@ -156,7 +156,7 @@ static void drop_waiters(struct ctx *x, const struct ranks *rk, const struct rk_
 			    k->ts_end <= ma || k->ts_start >= mb)
 				continue;
 			if (is_sync(k->op) || ilog_ranks_is_collective(k->op) ||
-			    !strcmp(k->pattern, "gpu-bound") || k->lost <= waited) {
+			    k->pattern == ILOG_PAT_GPU_BOUND || k->lost <= waited) {
 				k->dead = 1;
 				(*dropped)++;
 			}
@@ -234,7 +234,7 @@ static void hang(struct ctx *x, const struct ranks *rk, const struct rk_comm *c)
 	set_node(x, subj->node);
 	struct sproc *p = ilog_stats_proc(x->st, subj->node, subj->pid);
 	uint64_t a = to_mono(x, rk, subj->node, o->arr[first->rank]);
-	struct cand *k = causal_cand_new(x, p, "collective-hang", o->op, a, x->nd->last_ts, lost);
+	struct cand *k = causal_cand_new(x, p, ILOG_PAT_COLLECTIVE_HANG, o->op, a, x->nd->last_ts, lost);
 	if (k) {
 		k->forced = ILOG_SEV_HIGH;
 		k->fatal = 1;
@@ -469,7 +469,7 @@ static void straggler(struct ctx *x, const struct ranks *rk, const struct rk_com
 	qsort(lat, nl, sizeof(*lat), cmp_u64p);
 	uint64_t p50 = lat[(nl - 1) / 2], p99 = lat[(uint64_t)(nl - 1) * 99 / 100];
 	free(lat);
-	struct cand *k = causal_cand_new(x, p, "straggler", ILOG_OP_UNKNOWN, a, b + 1, lost);
+	struct cand *k = causal_cand_new(x, p, ILOG_PAT_STRAGGLER, ILOG_OP_UNKNOWN, a, b + 1, lost);
 	if (!k) {
 		free(in);
 		return;
@@ -542,7 +542,7 @@ static void drop_rank_notes(struct ctx *x, const struct ranks *rk, const struct 
 		if (k->dead || k->fatal || !is_rank(rk, c, k->node, k->pid))
 			continue;
 		if ((k->culprit && is_rank(rk, c, k->node, k->culprit)) ||
-		    !strcmp(k->pattern, "gpu-bound"))
+		    k->pattern == ILOG_PAT_GPU_BOUND)
 			k->dead = 1;
 	}
 }

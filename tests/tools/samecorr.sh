@@ -10,7 +10,8 @@
 # .output/tests/tools), run the binaries of the build before (BIN, a copy
 # of its bin/) and after over it, and compare.  The corpus is every log
 # under tests/ (data, vectors, ...), the synthetic scenarios of scensynth
-# over several seeds, lengths and host noises, and merged multi-rank logs.
+# over several seeds, lengths and host noises, simulated multi-rank jobs
+# (straggler, hang, desync, clean; per rank and merged) and merged logs.
 # Each log gives three outputs: --report, --json and --json --per-process
 # --windows; --help is compared once.  Not a test: it needs a build from
 # before the change.
@@ -39,6 +40,12 @@ corpus() {
 			rm -f "$dir/s-$s-sync2.ilog"
 	done
 	for seed in 1 2 3; do
+		"$tools/job" -o "$dir/j$seed-straggler.ilog" --ranks 4 --seed "$seed" --straggler 2:3ms
+		"$tools/job" -o "$dir/j$seed-hang.ilog" --ranks 4 --seed "$seed" --hang 1:40:2s
+		"$tools/job" -o "$dir/j$seed-desync.ilog" --ranks 4 --seed "$seed" --desync 3:30
+		"$tools/job" -o "$dir/j$seed-clean.ilog" --ranks $((seed * 4)) --seed "$seed"
+		"$tools/job" -o "$dir/jr$seed-" --ranks 4 --seed "$seed" --straggler 1:2ms --per-rank
+		"$here/bin/ingero-merge" -o "$dir/jm$seed-straggler.ilog" "$dir/jr$seed-"*.ilog
 		"$tools/ranks" -o "$dir/r$seed-" --ranks 3 --seed "$seed" --chains >/dev/null 2>&1
 		for seed2 in 1 2; do
 			"$tools/synth" -o "$dir/y$seed-$seed2.ilog" --seed "$seed$seed2" --events 20000 \

@@ -14,6 +14,96 @@
 
 #include "ingero/stats.h"
 
+/*
+ * The patterns of a chain (its `pattern` field, SPEC §5.14), one line each:
+ * X(ID, name, host, rule).  This list is their one definition: the enum
+ * below, the engine's checks, ingero-correlate --help and SPEC's list
+ * (tests/unit/patterns.c compares it) come from it; a new pattern is one
+ * line here and the detector that proposes it (docs/HACKING.md).
+ *   name  what the chain record says; never changes once written (chain
+ *         ids hash it);
+ *   host  1: a cause outside the process's own GPU work that an interval
+ *         of its op is blamed on; a gpu-slow chain of the same process
+ *         and time is dropped beside one;
+ *   rule  when the chain is found, in one line (help wraps it).
+ * The order is --help's and SPEC's; ids are not written anywhere.
+ */
+#define ILOG_PATTERNS(X)                                                                        \
+	X(CPU_CONTENTION, "cpu-contention", 1,                                                  \
+	  "the calling threads lost the time off the CPU, preempted by other processes or "     \
+	  "waiting for a CPU, in an anomaly of the op or over the whole run")                   \
+	X(GPU_CONTENTION, "gpu-contention", 1,                                                  \
+	  "other processes' CUDA calls rose with the op's anomaly or stalls: the GPU was "      \
+	  "shared")                                                                             \
+	X(MEMORY_PRESSURE, "memory-pressure", 1,                                                \
+	  "memory ran short (swap grew, or page allocations or used memory an outlier while "   \
+	  "scarce) in the op's anomaly or around its stalls")                                   \
+	X(NET_RETRANSMITS, "net-retransmits", 1,                                                \
+	  "the node's TCP retransmissions rose with an anomaly of an NCCL call or a "           \
+	  "synchronize of a process that moved TCP bytes")                                      \
+	X(GPU_SLOW, "gpu-slow", 0,                                                              \
+	  "an anomaly of the op that no host signal explains: the GPU work itself got slower")  \
+	X(PERIODIC_SPIKE, "periodic-spike", 0,                                                  \
+	  "at least 4 slow calls of an op outside its anomalies that come in a rhythm")         \
+	X(ISOLATED_STALL, "isolated-stall", 0,                                                  \
+	  "a few calls of an op at random times (at most 5%) slower than the spread of its "    \
+	  "other calls predicts")                                                               \
+	X(COLD_START, "cold-start", 0,                                                          \
+	  "the first calls of the process's ops were outliers (context creation, module "       \
+	  "loading)")                                                                           \
+	X(MEMCPY_BOUND, "memcpy-bound", 0,                                                      \
+	  "memory copies took more of the process's time than its synchronizes, its other "     \
+	  "calls and half its wall time")                                                       \
+	X(GRAPH_RECAPTURE, "graph-recapture", 0,                                                \
+	  "CUDA graphs were captured and instantiated again after the process started "         \
+	  "launching them")                                                                     \
+	X(CAPTURE_WARMUP, "capture-warmup", 0,                                                  \
+	  "a CUDA graph was captured before any eager warm-up launch and the capture failed "   \
+	  "(HIGH) or ended early")                                                              \
+	X(CUDA_ERRORS, "cuda-errors", 0,                                                        \
+	  "calls of an op returned CUDA errors (HIGH when every call failed)")                  \
+	X(GPU_OOM, "gpu-oom", 0, "a GPU allocation failed with out of memory (HIGH)")           \
+	X(OOM, "oom", 0,                                                                        \
+	  "the kernel OOM killer killed a CUDA process (HIGH), or another process while CUDA "  \
+	  "work ran")                                                                           \
+	X(DISK_STALL, "disk-stall", 0,                                                          \
+	  "the process's CUDA call rate fell while its and its children's I/O wait rose: the "  \
+	  "input stalled on disk")                                                              \
+	X(OVERSUBSCRIPTION, "oversubscription", 0,                                              \
+	  "the process's own threads took the CPU from its CUDA threads: more busy threads "    \
+	  "than its CPUs")                                                                      \
+	X(GPU_BOUND, "gpu-bound", 0,                                                            \
+	  "a note: the process spent at least half its time waiting for the GPU and nothing "   \
+	  "found a cause of MEDIUM or worse")                                                   \
+	X(STRAGGLER, "straggler", 0,                                                            \
+	  "one rank arrived last at a communicator's collectives significantly more often "     \
+	  "than 1 in nranks; the others waited for it")                                         \
+	X(COLLECTIVE_HANG, "collective-hang", 0,                                                \
+	  "some ranks entered a collective that never finished and the others never entered "   \
+	  "it (HIGH)")                                                                          \
+	X(COLLECTIVE_DESYNC, "collective-desync", 0,                                            \
+	  "ranks called different collectives (op, count or data type) as the same "            \
+	  "collective of a communicator (HIGH)")                                                \
+	X(RECORDING_OVERHEAD, "recording-overhead", 0,                                          \
+	  "the recorder's preemptions of the traced CUDA threads: what recording cost (a LOW "  \
+	  "note, ranked last)")
+
+enum ilog_pattern {
+#define ILOG_PATTERN_ID(id, name, host, rule) ILOG_PAT_##id,
+	ILOG_PATTERNS(ILOG_PATTERN_ID)
+#undef ILOG_PATTERN_ID
+	ILOG_PAT__COUNT
+};
+
+struct ilog_pattern_def {
+	const char *name;
+	int host;
+	const char *rule;
+};
+
+/* Every pattern, indexed by enum ilog_pattern (ILOG_PAT__COUNT entries). */
+extern const struct ilog_pattern_def ilog_patterns[ILOG_PAT__COUNT];
+
 struct ilog_chain_set {
 	struct ilog_chain *chains; /* ranked: severity, then lost time */
 	uint32_t *nodes;           /* node index of each chain */

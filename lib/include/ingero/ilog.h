@@ -137,7 +137,7 @@ struct ilog_chain {
 	uint64_t id;
 	uint64_t ts_start, ts_end;
 	uint32_t severity;         /* enum ilog_severity */
-	struct ilog_str pattern;   /* "cpu-contention", "memcpy-bound", ... */
+	struct ilog_str pattern;   /* a causal pattern: ILOG_PATTERNS in ingero/causal.h */
 	uint32_t pid;
 	uint16_t op;
 	double score;
