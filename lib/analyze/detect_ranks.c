@@ -242,11 +242,11 @@ static void hang(struct ctx *x, const struct ranks *rk, const struct rk_comm *c)
 			 "Job stuck in %s #%llu of communicator %016llx: %u of %u ranks never entered it",
 			 opn(o->op), (unsigned long long)o->seq, (unsigned long long)c->id, nout, n);
 		snprintf(k->root, sizeof(k->root),
-			 "Ranks %s entered %s #%llu (count %llu %s) of communicator %016llx (%u ranks) "
-			 "from %s and were still waiting in it %s later when the log ended; %s",
-			 in.p ? in.p : "", opn(o->op), (unsigned long long)o->seq,
+			 "Ranks %.*s entered %s #%llu (count %llu %s) of communicator %016llx (%u ranks) "
+			 "from %s and were still waiting in it %s later when the log ended; %.*s",
+			 (int)in.len, in.p ? in.p : "", opn(o->op), (unsigned long long)o->seq,
 			 (unsigned long long)o->count, dtype_name(o->dtype), (unsigned long long)c->id,
-			 n, R(x, a), D(x, (double)waited), out.p ? out.p : "");
+			 n, R(x, a), D(x, (double)waited), (int)out.len, out.p ? out.p : "");
 		snprintf(k->fix, sizeof(k->fix),
 			 "Find what the missing rank is doing: dump its stacks (py-spy dump --pid %u, "
 			 "or gdb -p %u, thread apply all bt); a rank that skipped the collective (an "

@@ -231,12 +231,11 @@ usage:
 	for (unsigned r = 0; r < nranks; r++) {
 		unsigned w = per_rank ? r : 0;
 		uint32_t pid = 4000 + r;
+		/* records are held until the step is flushed: their strings are static */
 		struct ilog_record rec = { .kind = ILOG_K_PROCESS };
-		char comm[16];
-		snprintf(comm, sizeof(comm), "python3");
 		rec.u.process = (struct ilog_process){
 			.ts_ns = MONO0, .pid = pid, .ppid = 1, .uid = 1000, .start_ns = MONO0 - 1000000,
-			.comm = ilog_str_c(comm), .exe = ILOG_STR("/usr/bin/python3.11"),
+			.comm = ILOG_STR("python3"), .exe = ILOG_STR("/usr/bin/python3.11"),
 		};
 		push(&o, w, MONO0, &rec);
 		if (late && r == late_rank) {
@@ -331,5 +330,10 @@ usage:
 	}
 	free(t);
 	free(arr);
+	free(o.r);
+	free(o.w);
+	free(o.key);
+	free(ord_idx);
+	free(W);
 	return 0;
 }
