@@ -99,17 +99,14 @@ static int win_of(const struct dwin *w, uint32_t n, uint64_t ts)
 	return lo < n && w[lo].ts == ts ? (int)lo : -1;
 }
 
-static void disk(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc)
+/*
+ * The job's CUDA calls (pc's series) and I/O wait in each recorder window
+ * w[0..nw), and the call rates (per ns) in rates.
+ */
+static void window_calls(struct ctx *x, const struct causal_proc *pc, struct dwin *w, uint32_t nw,
+			 double *rates)
 {
 	const struct sproc *p = pc->p;
-	(void)sc;
-	if (!x->st->niow)
-		return;
-	struct dwin *w = NULL;
-	uint32_t nw = windows(x, p->first_ts, p->last_end, &w);
-	double *rates = nw ? calloc(nw, sizeof(*rates)) : NULL;
-	if (nw < 4 || !rates)
-		goto out;
 	for (uint32_t j = 0; j < nw; j++) {
 		/* the calls of the analysis windows it overlaps, each in the share
 		 * of it that the recorder's window covers */
@@ -135,6 +132,126 @@ static void disk(struct ctx *x, struct causal_proc *pc, const struct causal_seri
 		if (j >= 0 && in_job(x, p, v->pid))
 			w[j].io += v->ns;
 	}
+}
+
+/*
+ * The device the job's requests went to (maj:min) in the interval [ta, tb)
+ * of the recorder windows w (those in it marked): its latency in and
+ * outside the interval, and the process outside the job that moved at
+ * least ILOG_DISK_DOMINANT of its bytes there.  Appends to the root
+ * cause's tail (tailsz bytes) and the chain's metrics; the device's name,
+ * the culprit (0: none) and its name in *diskp, *culp and *ccp.
+ */
+static void disk_device(struct ctx *x, struct cand *c, const struct sproc *p,
+			const struct dwin *w, uint32_t nw, uint32_t maj, uint32_t min, uint64_t ta,
+			uint64_t tb, uint64_t len_in, uint64_t len_out, char *tail, size_t tailsz,
+			const char **diskp, uint32_t *culp, const char **ccp)
+{
+	size_t l = strlen(tail);
+	const char *disk = "";
+	uint32_t cul = 0;
+	const char *cc = "";
+	uint64_t hin[INGERO_BLK_HBUCKETS] = { 0 }, hout[INGERO_BLK_HBUCKETS] = { 0 };
+	uint64_t mx_in = 0, mx_out = 0, by_in = 0, by_out = 0, ios_in = 0;
+	uint64_t top_by = 0, top_out = 0;
+	for (uint32_t i = 0; i < x->st->nblk; i++) {
+		const struct sblk *k = &x->st->blk[i];
+		int j = k->node == x->nd->idx && k->major == maj && k->minor == min
+				? win_of(w, nw, k->ts) : -1;
+		if (j < 0)
+			continue;
+		disk = k->disk;
+		uint64_t *h = w[j].in ? hin : hout, *mx = w[j].in ? &mx_in : &mx_out;
+		for (uint32_t b = 0; b < INGERO_BLK_HBUCKETS; b++)
+			h[b] += k->hist[b];
+		if (k->lat_max > *mx)
+			*mx = k->lat_max;
+		*(w[j].in ? &by_in : &by_out) += k->bytes;
+		if (w[j].in)
+			ios_in += k->ios;
+	}
+	/* the busiest process outside the job on the device in the
+	 * interval: its bytes in and outside it (the first 256 of them) */
+	struct { uint32_t pid; uint64_t in, out; } cp[256];
+	uint32_t ncp = 0;
+	for (uint32_t i = 0; i < x->st->nblk; i++) {
+		const struct sblk *k = &x->st->blk[i];
+		if (k->node != x->nd->idx || k->major != maj || k->minor != min || !k->pid ||
+		    k->ts < ta || k->ts >= tb)
+			continue;
+		uint32_t q = 0;
+		while (q < ncp && cp[q].pid != k->pid)
+			q++;
+		if (q == ncp && ncp < 256 && !in_job(x, p, k->pid) &&
+		    !causal_is_recorder(x, k->pid))
+			cp[ncp++] = (typeof(cp[0])){ k->pid, 0, 0 };
+	}
+	for (uint32_t i = 0; ncp && i < x->st->nblk; i++) {
+		const struct sblk *k = &x->st->blk[i];
+		int j = k->node == x->nd->idx && k->major == maj && k->minor == min
+				? win_of(w, nw, k->ts) : -1;
+		for (uint32_t q = 0; j >= 0 && q < ncp; q++)
+			if (cp[q].pid == k->pid)
+				*(w[j].in ? &cp[q].in : &cp[q].out) += k->bytes;
+	}
+	for (uint32_t q = 0; q < ncp; q++)
+		if (cp[q].in > top_by)
+			top_by = cp[q].in, top_out = cp[q].out, cul = cp[q].pid;
+	uint64_t p50i = ilog_blk_quantile(hin, INGERO_BLK_HBUCKETS, 0.5, mx_in);
+	uint64_t p99i = ilog_blk_quantile(hin, INGERO_BLK_HBUCKETS, 0.99, mx_in);
+	uint64_t p50o = ilog_blk_quantile(hout, INGERO_BLK_HBUCKETS, 0.5, mx_out);
+	uint64_t p99o = ilog_blk_quantile(hout, INGERO_BLK_HBUCKETS, 0.99, mx_out);
+	l += (size_t)snprintf(tail + l, tailsz - l,
+			      "; %s (device %u:%u) served %llu requests in the interval at "
+			      "p50 %s and p99 %s, against p50 %s and p99 %s outside it", disk,
+			      maj, min, (unsigned long long)ios_in, D(x, (double)p50i),
+			      D(x, (double)p99i), D(x, (double)p50o), D(x, (double)p99o));
+	causal_met_s(c, "disk", disk);
+	causal_met_u(c, "disk_major", maj);
+	causal_met_u(c, "disk_minor", min);
+	causal_met_u(c, "disk_ios_in", ios_in);
+	causal_met_u(c, "disk_bytes_in", by_in);
+	causal_met_u(c, "disk_bytes_out", by_out);
+	causal_met_u(c, "disk_p50_in_ns", p50i);
+	causal_met_u(c, "disk_p99_in_ns", p99i);
+	causal_met_u(c, "disk_p50_out_ns", p50o);
+	causal_met_u(c, "disk_p99_out_ns", p99o);
+	if (cul && (double)top_by >= ILOG_DISK_DOMINANT * (double)by_in) {
+		cc = ilog_stats_comm(x->st, x->nd->idx, cul);
+		const char *ctr = ilog_stats_container(x->st, x->nd->idx, cul);
+		l += (size_t)snprintf(tail + l, tailsz - l,
+				      "; PID %u (%s)%s%s%s moved %s of the device's %s in the "
+				      "interval (%s/s, against %s/s outside it)", cul, cc,
+				      ctr[0] ? " in " : "", ctr, ctr[0] ? "," : "",
+				      P(x, (double)top_by / (double)by_in), B(x, (double)by_in),
+				      B(x, (double)top_by * 1e9 / (double)len_in),
+				      B(x, len_out ? (double)top_out * 1e9 / (double)len_out : 0));
+		causal_met_u(c, "culprit_bytes_in", top_by);
+		causal_met_u(c, "culprit_bytes_out", top_out);
+		if (ctr[0])
+			causal_met_s(c, "culprit_container", ctr);
+		causal_ev_add(x, c, ta, "PID %u (%s) moves %s of %s's bytes", cul, cc,
+			      P(x, (double)top_by / (double)by_in), disk);
+	} else {
+		cul = 0;
+	}
+	*diskp = disk;
+	*culp = cul;
+	*ccp = cc;
+}
+
+static void disk(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc)
+{
+	const struct sproc *p = pc->p;
+	(void)sc;
+	if (!x->st->niow)
+		return;
+	struct dwin *w = NULL;
+	uint32_t nw = windows(x, p->first_ts, p->last_end, &w);
+	double *rates = nw ? calloc(nw, sizeof(*rates)) : NULL;
+	if (nw < 4 || !rates)
+		goto out;
+	window_calls(x, pc, w, nw, rates);
 	qsort(rates, nw, sizeof(*rates), by_rate);
 	double med = rates[nw / 2];
 	if (med <= 0)
@@ -205,96 +322,12 @@ static void disk(struct ctx *x, struct causal_proc *pc, const struct causal_seri
 	double r_in = (double)calls_in * 1e9 / (double)len_in;
 	double r_out = len_out ? (double)calls_out * 1e9 / (double)len_out : 0;
 	char tail[1024] = "";
-	size_t l = 0;
 	const char *disk = "";
 	uint32_t cul = 0;
 	const char *cc = "";
-	if (dev_best) {
-		uint64_t hin[INGERO_BLK_HBUCKETS] = { 0 }, hout[INGERO_BLK_HBUCKETS] = { 0 };
-		uint64_t mx_in = 0, mx_out = 0, by_in = 0, by_out = 0, ios_in = 0;
-		uint64_t top_by = 0, top_out = 0;
-		for (uint32_t i = 0; i < x->st->nblk; i++) {
-			const struct sblk *k = &x->st->blk[i];
-			int j = k->node == x->nd->idx && k->major == maj && k->minor == min
-					? win_of(w, nw, k->ts) : -1;
-			if (j < 0)
-				continue;
-			disk = k->disk;
-			uint64_t *h = w[j].in ? hin : hout, *mx = w[j].in ? &mx_in : &mx_out;
-			for (uint32_t b = 0; b < INGERO_BLK_HBUCKETS; b++)
-				h[b] += k->hist[b];
-			if (k->lat_max > *mx)
-				*mx = k->lat_max;
-			*(w[j].in ? &by_in : &by_out) += k->bytes;
-			if (w[j].in)
-				ios_in += k->ios;
-		}
-		/* the busiest process outside the job on the device in the
-		 * interval: its bytes in and outside it (the first 256 of them) */
-		struct { uint32_t pid; uint64_t in, out; } cp[256];
-		uint32_t ncp = 0;
-		for (uint32_t i = 0; i < x->st->nblk; i++) {
-			const struct sblk *k = &x->st->blk[i];
-			if (k->node != x->nd->idx || k->major != maj || k->minor != min || !k->pid ||
-			    k->ts < ta || k->ts >= tb)
-				continue;
-			uint32_t q = 0;
-			while (q < ncp && cp[q].pid != k->pid)
-				q++;
-			if (q == ncp && ncp < 256 && !in_job(x, p, k->pid) &&
-			    !causal_is_recorder(x, k->pid))
-				cp[ncp++] = (typeof(cp[0])){ k->pid, 0, 0 };
-		}
-		for (uint32_t i = 0; ncp && i < x->st->nblk; i++) {
-			const struct sblk *k = &x->st->blk[i];
-			int j = k->node == x->nd->idx && k->major == maj && k->minor == min
-					? win_of(w, nw, k->ts) : -1;
-			for (uint32_t q = 0; j >= 0 && q < ncp; q++)
-				if (cp[q].pid == k->pid)
-					*(w[j].in ? &cp[q].in : &cp[q].out) += k->bytes;
-		}
-		for (uint32_t q = 0; q < ncp; q++)
-			if (cp[q].in > top_by)
-				top_by = cp[q].in, top_out = cp[q].out, cul = cp[q].pid;
-		uint64_t p50i = ilog_blk_quantile(hin, INGERO_BLK_HBUCKETS, 0.5, mx_in);
-		uint64_t p99i = ilog_blk_quantile(hin, INGERO_BLK_HBUCKETS, 0.99, mx_in);
-		uint64_t p50o = ilog_blk_quantile(hout, INGERO_BLK_HBUCKETS, 0.5, mx_out);
-		uint64_t p99o = ilog_blk_quantile(hout, INGERO_BLK_HBUCKETS, 0.99, mx_out);
-		l += (size_t)snprintf(tail + l, sizeof(tail) - l,
-				      "; %s (device %u:%u) served %llu requests in the interval at "
-				      "p50 %s and p99 %s, against p50 %s and p99 %s outside it", disk,
-				      maj, min, (unsigned long long)ios_in, D(x, (double)p50i),
-				      D(x, (double)p99i), D(x, (double)p50o), D(x, (double)p99o));
-		causal_met_s(c, "disk", disk);
-		causal_met_u(c, "disk_major", maj);
-		causal_met_u(c, "disk_minor", min);
-		causal_met_u(c, "disk_ios_in", ios_in);
-		causal_met_u(c, "disk_bytes_in", by_in);
-		causal_met_u(c, "disk_bytes_out", by_out);
-		causal_met_u(c, "disk_p50_in_ns", p50i);
-		causal_met_u(c, "disk_p99_in_ns", p99i);
-		causal_met_u(c, "disk_p50_out_ns", p50o);
-		causal_met_u(c, "disk_p99_out_ns", p99o);
-		if (cul && (double)top_by >= ILOG_DISK_DOMINANT * (double)by_in) {
-			cc = ilog_stats_comm(x->st, x->nd->idx, cul);
-			const char *ctr = ilog_stats_container(x->st, x->nd->idx, cul);
-			l += (size_t)snprintf(tail + l, sizeof(tail) - l,
-					      "; PID %u (%s)%s%s%s moved %s of the device's %s in the "
-					      "interval (%s/s, against %s/s outside it)", cul, cc,
-					      ctr[0] ? " in " : "", ctr, ctr[0] ? "," : "",
-					      P(x, (double)top_by / (double)by_in), B(x, (double)by_in),
-					      B(x, (double)top_by * 1e9 / (double)len_in),
-					      B(x, len_out ? (double)top_out * 1e9 / (double)len_out : 0));
-			causal_met_u(c, "culprit_bytes_in", top_by);
-			causal_met_u(c, "culprit_bytes_out", top_out);
-			if (ctr[0])
-				causal_met_s(c, "culprit_container", ctr);
-			causal_ev_add(x, c, ta, "PID %u (%s) moves %s of %s's bytes", cul, cc,
-				      P(x, (double)top_by / (double)by_in), disk);
-		} else {
-			cul = 0;
-		}
-	}
+	if (dev_best)
+		disk_device(x, c, p, w, nw, maj, min, ta, tb, len_in, len_out, tail, sizeof(tail),
+			    &disk, &cul, &cc);
 	snprintf(c->root, sizeof(c->root),
 		 "PID %u (%s) made %.1f CUDA calls/s between %s and %s against %.1f/s outside "
 		 "that interval while the job's processes were blocked on I/O for %s (%s of the "

@@ -334,6 +334,166 @@ static int net_op(const struct sseries *s)
 	return s->layer == ILOG_LAYER_NCCL || is_sync(s->op);
 }
 
+/*
+ * The text of an interval chain, by its cause (memory_chain and net_chain
+ * above, these below): head is the sentence that says how the op slowed;
+ * oc the calling threads' off-CPU accounting in the interval [ta, ta +
+ * len); ss the system snapshots there.
+ *
+ * CPU contention: the top preempter, or no one process (saturated).
+ */
+static void cpu_chain(struct ctx *x, struct cand *c, const struct sproc *p, const char *head,
+		      const struct offcpu *oc, uint64_t ta, uint64_t len, const struct snapsum *ss)
+{
+	const char *comm = c->comm;
+	const struct preempt *pr = oc->pr;
+	uint32_t npr = oc->npr;
+	uint64_t pn = oc->pn, pd = oc->pd, wq_in = oc->wq;
+	double off_in = oc->off_in, off_rate_out = oc->rate_out;
+	if (!oc->named) {
+		snprintf(c->root, sizeof(c->root),
+			 "%s while its CUDA threads waited %s for a CPU after wakeups and were "
+			 "preempted %llu times (%s off-CPU, %s of the interval against %s outside it)%s: "
+			 "the host's CPUs were saturated, no one process took them",
+			 head, D(x, (double)wq_in), (unsigned long long)pn, D(x, (double)pd),
+			 P(x, len ? off_in / (double)len : 0), P(x, off_rate_out),
+			 ss->n ? causal_fmt(x, "; the CPUs were %s busy, load up to %.2f",
+					   P(x, ss->cpu_avg / 100), ss->load_max) : "");
+		snprintf(c->title, sizeof(c->title), "CPU contention: the host's CPUs were saturated "
+			 "while %s (PID %u) ran", comm, p->pid);
+		snprintf(c->fix, sizeof(c->fix),
+			 "Give the job CPUs of its own: reserve cores for it (cgroup cpuset.cpus, "
+			 "taskset -c) and keep other work (builds, data jobs) on the rest, or run it on "
+			 "a less loaded node.");
+		causal_ev_add(x, c, ta, "the CUDA threads of PID %u wait %s for a CPU in the interval",
+			      p->pid, D(x, (double)wq_in));
+		return;
+	}
+	const struct preempt *t = &pr[0];
+	const char *cc = ilog_stats_comm(x->st, x->nd->idx, t->pid);
+	c->culprit = t->pid;
+	cpy(c->ccomm, sizeof(c->ccomm), cc);
+	const char *ctr = ilog_stats_other_container(x->st, x->nd->idx, t->pid, p->pid);
+	snprintf(c->root, sizeof(c->root),
+		 "%s while PID %u (%s)%s%s%s preempted its CUDA threads %llu times for %s "
+		 "off-CPU", head, t->pid, cc, ctr[0] ? " in " : "", ctr, ctr[0] ? "," : "",
+		 (unsigned long long)t->n, D(x, (double)t->dur));
+	if (npr > 1) {
+		size_t l = strlen(c->root);
+		snprintf(c->root + l, sizeof(c->root) - l, " (all preemptions: %llu, %s)",
+			 (unsigned long long)pn, D(x, (double)pd));
+	}
+	snprintf(c->title, sizeof(c->title), "CPU contention: %s (PID %u) preempted %s (PID %u)",
+		 cc, t->pid, comm, p->pid);
+	snprintf(c->fix, sizeof(c->fix), FIX_CPU, causal_fmt(x, "%s (PID %u)", cc, t->pid),
+		 cc);
+	causal_met_u(c, "culprit_preemptions", t->n);
+	causal_met_u(c, "culprit_offcpu_ns", t->dur);
+	causal_ev_add(x, c, ta, "PID %u (%s) starts preempting the CUDA threads of PID %u",
+		      t->pid, cc, p->pid);
+	for (uint32_t i = 1; i < npr && i < 3; i++)
+		causal_ev_add(x, c, ta, "also preempted by PID %u (%s): %llu times, %s",
+			      pr[i].pid, ilog_stats_comm(x->st, x->nd->idx, pr[i].pid),
+			      (unsigned long long)pr[i].n, D(x, (double)pr[i].dur));
+}
+
+/* GPU contention: opid made `on` CUDA calls in the interval. */
+static void gpu_chain(struct ctx *x, struct cand *c, const struct sproc *p, const char *head,
+		      const struct offcpu *oc, uint64_t ta, uint32_t opid, uint64_t on)
+{
+	const char *comm = c->comm;
+	uint64_t pn = oc->pn, pd = oc->pd;
+	const char *cc = ilog_stats_comm(x->st, x->nd->idx, opid);
+	uint64_t all = 0;
+	for (uint32_t j = 0; j < x->st->nser; j++) {
+		const struct sseries *q = x->st->ser[j];
+		if (q->node == x->nd->idx && q->pid == opid)
+			all += q->n;
+	}
+	uint64_t on_out = all > on ? all - on : 0;
+	c->culprit = opid;
+	cpy(c->ccomm, sizeof(c->ccomm), cc);
+	/* a neighbour in another container is named with it */
+	const char *ctr = ilog_stats_other_container(x->st, x->nd->idx, opid, p->pid);
+	snprintf(c->root, sizeof(c->root),
+		 "%s while PID %u (%s)%s%s%s made %llu CUDA calls on the same node (%llu "
+		 "outside the interval); its own threads were preempted only %llu times (%s "
+		 "off-CPU): the processes share the GPU",
+		 head, opid, cc, ctr[0] ? " in " : "", ctr, ctr[0] ? "," : "",
+		 (unsigned long long)on, (unsigned long long)on_out, (unsigned long long)pn,
+		 D(x, (double)pd));
+	snprintf(c->title, sizeof(c->title),
+		 "GPU contention: %s (PID %u) shares the GPU with %s (PID %u)", cc, opid, comm,
+		 p->pid);
+	snprintf(c->fix, sizeof(c->fix), FIX_GPU, causal_fmt(x, "%s (PID %u)", cc, opid));
+	causal_met_u(c, "culprit_cuda_calls_in", on);
+	causal_met_u(c, "culprit_cuda_calls_out", on_out);
+	causal_ev_add(x, c, ta, "PID %u (%s) is making CUDA calls: %llu in the interval",
+		      opid, cc, (unsigned long long)on);
+}
+
+/* No host cause: the GPU work itself got slower. */
+static void slow_chain(struct ctx *x, struct cand *c, const struct sproc *p,
+		       const struct sseries *s, const char *head, const struct offcpu *oc,
+		       uint64_t len, uint64_t oth, uint64_t pg, const struct snapsum *ss)
+{
+	const char *comm = c->comm;
+	uint64_t pn = oc->pn, pd = oc->pd;
+	double off_in = oc->off_in, off_rate_out = oc->rate_out;
+	char tail[512];
+	size_t l = (size_t)snprintf(tail, sizeof(tail),
+				    " with no host cause: its CUDA threads were preempted %llu "
+				    "times (%s off-CPU, %s of the interval against %s outside "
+				    "it), other processes made %llu CUDA calls, %llu pages were "
+				    "allocated",
+				    (unsigned long long)pn, D(x, (double)pd),
+				    P(x, len ? off_in / (double)len : 0), P(x, off_rate_out),
+				    (unsigned long long)oth, (unsigned long long)pg);
+	if (ss->n)
+		l += (size_t)snprintf(tail + l, sizeof(tail) - l, " and the CPUs were %s busy",
+				      P(x, ss->cpu_avg / 100));
+	snprintf(tail + l, sizeof(tail) - l, " - the GPU work itself got slower");
+	snprintf(c->root, sizeof(c->root), "%s%s", head, tail);
+	snprintf(c->title, sizeof(c->title), "GPU slower: %s in %s (PID %u), host not involved",
+		 opn(s->op), comm, p->pid);
+	snprintf(c->fix, sizeof(c->fix), "%s", FIX_GPU_SLOW);
+}
+
+/*
+ * An interval chain's metrics: the op's calls in the interval (in) and
+ * outside every anomaly of it (out), their p50 and p99 (q: in, out, in,
+ * out), the signals' coverage of the anomalous windows (cpu, gpu, memory,
+ * network) and the off-CPU accounting oc over the interval's len ns.
+ */
+static void interval_metrics(struct ctx *x, struct cand *c, const struct dhist *in,
+			     const struct dhist *out, const uint64_t q[4], const uint8_t *inany,
+			     const struct base *bs, const struct offcpu *oc, const double cov[4],
+			     uint64_t len)
+{
+	causal_met_s(c, "op", opn(c->op));
+	causal_met_u(c, "calls_in", in->n);
+	causal_met_u(c, "calls_base", out->n);
+	causal_met_u(c, "p50_in_ns", q[0]);
+	causal_met_u(c, "p50_base_ns", q[1]);
+	causal_met_u(c, "p99_in_ns", q[2]);
+	causal_met_u(c, "p99_base_ns", q[3]);
+	causal_met_u(c, "total_in_ns", in->total);
+	/* the baseline is every call outside all of the op's anomalies: name them */
+	causal_met_anomalies(x, c, inany);
+	causal_met_f(c, "mean_base_ns", (double)out->total / (double)out->n);
+	causal_met_u(c, "outlier_threshold_ns", bs->thr);
+	causal_met_u(c, "preemptions_in", oc->pn);
+	causal_met_u(c, "offcpu_in_ns", oc->pd);
+	causal_met_f(c, "coverage_cpu", cov[0]);
+	causal_met_f(c, "coverage_gpu", cov[1]);
+	causal_met_f(c, "coverage_mem", cov[2]);
+	causal_met_f(c, "coverage_net", cov[3]);
+	causal_met_f(c, "offcpu_share_of_lost", oc->share);
+	causal_met_u(c, "runq_wait_in_ns", oc->wq);
+	causal_met_f(c, "offcpu_frac_in", len ? oc->off_in / (double)len : 0);
+	causal_met_f(c, "offcpu_frac_out", oc->rate_out);
+}
+
 static void interval_chain(struct ctx *x, const struct sproc *p, const struct sseries *s,
 			   const struct base *bs, const uint8_t *hot, const uint8_t *inany,
 			   struct ival iv, struct sig *g, uint32_t lo, uint32_t hi)
@@ -389,11 +549,7 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 		x->oom = 1;
 		goto done;
 	}
-	const struct preempt *pr = oc.pr;
-	uint32_t npr = oc.npr;
-	uint64_t pn = oc.pn, pd = oc.pd, wq_in = oc.wq;
-	double off_in = oc.off_in, off_rate_out = oc.rate_out, share = oc.share;
-	int named = oc.named;
+	double share = oc.share;
 	int cpu_ok = oc.host;
 	int gpu_ok = cov_gpu >= ILOG_COVERAGE;
 	int mem_ok = cov_mem >= ILOG_COVERAGE;
@@ -427,28 +583,8 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 		 opn(s->op), p->pid, comm, D(x, (double)m_out), D(x, (double)m_in),
 		 D(x, (double)q_out), D(x, (double)q_in), (double)q_in / (double)(q_out ? q_out : 1),
 		 R(x, ta), R(x, tb));
-	causal_met_s(c, "op", opn(s->op));
-	causal_met_u(c, "calls_in", in.n);
-	causal_met_u(c, "calls_base", out.n);
-	causal_met_u(c, "p50_in_ns", m_in);
-	causal_met_u(c, "p50_base_ns", m_out);
-	causal_met_u(c, "p99_in_ns", q_in);
-	causal_met_u(c, "p99_base_ns", q_out);
-	causal_met_u(c, "total_in_ns", in.total);
-	/* the baseline is every call outside all of the op's anomalies: name them */
-	causal_met_anomalies(x, c, inany);
-	causal_met_f(c, "mean_base_ns", mean_out);
-	causal_met_u(c, "outlier_threshold_ns", bs->thr);
-	causal_met_u(c, "preemptions_in", pn);
-	causal_met_u(c, "offcpu_in_ns", pd);
-	causal_met_f(c, "coverage_cpu", cov_cpu);
-	causal_met_f(c, "coverage_gpu", cov_gpu);
-	causal_met_f(c, "coverage_mem", cov_mem);
-	causal_met_f(c, "coverage_net", cov_net);
-	causal_met_f(c, "offcpu_share_of_lost", share);
-	causal_met_u(c, "runq_wait_in_ns", wq_in);
-	causal_met_f(c, "offcpu_frac_in", len ? off_in / (double)len : 0);
-	causal_met_f(c, "offcpu_frac_out", off_rate_out);
+	interval_metrics(x, c, &in, &out, (const uint64_t[]){ m_in, m_out, q_in, q_out }, inany,
+			 bs, &oc, (const double[]){ cov_cpu, cov_gpu, cov_mem, cov_net }, len);
 	causal_ev_add(x, c, ta, "%s p99 %s, %.1fx its baseline of %s: anomaly begins",
 		      opn(s->op), D(x, (double)q_in), (double)q_in / (double)(q_out ? q_out : 1),
 		      D(x, (double)q_out));
@@ -474,101 +610,16 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 		causal_met_u(c, "swap_growth_in", ss.swap_growth);
 	}
 
-	if (pat == ILOG_PAT_CPU_CONTENTION && !named) {
-		snprintf(c->root, sizeof(c->root),
-			 "%s while its CUDA threads waited %s for a CPU after wakeups and were "
-			 "preempted %llu times (%s off-CPU, %s of the interval against %s outside it)%s: "
-			 "the host's CPUs were saturated, no one process took them",
-			 head, D(x, (double)wq_in), (unsigned long long)pn, D(x, (double)pd),
-			 P(x, len ? off_in / (double)len : 0), P(x, off_rate_out),
-			 ss.n ? causal_fmt(x, "; the CPUs were %s busy, load up to %.2f",
-					   P(x, ss.cpu_avg / 100), ss.load_max) : "");
-		snprintf(c->title, sizeof(c->title), "CPU contention: the host's CPUs were saturated "
-			 "while %s (PID %u) ran", comm, p->pid);
-		snprintf(c->fix, sizeof(c->fix),
-			 "Give the job CPUs of its own: reserve cores for it (cgroup cpuset.cpus, "
-			 "taskset -c) and keep other work (builds, data jobs) on the rest, or run it on "
-			 "a less loaded node.");
-		causal_ev_add(x, c, ta, "the CUDA threads of PID %u wait %s for a CPU in the interval",
-			      p->pid, D(x, (double)wq_in));
-	} else if (pat == ILOG_PAT_CPU_CONTENTION) {
-		const struct preempt *t = &pr[0];
-		const char *cc = ilog_stats_comm(x->st, x->nd->idx, t->pid);
-		c->culprit = t->pid;
-		cpy(c->ccomm, sizeof(c->ccomm), cc);
-		const char *ctr = ilog_stats_other_container(x->st, x->nd->idx, t->pid, p->pid);
-		snprintf(c->root, sizeof(c->root),
-			 "%s while PID %u (%s)%s%s%s preempted its CUDA threads %llu times for %s "
-			 "off-CPU", head, t->pid, cc, ctr[0] ? " in " : "", ctr, ctr[0] ? "," : "",
-			 (unsigned long long)t->n, D(x, (double)t->dur));
-		if (npr > 1) {
-			size_t l = strlen(c->root);
-			snprintf(c->root + l, sizeof(c->root) - l, " (all preemptions: %llu, %s)",
-				 (unsigned long long)pn, D(x, (double)pd));
-		}
-		snprintf(c->title, sizeof(c->title), "CPU contention: %s (PID %u) preempted %s (PID %u)",
-			 cc, t->pid, comm, p->pid);
-		snprintf(c->fix, sizeof(c->fix), FIX_CPU, causal_fmt(x, "%s (PID %u)", cc, t->pid),
-			 cc);
-		causal_met_u(c, "culprit_preemptions", t->n);
-		causal_met_u(c, "culprit_offcpu_ns", t->dur);
-		causal_ev_add(x, c, ta, "PID %u (%s) starts preempting the CUDA threads of PID %u",
-			      t->pid, cc, p->pid);
-		for (uint32_t i = 1; i < npr && i < 3; i++)
-			causal_ev_add(x, c, ta, "also preempted by PID %u (%s): %llu times, %s",
-				      pr[i].pid, ilog_stats_comm(x->st, x->nd->idx, pr[i].pid),
-				      (unsigned long long)pr[i].n, D(x, (double)pr[i].dur));
-	} else if (pat == ILOG_PAT_GPU_CONTENTION) {
-		const char *cc = ilog_stats_comm(x->st, x->nd->idx, opid);
-		uint64_t all = 0;
-		for (uint32_t j = 0; j < x->st->nser; j++) {
-			const struct sseries *q = x->st->ser[j];
-			if (q->node == x->nd->idx && q->pid == opid)
-				all += q->n;
-		}
-		uint64_t on_out = all > on ? all - on : 0;
-		c->culprit = opid;
-		cpy(c->ccomm, sizeof(c->ccomm), cc);
-		/* a neighbour in another container is named with it */
-		const char *ctr = ilog_stats_other_container(x->st, x->nd->idx, opid, p->pid);
-		snprintf(c->root, sizeof(c->root),
-			 "%s while PID %u (%s)%s%s%s made %llu CUDA calls on the same node (%llu "
-			 "outside the interval); its own threads were preempted only %llu times (%s "
-			 "off-CPU): the processes share the GPU",
-			 head, opid, cc, ctr[0] ? " in " : "", ctr, ctr[0] ? "," : "",
-			 (unsigned long long)on, (unsigned long long)on_out, (unsigned long long)pn,
-			 D(x, (double)pd));
-		snprintf(c->title, sizeof(c->title),
-			 "GPU contention: %s (PID %u) shares the GPU with %s (PID %u)", cc, opid, comm,
-			 p->pid);
-		snprintf(c->fix, sizeof(c->fix), FIX_GPU, causal_fmt(x, "%s (PID %u)", cc, opid));
-		causal_met_u(c, "culprit_cuda_calls_in", on);
-		causal_met_u(c, "culprit_cuda_calls_out", on_out);
-		causal_ev_add(x, c, ta, "PID %u (%s) is making CUDA calls: %llu in the interval",
-			      opid, cc, (unsigned long long)on);
-	} else if (pat == ILOG_PAT_MEMORY_PRESSURE) {
+	if (pat == ILOG_PAT_CPU_CONTENTION)
+		cpu_chain(x, c, p, head, &oc, ta, len, &ss);
+	else if (pat == ILOG_PAT_GPU_CONTENTION)
+		gpu_chain(x, c, p, head, &oc, ta, opid, on);
+	else if (pat == ILOG_PAT_MEMORY_PRESSURE)
 		memory_chain(x, c, p, head, iv, lo, hi, pg, ppid, ptop, &ss);
-	} else if (pat == ILOG_PAT_NET_RETRANSMITS) {
+	else if (pat == ILOG_PAT_NET_RETRANSMITS)
 		net_chain(x, c, p, head, iv, lo, hi, g);
-	} else {
-		char tail[512];
-		size_t l = (size_t)snprintf(tail, sizeof(tail),
-					    " with no host cause: its CUDA threads were preempted %llu "
-					    "times (%s off-CPU, %s of the interval against %s outside "
-					    "it), other processes made %llu CUDA calls, %llu pages were "
-					    "allocated",
-					    (unsigned long long)pn, D(x, (double)pd),
-					    P(x, len ? off_in / (double)len : 0), P(x, off_rate_out),
-					    (unsigned long long)oth, (unsigned long long)pg);
-		if (ss.n)
-			l += (size_t)snprintf(tail + l, sizeof(tail) - l, " and the CPUs were %s busy",
-					      P(x, ss.cpu_avg / 100));
-		snprintf(tail + l, sizeof(tail) - l, " - the GPU work itself got slower");
-		snprintf(c->root, sizeof(c->root), "%s%s", head, tail);
-		snprintf(c->title, sizeof(c->title), "GPU slower: %s in %s (PID %u), host not involved",
-			 opn(s->op), comm, p->pid);
-		snprintf(c->fix, sizeof(c->fix), "%s", FIX_GPU_SLOW);
-	}
+	else
+		slow_chain(x, c, p, s, head, &oc, len, oth, pg, &ss);
 	causal_ev_add(x, c, tick_ts(x, worst), "worst window: a %s call took %s", opn(s->op),
 		      D(x, (double)wmax));
 	if (ss.n)

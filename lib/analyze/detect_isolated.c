@@ -81,6 +81,76 @@ out:
 	"work), and check clocks, throttling and Xid errors at those times " \
 	"(nvidia-smi -q -d PERFORMANCE, dmesg)."
 
+/*
+ * The stalls' side in the chain's root cause and its fix, by the cause
+ * found in their windows (oc: the calling threads' off-CPU accounting
+ * there; opid made `on` CUDA calls there, ppid allocated the most of the
+ * pg pages, oth all other processes' CUDA calls; cov_mem: share of the
+ * stalls the host was short of memory around).
+ */
+static void stall_side(struct ctx *x, struct cand *c, const struct sproc *p,
+		       enum ilog_pattern cause, const struct offcpu *oc, uint32_t opid, uint64_t on,
+		       uint32_t ppid, uint64_t pg, uint64_t oth, double cov_mem)
+{
+	size_t l = strlen(c->root);
+	if (cause == ILOG_PAT_CPU_CONTENTION && !oc->named) {
+		snprintf(c->root + l, sizeof(c->root) - l,
+			 " - host side: in the stalls' windows its CUDA threads waited %s for a CPU "
+			 "after wakeups and were preempted %llu times (%s off-CPU): the host's CPUs "
+			 "were saturated, no one process took them",
+			 D(x, (double)oc->wq), (unsigned long long)oc->pn, D(x, (double)oc->pd));
+		snprintf(c->fix, sizeof(c->fix),
+			 "Give the job CPUs of its own: reserve cores for it (cgroup cpuset.cpus, "
+			 "taskset -c) and keep other work (builds, data jobs) on the rest, or run it on "
+			 "a less loaded node.");
+	} else if (cause == ILOG_PAT_CPU_CONTENTION) {
+		const struct preempt *q = &oc->pr[0];
+		const char *cc = ilog_stats_comm(x->st, x->nd->idx, q->pid);
+		c->culprit = q->pid;
+		cpy(c->ccomm, sizeof(c->ccomm), cc);
+		const char *ctr = ilog_stats_other_container(x->st, x->nd->idx, q->pid, p->pid);
+		snprintf(c->root + l, sizeof(c->root) - l,
+			 " - host side: PID %u (%s)%s%s%s preempted its CUDA threads %llu times for %s "
+			 "off-CPU in the stalls' windows (all preemptions there: %llu, %s)",
+			 q->pid, cc, ctr[0] ? " in " : "", ctr, ctr[0] ? "," : "",
+			 (unsigned long long)q->n, D(x, (double)q->dur),
+			 (unsigned long long)oc->pn, D(x, (double)oc->pd));
+		snprintf(c->fix, sizeof(c->fix), FIX_CPU, causal_fmt(x, "%s (PID %u)", cc, q->pid),
+			 cc);
+	} else if (cause == ILOG_PAT_GPU_CONTENTION) {
+		const char *cc = ilog_stats_comm(x->st, x->nd->idx, opid);
+		c->culprit = opid;
+		cpy(c->ccomm, sizeof(c->ccomm), cc);
+		snprintf(c->root + l, sizeof(c->root) - l,
+			 " - GPU side, shared: PID %u (%s) made %llu CUDA calls in the stalls' "
+			 "windows while its own threads were preempted %llu times (%s off-CPU) there",
+			 opid, cc, (unsigned long long)on, (unsigned long long)oc->pn,
+			 D(x, (double)oc->pd));
+		snprintf(c->fix, sizeof(c->fix), FIX_GPU, causal_fmt(x, "%s (PID %u)", cc, opid));
+	} else if (cause == ILOG_PAT_MEMORY_PRESSURE) {
+		const char *cc = ppid ? ilog_stats_comm(x->st, x->nd->idx, ppid) : "";
+		if (ppid && ppid != p->pid) {
+			c->culprit = ppid;
+			cpy(c->ccomm, sizeof(c->ccomm), cc);
+		}
+		snprintf(c->root + l, sizeof(c->root) - l,
+			 " - host side: the host was short of memory around %s of the stalls "
+			 "(%llu pages allocated in their windows)",
+			 P(x, cov_mem), (unsigned long long)pg);
+		snprintf(c->fix, sizeof(c->fix), FIX_MEM,
+			 c->culprit ? causal_fmt(x, "%s (PID %u)", cc, ppid) : "the other processes");
+	} else {
+		snprintf(c->root + l, sizeof(c->root) - l,
+			 " - GPU side: in the stalls' windows its CUDA threads were preempted %llu "
+			 "times (%s off-CPU) and waited %s for a CPU, other processes made %llu CUDA "
+			 "calls and %llu pages were allocated: the host was not in the way, the "
+			 "waits were on the GPU",
+			 (unsigned long long)oc->pn, D(x, (double)oc->pd), D(x, (double)oc->wq),
+			 (unsigned long long)oth, (unsigned long long)pg);
+		snprintf(c->fix, sizeof(c->fix), "%s", FIX_GPU_STALL);
+	}
+}
+
 static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc,
 			   struct stalls *g)
 {
@@ -167,64 +237,8 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 		 D(x, g->lost), P(x, g->lost / (double)c->wall), D(x, (double)c->wall), shape,
 		 (unsigned long long)g->k, D(x, (double)g->cut), g->expect, D(x, g->above),
 		 D(x, g->spread));
-	size_t l = strlen(c->root);
 	const char *side = host ? "host" : "GPU";
-	if (cause == ILOG_PAT_CPU_CONTENTION && !oc.named) {
-		snprintf(c->root + l, sizeof(c->root) - l,
-			 " - host side: in the stalls' windows its CUDA threads waited %s for a CPU "
-			 "after wakeups and were preempted %llu times (%s off-CPU): the host's CPUs "
-			 "were saturated, no one process took them",
-			 D(x, (double)oc.wq), (unsigned long long)oc.pn, D(x, (double)oc.pd));
-		snprintf(c->fix, sizeof(c->fix),
-			 "Give the job CPUs of its own: reserve cores for it (cgroup cpuset.cpus, "
-			 "taskset -c) and keep other work (builds, data jobs) on the rest, or run it on "
-			 "a less loaded node.");
-	} else if (cause == ILOG_PAT_CPU_CONTENTION) {
-		const struct preempt *q = &oc.pr[0];
-		const char *cc = ilog_stats_comm(x->st, x->nd->idx, q->pid);
-		c->culprit = q->pid;
-		cpy(c->ccomm, sizeof(c->ccomm), cc);
-		const char *ctr = ilog_stats_other_container(x->st, x->nd->idx, q->pid, p->pid);
-		snprintf(c->root + l, sizeof(c->root) - l,
-			 " - host side: PID %u (%s)%s%s%s preempted its CUDA threads %llu times for %s "
-			 "off-CPU in the stalls' windows (all preemptions there: %llu, %s)",
-			 q->pid, cc, ctr[0] ? " in " : "", ctr, ctr[0] ? "," : "",
-			 (unsigned long long)q->n, D(x, (double)q->dur),
-			 (unsigned long long)oc.pn, D(x, (double)oc.pd));
-		snprintf(c->fix, sizeof(c->fix), FIX_CPU, causal_fmt(x, "%s (PID %u)", cc, q->pid),
-			 cc);
-	} else if (cause == ILOG_PAT_GPU_CONTENTION) {
-		const char *cc = ilog_stats_comm(x->st, x->nd->idx, opid);
-		c->culprit = opid;
-		cpy(c->ccomm, sizeof(c->ccomm), cc);
-		snprintf(c->root + l, sizeof(c->root) - l,
-			 " - GPU side, shared: PID %u (%s) made %llu CUDA calls in the stalls' "
-			 "windows while its own threads were preempted %llu times (%s off-CPU) there",
-			 opid, cc, (unsigned long long)on, (unsigned long long)oc.pn,
-			 D(x, (double)oc.pd));
-		snprintf(c->fix, sizeof(c->fix), FIX_GPU, causal_fmt(x, "%s (PID %u)", cc, opid));
-	} else if (cause == ILOG_PAT_MEMORY_PRESSURE) {
-		const char *cc = ppid ? ilog_stats_comm(x->st, x->nd->idx, ppid) : "";
-		if (ppid && ppid != p->pid) {
-			c->culprit = ppid;
-			cpy(c->ccomm, sizeof(c->ccomm), cc);
-		}
-		snprintf(c->root + l, sizeof(c->root) - l,
-			 " - host side: the host was short of memory around %s of the stalls "
-			 "(%llu pages allocated in their windows)",
-			 P(x, cov_mem), (unsigned long long)pg);
-		snprintf(c->fix, sizeof(c->fix), FIX_MEM,
-			 c->culprit ? causal_fmt(x, "%s (PID %u)", cc, ppid) : "the other processes");
-	} else {
-		snprintf(c->root + l, sizeof(c->root) - l,
-			 " - GPU side: in the stalls' windows its CUDA threads were preempted %llu "
-			 "times (%s off-CPU) and waited %s for a CPU, other processes made %llu CUDA "
-			 "calls and %llu pages were allocated: the host was not in the way, the "
-			 "waits were on the GPU",
-			 (unsigned long long)oc.pn, D(x, (double)oc.pd), D(x, (double)oc.wq),
-			 (unsigned long long)oth, (unsigned long long)pg);
-		snprintf(c->fix, sizeof(c->fix), "%s", FIX_GPU_STALL);
-	}
+	stall_side(x, c, p, cause, &oc, opid, on, ppid, pg, oth, cov_mem);
 	snprintf(c->title, sizeof(c->title), "Isolated stalls: %s in %s (PID %u), %llu of %llu "
 		 "calls (%s side)", opn(s->op), c->comm, p->pid, (unsigned long long)g->k,
 		 (unsigned long long)s->n, side);
