@@ -322,7 +322,7 @@ int rv_split(uint64_t parent, int color, int key, uint64_t handle, int *joined)
 		if (s->key[n % 2] < key || (s->key[n % 2] == key && r < c->rank))
 			rank++;
 	}
-	char name[256];
+	char name[320]; /* the parent's name (< 256) and "-s%uc%d" */
 	const char *base = strrchr(c->path, '/');
 	snprintf(name, sizeof(name), "%s-s%uc%d", base ? base + 1 : c->path, n, color);
 	int r = join(name, nr, rank, handle);
