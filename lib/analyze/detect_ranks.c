@@ -58,14 +58,9 @@ static uint64_t to_mono(struct ctx *x, const struct ranks *rk, uint32_t node, ui
 static const struct rk_member *member_of(const struct ranks *rk, const struct rk_comm *c,
 					 uint32_t rank)
 {
-	return rank < (c->split ? c->nmem : c->nranks) && c->members[rank] != UINT32_MAX
+	return rank < rk_comm_size(c) && c->members[rank] != UINT32_MAX
 		       ? &rk->mem[c->members[rank]]
 		       : NULL;
-}
-
-static uint32_t csize(const struct rk_comm *c)
-{
-	return c->split ? c->nmem : c->nranks;
 }
 
 static void desync(struct ctx *x, const struct ranks *rk, const struct rk_comm *c)
@@ -91,7 +86,7 @@ static void desync(struct ctx *x, const struct ranks *rk, const struct rk_comm *
 		 "must issue the same collectives in the same order; %llu such mismatches in all",
 		 d->rank_b, d->pid_b, opn(d->op_b), (unsigned long long)d->count_b,
 		 dtype_name(d->dtype_b), (unsigned long long)d->seq, (unsigned long long)c->id,
-		 csize(c), d->rank_a, a ? a->pid : 0, opn(d->op_a), (unsigned long long)d->count_a,
+		 rk_comm_size(c), d->rank_a, a ? a->pid : 0, opn(d->op_a), (unsigned long long)d->count_a,
 		 dtype_name(d->dtype_a), (unsigned long long)c->ndesync);
 	snprintf(k->fix, sizeof(k->fix),
 		 "Make every rank take the same code path to its collectives: a collective under a "
@@ -145,7 +140,7 @@ static void missing_rank(struct ctx *x, const struct ranks *rk, const struct rk_
 static void drop_waiters(struct ctx *x, const struct ranks *rk, const struct rk_comm *c,
 			 uint32_t late, uint64_t a, uint64_t b, uint64_t waited, uint32_t *dropped)
 {
-	for (uint32_t r = 0; r < csize(c); r++) {
+	for (uint32_t r = 0; r < rk_comm_size(c); r++) {
 		const struct rk_member *m = member_of(rk, c, r);
 		if (!m || r == late)
 			continue;
@@ -166,7 +161,7 @@ static void drop_waiters(struct ctx *x, const struct ranks *rk, const struct rk_
 
 static void hang(struct ctx *x, const struct ranks *rk, const struct rk_comm *c)
 {
-	uint32_t n = csize(c);
+	uint32_t n = rk_comm_size(c);
 	const struct rk_open *o = NULL;
 	for (uint32_t i = 0; i < c->nopen && !o; i++)
 		if (c->open[i].narr && c->open[i].narr < n)
@@ -278,11 +273,6 @@ static void hang(struct ctx *x, const struct ranks *rk, const struct rk_comm *c)
 	ilog_buf_free(&out);
 }
 
-static int cmp_u64p(const void *a, const void *b)
-{
-	return cmp_u64(a, b);
-}
-
 /* The straggler's own cause in the gaps before its late arrivals. */
 static void straggler_cause(struct ctx *x, struct cand *k, const struct sproc *p,
 			    const uint8_t *in, uint64_t lost)
@@ -388,9 +378,9 @@ static int late_beyond_jitter(const struct rk_comm *c, uint32_t s, uint32_t n)
 		if (n >= 3)
 			sp[ns++] = (d->second_t - d->first_t) / (n - 2);
 	}
-	qsort(mine, nm, sizeof(*mine), cmp_u64p);
-	qsort(other, no, sizeof(*other), cmp_u64p);
-	qsort(sp, ns, sizeof(*sp), cmp_u64p);
+	qsort(mine, nm, sizeof(*mine), cmp_u64);
+	qsort(other, no, sizeof(*other), cmp_u64);
+	qsort(sp, ns, sizeof(*sp), cmp_u64);
 	uint64_t base = no >= 5 ? other[(no - 1) / 2] : ns ? sp[(ns - 1) / 2] : 0;
 	int ok = nm && mine[(nm - 1) / 2] >= 2 * base;
 	free(mine);
@@ -401,7 +391,7 @@ static int late_beyond_jitter(const struct rk_comm *c, uint32_t s, uint32_t n)
 
 static void straggler(struct ctx *x, const struct ranks *rk, const struct rk_comm *c)
 {
-	uint32_t n = csize(c), nd = c->ndone;
+	uint32_t n = rk_comm_size(c), nd = c->ndone;
 	if (n < 2 || nd < ILOG_MIN_SERIES)
 		return;
 	uint64_t *cnt = calloc(n, sizeof(*cnt)), *gap = calloc(n, sizeof(*gap));
@@ -466,7 +456,7 @@ static void straggler(struct ctx *x, const struct ranks *rk, const struct rk_com
 		for (uint32_t k = k0; k <= k1; k++)
 			in[k] = 1;
 	}
-	qsort(lat, nl, sizeof(*lat), cmp_u64p);
+	qsort(lat, nl, sizeof(*lat), cmp_u64);
 	uint64_t p50 = lat[(nl - 1) / 2], p99 = lat[(uint64_t)(nl - 1) * 99 / 100];
 	free(lat);
 	struct cand *k = causal_cand_new(x, p, ILOG_PAT_STRAGGLER, ILOG_OP_UNKNOWN, a, b + 1, lost);
@@ -518,7 +508,7 @@ static void straggler(struct ctx *x, const struct ranks *rk, const struct rk_com
 /* Whether pid of node is a rank of communicator c. */
 static int is_rank(const struct ranks *rk, const struct rk_comm *c, uint32_t node, uint32_t pid)
 {
-	for (uint32_t r = 0; r < csize(c); r++) {
+	for (uint32_t r = 0; r < rk_comm_size(c); r++) {
 		const struct rk_member *m = member_of(rk, c, r);
 		if (m && m->node == node && m->pid == pid)
 			return 1;
@@ -556,7 +546,7 @@ static void ranks_job(struct ctx *x, struct causal_proc *pc, const struct causal
 		return;
 	for (uint32_t i = 0; i < rk->ncomms && !x->oom; i++) {
 		const struct rk_comm *c = &rk->comms[i];
-		if (c->bad || csize(c) < 2)
+		if (c->bad || rk_comm_size(c) < 2)
 			continue;
 		drop_rank_notes(x, rk, c);
 		desync(x, rk, c);

@@ -140,12 +140,6 @@ static struct rk_comm *comm_get(struct ranks *rk, uint64_t id, uint32_t *idx)
 	return c;
 }
 
-/* The number of ranks a communicator has now (a split one: its members). */
-static uint32_t comm_size(const struct rk_comm *c)
-{
-	return c->split ? c->nmem : c->nranks;
-}
-
 static struct rk_member *member_add(struct ranks *rk, uint32_t node, const struct ingero_cuda_event *e,
 				    uint32_t ci)
 {
@@ -296,7 +290,7 @@ static void rank_account(struct ranks *rk, struct rk_comm *c, const struct rk_op
 		c->lane_w *= 2;
 	}
 	uint32_t bk = (uint32_t)(d->seq / c->lane_w);
-	for (uint32_t r = 0; r < comm_size(c); r++) {
+	for (uint32_t r = 0; r < rk_comm_size(c); r++) {
 		if (c->members[r] == UINT32_MAX)
 			continue;
 		struct rk_member *m = &rk->mem[c->members[r]];
@@ -320,7 +314,7 @@ static void rank_account(struct ranks *rk, struct rk_comm *c, const struct rk_op
 static void coll_close(struct ranks *rk, struct rk_comm *c)
 {
 	struct rk_open *o = &c->open[0];
-	uint32_t n = comm_size(c);
+	uint32_t n = rk_comm_size(c);
 	if (o->narr >= 2 && o->narr == n) {
 		if (ilog_grow((void **)&c->done, &c->capdone, c->ndone, sizeof(*c->done), 64)) {
 			rk->oom = 1;
@@ -362,14 +356,14 @@ static void coll_close(struct ranks *rk, struct rk_comm *c)
 static struct rk_open *coll_open(struct ranks *rk, struct rk_comm *c, uint64_t seq)
 {
 	while (seq >= c->open_base + c->nopen) {
-		uint32_t cap = RK_OPEN_BYTES / (32u * (comm_size(c) ? comm_size(c) : 1));
+		uint32_t cap = RK_OPEN_BYTES / (32u * (rk_comm_size(c) ? rk_comm_size(c) : 1));
 		if (c->nopen >= (cap > RK_MIN_OPEN ? cap : RK_MIN_OPEN))
 			coll_close(rk, c);
 		if (ilog_grow((void **)&c->open, &c->capopen, c->nopen, sizeof(*c->open), 8)) {
 			rk->oom = 1;
 			return NULL;
 		}
-		uint32_t n = comm_size(c);
+		uint32_t n = rk_comm_size(c);
 		struct rk_open *o = &c->open[c->nopen];
 		memset(o, 0, sizeof(*o));
 		o->seq = c->open_base + c->nopen;
@@ -395,7 +389,7 @@ static void arrive(struct ranks *rk, struct rk_member *m, const struct ingero_cu
 	m->stream = e->stream;
 	uint64_t gap = m->prev_done_mono > m->last_arr_mono ? m->prev_done_mono : m->last_arr_mono;
 	m->last_arr_mono = e->ts_ns;
-	if (c->bad || m->rank >= comm_size(c))
+	if (c->bad || m->rank >= rk_comm_size(c))
 		return;
 	struct rk_open *o = coll_open(rk, c, seq);
 	if (!o)
@@ -419,7 +413,7 @@ static void arrive(struct ranks *rk, struct rk_member *m, const struct ingero_cu
 	o->arr[m->rank] = t ? t : 1;
 	o->mono[m->rank] = e->ts_ns;
 	o->gap[m->rank] = gap;
-	while (c->nopen && c->open[0].narr == comm_size(c) && !rk->oom)
+	while (c->nopen && c->open[0].narr == rk_comm_size(c) && !rk->oom)
 		coll_close(rk, c);
 }
 
@@ -436,7 +430,7 @@ static void complete(struct ranks *rk, uint32_t node, const struct ingero_cuda_e
 		for (uint64_t s = m->done_seq; s < m->nseq; s++) {
 			if (s >= c->open_base && s < c->open_base + c->nopen) {
 				struct rk_open *o = &c->open[s - c->open_base];
-				if (m->rank < comm_size(c) && !o->done[m->rank])
+				if (m->rank < rk_comm_size(c) && !o->done[m->rank])
 					o->done[m->rank] = end_t;
 			} else if (s < c->open_base && c->ndone &&
 				   c->done[c->ndone - 1].seq >= s) {
@@ -565,7 +559,7 @@ int ilog_ranks_finish(struct ranks *rk)
 {
 	for (uint32_t i = 0; i < rk->ncomms; i++) {
 		struct rk_comm *c = &rk->comms[i];
-		while (c->nopen && c->open[0].narr == comm_size(c) && !rk->oom)
+		while (c->nopen && c->open[0].narr == rk_comm_size(c) && !rk->oom)
 			coll_close(rk, c);
 		if (c->split && c->nmem < 2)
 			c->bad = 1; /* a split of one rank: nothing to compare */

@@ -156,6 +156,12 @@ struct ranks {
 /* The common time of a monotonic ts on a node (wall when its anchor is known). */
 typedef uint64_t (*rk_clock_fn)(void *arg, uint32_t node, uint64_t mono);
 
+/* The number of ranks c has now (a split one: its members so far). */
+static inline uint32_t rk_comm_size(const struct rk_comm *c)
+{
+	return c->split ? c->nmem : c->nranks;
+}
+
 struct ranks *ilog_ranks_new(void);
 /* A cuda, inflight or host record of node; 0, or -1 out of memory. */
 int ilog_ranks_add(struct ranks *rk, uint32_t node, const struct ilog_record *rec,

@@ -9,18 +9,13 @@
 #include "ranks_int.h"
 #include "stats_int.h"
 
-static uint32_t csize(const struct rk_comm *c)
-{
-	return c->split ? c->nmem : c->nranks;
-}
-
 int ilog_stats_ranks(struct ilog_stats *st, struct ilog_rank_row **rows)
 {
 	*rows = NULL;
 	const struct ranks *rk = st->rk;
 	uint32_t n = 0;
 	for (uint32_t i = 0; rk && i < rk->ncomms; i++)
-		n += rk->comms[i].bad ? 0 : csize(&rk->comms[i]);
+		n += rk->comms[i].bad ? 0 : rk_comm_size(&rk->comms[i]);
 	if (!n)
 		return 0;
 	struct ilog_rank_row *r = calloc(n, sizeof(*r));
@@ -29,10 +24,10 @@ int ilog_stats_ranks(struct ilog_stats *st, struct ilog_rank_row **rows)
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < rk->ncomms; i++) {
 		const struct rk_comm *c = &rk->comms[i];
-		for (uint32_t j = 0; !c->bad && j < csize(c); j++) {
+		for (uint32_t j = 0; !c->bad && j < rk_comm_size(c); j++) {
 			struct ilog_rank_row *o = &r[k++];
 			o->comm = c->id;
-			o->nranks = csize(c);
+			o->nranks = rk_comm_size(c);
 			o->rank = j;
 			o->lane_w = c->lane_w ? c->lane_w : 1;
 			if (c->members[j] == UINT32_MAX)
@@ -73,7 +68,7 @@ int ilog_stats_collectives(struct ilog_stats *st,
 			const struct rk_member *m =
 				c->members[d->last] != UINT32_MAX ? &rk->mem[c->members[d->last]] : NULL;
 			struct ilog_coll_row row = {
-				.comm = c->id, .seq = d->seq, .op = d->op, .nranks = csize(c),
+				.comm = c->id, .seq = d->seq, .op = d->op, .nranks = rk_comm_size(c),
 				.last_rank = d->last, .last_node = m ? m->node : 0,
 				.last_pid = m ? m->pid : 0, .first_ns = d->first_t,
 				.second_ns = d->second_t, .last_ns = d->last_t, .done_ns = d->done_t,
