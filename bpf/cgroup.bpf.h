@@ -9,7 +9,8 @@
 #define INGERO_CGROUP_BPF_H
 
 /* 1: the memory controller's cgroup v1 hierarchy names a task's cgroup
- * (hybrid hosts); 0: the unified (v2) hierarchy does */
+ * (a v1 host without the unified hierarchy); 0: the unified (v2)
+ * hierarchy does (unified and hybrid hosts) */
 const volatile __u32 targ_cgv1 = 0;
 /* --cgroup: only tasks in this cgroup (its id) or below it become
  * targets; 0 = any */

@@ -249,7 +249,7 @@ static uint64_t proc_ident(uint32_t pid)
 }
 
 /* The folder of the cgroup of this id (its inode) under the hierarchy
- * rec_cgroup_v1 names, by a walk of /sys/fs/cgroup; "" when none has it.
+ * rec_cgroup_root names, by a walk of it; "" when none has it.
  * Results are kept: a walk per cgroup at most. */
 static char cg_found[4096];
 static uint64_t cg_want;
@@ -272,7 +272,7 @@ static const char *cgroup_path_of(uint64_t id)
 	uint64_t *v = ilog_hmap_get(&known, id, 0);
 	if (v)
 		return (const char *)(uintptr_t)*v;
-	const char *root = rec_cgroup_v1() ? "/sys/fs/cgroup/memory" : "/sys/fs/cgroup";
+	const char *root = rec_cgroup_root();
 	size_t rl = strlen(root);
 	cg_found[0] = 0;
 	cg_want = id;

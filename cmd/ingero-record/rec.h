@@ -169,15 +169,20 @@ int rec_is_target(struct rec *r, uint32_t pid);
 int rec_write_other(struct rec *r, uint32_t pid, const char *comm, uint64_t cgid);
 
 /* cgroup.c: which cgroup a process is in */
-/* 1 when cgroups are v1 (or hybrid): the memory controller's hierarchy
- * names a process's cgroup; 0 when the unified (v2) hierarchy does. */
+/* 1 on a cgroup v1 host without the unified hierarchy: the memory
+ * controller's hierarchy gives a task's cgroup id; 0 when the unified (v2)
+ * hierarchy does (a unified or a hybrid host). */
 int rec_cgroup_v1(void);
-/* pid's cgroup path (in that hierarchy) and id (its folder's inode, as
- * the BPF side reads it).  0, or -1 when /proc/PID/cgroup is gone. */
+/* Where that hierarchy is mounted: /sys/fs/cgroup, /sys/fs/cgroup/unified
+ * (hybrid) or /sys/fs/cgroup/memory. */
+const char *rec_cgroup_root(void);
+/* pid's cgroup path as its process record shows it (the line of
+ * /proc/PID/cgroup that names its container, cgroup.c) and id (the inode
+ * of its folder in rec_cgroup_root's hierarchy, as the BPF side reads it).
+ * 0, or -1 when /proc/PID/cgroup is gone. */
 int rec_cgroup_of(uint32_t pid, char *path, size_t cap, uint64_t *id);
-/* --cgroup PATH: a cgroup folder (/sys/fs/cgroup/...) or a path in the
- * hierarchy rec_cgroup_v1 names, to its id and folder.  0, or -1 with the
- * reason in dir. */
+/* --cgroup PATH: a cgroup folder under rec_cgroup_root() or a path in
+ * that hierarchy, to its id and folder.  0, or -1 with the reason in dir. */
 int rec_cgroup_resolve(const char *arg, uint64_t *id, char *dir, size_t cap);
 /* Is pid in the cgroup of this id or below it?  1 for id 0 (--cgroup not
  * given), 0 when pid is gone. */

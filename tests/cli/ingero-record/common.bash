@@ -158,12 +158,17 @@ record_workload() {
 }
 
 # make_cgroup NAME: a cgroup NAME under this shell's, in the hierarchy the
-# recorder names cgroups by (v1 memory on hybrid hosts, else v2): its path
-# in that hierarchy in rel, its folder in cg; a skip when none can be made.
+# recorder reads cgroup ids from (the unified one: /sys/fs/cgroup, or
+# /sys/fs/cgroup/unified on a hybrid host; v1 memory on a v1 host without
+# it): its path in that hierarchy in rel, its folder in cg; a skip when
+# none can be made.
 make_cgroup() {
 	local root self
 	if [[ -e /sys/fs/cgroup/cgroup.controllers || ! -d /sys/fs/cgroup/memory ]]; then
 		root=/sys/fs/cgroup
+		self=$(awk -F: '$1 == "0" { print $3 }' /proc/self/cgroup)
+	elif [[ -e /sys/fs/cgroup/unified/cgroup.controllers ]]; then
+		root=/sys/fs/cgroup/unified
 		self=$(awk -F: '$1 == "0" { print $3 }' /proc/self/cgroup)
 	else
 		root=/sys/fs/cgroup/memory
