@@ -226,6 +226,13 @@ static int read_inputs(struct opts *o, char **inputs, int n, struct run *ru,
 			return ILOG_EXIT_USAGE;
 		}
 	}
+	/* damaged ranges skipped: the summaries name them */
+	for (uint32_t i = 0; i < in.ndamage; i++)
+		if (ilog_analysis_damage(ru->a, in.damage[i].name, &in.damage[i].d)) {
+			ilog_inputs_end(&in);
+			ilog_errorf("out of memory");
+			return ILOG_EXIT_USAGE;
+		}
 	ilog_inputs_end(&in);
 	ru->records = in.total;
 	if (ilog_analysis_finish(ru->a, 1)) {

@@ -51,8 +51,14 @@ static int export_log(const char *log, const struct ilog_analysis_opts *ao, cons
 		goto out;
 	}
 	const struct ilog_record *rec;
-	uint64_t n = 0;
-	while ((k = ilog_reader_next(r, &rec)) > 0) {
+	uint64_t n = 0, ndamage = 0;
+	char first[sizeof(rerr) + 384] = "";
+	while ((k = ilog_reader_next(r, &rec)) > 0 || k == ILOG_READ_DAMAGE) {
+		if (k < 0) { /* SPEC §9: skipped, the rest is loaded */
+			if (!ndamage++)
+				snprintf(first, sizeof(first), "%s", ilog_reader_error(r));
+			continue;
+		}
 		n++;
 		if ((sink->observe && sink->observe(&ctx, rec)) ||
 		    (ilog_filter_match(&filt, rec, r) && sink->record(&ctx, rec, r))) {
@@ -71,6 +77,10 @@ static int export_log(const char *log, const struct ilog_analysis_opts *ao, cons
 		}
 		snprintf(note, notelen, "%s: %s (the %llu records before it are loaded)", log,
 			 ilog_reader_error(r), (unsigned long long)n);
+	} else if (ndamage) {
+		snprintf(note, notelen, "%s: %s (%llu damaged range%s skipped; the %llu records "
+			 "outside them are loaded)", log, first, (unsigned long long)ndamage,
+			 ndamage == 1 ? "" : "s", (unsigned long long)n);
 	}
 	if (sink->close(&ctx)) {
 		snprintf(err, errlen, "%s: loading: %s", log, ctx.err);

@@ -79,6 +79,13 @@ static void progress_end(const struct ilog_merge_opts *mo)
 		ilog_progress_end(mo->progress_arg);
 }
 
+/* A damaged range the merge skipped (SPEC §9): one line, exit 2 at the end. */
+static void on_damage(void *arg, const char *line)
+{
+	progress_end(arg);
+	ilog_errorf("%s", line);
+}
+
 /* The engine's warnings from w on, one per line. */
 static void warn_lines(const char *w)
 {
@@ -183,6 +190,10 @@ static int run(struct ilog_merge_input *in, uint32_t nin, const struct ilog_merg
 			ilog_errorf("%s", err);
 			rc = ILOG_EXIT_USAGE;
 		}
+		struct ilog_merge_stats dst_st;
+		ilog_merge_stats(m, &dst_st);
+		if (dst_st.damaged)
+			rc = ILOG_EXIT_USAGE;
 		/* nodes met only while writing (stdin) may have added warnings */
 		warn_lines(ilog_merge_warnings(m) + wlen);
 		struct ilog_merge_stats st;
@@ -289,6 +300,8 @@ int main(int argc, char **argv)
 		mo.progress = progress;
 		mo.progress_arg = &prog;
 	}
+	mo.damage = on_damage;
+	mo.damage_arg = &mo;
 	rc = run(in, nin, &mo, out, dry);
 	progress_end(&mo);
 	rc = ilog_finish_stdout(rc);

@@ -54,10 +54,15 @@ static void usage(FILE *f)
 		"  still written) or output error\n");
 }
 
+static int damage_shown;
+
 static void on_report(void *arg, enum ilog_sym_level level, const char *msg)
 {
 	(void)arg;
-	if (level == ILOG_SYM_WARN)
+	if (level == ILOG_SYM_DAMAGE) {
+		ilog_errorf("%s", msg);
+		damage_shown = 1;
+	} else if (level == ILOG_SYM_WARN)
 		ilog_warnf("%s", msg);
 	else if (ILOG_VERBOSE(1))
 		fprintf(stderr, "%s: %s\n", ilog_prog, msg);
@@ -173,7 +178,7 @@ static int run(int argc, char **argv, const char **dirs, struct ilog_symbolize_i
 	rc = ilog_symbolize_filter(&o, in, nin, dst.fd, &st, err, sizeof(err));
 	if (progress_shown)
 		fprintf(stderr, "\n");
-	if (rc)
+	if (rc && !(damage_shown && ilog_err_is_damage(err)))
 		ilog_errorf("%s", err);
 	if (ILOG_VERBOSE(1))
 		fprintf(stderr, "%s: %llu stacks, %llu new ips (%llu named), %llu symbol records written, %llu ips kept from the input; %llu of %llu files found\n",

@@ -113,6 +113,11 @@ int ilog_analysis_add(struct ilog_analysis *a, const struct ilog_record *rec,
 	return ilog_analysis_count(a, rec, r, rec->node);
 }
 
+int ilog_analysis_damage(struct ilog_analysis *a, const char *input, const struct ilog_damage *d)
+{
+	return ilog_stats_add_damage(a->st, input, d);
+}
+
 int ilog_analysis_finish(struct ilog_analysis *a, int chains)
 {
 	if (ilog_stats_finish(a->st))

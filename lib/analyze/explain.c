@@ -151,6 +151,20 @@ static void node_summary(struct ilog_buf *b, struct ilog_stats *st, uint32_t i)
 			(unsigned long long)(s.seen + s.lost));
 }
 
+/* The damaged ranges of the inputs (SPEC §9), each one line. */
+static void damage_text(struct ilog_buf *b, struct ilog_stats *st)
+{
+	const char *in;
+	const struct ilog_damage *d;
+	for (uint32_t i = 0; (d = ilog_stats_damage(st, i, &in)); i++) {
+		bprintf(b, "  WARNING: %s: offset %llu: %llu damaged bytes skipped", in,
+			(unsigned long long)d->off, (unsigned long long)d->bytes);
+		if (d->records >= 0)
+			bprintf(b, ", about %lld records lost", (long long)d->records);
+		bprintf(b, "; counts below are lower bounds\n");
+	}
+}
+
 static void host_summary(struct ilog_buf *b, struct ilog_stats *st, uint32_t i)
 {
 	struct ilog_stats_summary s;
@@ -354,6 +368,7 @@ int ilog_explain_report(struct ilog_buf *b, struct ilog_stats *st,
 		node_summary(b, st, i);
 	if (!ilog_stats_nnodes(st))
 		bprintf(b, "  the log holds no CUDA, host or snapshot events\n");
+	damage_text(b, st);
 	int overlap;
 	char ranks[256];
 	uint32_t logs = ilog_stats_logs(st, &overlap, ranks, sizeof(ranks));
@@ -525,6 +540,17 @@ int ilog_explain_json(struct ilog_buf *b, struct ilog_stats *st,
 		bprintf(b, "}\n");
 		if (containers_json(b, st, i))
 			return -1;
+	}
+	const char *in;
+	const struct ilog_damage *d;
+	for (uint32_t i = 0; (d = ilog_stats_damage(st, i, &in)); i++) {
+		bprintf(b, "{\"type\":\"damage\"");
+		jkv_s(b, "input", in);
+		jkv_u(b, "offset", d->off);
+		jkv_u(b, "bytes", d->bytes);
+		if (d->records >= 0)
+			jkv_u(b, "records_lost", (uint64_t)d->records);
+		bprintf(b, "}\n");
 	}
 	if (ranks_json(b, st))
 		return -1;

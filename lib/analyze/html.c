@@ -647,6 +647,18 @@ static void header(struct ctx *x)
 			   "counts and times below are lower bounds.</p>\n",
 			(unsigned long long)lost, (unsigned long long)(lost + seen),
 			100.0 * (double)lost / (double)(lost + seen));
+	/* damaged input: every figure below is a lower bound too */
+	const char *in;
+	const struct ilog_damage *dm;
+	for (uint32_t i = 0; (dm = ilog_stats_damage(x->st, i, &in)); i++) {
+		bprintf(b, "<p class=\"loss\">");
+		escz(b, in);
+		bprintf(b, ": offset %llu: %llu damaged bytes skipped", (unsigned long long)dm->off,
+			(unsigned long long)dm->bytes);
+		if (dm->records >= 0)
+			bprintf(b, ", about %lld records lost", (long long)dm->records);
+		bprintf(b, ": counts and times below are lower bounds.</p>\n");
+	}
 	/* the verdict */
 	if (!x->cs->n) {
 		bprintf(b, "<p class=\"verdict\" id=\"verdict\">No causal chain: no anomaly cost 1%% or "

@@ -1319,10 +1319,34 @@ const char *ilog_stats_warning(const struct ilog_stats *st, uint32_t i)
 	return st->rk && i < st->rk->nwarn ? st->rk->warn[i] : NULL;
 }
 
+int ilog_stats_add_damage(struct ilog_stats *st, const char *input, const struct ilog_damage *d)
+{
+	char *s = strdup(input ? input : "");
+	if (!s || ilog_grow((void **)&st->damage, &st->capdamage, st->ndamage, sizeof(*st->damage), 4)) {
+		free(s);
+		snprintf(st->err, sizeof(st->err), "out of memory");
+		return -1;
+	}
+	st->damage[st->ndamage++] = (struct sdamage){ s, *d };
+	return 0;
+}
+
+const struct ilog_damage *ilog_stats_damage(const struct ilog_stats *st, uint32_t i,
+					    const char **input)
+{
+	if (i >= st->ndamage)
+		return NULL;
+	*input = st->damage[i].input;
+	return &st->damage[i].d;
+}
+
 void ilog_stats_free(struct ilog_stats *st)
 {
 	if (!st)
 		return;
+	for (uint32_t i = 0; i < st->ndamage; i++)
+		free(st->damage[i].input);
+	free(st->damage);
 	for (uint32_t i = 0; i < st->nser; i++) {
 		struct sseries *s = st->ser[i];
 		free(s->bins);

@@ -320,6 +320,11 @@ struct ilog_stats {
 	uint32_t last_si;         /* index */
 	struct sproc *last_proc;
 	struct ranks *rk;         /* the job's ranks (ranks_int.h), from the first NCCL call */
+	struct sdamage {          /* damaged input ranges skipped (ilog_stats_add_damage) */
+		char *input;
+		struct ilog_damage d;
+	} *damage;
+	uint32_t ndamage, capdamage;
 	int finished;
 	char err[256];
 };

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "ingero/cli.h"
+#include "ingero/vec.h"
 
 const char *ilog_prog = "ingero";
 const char *ilog_prog_file = "ingero";
@@ -192,8 +193,17 @@ int ilog_inputs_next(struct ilog_inputs *in, const struct ilog_record **rec)
 				return 1;
 			}
 			if (k < 0) {
+				ilog_progress_end(&in->pg);
 				ilog_errorf("%s: %s", in->name, ilog_reader_error(in->r));
 				in->rc = ILOG_EXIT_USAGE;
+			}
+			if (k == ILOG_READ_DAMAGE) { /* reported: the rest is read */
+				struct ilog_inputs_damage d = { .name = in->name };
+				ilog_reader_damage(in->r, &d.d);
+				if (!ilog_grow((void **)&in->damage, &in->capdamage, in->ndamage,
+					       sizeof(*in->damage), 4))
+					in->damage[in->ndamage++] = d;
+				continue;
 			}
 			input_close(in);
 		}
@@ -222,6 +232,9 @@ void ilog_inputs_end(struct ilog_inputs *in)
 {
 	input_close(in);
 	ilog_progress_end(&in->pg);
+	free(in->damage);
+	in->damage = NULL;
+	in->ndamage = in->capdamage = 0;
 }
 
 int ilog_err_is_damage(const char *err)

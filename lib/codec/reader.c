@@ -5,7 +5,9 @@
  * whole (writers record its content size), and its msgpack records are
  * decoded in place: strings and bytes are views into the frame buffer.
  * On damage the reader returns every record before it, then one error
- * naming the offset, and stops.
+ * naming the offset and the range it skipped, and goes on at the next
+ * frame that decompresses and verifies its checksum (SPEC §9): frames are
+ * independent, so a flipped bit costs its own frame and no other.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -52,6 +54,10 @@ struct ilog_reader {
 	uint64_t tsbase[ILOG_K__COUNT];
 	struct ilog_record rec;
 	int state;                /* 0 reading, 1 done, -1 failed */
+	int dmg_shown;            /* err is a damage just reported (ILOG_READ_DAMAGE) */
+	int dmg_end;              /* that damage ran to the end of input */
+	struct ilog_damage dmg;   /* the last damage */
+	uint64_t content_bytes;   /* decompressed bytes of the frames loaded */
 	int seen_header;
 	uint32_t node;
 	struct node_slot *nodes;   /* zeroed beyond nnodes */
@@ -59,7 +65,7 @@ struct ilog_reader {
 	struct schema_slot *schemas;
 	uint32_t nschemas, capschemas;
 	struct ilog_reader_stats st;
-	char err[512];
+	char err[640];
 };
 
 static int fail(struct ilog_reader *r, const char *fmt, ...)
@@ -70,6 +76,17 @@ static int fail(struct ilog_reader *r, const char *fmt, ...)
 	va_end(ap);
 	r->state = -1;
 	return -1;
+}
+
+/* A problem with the frame at the read position: its text into err, for
+ * damage() to complete; ILOG_READ_DAMAGE. */
+static int problem(struct ilog_reader *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
+	return ILOG_READ_DAMAGE;
 }
 
 struct ilog_reader *ilog_reader_open(int fd, char *err, size_t errlen)
@@ -149,8 +166,15 @@ static uint32_t le32(const uint8_t *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* Load the next frame: 1 loaded, 0 clean end, -1 error. */
-static int next_frame(struct ilog_reader *r)
+/*
+ * Load the frame at the read position: 1 loaded (possibly empty), 0 clean
+ * end, -1 failed (r->err set, fatal), or ILOG_READ_DAMAGE: the bytes there
+ * are no good frame (r->err says why, the read position is unchanged).
+ * A skippable frame is stepped over.  `strict` is for the search after
+ * damage: only a data frame with a checksum that verifies will do, and
+ * nothing is said about the rest.
+ */
+static int load_frame(struct ilog_reader *r, int strict)
 {
 	for (;;) {
 		ssize_t avail = fill(r, 8);
@@ -162,25 +186,31 @@ static int next_frame(struct ilog_reader *r)
 			return 0;
 		const uint8_t *p = r->in + r->in_pos;
 		uint32_t magic = avail >= 4 ? le32(p) : 0;
+		/* RFC 8878 3.1.1.1.1: the frame header descriptor's bit 2 is
+		 * the checksum flag, bit 3 reserved (0) */
+		if (strict && (magic != ZSTD_MAGICNUMBER || avail < 5 || (p[4] & 0x0c) != 0x04))
+			return ILOG_READ_DAMAGE;
 		if (avail < 4 || (magic != ZSTD_MAGICNUMBER &&
 				  (magic & ZSTD_MAGIC_SKIPPABLE_MASK) != ZSTD_MAGIC_SKIPPABLE_START)) {
 			if (off == 0)
 				return fail(r, "offset 0: not an ingero log (no zstd frame magic)");
 			if (avail < 4)
-				return fail(r, "offset %llu: truncated: %zd stray bytes at end of input",
-					    (unsigned long long)off, avail);
-			return fail(r, "offset %llu: bad frame magic 0x%08x (not a zstd frame)",
-				    (unsigned long long)off, magic);
+				return problem(r, "truncated: %zd stray bytes at end of input", avail);
+			return problem(r, "bad frame magic 0x%08x (not a zstd frame)", magic);
 		}
 		/* SPEC §3.2: skippable frames carry nothing for us */
 		if (magic != ZSTD_MAGICNUMBER) {
 			if (avail < 8)
-				return fail(r, "offset %llu: truncated skippable frame header",
-					    (unsigned long long)off);
+				return problem(r, "truncated skippable frame header");
 			uint64_t left = 8 + (uint64_t)le32(p + 4);
+			/* damage to its length cannot be told from a long one:
+			 * one cut short is the tail */
 			while (left) {
 				avail = fill(r, 1);
-				if (avail <= 0)
+				if (avail < 0)
+					return fail(r, "offset %llu: read error: %s",
+						    (unsigned long long)off, strerror(errno));
+				if (avail == 0)
 					return fail(r, "offset %llu: truncated skippable frame",
 						    (unsigned long long)off);
 				size_t k = (uint64_t)avail < left ? (size_t)avail : (size_t)left;
@@ -195,14 +225,12 @@ static int next_frame(struct ilog_reader *r)
 			if (!ZSTD_isError(cs))
 				break;
 			if (ZSTD_getErrorCode(cs) != ZSTD_error_srcSize_wrong)
-				return fail(r, "offset %llu: corrupt frame: %s",
-					    (unsigned long long)off, ZSTD_getErrorName(cs));
+				return problem(r, "corrupt frame: %s", ZSTD_getErrorName(cs));
 			if (r->eof)
-				return fail(r, "offset %llu: truncated frame (input ends after %zd bytes of it)",
-					    (unsigned long long)off, avail);
+				return problem(r, "truncated frame (input ends after %zd bytes of it)", avail);
 			if ((size_t)avail > ZSTD_compressBound(ILOG_MAX_FRAME_CONTENT) + 64)
-				return fail(r, "offset %llu: frame larger than the %u MiB limit",
-					    (unsigned long long)off, ILOG_MAX_FRAME_CONTENT >> 20);
+				return problem(r, "frame larger than the %u MiB limit",
+					   ILOG_MAX_FRAME_CONTENT >> 20);
 			/* any more bytes, not a whole CHUNK more: on a live
 			 * stream (ingero-record -o - | ...) the rest of the
 			 * frame may be all the writer has sent */
@@ -214,13 +242,12 @@ static int next_frame(struct ilog_reader *r)
 		p = r->in + r->in_pos;
 		unsigned long long sz = ZSTD_getFrameContentSize(p, cs);
 		if (sz == ZSTD_CONTENTSIZE_ERROR)
-			return fail(r, "offset %llu: corrupt frame header", (unsigned long long)off);
+			return problem(r, "corrupt frame header");
 		if (sz == ZSTD_CONTENTSIZE_UNKNOWN)
-			return fail(r, "offset %llu: frame does not record its content size",
-				    (unsigned long long)off);
+			return problem(r, "frame does not record its content size");
 		if (sz > ILOG_MAX_FRAME_CONTENT)
-			return fail(r, "offset %llu: frame content size %llu exceeds the %u MiB limit",
-				    (unsigned long long)off, sz, ILOG_MAX_FRAME_CONTENT >> 20);
+			return problem(r, "frame content size %llu exceeds the %u MiB limit", sz,
+				   ILOG_MAX_FRAME_CONTENT >> 20);
 		if (sz > r->fr_cap) {
 			uint8_t *f = realloc(r->fr, sz);
 			if (!f)
@@ -230,11 +257,9 @@ static int next_frame(struct ilog_reader *r)
 		}
 		size_t got = ZSTD_decompressDCtx(r->dctx, r->fr, r->fr_cap, p, cs);
 		if (ZSTD_isError(got))
-			return fail(r, "offset %llu: corrupt frame: %s", (unsigned long long)off,
-				    ZSTD_getErrorName(got));
+			return problem(r, "corrupt frame: %s", ZSTD_getErrorName(got));
 		if (got != sz)
-			return fail(r, "offset %llu: corrupt frame: %zu bytes decoded, header says %llu",
-				    (unsigned long long)off, got, sz);
+			return problem(r, "corrupt frame: %zu bytes decoded, header says %llu", got, sz);
 		r->fr_off = off;
 		r->fr_size = cs;
 		r->fr_len = got;
@@ -243,9 +268,120 @@ static int next_frame(struct ilog_reader *r)
 		r->in_pos += cs;
 		r->st.in_bytes += cs;
 		r->st.frames++;
+		r->content_bytes += got;
 		memset(r->tsbase, 0, sizeof(r->tsbase));
-		if (got)
-			return 1;
+		return 1;
+	}
+}
+
+/* Records in `content` decompressed bytes, or else `in` compressed ones,
+ * at this log's average so far; -1 with nothing to go by. */
+static int64_t records_in(const struct ilog_reader *r, uint64_t content, uint64_t in)
+{
+	if (!r->st.records)
+		return -1;
+	double per = content ? (double)r->content_bytes / (double)r->st.records
+			     : (double)r->st.in_bytes / (double)r->st.records;
+	uint64_t n = content ? content : in;
+	if (per <= 0 || !n)
+		return -1;
+	int64_t k = (int64_t)((double)n / per + 0.5);
+	return k ? k : 1;
+}
+
+/*
+ * The bytes from `off` (the read position) are damaged: r->err says how.
+ * Look for the next frame that decompresses and verifies its checksum,
+ * from `from` on, load it, and complete the message with the range
+ * skipped (SPEC §9).  `content` is the damaged frame's content size when
+ * its header could be read (for the records lost), `lost_known` a count
+ * of records lost when it is known.  ILOG_READ_DAMAGE, or -1 (fatal).
+ */
+static int damage(struct ilog_reader *r, uint64_t off, uint64_t from, uint64_t content,
+		  int64_t lost_known)
+{
+	char why[400];
+	snprintf(why, sizeof(why), "%.399s", r->err);
+	uint64_t pos = from, found = UINT64_MAX;
+	for (;;) {
+		r->in_pos = (size_t)(pos - r->in_off);
+		ssize_t avail = fill(r, 4);
+		if (avail < 0)
+			return fail(r, "offset %llu: read error: %s", (unsigned long long)pos,
+				    strerror(errno));
+		if (avail < 4)
+			break;
+		static const uint8_t m[4] = { 0x28, 0xb5, 0x2f, 0xfd }; /* ZSTD_MAGICNUMBER */
+		const uint8_t *b = r->in + r->in_pos, *q = memmem(b, (size_t)avail, m, 4);
+		if (!q) {
+			pos += (uint64_t)avail - 3;
+			if (r->eof) {
+				pos = r->in_off + r->in_len;
+				r->in_pos = r->in_len;
+				break;
+			}
+			continue;
+		}
+		pos += (uint64_t)(q - b);
+		r->in_pos = (size_t)(pos - r->in_off);
+		int k = load_frame(r, 1);
+		if (k < 0 && k != ILOG_READ_DAMAGE)
+			return -1;
+		if (k == 1) {
+			found = pos;
+			break;
+		}
+		pos++;
+	}
+	uint64_t end = found != UINT64_MAX ? found : r->in_off + r->in_len;
+	r->dmg = (struct ilog_damage){ .off = off, .bytes = end - off,
+				       .records = lost_known >= 0 ? lost_known
+						  : records_in(r, content, end - off) };
+	r->st.damaged++;
+	r->st.damaged_bytes += end - off;
+	r->dmg_end = found == UINT64_MAX;
+	char lost[64] = "";
+	if (r->dmg.records >= 0)
+		snprintf(lost, sizeof(lost), ", %s%lld record%s lost", lost_known >= 0 ? "" : "about ",
+			 (long long)r->dmg.records, r->dmg.records == 1 ? "" : "s");
+	if (r->dmg_end && !strncmp(why, "truncated", 9))
+		/* the usual tail of a killed writer: its message says it all */
+		snprintf(r->err, sizeof(r->err), "offset %llu: %s", (unsigned long long)off, why);
+	else if (r->dmg_end)
+		snprintf(r->err, sizeof(r->err), "offset %llu: %s (%llu bytes to the end skipped%s)",
+			 (unsigned long long)off, why, (unsigned long long)(end - off), lost);
+	else
+		snprintf(r->err, sizeof(r->err), "offset %llu: %s (%llu bytes skipped, to offset %llu%s)",
+			 (unsigned long long)off,
+			 !strncmp(why, "truncated frame", 15) ? "corrupt frame: its blocks run past the end of input" : why,
+			 (unsigned long long)(end - off), (unsigned long long)end, lost);
+	r->dmg_shown = 1;
+	if (r->dmg_end)
+		r->state = 1;
+	return ILOG_READ_DAMAGE;
+}
+
+/* Load the next frame with content: 1 loaded, 0 clean end, -1 error,
+ * ILOG_READ_DAMAGE (a damaged range skipped; the frame after it, if any,
+ * is loaded). */
+static int next_frame(struct ilog_reader *r)
+{
+	for (;;) {
+		int k = load_frame(r, 0);
+		if (k == ILOG_READ_DAMAGE) {
+			uint64_t off = r->in_off + r->in_pos;
+			/* the damaged frame's content size, if its header says */
+			uint64_t content = 0;
+			size_t avail = r->in_len - r->in_pos;
+			if (avail >= 4 && le32(r->in + r->in_pos) == ZSTD_MAGICNUMBER) {
+				unsigned long long sz = ZSTD_getFrameContentSize(r->in + r->in_pos, avail);
+				if (sz <= ILOG_MAX_FRAME_CONTENT)
+					content = sz;
+			}
+			return damage(r, off, off + 1, content, -1);
+		}
+		if (k <= 0 || r->fr_len)
+			return k;
 	}
 }
 
@@ -722,12 +858,13 @@ static int on_schema(struct ilog_reader *r, const struct ilog_schema *s)
 
 int ilog_reader_next(struct ilog_reader *r, const struct ilog_record **out)
 {
+	r->dmg_shown = 0;
 	if (r->state)
 		return r->state < 0 ? -1 : 0;
 	while (!r->fr_len || r->fp >= r->fr + r->fr_len) { /* fr is NULL before the first frame */
 		int k = next_frame(r);
 		if (k < 0)
-			return -1;
+			return k;
 		if (k == 0) {
 			r->state = 1;
 			if (!r->seen_header && !r->st.frames && r->in_off + r->in_pos == 0)
@@ -797,7 +934,7 @@ int ilog_reader_next(struct ilog_reader *r, const struct ilog_record **out)
 	rec->raw.n = (uint32_t)(c.p - r->fp);
 	r->fp = c.p;
 	r->fr_idx++;
-	if (!r->seen_header && rec->kind != ILOG_K_HEADER)
+	if (!r->seen_header && !r->st.damaged && rec->kind != ILOG_K_HEADER)
 		return fail(r, "offset %llu: not an ingero log (first record is kind %u, not a header)",
 			    (unsigned long long)r->fr_off, rec->kind);
 	switch (rec->kind) {
@@ -842,17 +979,25 @@ int ilog_reader_next(struct ilog_reader *r, const struct ilog_record **out)
 	*out = rec;
 	return 1;
 bad_record:
-	if (!r->seen_header)
+	if (!r->seen_header && !r->st.damaged)
 		return fail(r, "offset %llu: not an ingero log (its first record does not decode: %s)",
 			    (unsigned long long)r->fr_off, ilog_mp_strerror(rc, &c));
-	return fail(r, "offset %llu: record %u of the frame (byte %zu of its content): %s%s%s: %s",
-		    (unsigned long long)r->fr_off, r->fr_idx, at,
-		    d ? d->name : "", d ? " field " : "", bad, ilog_mp_strerror(rc, &c));
+	/* the rest of the frame is lost: its records cannot be told apart */
+	problem(r, "record %u of the frame (byte %zu of its content): %s%s%s: %s", r->fr_idx, at,
+	    d ? d->name : "", d ? " field " : "", bad, ilog_mp_strerror(rc, &c));
+	uint64_t rest = r->fr_len - at;
+	r->fr_len = 0;
+	return damage(r, r->fr_off, r->in_off + r->in_pos, rest, -1);
 }
 
 const char *ilog_reader_error(const struct ilog_reader *r)
 {
-	return r->state < 0 ? r->err : NULL;
+	return r->state < 0 || r->dmg_shown ? r->err : NULL;
+}
+
+void ilog_reader_damage(const struct ilog_reader *r, struct ilog_damage *d)
+{
+	*d = r->dmg;
 }
 
 const struct ilog_header *ilog_reader_header(const struct ilog_reader *r, uint32_t node)

@@ -414,7 +414,16 @@ static int advance(struct ilog_merge *m, uint32_t i)
 {
 	struct minput *mi = &m->in[i];
 	const struct ilog_record *rec;
-	int k = ilog_reader_next(mi->r, &rec);
+	int k;
+	while ((k = ilog_reader_next(mi->r, &rec)) == ILOG_READ_DAMAGE) {
+		m->st.damaged++;
+		if (m->o.damage) {
+			char line[1024];
+			snprintf(line, sizeof(line), "%s: %s", ilog_merge_in_name(mi->path),
+				 ilog_reader_error(mi->r));
+			m->o.damage(m->o.damage_arg, line);
+		}
+	}
 	if (k <= 0) {
 		mi->done = 1;
 		mi->rec = NULL;

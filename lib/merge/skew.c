@@ -168,7 +168,10 @@ int ilog_merge_scan_input(struct ilog_merge *m, uint32_t in, char *err, size_t e
 	uint32_t nby = 0, capby = 0;
 	const struct ilog_record *rec;
 	int k, rc = 0;
-	while ((k = ilog_reader_next(r, &rec)) > 0) {
+	/* damaged ranges are skipped: the merge proper reports them */
+	while ((k = ilog_reader_next(r, &rec)) > 0 || k == ILOG_READ_DAMAGE) {
+		if (k < 0)
+			continue;
 		if (m->o.progress && !(++m->scanned & ((1u << 20) - 1)))
 			m->o.progress(m->o.progress_arg, 1, m->scanned);
 		if (rec->kind == ILOG_K_HEADER) {

@@ -390,7 +390,17 @@ static int pass1(struct filt *f, const struct ilog_symbolize_opts *o, struct inp
 		struct ilog_reader_where wh;
 		struct iframe *fr = NULL;
 		int k;
-		while ((k = ilog_reader_next(r, &rec)) > 0) {
+		while ((k = ilog_reader_next(r, &rec)) > 0 || k == ILOG_READ_DAMAGE) {
+			if (k < 0) { /* left out of the frames: pass 2 drops it */
+				damage(err, errlen, damaged, in[i].name, ilog_reader_error(r));
+				if (o->report) {
+					char line[1024];
+					snprintf(line, sizeof(line), "%s: %s", in[i].name,
+						 ilog_reader_error(r));
+					o->report(o->report_arg, ILOG_SYM_DAMAGE, line);
+				}
+				continue;
+			}
 			seq++;
 			st->records++;
 			if (o->progress && !(seq & 0xffff))
@@ -836,8 +846,10 @@ static int pass2_records(const struct filt *f, const struct ilog_symbolize_opts 
 		}
 		const struct ilog_record *rec;
 		struct ilog_reader_where wh;
-		int fresh = 1;
-		while (!rc && ilog_reader_next(r, &rec) > 0) {
+		int fresh = 1, k;
+		while (!rc && ((k = ilog_reader_next(r, &rec)) > 0 || k == ILOG_READ_DAMAGE)) {
+			if (k < 0) /* reported by pass 1 */
+				continue;
 			seq++;
 			if (o->progress && !(seq & 0xffff))
 				o->progress(o->progress_arg, 2, seq);

@@ -39,6 +39,10 @@ if [[ -x $synth ]]; then
 	"$synth" --events 60 --mix all --unknown-kind --frame-records 16 --seed 2 -o "$logs/synth-all.ilog"
 	"$synth" --events 5 --version-major 2 -o "$logs/synth-major2.ilog"
 	"$synth" --events 30 --raw '93 0f 00 db ff ff ff ff 78' -o "$logs/synth-4g.ilog"
+	# a byte flipped in the middle: readers go on after the damaged frame (SPEC §9)
+	cp "$logs/synth-small.ilog" "$logs/synth-flipped.ilog"
+	printf '\xa5' | dd of="$logs/synth-flipped.ilog" bs=1 conv=notrunc status=none \
+		seek=$(($(stat -c %s "$logs/synth-small.ilog") / 2))
 else
 	echo "fuzz: $synth not built: seeding from the vectors only" >&2
 fi

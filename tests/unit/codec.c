@@ -762,9 +762,12 @@ static int read_count(const struct bytes *log, uint64_t *n, char *err, size_t er
 	while ((rc = ilog_reader_next(r, &rec)) > 0)
 		(*n)++;
 	snprintf(err, errlen, "%s", rc < 0 ? ilog_reader_error(r) : "");
-	/* the error is sticky: asking again gives the same answer */
-	if (rc < 0 && ilog_reader_next(r, &rec) != -1)
-		rc = -2;
+	/* a fatal error is sticky: asking again gives the same answer; after
+	 * damage at the tail the next answer is the end */
+	if (rc == -1 && ilog_reader_next(r, &rec) != -1)
+		rc = -3;
+	if (rc == ILOG_READ_DAMAGE && ilog_reader_next(r, &rec) != 0)
+		rc = -3;
 	rclose(&rl);
 	return rc;
 }
@@ -1145,8 +1148,12 @@ static void test_bad_records(void)
 			snprintf(want_off, sizeof(want_off), "offset %zu: ", bad_frame);
 			snprintf(want_rec, sizeof(want_rec), "record %d of the frame", split ? 0 : 4);
 			const char *err = ilog_reader_error(r);
-			int pass = rc == -1 && n == 4 && same && err && !strncmp(err, want_off, strlen(want_off)) &&
-				   strstr(err, want_rec) && strstr(err, c->msg) && !strchr(err, '\n');
+			int pass = rc == ILOG_READ_DAMAGE && n == 4 && same && err &&
+				   !strncmp(err, want_off, strlen(want_off)) && strstr(err, want_rec) &&
+				   strstr(err, c->msg) && !strchr(err, '\n');
+			/* the rest of the frame is lost, and it was the last */
+			if (pass && ilog_reader_next(r, &got) != 0)
+				pass = 0;
 			ok(pass, "bad record (%s): header and 3 records kept, then one error%s", c->what,
 			   split ? " (in its own frame)" : "");
 			if (!pass)
@@ -1259,7 +1266,7 @@ static void test_cuts(void)
 		}
 		char want[64];
 		snprintf(want, sizeof(want), "offset %zu: ", f.frame_start[fi]);
-		if (rc != -1 || strncmp(err, want, strlen(want)) || !strstr(err, "truncated"))
+		if (rc != ILOG_READ_DAMAGE || strncmp(err, want, strlen(want)) || !strstr(err, "truncated"))
 			check_fail(&ck, "cut at %zu: rc %d, error '%s', want '%s...truncated...'", cut,
 				   rc, err, want);
 	}
@@ -1273,7 +1280,7 @@ static void test_cuts(void)
 		char err[512];
 		int same;
 		int rc = read_prefix(&f, f.log.p, cut, &nrec, err, sizeof(err), &same);
-		if (rc != -1 || nrec != 0 || strncmp(err, "offset 0: ", 10))
+		if (rc >= 0 || nrec != 0 || strncmp(err, "offset 0: ", 10))
 			check_fail(&ck, "cut at %zu: rc %d, %llu records, '%s'", cut, rc,
 				   (unsigned long long)nrec, err);
 	}
@@ -1281,35 +1288,121 @@ static void test_cuts(void)
 	framed_free(&f);
 }
 
-/* Damage anywhere in a middle frame is found; nothing before it is lost. */
+/*
+ * Reads p[0..n) to the end, going on after damage: the records, checked
+ * in order against f's but those of frames [lo, hi) (lost), the damage
+ * reports (how many, and the first's range).  Returns the last rc.
+ */
+static int read_resync(const struct framed *f, const uint8_t *p, size_t n, int lo, int hi,
+		       uint64_t *nrec, int *same, int *ndmg, struct ilog_damage *d, char *err,
+		       size_t errlen)
+{
+	struct rlog rl;
+	struct ilog_reader *r = ropen(&rl, p, n);
+	const struct ilog_record *got;
+	char why[256];
+	int rc;
+	uint64_t want = 0;
+	*nrec = 0;
+	*same = 1;
+	*ndmg = 0;
+	*err = 0;
+	while ((rc = ilog_reader_next(r, &got)) > 0 || rc == ILOG_READ_DAMAGE) {
+		if (rc < 0) {
+			if (!(*ndmg)++) {
+				ilog_reader_damage(r, d);
+				snprintf(err, errlen, "%s", ilog_reader_error(r));
+			}
+			continue;
+		}
+		if (want == f->recs_before[lo] && hi > lo)
+			want = f->recs_before[hi];
+		if (want >= f->nrecs || !rec_same(&f->recs[want], got, why, sizeof(why)))
+			*same = 0;
+		want++;
+		(*nrec)++;
+	}
+	if (rc < 0)
+		snprintf(err, errlen, "%s", ilog_reader_error(r));
+	rclose(&rl);
+	return rc;
+}
+
+/* Damage anywhere in a middle frame is found, reported as that frame's
+ * range, and costs that frame only: every other frame reads back. */
 static void test_corruption(void)
 {
 	struct framed f;
 	make_framed(&f, 40);
 	int mid = f.nframes / 2;
 	size_t a = f.frame_start[mid], b = f.frame_start[mid + 1];
+	uint64_t lost = f.recs_before[mid + 1] - f.recs_before[mid];
 	static const uint8_t flips[] = { 0xff, 0x01, 0x80 };
 	for (size_t k = 0; k < sizeof(flips); k++) {
 		struct check ck;
 		check_begin(&ck);
 		for (size_t i = a; i < b; i++) {
 			f.log.p[i] ^= flips[k];
-			uint64_t nrec;
-			char err[512];
-			int same;
-			int rc = read_prefix(&f, f.log.p, f.log.n, &nrec, err, sizeof(err), &same);
-			f.log.p[i] ^= flips[k];
+			uint64_t nrec, nall;
+			char err[640];
+			int same, same_all, ndmg, nd2;
+			struct ilog_damage d = { 0 }, d2 = { 0 };
+			int rc = read_resync(&f, f.log.p, f.log.n, mid, mid + 1, &nrec, &same, &ndmg,
+					     &d, err, sizeof(err));
 			/* a flip zstd's checksum cannot see changed nothing that
-			 * decodes (unused bits): then the log must read whole */
-			int fine = rc == -1 ? same && nrec >= f.recs_before[mid] && !strncmp(err, "offset ", 7)
-				 : rc == 0 && same && nrec == f.nrecs;
+			 * decodes (unused bits): then every record reads back */
+			read_resync(&f, f.log.p, f.log.n, 0, 0, &nall, &same_all, &nd2, &d2, err + 320,
+				    sizeof(err) - 320);
+			f.log.p[i] ^= flips[k];
+			int fine = rc == 0 && ((ndmg == 1 && same && nrec == f.nrecs - lost &&
+						d.off == a && d.bytes == b - a && !strncmp(err, "offset ", 7)) ||
+					       (nd2 <= 1 && same_all && nall == f.nrecs &&
+						(!nd2 || (d2.off >= a && d2.off + d2.bytes <= b))));
 			if (!fine)
-				check_fail(&ck, "byte %zu ^ 0x%02x: rc %d, %llu records (%s), '%s'", i,
-					   flips[k], rc, (unsigned long long)nrec,
-					   same ? "same" : "differ", err);
+				check_fail(&ck, "byte %zu ^ 0x%02x: rc %d, %llu records (%s), %d damaged: %llu+%llu (want %zu+%zu), '%s'",
+					   i, flips[k], rc, (unsigned long long)nrec,
+					   same ? "same" : "differ", ndmg, (unsigned long long)d.off,
+					   (unsigned long long)d.bytes, a, b - a, err);
 		}
-		check_end(&ck, "every byte of a middle frame xor 0x%02x: detected with earlier records kept, or harmless",
+		check_end(&ck, "every byte of a middle frame xor 0x%02x: that frame reported and skipped, every other read back",
 			  flips[k]);
+	}
+	/* two frames apart, and the header's frame: each its own range */
+	if (f.nframes >= 5) {
+		size_t x = f.frame_start[1] + 7, y = f.frame_start[3] + 7;
+		f.log.p[x] ^= 0x40;
+		f.log.p[y] ^= 0x40;
+		uint64_t nrec;
+		char err[640];
+		int same, ndmg;
+		struct ilog_damage d;
+		struct rlog rl;
+		struct ilog_reader *r = ropen(&rl, f.log.p, f.log.n);
+		const struct ilog_record *got;
+		int rc, dm = 0;
+		uint64_t n = 0;
+		while ((rc = ilog_reader_next(r, &got)) > 0 || rc == ILOG_READ_DAMAGE)
+			if (rc < 0)
+				dm++;
+			else
+				n++;
+		struct ilog_reader_stats st;
+		ilog_reader_stats(r, &st);
+		rclose(&rl);
+		uint64_t want = f.nrecs - (f.recs_before[2] - f.recs_before[1]) -
+				(f.recs_before[4] - f.recs_before[3]);
+		ok(rc == 0 && dm == 2 && n == want && st.damaged == 2 &&
+		   st.damaged_bytes == f.frame_start[2] - f.frame_start[1] + f.frame_start[4] - f.frame_start[3],
+		   "two damaged frames: two reports, %llu of %zu records read", (unsigned long long)n, f.nrecs);
+		f.log.p[x] ^= 0x40;
+		f.log.p[y] ^= 0x40;
+		/* the header's frame: the records after it still read */
+		f.log.p[f.frame_start[0] + 9] ^= 0x40;
+		rc = read_resync(&f, f.log.p, f.log.n, 0, 1, &nrec, &same, &ndmg, &d, err, sizeof(err));
+		f.log.p[f.frame_start[0] + 9] ^= 0x40;
+		ok(rc == 0 && ndmg == 1 && d.off == 0 && d.bytes == f.frame_start[1] && same &&
+		   nrec == f.nrecs - f.recs_before[1],
+		   "the header's frame damaged: %llu records after it read (%s)", (unsigned long long)nrec, err);
 	}
 	framed_free(&f);
 }
@@ -1345,7 +1438,8 @@ static void expect_error(const char *what, const struct bytes *log, uint64_t wan
 	uint64_t n;
 	char err[512];
 	int rc = read_count(log, &n, err, sizeof(err));
-	int pass = rc == -1 && n == want_n && strstr(err, want_msg) && !strchr(err, '\n');
+	int pass = (rc == -1 || rc == ILOG_READ_DAMAGE) && n == want_n && strstr(err, want_msg) &&
+		   !strchr(err, '\n');
 	ok(pass, "%s: %llu records kept, then '%s'", what, (unsigned long long)want_n, want_msg);
 	if (!pass)
 		diag("rc %d, %llu records, error '%s'", rc, (unsigned long long)n, err);

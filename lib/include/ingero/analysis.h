@@ -90,6 +90,9 @@ int ilog_analysis_add(struct ilog_analysis *a, const struct ilog_record *rec,
 int ilog_analysis_observe(struct ilog_analysis *a, const struct ilog_record *rec);
 int ilog_analysis_count(struct ilog_analysis *a, const struct ilog_record *rec,
 			const struct ilog_reader *r, uint32_t site_node);
+/* A damaged range its reader skipped (ILOG_READ_DAMAGE, ilog_reader_damage)
+ * in input `input`, for the summaries (ilog_stats_add_damage).  0, or -1. */
+int ilog_analysis_damage(struct ilog_analysis *a, const char *input, const struct ilog_damage *d);
 /*
  * After the last record: close the statistics and, with chains, run the
  * causal engine (a caller that has the log's own chain records passes 0).

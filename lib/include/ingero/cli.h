@@ -117,9 +117,11 @@ char *ilog_join_args(int n, char *const *v);
  * paths = stdin), its records returned one at a time, progress shown on a
  * terminal every `every` records.  An input that cannot be opened, read or
  * decoded is reported ("prog: NAME: offset N: problem", after the records
- * before the damage) and skipped; rc is then ILOG_EXIT_USAGE.  What a
- * filter wrote from the rest is still its whole result (README: a damaged
- * log yields every complete record before the damage), to be kept.
+ * before the damage) and skipped; a damaged range inside one (SPEC §9) is
+ * reported the same way, kept in `damage` for the summaries, and reading
+ * goes on after it.  rc is then ILOG_EXIT_USAGE.  What a filter wrote from
+ * the rest is still its whole result (README: a damaged log yields every
+ * complete record but those of its damaged frames), to be kept.
  *
  *	struct ilog_inputs in;
  *	ilog_inputs_start(&in, paths, n, 1u << 20);
@@ -137,12 +139,17 @@ struct ilog_inputs {
 	int rc;                 /* ILOG_EXIT_OK, or ILOG_EXIT_USAGE once one failed */
 	uint64_t total, every;
 	struct ilog_progress pg;
+	struct ilog_inputs_damage {
+		const char *name;       /* the input's display name */
+		struct ilog_damage d;
+	} *damage;              /* the damaged ranges skipped, in order */
+	uint32_t ndamage, capdamage;
 };
 void ilog_inputs_start(struct ilog_inputs *in, char *const *paths, int n, uint64_t every);
 /* 1 and *rec set (valid until the next call), or 0 after the last input. */
 int ilog_inputs_next(struct ilog_inputs *in, const struct ilog_record **rec);
-/* Close the input being read (when stopping early) and end the progress
- * line.  Safe to call again. */
+/* Close the input being read (when stopping early), end the progress
+ * line and free `damage` (read it before).  Safe to call again. */
 void ilog_inputs_end(struct ilog_inputs *in);
 /* 1 when a library's error message is a damaged or unreadable input in
  * the documented form "NAME: offset N: problem" (the records before it

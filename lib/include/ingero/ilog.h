@@ -330,13 +330,28 @@ struct ilog_reader;
 /* Read fd (not closed).  name is used in messages only. */
 struct ilog_reader *ilog_reader_open(int fd, char *err, size_t errlen);
 /*
- * Next record: 1 and *rec set, 0 at clean end of input, -1 on damage or
- * bad input (ilog_reader_error says "offset N: problem").  Every record
- * before the damage is returned first.  *rec and its views stay valid
- * until the next call.
+ * Next record: 1 and *rec set, 0 at clean end of input, -1 on bad input
+ * the reader cannot go on from (not a log, a later major version, a read
+ * error; ilog_reader_error says "offset N: problem" and it sticks), or
+ * ILOG_READ_DAMAGE (SPEC §9): a damaged range was skipped --
+ * ilog_reader_error says "offset N: problem (K bytes skipped, to offset
+ * M, about R records lost)" until the next call, ilog_reader_damage gives
+ * the figures -- and the next call goes on with the first good frame after
+ * it (or returns 0 when the damage ran to the end).  Every record before
+ * the damage is returned first; a caller that stops at any value < 0
+ * reads what it read before.  *rec and its views stay valid until the
+ * next call.
  */
+#define ILOG_READ_DAMAGE (-2)
 int ilog_reader_next(struct ilog_reader *r, const struct ilog_record **rec);
+/* The message of the last -1 or ILOG_READ_DAMAGE, else NULL. */
 const char *ilog_reader_error(const struct ilog_reader *r);
+/* A damaged range: its offset in the input, its length (to the next good
+ * frame or the end), and the records lost: estimated from the log's
+ * average record size so far, -1 when there is nothing to go by. */
+struct ilog_damage { uint64_t off, bytes; int64_t records; };
+/* The last ILOG_READ_DAMAGE's range (zeros before any). */
+void ilog_reader_damage(const struct ilog_reader *r, struct ilog_damage *d);
 /* Header in force for a node index (NULL if none seen). */
 const struct ilog_header *ilog_reader_header(const struct ilog_reader *r, uint32_t node);
 /* CLOCK_REALTIME ns for a monotonic ts on a node, from the latest anchor; 0 if none. */
@@ -350,7 +365,10 @@ const struct ilog_schema *ilog_reader_schema(const struct ilog_reader *r, uint32
  * (its length is rec->raw.n).  Only meaningful after a record. */
 struct ilog_reader_where { uint64_t frame_off, frame_size, content_size, rec_off; };
 void ilog_reader_where(const struct ilog_reader *r, struct ilog_reader_where *w);
-struct ilog_reader_stats { uint64_t records, frames, in_bytes, skipped_unknown; };
+struct ilog_reader_stats {
+	uint64_t records, frames, in_bytes, skipped_unknown;
+	uint64_t damaged, damaged_bytes; /* ranges skipped (ILOG_READ_DAMAGE) and their bytes */
+};
 void ilog_reader_stats(const struct ilog_reader *r, struct ilog_reader_stats *st);
 void ilog_reader_close(struct ilog_reader *r);
 

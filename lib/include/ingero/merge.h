@@ -31,6 +31,11 @@ struct ilog_merge_opts {
 	 * (the merge), records read so far in that pass; may be NULL */
 	void (*progress)(void *arg, int pass, uint64_t records);
 	void *progress_arg;
+	/* called with "PATH: offset N: problem (...)" for each damaged range
+	 * of an input that the merge skips (SPEC §9), in the merge proper; may
+	 * be NULL.  ilog_merge_stats counts them. */
+	void (*damage)(void *arg, const char *line);
+	void *damage_arg;
 };
 
 enum ilog_skew_method {
@@ -66,6 +71,7 @@ struct ilog_merge_stats {
 	uint64_t stacks_dedup, pystacks_dedup, pycode_dedup;
 	uint64_t unresolved_refs;  /* stack ids used before/without their record */
 	uint64_t collectives;      /* collective points gathered, all nodes */
+	uint64_t damaged;          /* damaged ranges of the inputs skipped */
 };
 
 struct ilog_merge;
@@ -87,8 +93,9 @@ int ilog_merge_node_json(struct ilog_buf *b, uint32_t i, const struct ilog_merge
 /* Warnings gathered so far (renames, thin evidence), one per line; "" if none. */
 const char *ilog_merge_warnings(const struct ilog_merge *m);
 /*
- * Write the merged log to fd.  0 on success; -1 with err filled on a
- * write error or damaged input (records before the damage are written).
+ * Write the merged log to fd.  0 on success (damaged ranges skipped are
+ * in ilog_merge_stats); -1 with err filled on a write error or an input
+ * that cannot be read on (records before it are written).
  */
 int ilog_merge_write(struct ilog_merge *m, int fd, char *err, size_t errlen);
 void ilog_merge_stats(const struct ilog_merge *m, struct ilog_merge_stats *st);

@@ -42,6 +42,16 @@ const char *ilog_stats_error(const struct ilog_stats *st);
  */
 uint32_t ilog_stats_nwarnings(const struct ilog_stats *st);
 const char *ilog_stats_warning(const struct ilog_stats *st, uint32_t i);
+/*
+ * A damaged range of an input that its reader skipped (SPEC §9:
+ * ILOG_READ_DAMAGE, ilog_reader_damage), for the summaries to name: the
+ * figures below are lower bounds then.  input is copied.  0, or -1 out
+ * of memory.  ilog_stats_damage gives range i (NULL past the last) and
+ * its input's name.
+ */
+int ilog_stats_add_damage(struct ilog_stats *st, const char *input, const struct ilog_damage *d);
+const struct ilog_damage *ilog_stats_damage(const struct ilog_stats *st, uint32_t i,
+					    const char **input);
 void ilog_stats_free(struct ilog_stats *st);
 
 /* One row of the statistics table. */

@@ -33,7 +33,10 @@
 
 #include "ingero/ilog.h"
 
-enum ilog_sym_level { ILOG_SYM_WARN = 0, ILOG_SYM_INFO = 1 };
+/* ILOG_SYM_DAMAGE (the filter): a damaged range of an input, skipped
+ * (SPEC §9): "NAME: offset N: problem (...)"; the filter returns -1 at
+ * the end, err naming the first. */
+enum ilog_sym_level { ILOG_SYM_WARN = 0, ILOG_SYM_INFO = 1, ILOG_SYM_DAMAGE = 2 };
 
 struct ilog_symbolize_opts {
 	const char *sysroot;               /* NULL or "" = / */
@@ -128,9 +131,11 @@ struct ilog_symbolize_input {
  * their stack is read are resolved on the second while the first reads
  * on, and the two share out the modules left when the reading ends.
  * Problems are still reported in stream order and the output is the same
- * bytes either way.  Returns 0; -1 with err set
- * ("NAME: offset N: problem") when an input is damaged (every record
- * before the damage is still written) or output fails.
+ * bytes either way.  A damaged range of an input is reported (report,
+ * ILOG_SYM_DAMAGE) and left out; the records after it are written.
+ * Returns 0; -1 with err set ("NAME: offset N: problem") when an input
+ * is damaged (every record but those of its damaged frames is still
+ * written) or output fails.
  */
 int ilog_symbolize_filter(const struct ilog_symbolize_opts *o,
 			  const struct ilog_symbolize_input *in, unsigned nin, int out_fd,
