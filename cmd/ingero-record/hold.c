@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "ingero/cli.h"
 #include "rec.h"
@@ -271,24 +272,69 @@ static void __attribute__((noreturn)) watchdog(int rd, int holds_fd, int stats_f
 	}
 }
 
-/* System-wide: watch mmap() for new CUDA library files; 0, or -1 (with a
- * warning) when the kernel takes none of its programs. */
-static int watch_mmap(struct rec *r)
+int rec_mmap_lock_arg(void)
 {
-	/* mmap()'s own tracepoints, else every system call's exit */
-	struct record_bpf *s = r->skel;
-	/* INGERO_RECORD_HOLD_RAWTP: the fallback, for its test */
+	if (getenv("INGERO_RECORD_HOLD_TP") || getenv("INGERO_RECORD_HOLD_RAWTP"))
+		return 0;
+	struct btf *b = btf__load_vmlinux_btf();
+	if (!b)
+		return 0;
+	/* typedef void (*btf_trace_mmap_lock_released)(void *, struct mm_struct *,
+	 * [const char *memcg_path,] bool write) */
+	int arg = 0, id = btf__find_by_name_kind(b, "btf_trace_mmap_lock_released",
+						 BTF_KIND_TYPEDEF);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(b, btf__resolve_type(b, id)) : NULL;
+	if (t && btf_is_ptr(t))
+		t = btf__type_by_id(b, t->type);
+	if (t && btf_is_func_proto(t) && (btf_vlen(t) == 3 || btf_vlen(t) == 4)) {
+		const struct btf_param *p = btf_params(t);
+		int w = btf__resolve_type(b, p[btf_vlen(t) - 1].type);
+		const struct btf_type *wt = w > 0 ? btf__type_by_id(b, w) : NULL;
+		if (wt && btf_is_int(wt) && wt->size == 1)
+			arg = btf_vlen(t) - 2; /* the first is the probe's data */
+	}
+	btf__free(b);
+	return arg;
+}
+
+void rec_mmap_lock_load(struct record_bpf *s, int arg)
+{
+	bpf_program__set_autoload(s->progs.hold_mmap_lock, arg == 1);
+	bpf_program__set_autoload(s->progs.hold_mmap_lock_path, arg == 2);
+}
+
+const char *rec_mmap_watch(struct record_bpf *s, int *taxed)
+{
+	*taxed = 0;
+	if (bpf_program__autoload(s->progs.hold_mmap_lock))
+		s->links.hold_mmap_lock = bpf_program__attach(s->progs.hold_mmap_lock);
+	else if (bpf_program__autoload(s->progs.hold_mmap_lock_path))
+		s->links.hold_mmap_lock_path = bpf_program__attach(s->progs.hold_mmap_lock_path);
+	if (s->links.hold_mmap_lock || s->links.hold_mmap_lock_path)
+		return "by the address space lock's tracepoint";
+	*taxed = 1;
+	/* INGERO_RECORD_HOLD_RAWTP: the last fallback, for its test */
 	if (!getenv("INGERO_RECORD_HOLD_RAWTP"))
 		s->links.hold_mmap_enter = bpf_program__attach(s->progs.hold_mmap_enter);
 	if (s->links.hold_mmap_enter)
 		s->links.hold_mmap_exit = bpf_program__attach(s->progs.hold_mmap_exit);
-	r->hold_tp = s->links.hold_mmap_exit != NULL;
-	if (!r->hold_tp) {
-		bpf_link__destroy(s->links.hold_mmap_enter);
-		s->links.hold_mmap_enter = NULL;
-		s->links.hold_new_lib = bpf_program__attach(s->progs.hold_new_lib);
-	}
-	if (!s->links.hold_mmap_exit && !s->links.hold_new_lib) {
+	if (s->links.hold_mmap_exit)
+		return "by its system call's tracepoints";
+	bpf_link__destroy(s->links.hold_mmap_enter);
+	s->links.hold_mmap_enter = NULL;
+	s->links.hold_new_lib = bpf_program__attach(s->progs.hold_new_lib);
+	if (s->links.hold_new_lib)
+		return "at every system call's exit";
+	return NULL;
+}
+
+/* System-wide: watch mmap() for new CUDA library files; 0, or -1 (with a
+ * warning) when the kernel takes none of its programs. */
+static int watch_mmap(struct rec *r)
+{
+	int taxed;
+	r->hold_how = rec_mmap_watch(r->skel, &taxed);
+	if (!r->hold_how) {
 		ilog_warnf("cannot watch mmap() for new CUDA libraries: %s; a library file never "
 			   "attached before can miss its first calls",
 			   strerror(errno));
@@ -329,7 +375,7 @@ int rec_hold_start(struct rec *r)
 		fprintf(stderr, "%s: new CUDA library files stop their process until attached "
 				"(at most %llu ms; mmap() watched %s); watchdog %d\n",
 			ilog_prog, (unsigned long long)(r->o.hold_max_ns / 1000000),
-			r->hold_tp ? "by its tracepoints" : "at every system call's exit", (int)w);
+			r->hold_how, (int)w);
 	else if (ILOG_VERBOSE(1))
 		fprintf(stderr, "%s: the command's library loads stop their process until "
 				"attached (at most %llu ms); watchdog %d\n",
@@ -373,9 +419,12 @@ void rec_hold_close(struct rec *r)
 {
 	if (!r->watch)
 		return;
+	bpf_link__destroy(r->skel->links.hold_mmap_lock);
+	bpf_link__destroy(r->skel->links.hold_mmap_lock_path);
 	bpf_link__destroy(r->skel->links.hold_mmap_enter);
 	bpf_link__destroy(r->skel->links.hold_mmap_exit);
 	bpf_link__destroy(r->skel->links.hold_new_lib);
+	r->skel->links.hold_mmap_lock = r->skel->links.hold_mmap_lock_path = NULL;
 	r->skel->links.hold_mmap_enter = r->skel->links.hold_mmap_exit = NULL;
 	r->skel->links.hold_new_lib = NULL;
 	rec_hold_release(r);

@@ -443,6 +443,10 @@ static int setup_bpf(struct rec *r)
 		want_hold = 0;
 	}
 	r->hold = want_hold;
+	/* the mmap() watch that costs the host's other system calls nothing,
+	 * where the kernel has its tracepoint (and takes the program: below) */
+	int lock_arg = want_hold ? rec_mmap_lock_arg() : 0;
+	r->hold_lock = lock_arg > 0;
 	/* one session program per call where the kernel has them (6.13+) */
 	r->session = r->multi && !getenv("INGERO_RECORD_NO_SESSION");
 	int want_session = r->session;
@@ -468,6 +472,7 @@ again:
 	 * library loads */
 	r->watch = r->hold || (o->cmd && o->hold_max_ns > 0);
 	r->skel->rodata->targ_watch = r->watch;
+	rec_mmap_lock_load(r->skel, r->hold && r->hold_lock ? lock_arg : 0);
 	if (!r->hold) {
 		bpf_program__set_autoload(r->skel->progs.hold_new_lib, false);
 		bpf_program__set_autoload(r->skel->progs.hold_mmap_enter, false);
@@ -519,12 +524,20 @@ again:
 	int err = record_bpf__load(r->skel);
 	if (optional)
 		libbpf_set_print(old);
-	if (err && optional && err != -EPERM && err != -EACCES) {
-		/* without the session program, then without the hold (with the
-		 * sessions again), then without multi (with the hold again) */
+	/* the verifier's refusals are EACCES too: the lock's watch is
+	 * dropped for those before giving up */
+	int perm = err == -EPERM || err == -EACCES;
+	if (err && optional && (!perm || (r->hold && r->hold_lock))) {
+		/* without the session program, then without the lock's mmap()
+		 * watch (mmap()'s tracepoints instead), then without the hold
+		 * (with the sessions again), then without multi (with the hold
+		 * again) */
 		record_bpf__destroy(r->skel);
-		if (r->session) {
+		if (r->session && !perm) {
 			r->session = 0;
+		} else if (r->hold && r->hold_lock) {
+			r->hold_lock = 0;
+			r->session = want_session && r->multi;
 		} else if (r->hold) {
 			r->hold = 0;
 			r->session = want_session && r->multi;

@@ -104,7 +104,8 @@ struct rec {
 	 * at a COMMAND's library load, until attached */
 	int hold, hold_loaded;     /* stopping them system-wide, the map counted */
 	int watch;                 /* a watchdog bounds the stops */
-	int hold_tp;               /* by mmap()'s tracepoints, not every syscall exit */
+	int hold_lock;             /* the lock watch loaded (rec_mmap_lock_arg) */
+	const char *hold_how;      /* how mmap() is watched (rec_mmap_watch) */
 	int hold_pipe;             /* the watchdog reads its end of file */
 	pid_t watchdog;
 	struct rec_hold_msg lheld[1024];
@@ -194,6 +195,18 @@ void rec_attach_cached(struct rec *r);
 /* A file was attached: tell the kernel (no hold for it) and remember it. */
 void rec_hold_file(struct rec *r, const char *path, const char *open_path, uint64_t dev,
 		   uint64_t ino);
+/* The raw argument of the tracepoint mmap_lock_released that says
+ * `write`, from the kernel's BTF: 1 or 2, or 0 where the kernel has no such
+ * tracepoint (or one of another shape), or INGERO_RECORD_HOLD_TP or
+ * INGERO_RECORD_HOLD_RAWTP forces an older watch (bench/record, tests). */
+int rec_mmap_lock_arg(void);
+/* Load the lock watch's program for that argument (none for 0). */
+void rec_mmap_lock_load(struct record_bpf *s, int arg);
+/* Attach the first mmap() watch the kernel takes of the loaded object's:
+ * the lock's tracepoint, mmap()'s tracepoints, every system call's exit.
+ * Its description ("by ...", "at ..."), or NULL with errno.  *taxed: 1 when
+ * every system call of the host pays for it. */
+const char *rec_mmap_watch(struct record_bpf *s, int *taxed);
 /* After load: attach the mmap() watch and start the watchdog.  0 or -1. */
 int rec_hold_start(struct rec *r);
 void rec_hold_msg(struct rec *r, const struct rec_hold_msg *m);

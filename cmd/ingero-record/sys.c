@@ -466,15 +466,38 @@ int rec_check(const struct rec_opts *o)
 	struct record_bpf *s = record_bpf__open();
 	/* the programs every kernel must load; the session program is
 	 * optional (6.13+) and falls back to the pairs */
-	if (s)
+	int lock_arg = rec_mmap_lock_arg(), err;
+again:
+	if (s) {
 		bpf_program__set_autoload(s->progs.cuda_session, false);
-	int err = s ? record_bpf__load(s) : -errno;
+		rec_mmap_lock_load(s, lock_arg);
+	}
+	err = s ? record_bpf__load(s) : -errno;
+	if (err && lock_arg > 0) {
+		/* the recorder falls back to mmap()'s tracepoints alike */
+		record_bpf__destroy(s);
+		s = record_bpf__open();
+		lock_arg = 0;
+		goto again;
+	}
+	int taxed = 0;
+	const char *how = err ? NULL : rec_mmap_watch(s, &taxed);
 	record_bpf__destroy(s);
 	libbpf_set_print(old);
 	snprintf(buf, sizeof(buf), "%s", err ? strerror(-err) : "programs load and verify");
 	item(!err, "bpf", buf,
 	     err == -EPERM ? "need CAP_BPF and CAP_PERFMON (or root): run with sudo"
 			   : "see ingero-record -v output for the verifier log");
+	if (!err) {
+		snprintf(buf, sizeof(buf), "%s%s", how ? how : "none: a CUDA library file never "
+			 "attached before can miss its first calls (system-wide)",
+			 !how ? "" : taxed ? ": while a system-wide recorder runs, every system "
+			 "call of the host takes the kernel's slow path (about +10% on a 1-byte dd)"
+			 : " (mmap_lock_released): no cost to other system calls");
+		item(how && !taxed ? 1 : -1, "mmap watch", buf,
+		     "a kernel with the mmap_lock tracepoints and BTF (5.15+); or record with "
+		     "--hold-max 0, --pid or -- COMMAND (no watch)");
+	}
 	read_line("/proc/sys/kernel/yama/ptrace_scope", buf, sizeof(buf));
 	if (buf[0]) {
 		char d[128];

@@ -16,6 +16,17 @@ cat check.out >&2
 for item in kernel btf uprobes bpf; do
 	grep -Eq "^ok +$item " check.out || fail "item $item not ok"
 done
+# the mmap() watch: the lock's tracepoint where the kernel has it, a
+# warning naming the system-call tracepoints where forced to them
+if grep -qa btf_trace_mmap_lock_released /sys/kernel/btf/vmlinux; then
+	grep -Eq "^ok +mmap watch +by the address space lock's tracepoint .*no cost" check.out ||
+		fail "the mmap() watch is not the lock's tracepoint"
+	INGERO_RECORD_HOLD_TP=1 ingero-record --check >tp.out 2>&1 || true
+	grep -Eq "^warn +mmap watch +by its system call's tracepoints: .*slow path" tp.out ||
+		fail "forced to the system-call tracepoints, --check does not say so"
+else
+	grep -Eq "^(ok|warn) +mmap watch " check.out || fail "no mmap watch item"
+fi
 grep -Eq "^ok +cuda library +$FAKE/libcudart.so.13 \(pids [0-9,]*$wpid[0-9,]*\): 18/18 functions$" check.out ||
 	fail "the workload's library is not reported with all 18 runtime/graph functions"
 last=$(tail -n 1 check.out)
