@@ -66,7 +66,12 @@ static void usage(FILE *f)
 		"                       processes in more than one container: a CONTAINERS\n"
 		"                       section groups them by it\n"
 		"  -j, --json           JSON Lines: summary (then one container object per\n"
-		"                       group, as CONTAINERS), stat rows, chain objects\n"
+		"                       group, as CONTAINERS), stat rows, per process with\n"
+		"                       training steps a steps object, step_site objects\n"
+		"                       (calls and time per step of each op and call site)\n"
+		"                       and one step object per step (duration, calls, and\n"
+		"                       for the first 1,024 and the 16 slowest, ops:\n"
+		"                       [site, calls, ns]), chain objects\n"
 		"      --stats          the statistics table only\n"
 		"      --by kernel      launches per kernel instead: count, total, p50, p99,\n"
 		"                       max per kernel name (runtime launches are named by\n"
@@ -90,7 +95,8 @@ static void usage(FILE *f)
 		"                       analysis's options: ingero-export --format sqlite\n"
 		"                       and ingero-mcp RUN.ilog take them too and store or\n"
 		"                       serve the chains this finds with them\n"
-		"  -b, --baseline OLD   compare LOG against OLD: diff table, exit 1 on regression\n"
+		"  -b, --baseline OLD   compare LOG against OLD: diff table per op and per\n"
+		"                       training step, exit 1 on regression\n"
 		"      --threshold PCT  p99/p50 growth that counts as a regression (default 20;\n"
 		"                       -t PCT, the old spelling, still works: -t is --type\n"
 		"                       in ingero-export, and no percentage is a type name)\n"
@@ -156,10 +162,29 @@ static void usage(FILE *f)
 		"  is one %s note (LOW, last).  >= 3 short-lived processes of\n"
 		"  one program (CUDA time < 10%% of the recording) with the same pattern and op\n"
 		"  are one chain about the group, graded as its median member.\n"
+		"  Steps (STEPS in the report, per process): the marker op is a collective\n"
+		"  (the NCCL op with the most calls), else cudaGraphLaunch, else the\n"
+		"  dominant synchronize (the synchronizing op with the most time); the calls\n"
+		"  from one marker call to the next are a segment, told by the set of ops in\n"
+		"  it and its number of calls (the ops alone when counts do not repeat); a\n"
+		"  step is k marker calls, the smallest k (1 to 32) whose segments\n"
+		"  repeat at lag k nearly as often (within 0.05) as at the best lag (k = 1\n"
+		"  when no lag repeats half the time), ending at the phase whose segment is\n"
+		"  most unlike the others' (the optimizer's after alike micro-batches), then\n"
+		"  whose marker calls take the most time; it runs from that call's return to\n"
+		"  the next one's, where\n"
+		"  its segment recurs (else every k-th marker call).  Found from the first\n"
+		"  marker calls (64 or more), at least 3 steps.  The report lists the calls\n"
+		"  and time per step of each op and call site, and the slowest steps with the\n"
+		"  calls that took longer than their mean per step.\n"
 		"  The gate flags an op when its p99 (or p50) grew beyond --threshold,\n"
 		"  significantly more than 1%% (50%%) of new calls exceed the old p99 (p50)\n"
 		"  x (1 + threshold), and the growth exceeds the old run's window-to-window\n"
-		"  spread of that quantile; or when a HIGH chain is new.\n",
+		"  spread of that quantile; or when a HIGH chain is new; or when a program's\n"
+		"  median step (its process with the most steps in each run, by name) grew\n"
+		"  beyond --threshold and beyond both runs' own spread (3.5 robust sigmas of\n"
+		"  the medians of chunks of 32 steps): it names the ops and call sites whose\n"
+		"  calls or time per step changed most.\n",
 		ilog_patterns[ILOG_PAT_NET_RETRANSMITS].name, ilog_patterns[ILOG_PAT_DISK_STALL].name,
 		ilog_patterns[ILOG_PAT_OVERSUBSCRIPTION].name,
 		ilog_patterns[ILOG_PAT_RECORDING_OVERHEAD].name);
@@ -347,8 +372,11 @@ static int gate(struct opts *o)
 	double threshold = o->ao.threshold > 0 ? o->ao.threshold : ILOG_GATE_THRESHOLD;
 	if (ilog_gate_compare(ilog_analysis_stats(old.a), ilog_analysis_chains(old.a),
 			      ilog_analysis_stats(cur.a), ilog_analysis_chains(cur.a), threshold,
-			      o->per_process, &g)) {
+			      o->per_process, &g) ||
+	    ilog_gate_steps(&g, ilog_analysis_stats(old.a), ilog_analysis_sites(old.a),
+			    ilog_analysis_stats(cur.a), ilog_analysis_sites(cur.a))) {
 		ilog_errorf("out of memory");
+		ilog_gate_free(&g);
 		run_free(&old);
 		run_free(&cur);
 		return ILOG_EXIT_USAGE;
@@ -365,7 +393,7 @@ static int gate(struct opts *o)
 			ilog_errorf("%s: write error", o->out ? o->out : "(stdout)");
 		rc = ILOG_EXIT_USAGE;
 	} else {
-		rc = g.regressed || g.new_high ? ILOG_EXIT_FINDING : ILOG_EXIT_OK;
+		rc = g.regressed || g.new_high || g.steps_regressed ? ILOG_EXIT_FINDING : ILOG_EXIT_OK;
 	}
 	if (opened && ilog_out_close(&dst, rc != ILOG_EXIT_USAGE))
 		rc = ILOG_EXIT_USAGE;

@@ -156,6 +156,20 @@ static void describe(const struct ilog_callsites *c, const struct path *p, struc
 	}
 }
 
+int ilog_callsites_describe(const struct ilog_callsites *c, uint32_t node, uint32_t pid,
+			    uint16_t op, uint64_t stack_id, uint64_t pystack_id, char *out,
+			    size_t n)
+{
+	if (n)
+		out[0] = 0;
+	if (!c || !n || (!stack_id && !pystack_id))
+		return 0;
+	struct path p = { node, pid, op, stack_id, pystack_id, 0, 0, 0 };
+	struct out o = { out, n, 0 };
+	describe(c, &p, &o);
+	return o.len > 0;
+}
+
 struct told {
 	char *text;
 	uint64_t calls, ns;

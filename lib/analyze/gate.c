@@ -2,6 +2,7 @@
 /* The regression gate (gate.h): per-op quantiles and new chains, two runs. */
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ingero/gate.h"
@@ -154,10 +155,158 @@ oom:
 	return -1;
 }
 
+/* ---- steps ---- */
+
+#define STEP_CHUNK 32 /* steps per chunk whose medians tell a run's own spread */
+
+/* The relative spread of a process's step time within its run: 3.5 robust
+ * sigmas of the medians of its chunks of STEP_CHUNK steps, over their
+ * median; 0 with fewer than 4 chunks.  -1 out of memory. */
+static double step_noise(struct ilog_stats *st, uint32_t node, uint32_t pid)
+{
+	struct ilog_step_row *r;
+	int n = ilog_stats_steps(st, node, pid, &r);
+	if (n < 0)
+		return -1;
+	uint32_t nc = (uint32_t)n / STEP_CHUNK;
+	double *med = nc >= 4 ? malloc(nc * sizeof(*med)) : NULL, d[STEP_CHUNK], m, mad;
+	for (uint32_t c = 0; med && c < nc; c++) {
+		for (uint32_t i = 0; i < STEP_CHUNK; i++)
+			d[i] = (double)(r[c * STEP_CHUNK + i].end_ns - r[c * STEP_CHUNK + i].start_ns);
+		ilog_robust(d, STEP_CHUNK, &med[c], &mad);
+	}
+	free(r);
+	if (!med)
+		return nc >= 4 ? -1 : 0;
+	ilog_robust(med, nc, &m, &mad);
+	free(med);
+	return m > 0 ? 3.5 * 1.4826 * mad / m : 0;
+}
+
+/* A process's (op, call site) pairs per step, the paths of one site summed. */
+struct skeys {
+	struct ilog_gate_site *k;
+	uint32_t n;
+};
+
+static int step_keys(struct ilog_stats *st, const struct ilog_callsites *cs,
+		     const struct ilog_step_proc *p, int isnew, struct skeys *out)
+{
+	struct ilog_step_site *ss;
+	int n = ilog_stats_step_sites(st, p->node, p->pid, &ss);
+	if (n < 0)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		char site[ILOG_GATE_SITE_LEN];
+		ilog_callsites_describe(cs, p->node, p->pid, ss[i].op, ss[i].stack_id,
+					ss[i].pystack_id, site, sizeof(site));
+		struct ilog_gate_site *k = NULL;
+		for (uint32_t j = 0; j < out->n && !k; j++)
+			if (out->k[j].op == ss[i].op && !strcmp(out->k[j].site, site))
+				k = &out->k[j];
+		if (!k) {
+			struct ilog_gate_site *g = realloc(out->k, (out->n + 1) * sizeof(*g));
+			if (!g) {
+				free(ss);
+				return -1;
+			}
+			out->k = g;
+			k = &out->k[out->n++];
+			memset(k, 0, sizeof(*k));
+			k->op = ss[i].op;
+			snprintf(k->site, sizeof(k->site), "%s", site);
+		}
+		*(isnew ? &k->new_calls : &k->old_calls) += ss[i].calls_per_step;
+		*(isnew ? &k->new_ns : &k->old_ns) += ss[i].ns_per_step;
+	}
+	free(ss);
+	return 0;
+}
+
+static double site_change(const struct ilog_gate_site *k)
+{
+	return fabs(k->new_ns - k->old_ns);
+}
+
+static int by_change(const void *a, const void *b)
+{
+	double x = site_change(a), y = site_change(b);
+	return x != y ? (x > y ? -1 : 1) : 0;
+}
+
+/* One program's steps in both runs into *gs.  0 or -1. */
+static int step_pair(struct ilog_gate_step *gs, double threshold, struct ilog_stats *old,
+		     const struct ilog_callsites *sold, const struct ilog_step_proc *po,
+		     struct ilog_stats *cur, const struct ilog_callsites *scur,
+		     const struct ilog_step_proc *pn)
+{
+	*gs = (struct ilog_gate_step){
+		.comm = pn->comm, .old_pid = po->pid, .new_pid = pn->pid, .old_steps = po->nsteps,
+		.new_steps = pn->nsteps, .marker = pn->marker, .per_step = pn->per_step,
+		.old_p50_ns = po->p50_ns, .new_p50_ns = pn->p50_ns,
+	};
+	gs->d_step = po->p50_ns ? (double)pn->p50_ns / (double)po->p50_ns - 1 : 0;
+	double no = step_noise(old, po->node, po->pid), nn = step_noise(cur, pn->node, pn->pid);
+	if (no < 0 || nn < 0)
+		return -1;
+	gs->noise = no > nn ? no : nn;
+	gs->regressed = gs->d_step > threshold && gs->d_step > gs->noise;
+	struct skeys k = { 0 };
+	if (step_keys(old, sold, po, 0, &k) || step_keys(cur, scur, pn, 1, &k)) {
+		free(k.k);
+		return -1;
+	}
+	qsort(k.k, k.n, sizeof(*k.k), by_change);
+	/* the changes that matter: 1% of the old step in time, or half a call per step */
+	for (uint32_t i = 0; i < k.n && gs->nsites < ILOG_GATE_SITES; i++)
+		if (site_change(&k.k[i]) >= 0.01 * (double)po->p50_ns ||
+		    fabs(k.k[i].new_calls - k.k[i].old_calls) >= 0.5)
+			gs->sites[gs->nsites++] = k.k[i];
+	free(k.k);
+	return 0;
+}
+
+int ilog_gate_steps(struct ilog_gate *g, struct ilog_stats *old,
+		    const struct ilog_callsites *sold, struct ilog_stats *cur,
+		    const struct ilog_callsites *scur)
+{
+	struct ilog_step_proc *po = NULL, *pn = NULL;
+	int no = ilog_stats_step_procs(old, &po), nn = ilog_stats_step_procs(cur, &pn), rc = -1;
+	if (no < 0 || nn < 0)
+		goto out;
+	free(g->steps);
+	g->nsteps = g->steps_regressed = 0;
+	if (!(g->steps = calloc((size_t)nn + 1, sizeof(*g->steps))))
+		goto out;
+	for (int i = 0; i < nn; i++) {
+		/* a program is its process with the most steps */
+		int best = 1;
+		for (int j = 0; j < nn && best; j++)
+			best = j == i || strcmp(pn[j].comm, pn[i].comm) ||
+			       pn[j].nsteps < pn[i].nsteps || (pn[j].nsteps == pn[i].nsteps && j > i);
+		int o = -1;
+		for (int j = 0; j < no && best; j++)
+			if (!strcmp(po[j].comm, pn[i].comm) && (o < 0 || po[j].nsteps > po[o].nsteps))
+				o = j;
+		if (!best || o < 0)
+			continue;
+		struct ilog_gate_step *gs = &g->steps[g->nsteps++];
+		if (step_pair(gs, g->threshold, old, sold, &po[o], cur, scur, &pn[i]))
+			goto out;
+		g->steps_regressed += gs->regressed;
+	}
+	rc = 0;
+out:
+	free(po);
+	free(pn);
+	return rc;
+}
+
 void ilog_gate_free(struct ilog_gate *g)
 {
 	free(g->rows);
 	free(g->new_chains);
+	free(g->steps);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -167,6 +316,65 @@ static const char *pct(char *b, double d)
 {
 	snprintf(b, 16, "%+.1f%%", d * 100);
 	return b;
+}
+
+/* "cudaMemcpy from step (workload.c:270)" */
+static void site_text(struct ilog_buf *b, const struct ilog_gate_site *k)
+{
+	bprintf(b, "%s%s%s", ilog_op_name(k->op) ?: "?", k->site[0] ? " from " : "", k->site);
+}
+
+/* STEPS: each program's median step in both runs and what changed in it. */
+static void steps_text(struct ilog_buf *b, const struct ilog_gate *g)
+{
+	for (uint32_t i = 0; i < g->nsteps; i++) {
+		const struct ilog_gate_step *s = &g->steps[i];
+		char a[32], c[32], p[16];
+		bprintf(b, "\nSTEPS %s (PID %u -> %u): %u -> %u steps of %u %s; median step %s -> %s "
+			"(%s, own spread %.1f%%): %s\n", s->comm, s->old_pid, s->new_pid, s->old_steps,
+			s->new_steps, s->per_step, ilog_op_name(s->marker) ?: "?",
+			ilog_fmt_dur(a, 32, (double)s->old_p50_ns), ilog_fmt_dur(c, 32, (double)s->new_p50_ns),
+			pct(p, s->d_step), s->noise * 100,
+			s->regressed ? "REGRESSED" : s->d_step < -g->threshold ? "faster" : "ok");
+		for (uint32_t k = 0; k < s->nsites; k++) {
+			const struct ilog_gate_site *t = &s->sites[k];
+			bprintf(b, "  %s%-9s ", t->old_calls == 0 ? "new " : t->new_calls == 0 ? "gone " : "",
+				"per step:");
+			bprintf(b, "%.1f -> %.1f calls, %s -> %s: ", t->old_calls, t->new_calls,
+				ilog_fmt_dur(a, 32, t->old_ns), ilog_fmt_dur(c, 32, t->new_ns));
+			site_text(b, t);
+			bprintf(b, "\n");
+		}
+	}
+}
+
+/* The regressed steps in the RESULT line: the program, the step's change
+ * and the (op, call site) that changed most. */
+static void steps_result(struct ilog_buf *b, const struct ilog_gate *g)
+{
+	int first = 1;
+	for (uint32_t i = 0; i < g->nsteps; i++) {
+		const struct ilog_gate_step *s = &g->steps[i];
+		if (!s->regressed)
+			continue;
+		char a[32];
+		bprintf(b, "%s step time of %s %+.1f%%", first ? "" : ",", s->comm, s->d_step * 100);
+		if (s->nsites) {
+			const struct ilog_gate_site *t = &s->sites[0];
+			double dc = t->new_calls - t->old_calls, dn = t->new_ns - t->old_ns;
+			if (fabs(dc) >= 0.05) {
+				bprintf(b, " (each step: %+.1f call%s of ", dc, fabs(dc) == 1 ? "" : "s");
+				site_text(b, t);
+				bprintf(b, ", %s%s)", dn < 0 ? "-" : "+", ilog_fmt_dur(a, 32, fabs(dn)));
+			} else {
+				bprintf(b, " (each step: ");
+				site_text(b, t);
+				bprintf(b, " %s%s, as many calls)", dn < 0 ? "-" : "+",
+					ilog_fmt_dur(a, 32, fabs(dn)));
+			}
+		}
+		first = 0;
+	}
 }
 
 int ilog_gate_text(struct ilog_buf *b, const struct ilog_gate *g, const char *old_name,
@@ -206,14 +414,16 @@ int ilog_gate_text(struct ilog_buf *b, const struct ilog_gate *g, const char *ol
 				(int)c->pattern.n, c->pattern.p, (int)c->root_cause.n, c->root_cause.p);
 		}
 	}
+	steps_text(b, g);
 	bprintf(b, "\nRESULT: ");
-	if (!g->regressed && !g->new_high) {
-		bprintf(b, "PASS: no op regressed beyond %.0f%% on p99 or p50 and no new HIGH chain\n",
-			g->threshold * 100);
+	if (!g->regressed && !g->new_high && !g->steps_regressed) {
+		bprintf(b, "PASS: no op regressed beyond %.0f%% on p99 or p50, no step time beyond "
+			"%.0f%% and no new HIGH chain\n", g->threshold * 100, g->threshold * 100);
 	} else {
 		bprintf(b, "FAIL:");
+		steps_result(b, g);
 		if (g->regressed) {
-			bprintf(b, " %u op%s regressed beyond %.0f%% (", g->regressed,
+			bprintf(b, "%s %u op%s regressed beyond %.0f%% (", g->steps_regressed ? ";" : "", g->regressed,
 				g->regressed == 1 ? "" : "s", g->threshold * 100);
 			int first = 1;
 			for (uint32_t i = 0; i < g->n; i++)
@@ -269,8 +479,31 @@ int ilog_gate_json(struct ilog_buf *b, const struct ilog_gate *g)
 		jesc(b, c->root_cause.p, c->root_cause.n);
 		bprintf(b, "}\n");
 	}
+	for (uint32_t i = 0; i < g->nsteps; i++) {
+		const struct ilog_gate_step *st = &g->steps[i];
+		bprintf(b, "{\"type\":\"step_diff\",\"comm\":");
+		jesc(b, st->comm, strlen(st->comm));
+		bprintf(b, ",\"old_pid\":%u,\"new_pid\":%u,\"old_steps\":%u,\"new_steps\":%u,"
+			"\"marker_op\":\"%s\",\"per_step\":%u,\"old_p50_ns\":%llu,\"new_p50_ns\":%llu,"
+			"\"d_step\":%.6g,\"noise\":%.6g,\"regressed\":%s,\"changes\":[",
+			st->old_pid, st->new_pid, st->old_steps, st->new_steps,
+			ilog_op_name(st->marker) ?: "?", st->per_step,
+			(unsigned long long)st->old_p50_ns, (unsigned long long)st->new_p50_ns,
+			st->d_step, st->noise, st->regressed ? "true" : "false");
+		for (uint32_t k = 0; k < st->nsites; k++) {
+			const struct ilog_gate_site *t = &st->sites[k];
+			bprintf(b, "%s{\"op\":\"%s\",\"call_site\":", k ? "," : "",
+				ilog_op_name(t->op) ?: "?");
+			jesc(b, t->site, strlen(t->site));
+			bprintf(b, ",\"old_calls_per_step\":%.6g,\"new_calls_per_step\":%.6g,"
+				"\"old_ns_per_step\":%.6g,\"new_ns_per_step\":%.6g}", t->old_calls,
+				t->new_calls, t->old_ns, t->new_ns);
+		}
+		bprintf(b, "]}\n");
+	}
 	bprintf(b, "{\"type\":\"verdict\",\"threshold\":%.6g,\"regressed_ops\":%u,\"new_chains\":%u,"
-		"\"new_high_chains\":%u,\"pass\":%s}\n", g->threshold, g->regressed, g->nnew,
-		g->new_high, !g->regressed && !g->new_high ? "true" : "false");
+		"\"new_high_chains\":%u,\"regressed_steps\":%u,\"pass\":%s}\n", g->threshold,
+		g->regressed, g->nnew, g->new_high, g->steps_regressed,
+		!g->regressed && !g->new_high && !g->steps_regressed ? "true" : "false");
 	return b->len && !b->p ? -1 : 0;
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ranks_int.h"
+#include "steps_int.h"
 #include "stats_int.h"
 
 #define BASE_WIDTH 1000000ull /* 1 ms */
@@ -1057,6 +1058,10 @@ static int add_cuda(struct ilog_stats *st, uint32_t node, struct snode *nd,
 		else if (graph_track(st, node, st->ser[si]->proc, e, &eager))
 			return -1;
 	}
+	if (!st->steps && !(st->steps = ilog_steps_new()))
+		return -1;
+	if (ilog_steps_add(st->steps, node, e))
+		return -1;
 	/* the process's figures are counted with its series' (add_pending) */
 	return series_add(st, si, e, k, eager);
 }
@@ -1301,6 +1306,10 @@ int ilog_stats_finish(struct ilog_stats *st)
 		for (uint32_t k = 0; k < s->nt && s->bins; k++)
 			s->t[k].bins = s->bins + s->t[k].off;
 	}
+	if (ilog_steps_finish(st->steps)) {
+		snprintf(st->err, sizeof(st->err), "out of memory");
+		return -1;
+	}
 	if (st->rk && ilog_ranks_finish(st->rk)) {
 		snprintf(st->err, sizeof(st->err), "out of memory");
 		return -1;
@@ -1392,6 +1401,7 @@ void ilog_stats_free(struct ilog_stats *st)
 	ilog_hmap_free(&st->commmap);
 	ilog_buf_free(&st->loss_src);
 	ilog_ranks_free(st->rk);
+	ilog_steps_free(st->steps);
 	free(st);
 }
 

@@ -325,6 +325,7 @@ struct ilog_stats {
 		struct ilog_damage d;
 	} *damage;
 	uint32_t ndamage, capdamage;
+	struct steps *steps;      /* each process's training steps (steps_int.h) */
 	int finished;
 	char err[256];
 };

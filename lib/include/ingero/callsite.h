@@ -41,6 +41,16 @@ int ilog_callsites_add(struct ilog_callsites *c, const struct ilog_record *rec);
 int ilog_callsites_top(const struct ilog_callsites *c, uint32_t node, uint32_t pid, uint16_t op,
 		       char *out, size_t n, uint64_t *ns, uint64_t *calls);
 
+/*
+ * One call path of (node, pid, op) told in one line as
+ * ilog_callsites_top tells it, into out (NUL-terminated, cut to n).  1
+ * when it could be named, 0 when not (no stack, no symbols: out is "").
+ * c may be NULL (0).
+ */
+int ilog_callsites_describe(const struct ilog_callsites *c, uint32_t node, uint32_t pid,
+			    uint16_t op, uint64_t stack_id, uint64_t pystack_id, char *out,
+			    size_t n);
+
 /* One call path with its merged frames (ilog_symmap_callstack), innermost
  * first, for ilog_callsites_each. */
 struct ilog_callpath {

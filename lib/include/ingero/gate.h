@@ -6,6 +6,7 @@
 #ifndef ILOG_GATE_H
 #define ILOG_GATE_H
 
+#include "ingero/callsite.h"
 #include "ingero/causal.h"
 
 struct ilog_gate_row {
@@ -20,6 +21,30 @@ struct ilog_gate_row {
 	int regressed;              /* bit 0: p99, bit 1: p50 */
 };
 
+/* An (op, call site) whose calls or time per step changed. */
+#define ILOG_GATE_SITE_LEN 256
+struct ilog_gate_site {
+	uint16_t op;
+	char site[ILOG_GATE_SITE_LEN]; /* "" when no call path could be named */
+	double old_calls, new_calls;   /* per step */
+	double old_ns, new_ns;         /* per step */
+};
+
+/* A program's steps in both runs (ilog_gate_steps). */
+#define ILOG_GATE_SITES 4
+struct ilog_gate_step {
+	const char *comm;
+	uint32_t old_pid, new_pid, old_steps, new_steps;
+	uint16_t marker;
+	uint32_t per_step;
+	uint64_t old_p50_ns, new_p50_ns; /* median step */
+	double d_step;              /* relative change of the median step, new/old - 1 */
+	double noise;               /* the runs' own chunk-to-chunk spread of it */
+	int regressed;
+	struct ilog_gate_site sites[ILOG_GATE_SITES]; /* the largest changes, most time first */
+	uint32_t nsites;
+};
+
 struct ilog_gate {
 	double threshold;
 	struct ilog_gate_row *rows;
@@ -27,6 +52,8 @@ struct ilog_gate {
 	uint32_t regressed;         /* ops regressed beyond the threshold */
 	const struct ilog_chain **new_chains; /* chains of the new run absent from the old */
 	uint32_t nnew, new_high;
+	struct ilog_gate_step *steps; /* ilog_gate_steps */
+	uint32_t nsteps, steps_regressed;
 };
 
 /*
@@ -43,6 +70,19 @@ struct ilog_gate {
 int ilog_gate_compare(struct ilog_stats *old, const struct ilog_chain_set *cold,
 		      struct ilog_stats *cur, const struct ilog_chain_set *ccur,
 		      double threshold, int per_process, struct ilog_gate *g);
+/*
+ * After ilog_gate_compare: compare each program's training steps (the
+ * process of that name with the most steps in each run, ingero/stats.h):
+ * its median step time, and per (op, call site) -- told by the call sites
+ * sold, scur (may be NULL), so that two recordings' paths meet -- its calls
+ * and time per step.  The steps regressed when the median step grew beyond
+ * the threshold and beyond the runs' own spread (3.5 robust sigmas of the
+ * medians of chunks of 32 steps, relative, the larger of the two runs').
+ * 0 or -1 (out of memory).
+ */
+int ilog_gate_steps(struct ilog_gate *g, struct ilog_stats *old,
+		    const struct ilog_callsites *sold, struct ilog_stats *cur,
+		    const struct ilog_callsites *scur);
 void ilog_gate_free(struct ilog_gate *g);
 int ilog_gate_text(struct ilog_buf *b, const struct ilog_gate *g, const char *old_name,
 		   const char *new_name);

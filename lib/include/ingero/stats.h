@@ -184,6 +184,85 @@ struct ilog_coll_row {
 int ilog_stats_collectives(struct ilog_stats *st,
 			   int (*fn)(void *arg, const struct ilog_coll_row *c), void *arg);
 
+/*
+ * Training steps (lib/analyze/steps.c), found per process from its calls
+ * alone: a marker op (a collective, else a graph launch, else the
+ * dominant synchronize) and how many of its calls make one step (the
+ * period of the segments between them); the rule in full in
+ * lib/analyze/steps_int.h and ingero-correlate --help.  Valid after
+ * ilog_stats_finish.
+ */
+enum ilog_step_rule { ILOG_STEP_COLLECTIVE = 1, ILOG_STEP_GRAPH, ILOG_STEP_SYNC };
+/* "collective", "graph launch", "synchronize"; NULL for another value. */
+const char *ilog_step_rule_name(int rule);
+
+/* A process's steps. */
+struct ilog_step_proc {
+	uint32_t node, pid;
+	const char *comm;          /* "" when unknown; valid until ilog_stats_free */
+	uint16_t marker;           /* the op whose calls end a step */
+	uint8_t marker_layer;
+	uint8_t rule;              /* enum ilog_step_rule */
+	uint32_t per_step;         /* marker calls per step */
+	uint32_t nsteps;
+	uint64_t first_ns, last_ns; /* the first step's start, the last one's end */
+	uint64_t p50_ns, p90_ns, min_ns, max_ns, mean_ns; /* step durations (quantiles
+				    * within 0.4%, as the statistics') */
+	uint32_t nsites;           /* (op, call path) pairs of its steps */
+};
+/* Every process with steps, by node and pid; *out malloc'd.  Count, -1 OOM. */
+int ilog_stats_step_procs(struct ilog_stats *st, struct ilog_step_proc **out);
+
+/* One step of a process. */
+struct ilog_step_row {
+	uint32_t step;             /* 0, 1, ... in time order */
+	uint64_t start_ns, end_ns; /* monotonic */
+	uint64_t calls, cuda_ns;   /* its CUDA calls (the marker call that ends it
+				    * included) and their time */
+};
+/* The steps of (node, pid); *out malloc'd.  Count (0: no steps), -1 OOM. */
+int ilog_stats_steps(struct ilog_stats *st, uint32_t node, uint32_t pid,
+		     struct ilog_step_row **out);
+/* Step i of (node, pid) into *r; 0, or -1 when there is no such step. */
+int ilog_stats_step(struct ilog_stats *st, uint32_t node, uint32_t pid, uint32_t i,
+		    struct ilog_step_row *r);
+/* The numbers of (node, pid)'s slowest steps, slowest first (ties: the
+ * earlier), at most n (up to 16) into idx.  Count. */
+uint32_t ilog_stats_step_slowest(struct ilog_stats *st, uint32_t node, uint32_t pid,
+				 uint32_t *idx, uint32_t n);
+
+/* One (op, call path) of a process's steps: its figures per step. */
+struct ilog_step_site {
+	uint32_t site;             /* its index: ilog_stats_step_ops' site */
+	uint16_t op;
+	uint8_t layer;
+	uint64_t stack_id, pystack_id; /* the call path (0: none; ingero/callsite.h tells it) */
+	uint32_t steps;            /* steps that called it */
+	uint64_t calls, ns;        /* over every step */
+	double calls_per_step, ns_per_step; /* means over all the process's steps */
+};
+/* The (op, call path) pairs of (node, pid)'s steps, most time per step
+ * first; *out malloc'd.  Count, -1 OOM.  The per-step counts another
+ * analysis needs (blocking copies per step, launches per step). */
+int ilog_stats_step_sites(struct ilog_stats *st, uint32_t node, uint32_t pid,
+			  struct ilog_step_site **out);
+
+/* One (op, call path) entry of one step. */
+struct ilog_step_op {
+	uint32_t site;             /* index of ilog_stats_step_sites' row with that site */
+	uint32_t calls;
+	uint64_t ns;
+};
+/* What step i of (node, pid) called: *ops points into the statistics
+ * (valid until ilog_stats_free).  Kept for the first 1,024 steps of a
+ * process and the 16 slowest of the rest (memory does not grow with the
+ * steps' calls); count, 0 for another step or none. */
+uint32_t ilog_stats_step_ops(struct ilog_stats *st, uint32_t node, uint32_t pid, uint32_t i,
+			     const struct ilog_step_op **ops);
+/* The step of (node, pid) that holds monotonic time ts, or -1 (before the
+ * first, after the last, no steps). */
+int64_t ilog_stats_step_at(struct ilog_stats *st, uint32_t node, uint32_t pid, uint64_t ts);
+
 /* "412 ms", "9.81 ms", "42.1 us", "1.24 s": three significant digits. Returns buf. */
 char *ilog_fmt_dur(char *buf, size_t n, double ns);
 /* "2026-11-26T20:44:33Z" (UTC) of a CLOCK_REALTIME ns, "unknown time" for 0.
