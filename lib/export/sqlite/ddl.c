@@ -12,12 +12,14 @@
 #include "ingero/vec.h"
 #include "sqlite.h"
 
-#define SCHEMA_VERSION 6 /* 2: pystacks.entry; 3: summary tables; 4: the whole host
+#define SCHEMA_VERSION 7 /* 2: pystacks.entry; 3: summary tables; 4: the whole host
 			  * (format 1.2: cgroups, PSI, RSS growth); 5: format 1.3
 			  * (blkio, retrans, sockio; new tables only: the DDL below
 			  * adds them);
 			  * 6: a multi-rank job (collectives, summary_ranks, rank_skew;
-			  * new only: ranks.c's DDL adds them) */
+			  * new only: ranks.c's DDL adds them);
+			  * 7: training steps (summary_steps, steps, step_sites, step_ops;
+			  * new only: steps.c's DDL adds them) */
 #define APP_ID 0x494e4752 /* "INGR": PRAGMA application_id of an ingero database */
 
 /* Tables (docs/schema.md).  u64 values (ids, handles, addresses) are
@@ -512,7 +514,7 @@ int ilog_sq_open_db(struct ilog_sink_ctx *c, struct sq *s)
 	    (upgrade && ver < 3 && ilog_sq_exec(c, s, "DROP VIEW IF EXISTS op_stats;"
 				   "DROP VIEW IF EXISTS process_op_stats")) ||
 	    kind_tables(c, s, 0) || make_ddl(c, s, &q) || ilog_sq_exec(c, s, q.p) ||
-	    ilog_sq_exec(c, s, ilog_sq_ranks_ddl) ||
+	    ilog_sq_exec(c, s, ilog_sq_ranks_ddl) || ilog_sq_exec(c, s, ilog_sq_steps_ddl) ||
 	    ilog_sq_exec(c, s, pragma) || lookups(c, s) ||
 	    (upgrade && ver < 3 && (ilog_sq_exec(c, s, backfill) || ilog_sq_exec(c, s, ILOG_SQ_PREEMPT_SUMMARY("")))) ||
 	    (upgrade && ilog_sq_exec(c, s, backfill_graph))) {

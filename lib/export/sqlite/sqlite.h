@@ -198,4 +198,9 @@ int ilog_sq_summaries(struct ilog_sink_ctx *c, struct sq *s);
 extern const char ilog_sq_ranks_ddl[];
 int ilog_sq_ranks(struct ilog_sink_ctx *c, struct sq *s);
 
+/* steps.c: the training steps' tables (schema 7): their DDL, and their rows
+ * from the analysis at close.  0 or -1 with c->err. */
+extern const char ilog_sq_steps_ddl[];
+int ilog_sq_steps(struct ilog_sink_ctx *c, struct sq *s);
+
 #endif

@@ -135,7 +135,7 @@ int ilog_sq_summaries(struct ilog_sink_ctx *c, struct sq *s)
 	struct sum_ctx x = { c, s, st };
 	if (ilog_callsites_each(ilog_analysis_sites(s->an), put_callsite, &x))
 		goto out;
-	if (ilog_sq_ranks(c, s))
+	if (ilog_sq_ranks(c, s) || ilog_sq_steps(c, s))
 		goto out;
 	if (prepare(c, s, ILOG_SQ_PREEMPT_SUMMARY(" AND session_id = ?"), &st))
 		goto out;
