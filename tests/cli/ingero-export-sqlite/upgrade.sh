@@ -67,6 +67,6 @@ sqlite3 -separator ' ' v4.db 'PRAGMA user_version' 'SELECT family, saddr, daddr,
 	others FROM sockio ORDER BY rowid'
 sqlite3 run.db 'SELECT count(*) FROM retrans'
 sqlite3 v4.db 'PRAGMA integrity_check'
-sqlite3 run.db 'PRAGMA user_version = 7'
+sqlite3 run.db 'PRAGMA user_version = 8'
 ingero-export -f sqlite -o run.db a.ilog 2>&1
 echo "exit $?"
