@@ -353,132 +353,124 @@ static void step_diff(struct ilog_buf *b, struct ilog_stats *st, const struct il
 		bprintf(b, ": no call took notably longer than usual (host time between calls)");
 }
 
-/* STEPS: per process, how its step was found, its durations, what a step
- * calls, and the slowest steps with what differed in them. */
-static int steps_text(struct ilog_buf *b, struct ilog_stats *st, const struct ilog_explain_opts *o)
+/* fn for each process with steps, in order; its first nonzero result, or
+ * -1 out of memory, else 0. */
+static int steps_each(struct ilog_buf *b, struct ilog_stats *st, const struct ilog_explain_opts *o,
+		      int (*fn)(struct ilog_buf *, struct ilog_stats *,
+				const struct ilog_explain_opts *, const struct stepv *))
 {
 	struct ilog_step_proc *pr;
-	int np = ilog_stats_step_procs(st, &pr);
-	if (np < 0)
-		return -1;
-	for (int p = 0; p < np; p++) {
+	int np = ilog_stats_step_procs(st, &pr), rc = np < 0 ? -1 : 0;
+	for (int p = 0; p < np && !rc; p++) {
 		struct stepv v;
-		if (stepv_load(st, &pr[p], &v)) {
-			stepv_free(&v);
-			free(pr);
-			return -1;
-		}
-		char d1[32], d2[32], d3[32], d4[32];
-		bprintf(b, "\nSTEPS (PID %u %s): %u steps, one per %u %s call%s (%s), "
-			"p50 %s, p90 %s, max %s\n", v.pr.pid, v.pr.comm,
-			v.pr.nsteps, v.pr.per_step, ilog_op_name(v.pr.marker) ?: "?",
-			v.pr.per_step == 1 ? "" : "s", ilog_step_rule_name(v.pr.rule) ?: "?",
-			dur(d1, (double)v.pr.p50_ns), dur(d2, (double)v.pr.p90_ns),
-			dur(d3, (double)v.pr.max_ns));
-		bprintf(b, "  %10s %12s  %s\n", "CALLS/STEP", "TIME/STEP", "OP AND CALL SITE");
-		for (int i = 0; i < v.nss && i < 8; i++) {
-			char nm[512];
-			site_name(o, &v.pr, &v.ss[i], nm, sizeof(nm));
-			bprintf(b, "  %10.1f %12s  %s\n", v.ss[i].calls_per_step,
-				dur(d4, v.ss[i].ns_per_step), nm);
-		}
-		if (v.nss > 8)
-			bprintf(b, "  (%d more)\n", v.nss - 8);
-		uint32_t top[3];
-		uint32_t nt = ilog_stats_step_slowest(st, v.pr.node, v.pr.pid, top, 3);
-		bprintf(b, "  Slowest steps:\n");
-		for (uint32_t i = 0; i < nt; i++) {
-			struct ilog_step_row row, *r = &row;
-			if (ilog_stats_step(st, v.pr.node, v.pr.pid, top[i], r))
-				continue;
-			double d = (double)(r->end_ns - r->start_ns);
-			bprintf(b, "    step %u at +%s: %s (%+.0f%% of p50)", r->step,
-				dur(d1, (double)(r->start_ns - v.pr.first_ns)), dur(d2, d),
-				(d / (double)v.pr.p50_ns - 1) * 100);
-			step_diff(b, st, o, &v, r->step);
-			bprintf(b, "\n");
-		}
+		rc = stepv_load(st, &pr[p], &v) ? -1 : fn(b, st, o, &v);
 		stepv_free(&v);
 	}
 	free(pr);
+	return rc;
+}
+
+/* STEPS: a process's step, how it was found, its durations, what a step
+ * calls, and the slowest steps with what differed in them. */
+static int step_text(struct ilog_buf *b, struct ilog_stats *st, const struct ilog_explain_opts *o,
+		     const struct stepv *v)
+{
+	char d1[32], d2[32], d3[32], d4[32];
+	bprintf(b, "\nSTEPS (PID %u %s): %u steps, one per %u %s call%s (%s), "
+		"p50 %s, p90 %s, max %s\n", v->pr.pid, v->pr.comm,
+		v->pr.nsteps, v->pr.per_step, ilog_op_name(v->pr.marker) ?: "?",
+		v->pr.per_step == 1 ? "" : "s", ilog_step_rule_name(v->pr.rule) ?: "?",
+		dur(d1, (double)v->pr.p50_ns), dur(d2, (double)v->pr.p90_ns),
+		dur(d3, (double)v->pr.max_ns));
+	bprintf(b, "  %10s %12s  %s\n", "CALLS/STEP", "TIME/STEP", "OP AND CALL SITE");
+	for (int i = 0; i < v->nss && i < 8; i++) {
+		char nm[512];
+		site_name(o, &v->pr, &v->ss[i], nm, sizeof(nm));
+		bprintf(b, "  %10.1f %12s  %s\n", v->ss[i].calls_per_step,
+			dur(d4, v->ss[i].ns_per_step), nm);
+	}
+	if (v->nss > 8)
+		bprintf(b, "  (%d more)\n", v->nss - 8);
+	uint32_t top[3];
+	uint32_t nt = ilog_stats_step_slowest(st, v->pr.node, v->pr.pid, top, 3);
+	bprintf(b, "  Slowest steps:\n");
+	for (uint32_t i = 0; i < nt; i++) {
+		struct ilog_step_row row, *r = &row;
+		if (ilog_stats_step(st, v->pr.node, v->pr.pid, top[i], r))
+			continue;
+		double d = (double)(r->end_ns - r->start_ns);
+		bprintf(b, "    step %u at +%s: %s (%+.0f%% of p50)", r->step,
+			dur(d1, (double)(r->start_ns - v->pr.first_ns)), dur(d2, d),
+			(d / (double)v->pr.p50_ns - 1) * 100);
+		step_diff(b, st, o, v, r->step);
+		bprintf(b, "\n");
+	}
 	return 0;
 }
 
-static int steps_json(struct ilog_buf *b, struct ilog_stats *st, const struct ilog_explain_opts *o)
+/* A process's steps, (op, call site) pairs and steps as JSON objects. */
+static int step_json(struct ilog_buf *b, struct ilog_stats *st, const struct ilog_explain_opts *o,
+		     const struct stepv *v)
 {
-	struct ilog_step_proc *pr;
-	int np = ilog_stats_step_procs(st, &pr);
-	if (np < 0)
-		return -1;
-	for (int p = 0; p < np; p++) {
-		struct stepv v;
-		if (stepv_load(st, &pr[p], &v)) {
-			stepv_free(&v);
-			free(pr);
-			return -1;
-		}
-		const char *node = node_name_of(st, v.pr.node);
-		bprintf(b, "{\"type\":\"steps\"");
+	const char *node = node_name_of(st, v->pr.node);
+	bprintf(b, "{\"type\":\"steps\"");
+	jkv_s(b, "node", node);
+	jkv_u(b, "pid", v->pr.pid);
+	jkv_s(b, "comm", v->pr.comm);
+	jkv_s(b, "rule", ilog_step_rule_name(v->pr.rule));
+	jkv_s(b, "marker_op", ilog_op_name(v->pr.marker));
+	jkv_u(b, "per_step", v->pr.per_step);
+	jkv_u(b, "steps", v->pr.nsteps);
+	jkv_u(b, "start_ns", v->pr.first_ns);
+	jkv_u(b, "end_ns", v->pr.last_ns);
+	jkv_u(b, "p50_ns", v->pr.p50_ns);
+	jkv_u(b, "p90_ns", v->pr.p90_ns);
+	jkv_u(b, "min_ns", v->pr.min_ns);
+	jkv_u(b, "max_ns", v->pr.max_ns);
+	jkv_u(b, "mean_ns", v->pr.mean_ns);
+	bprintf(b, "}\n");
+	for (int i = 0; i < v->nss; i++) {
+		const struct ilog_step_site *s = &v->ss[i];
+		char where[400];
+		ilog_callsites_describe(o->sites, v->pr.node, v->pr.pid, s->op, s->stack_id,
+					s->pystack_id, where, sizeof(where));
+		bprintf(b, "{\"type\":\"step_site\"");
 		jkv_s(b, "node", node);
-		jkv_u(b, "pid", v.pr.pid);
-		jkv_s(b, "comm", v.pr.comm);
-		jkv_s(b, "rule", ilog_step_rule_name(v.pr.rule));
-		jkv_s(b, "marker_op", ilog_op_name(v.pr.marker));
-		jkv_u(b, "per_step", v.pr.per_step);
-		jkv_u(b, "steps", v.pr.nsteps);
-		jkv_u(b, "start_ns", v.pr.first_ns);
-		jkv_u(b, "end_ns", v.pr.last_ns);
-		jkv_u(b, "p50_ns", v.pr.p50_ns);
-		jkv_u(b, "p90_ns", v.pr.p90_ns);
-		jkv_u(b, "min_ns", v.pr.min_ns);
-		jkv_u(b, "max_ns", v.pr.max_ns);
-		jkv_u(b, "mean_ns", v.pr.mean_ns);
+		jkv_u(b, "pid", v->pr.pid);
+		jkv_u(b, "site", s->site);
+		jkv_s(b, "layer", ilog_layer_name(s->layer));
+		jkv_s(b, "op", ilog_op_name(s->op));
+		jkv_s(b, "call_site", where);
+		jkv_u(b, "stack_id", s->stack_id);
+		jkv_u(b, "pystack_id", s->pystack_id);
+		jkv_u(b, "steps", s->steps);
+		jkv_u(b, "calls", s->calls);
+		jkv_u(b, "total_ns", s->ns);
+		jkv_f(b, "calls_per_step", s->calls_per_step);
+		jkv_f(b, "ns_per_step", s->ns_per_step);
 		bprintf(b, "}\n");
-		for (int i = 0; i < v.nss; i++) {
-			const struct ilog_step_site *s = &v.ss[i];
-			char where[400];
-			ilog_callsites_describe(o->sites, v.pr.node, v.pr.pid, s->op, s->stack_id,
-						s->pystack_id, where, sizeof(where));
-			bprintf(b, "{\"type\":\"step_site\"");
-			jkv_s(b, "node", node);
-			jkv_u(b, "pid", v.pr.pid);
-			jkv_u(b, "site", s->site);
-			jkv_s(b, "layer", ilog_layer_name(s->layer));
-			jkv_s(b, "op", ilog_op_name(s->op));
-			jkv_s(b, "call_site", where);
-			jkv_u(b, "stack_id", s->stack_id);
-			jkv_u(b, "pystack_id", s->pystack_id);
-			jkv_u(b, "steps", s->steps);
-			jkv_u(b, "calls", s->calls);
-			jkv_u(b, "total_ns", s->ns);
-			jkv_f(b, "calls_per_step", s->calls_per_step);
-			jkv_f(b, "ns_per_step", s->ns_per_step);
-			bprintf(b, "}\n");
-		}
-		for (uint32_t i = 0; i < v.pr.nsteps; i++) {
-			struct ilog_step_row row, *r = &row;
-			if (ilog_stats_step(st, v.pr.node, v.pr.pid, i, r))
-				break;
-			const struct ilog_step_op *ops;
-			uint32_t n = ilog_stats_step_ops(st, v.pr.node, v.pr.pid, r->step, &ops);
-			bprintf(b, "{\"type\":\"step\"");
-			jkv_s(b, "node", node);
-			jkv_u(b, "pid", v.pr.pid);
-			jkv_u(b, "step", r->step);
-			jkv_u(b, "start_ns", r->start_ns);
-			jkv_u(b, "end_ns", r->end_ns);
-			jkv_u(b, "dur_ns", r->end_ns - r->start_ns);
-			jkv_u(b, "calls", r->calls);
-			jkv_u(b, "cuda_ns", r->cuda_ns);
-			/* [site, calls, ns]: the first steps' and the slowest's */
-			for (uint32_t k = 0; k < n; k++)
-				bprintf(b, "%s[%u,%u,%llu]", k ? "," : ",\"ops\":[", ops[k].site,
-					ops[k].calls, (unsigned long long)ops[k].ns);
-			bprintf(b, "%s}\n", n ? "]" : "");
-		}
-		stepv_free(&v);
 	}
-	free(pr);
+	for (uint32_t i = 0; i < v->pr.nsteps; i++) {
+		struct ilog_step_row row, *r = &row;
+		if (ilog_stats_step(st, v->pr.node, v->pr.pid, i, r))
+			break;
+		const struct ilog_step_op *ops;
+		uint32_t n = ilog_stats_step_ops(st, v->pr.node, v->pr.pid, r->step, &ops);
+		bprintf(b, "{\"type\":\"step\"");
+		jkv_s(b, "node", node);
+		jkv_u(b, "pid", v->pr.pid);
+		jkv_u(b, "step", r->step);
+		jkv_u(b, "start_ns", r->start_ns);
+		jkv_u(b, "end_ns", r->end_ns);
+		jkv_u(b, "dur_ns", r->end_ns - r->start_ns);
+		jkv_u(b, "calls", r->calls);
+		jkv_u(b, "cuda_ns", r->cuda_ns);
+		/* [site, calls, ns]: the first steps' and the slowest's */
+		for (uint32_t k = 0; k < n; k++)
+			bprintf(b, "%s[%u,%u,%llu]", k ? "," : ",\"ops\":[", ops[k].site,
+				ops[k].calls, (unsigned long long)ops[k].ns);
+		bprintf(b, "%s}\n", n ? "]" : "");
+	}
 	return b->len && !b->p ? -1 : 0;
 }
 
@@ -632,7 +624,7 @@ int ilog_explain_report(struct ilog_buf *b, struct ilog_stats *st,
 		timeline(b, c, o->max_timeline);
 	}
 	rows_free(&rw);
-	if (steps_text(b, st, o) || ranks_text(b, st) || ilog_explain_stats(b, st, o))
+	if (steps_each(b, st, o, step_text) || ranks_text(b, st) || ilog_explain_stats(b, st, o))
 		return -1;
 	for (uint32_t i = 0; i < ilog_stats_nnodes(st); i++)
 		host_summary(b, st, i);
@@ -774,7 +766,7 @@ int ilog_explain_json(struct ilog_buf *b, struct ilog_stats *st,
 			row_json(b, w ? "window" : "stat", &rows[i], o->per_process, w);
 		free(rows);
 	}
-	if (steps_json(b, st, o))
+	if (steps_each(b, st, o, step_json))
 		return -1;
 	struct rows rw = { 0 };
 	for (uint32_t i = 0; cs && i < cs->n; i++) {

@@ -326,6 +326,47 @@ static void disk_lanes(struct ctx *x, struct nview *v)
 		disk_flush(v, v->nd, &acc[d]);
 }
 
+/* The training steps of the node's processes (ilog_stats_step_procs), up
+ * to 4: a lane each, the mean duration of the steps that ended in each
+ * window. */
+static void step_lanes(struct ctx *x, struct nview *v)
+{
+	const struct snode *nd = v->nd;
+	struct ilog_step_proc *pr;
+	int n = ilog_stats_step_procs(x->st, &pr), shown = 0;
+	double *cnt = n > 0 ? calloc(v->nw + 1, sizeof(*cnt)) : NULL;
+	if (n < 0 || (n > 0 && !cnt)) {
+		x->oom = 1;
+		free(pr);
+		return;
+	}
+	for (int i = 0; i < n && shown < 4 && nd->width; i++) {
+		if (pr[i].node != v->s.node)
+			continue;
+		char key[48], label[80];
+		snprintf(key, sizeof(key), "steps-%u", pr[i].pid);
+		snprintf(label, sizeof(label), "step time, PID %u (%.40s)", pr[i].pid, pr[i].comm);
+		struct lane *l = lane_add(x, v, key, label, "ns");
+		if (!l)
+			break;
+		memset(cnt, 0, v->nw * sizeof(*cnt));
+		struct ilog_step_row r;
+		for (uint32_t k = 0; !ilog_stats_step(x->st, pr[i].node, pr[i].pid, k, &r); k++) {
+			uint64_t w = r.end_ns > nd->t0 ? (r.end_ns - nd->t0) / nd->width : 0;
+			if (w >= v->nw)
+				continue;
+			double d = (double)(r.end_ns - r.start_ns);
+			l->v[w] = cnt[w]++ ? l->v[w] + d : d;
+		}
+		for (uint32_t w = 0; w < v->nw; w++)
+			if (cnt[w])
+				l->v[w] /= cnt[w];
+		shown++;
+	}
+	free(cnt);
+	free(pr);
+}
+
 static void pick_lanes(struct ctx *x, struct nview *v)
 {
 	const struct snode *nd = v->nd;
@@ -417,6 +458,7 @@ static void pick_lanes(struct ctx *x, struct nview *v)
 		}
 	}
 	disk_lanes(x, v);
+	step_lanes(x, v);
 }
 
 /* ---- clock offsets from ingero-merge's provenance record ---- */
