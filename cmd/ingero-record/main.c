@@ -102,6 +102,17 @@ static void usage(FILE *f)
 		"                         the recorder dies (loss \"holds\").  0: never stop\n"
 		"                         one (calls in the first ms after such a mapping\n"
 		"                         can be missed)\n"
+		"      --rotate SIZE|DUR  write a series of files, each a complete log, a new\n"
+		"                         one when the current reaches SIZE (1G, 512MiB) or\n"
+		"                         is DUR old (10m, 1h): -o DIR/NAME.ilog names them\n"
+		"                         DIR/NAME.YYYYMMDDTHHMMSSZ.ilog by their start (UTC)\n"
+		"      --keep N           with --rotate: keep the newest N files (the current\n"
+		"                         one counted), delete older ones, of earlier runs too\n"
+		"      --keep-size SIZE   with --rotate: keep at most SIZE of files (the\n"
+		"                         current one counted at its full --rotate size).\n"
+		"                         A full disk: the file being written ends at its last\n"
+		"                         whole frame, the oldest file goes and recording goes\n"
+		"                         on in a new file; with none left to delete it stops\n"
 		"      --rank N           job rank in the header (default $RANK or -1)\n"
 		"      --check            print a readiness report and exit\n"
 		"  -q, --quiet            errors only: no status lines, live table or warnings\n"
@@ -207,7 +218,8 @@ static int opt_duration(const char *opt, const char *arg, uint64_t *ns)
 static int parse_args(int argc, char **argv, struct rec_opts *o)
 {
 	enum { O_ALL = 256, O_LIB, O_RB, O_SAMPLE, O_STACK, O_NOSTACK, O_WAKE, O_RANK, O_CHECK,
-	       O_PYWALK, O_UNWIND, O_HOSTTOP, O_STALL, O_API, O_HOLDMAX, O_CGROUP, O_INFLIGHT };
+	       O_PYWALK, O_UNWIND, O_HOSTTOP, O_STALL, O_API, O_HOLDMAX, O_CGROUP, O_INFLIGHT,
+	       O_ROTATE, O_KEEP, O_KEEPSIZE };
 	static const struct option lo[] = {
 		{ "output", 1, 0, 'o' }, { "pid", 1, 0, 'p' }, { "user", 1, 0, 'u' },
 		{ "all-users", 0, 0, O_ALL }, { "cuda-lib", 1, 0, O_LIB },
@@ -221,6 +233,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		{ "cgroup", 1, 0, O_CGROUP },
 		{ "api", 1, 0, O_API },
 		{ "hold-max", 1, 0, O_HOLDMAX },
+		{ "rotate", 1, 0, O_ROTATE }, { "keep", 1, 0, O_KEEP }, { "keep-size", 1, 0, O_KEEPSIZE },
 		{ "verbose", 0, 0, 'v' }, { "help", 0, 0, 'h' },
 		{ "version", 0, 0, ILOG_OPT_VERSION }, { 0, 0, 0, 0 },
 	};
@@ -355,6 +368,28 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 			if (opt_duration("--hold-max", optarg, &o->hold_max_ns))
 				return -1;
 			break;
+		case O_ROTATE:
+			if (ilog_rotate_parse(optarg, &o->rot.max_bytes, &o->rot.max_ns)) {
+				ilog_errorf("--rotate: bad size or duration '%s' (1G, 512MiB; 10m, 1h)", optarg);
+				return -1;
+			}
+			break;
+		case O_KEEP: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || !*optarg || !v || v > 1000000) {
+				ilog_errorf("--keep: bad number of files '%s' (1 or more)", optarg);
+				return -1;
+			}
+			o->rot.keep = (uint32_t)v;
+			break;
+		}
+		case O_KEEPSIZE:
+			if (ilog_parse_size(optarg, &o->rot.keep_bytes) || !o->rot.keep_bytes) {
+				ilog_errorf("--keep-size: bad size '%s' (8G, 500MiB)", optarg);
+				return -1;
+			}
+			break;
 		case O_RANK: o->rank = strtoll(optarg, NULL, 10); break;
 		case O_CHECK: o->check = 1; break;
 		case 'q': o->quiet = 1; ilog_verbosity = -1; break;
@@ -374,6 +409,14 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		o->cmd = &argv[optind];
 		if (!have_mode)
 			o->mode = REC_MODE_PIDS; /* the command and its children */
+	}
+	if ((o->rot.keep || o->rot.keep_bytes) && !o->rot.max_bytes && !o->rot.max_ns) {
+		ilog_errorf("--keep and --keep-size need --rotate");
+		return -1;
+	}
+	if ((o->rot.max_bytes || o->rot.max_ns) && o->out && !strcmp(o->out, "-")) {
+		ilog_errorf("--rotate writes files: not with -o -");
+		return -1;
 	}
 	if (user) {
 		struct passwd *pw = getpwnam(user);
@@ -725,8 +768,12 @@ static int run(struct rec *r)
 			if (o->quiet <= 0)
 				rec_summary(r, 0);
 		}
-		if (ilog_writer_tick(r->w)) {
-			ilog_errorf("%s: %s", o->out, ilog_writer_error(r->w));
+		int terr = ilog_writer_tick(r->w);
+		if (r->rot ? rec_rotate_tick(r, 0) : terr) {
+			if (r->rot)
+				ilog_errorf("%s", r->err);
+			else
+				ilog_errorf("%s: %s", o->out, ilog_writer_error(r->w));
 			rc = ILOG_EXIT_USAGE;
 			break;
 		}
@@ -785,11 +832,20 @@ int main(int argc, char **argv)
 	r.out_fd = -1;
 	if (!strcmp(r.o.out, "-") && ilog_refuse_tty(STDOUT_FILENO, "a binary log"))
 		goto cleanup;
-	if ((r.out_fd = ilog_open_out(r.o.out)) < 0)
+	int rotate = r.o.rot.max_bytes || r.o.rot.max_ns;
+	if (rotate && rec_rotate_open(&r)) {
+		ilog_errorf("%s", r.err);
+		goto cleanup;
+	}
+	if (!rotate && (r.out_fd = ilog_open_out(r.o.out)) < 0)
 		goto cleanup;
 	if (!strcmp(r.o.out, "-"))
 		r.o.out = "stdout";
-	r.w = ilog_writer_open(r.out_fd, NULL, err, sizeof(err));
+	if (rotate)
+		r.o.out = ilog_rotate_current(r.rot);
+	/* rotation: each file gets the context a reader needs */
+	r.w = ilog_writer_open(r.out_fd, &(struct ilog_writer_opts){ .context = rotate }, err,
+			       sizeof(err));
 	if (!r.w) {
 		ilog_errorf("%s: %s", r.o.out, err);
 		goto cleanup;
@@ -818,5 +874,6 @@ cleanup:
 	free(r.libs);
 	if (r.out_fd > STDERR_FILENO)
 		close(r.out_fd);
+	ilog_rotate_free(r.rot);
 	return rc;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
+#include "ingero/cli.h"
 #include "ingero/ilog.h"
 #include "record.h"
 #include "python.h"
@@ -47,6 +48,7 @@ struct rec_opts {
 	uint64_t hold_max_ns;     /* --hold-max: 0 = never stop a process */
 	char **cmd;               /* after "--": run it under recording */
 	const char *api;          /* --api: "all" or names and globs; NULL: the table only */
+	struct ilog_rotate_opts rot; /* --rotate, --keep, --keep-size (rotate.c) */
 };
 
 /* One attached library file (identified by device and inode). */
@@ -88,6 +90,8 @@ struct rec {
 	struct ring_buffer *rb;
 	struct ilog_writer *w;
 	int out_fd;
+	struct ilog_rotate *rot;   /* --rotate: the files (rotate.c) */
+	uint64_t session_id;       /* one per recording, in every file's header */
 	int tty;                   /* live table on stderr */
 	struct rec_lib *libs;
 	unsigned nlibs, caplibs;
@@ -226,6 +230,13 @@ void rec_adapt_sampling(struct rec *r);
 
 /* sys.c */
 int rec_write_header(struct rec *r);
+/* The header of a file starting now (anchors read now). */
+void rec_header(struct rec *r, struct ilog_header *h, char (*buf)[256]);
+/* rotate.c: --rotate.  Start the first file (0, or -1 with r->err: exit 2
+ * before anything is attached); go on in the next one when due or after
+ * a full disk (0, or -1 when recording cannot go on: r->err says why). */
+int rec_rotate_open(struct rec *r);
+int rec_rotate_tick(struct rec *r, int force);
 void rec_write_clock(struct rec *r);
 void rec_write_snapshot(struct rec *r);
 int rec_check(const struct rec_opts *o);

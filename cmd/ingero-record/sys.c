@@ -48,28 +48,34 @@ const char *rec_driver_version(char *buf, size_t len)
 	return buf;
 }
 
-int rec_write_header(struct rec *r)
+void rec_header(struct rec *r, struct ilog_header *h, char (*buf)[256])
 {
-	char node[128], boot[64], host[256] = "", drv[64];
 	struct utsname u;
 	uname(&u);
-	read_line("/etc/machine-id", node, sizeof(node));
-	read_line("/proc/sys/kernel/random/boot_id", boot, sizeof(boot));
-	gethostname(host, sizeof(host) - 1);
-	if (!node[0])
-		snprintf(node, sizeof(node), "%.127s", host);
-	uint64_t sid = 0;
-	if (getrandom(&sid, sizeof(sid), 0) != sizeof(sid))
-		sid = rec_now(CLOCK_REALTIME) ^ (uint64_t)getpid();
-	struct ilog_header h = {
-		.node = ilog_str_c(node), .boot_id = ilog_str_c(boot), .host = ilog_str_c(host),
+	read_line("/etc/machine-id", buf[0], 128);
+	read_line("/proc/sys/kernel/random/boot_id", buf[1], 64);
+	gethostname(buf[2], 255);
+	snprintf(buf[3], 256, "%s", u.release);
+	if (!buf[0][0])
+		snprintf(buf[0], 128, "%.127s", buf[2]);
+	if (!r->session_id && getrandom(&r->session_id, sizeof(r->session_id), 0) != sizeof(r->session_id))
+		r->session_id = rec_now(CLOCK_REALTIME) ^ (uint64_t)getpid();
+	*h = (struct ilog_header){
+		.node = ilog_str_c(buf[0]), .boot_id = ilog_str_c(buf[1]), .host = ilog_str_c(buf[2]),
 		.recorder = ILOG_STR("ingero-record " INGERO_VERSION),
-		.kernel = ilog_str_c(u.release),
-		.driver = ilog_str_c(rec_driver_version(drv, sizeof(drv))),
-		.session_id = sid, .rank = r->o.rank,
+		.kernel = ilog_str_c(buf[3]),
+		.driver = ilog_str_c(rec_driver_version(buf[4], 64)),
+		.session_id = r->session_id, .rank = r->o.rank,
 		.mono_ns = rec_now(CLOCK_MONOTONIC), .boot_ns = rec_now(CLOCK_BOOTTIME),
 		.real_ns = rec_now(CLOCK_REALTIME),
 	};
+}
+
+int rec_write_header(struct rec *r)
+{
+	char buf[5][256] = { "" };
+	struct ilog_header h;
+	rec_header(r, &h, buf);
 	return ilog_writer_begin(r->w, &h);
 }
 
@@ -442,7 +448,6 @@ static void check_libs(void)
 
 int rec_check(const struct rec_opts *o)
 {
-	(void)o;
 	char buf[512];
 	struct utsname u;
 	uname(&u);
@@ -538,6 +543,21 @@ again:
 	} else {
 		item(-1, "nvidia driver", "not loaded (/proc/driver/nvidia/version absent)",
 		     "CUDA calls will fail fast; they are still traced");
+	}
+	/* the output's filesystem: what a recording (and --keep-size) has */
+	const char *out = o->out && strcmp(o->out, "-") ? o->out : "./ingero.ilog";
+	uint64_t avail, total;
+	if (ilog_rotate_free_space(out, &avail, &total)) {
+		snprintf(buf, sizeof(buf), "%s: %s", out, strerror(errno));
+		item(0, "output disk", buf, "-o a path in a folder that exists");
+	} else {
+		uint64_t need = o->rot.keep_bytes ? o->rot.keep_bytes
+						  : o->rot.max_bytes * (o->rot.keep ? o->rot.keep : 1);
+		snprintf(buf, sizeof(buf), "%.1f GiB free of %.1f GiB at %s%s", (double)avail / (1u << 30),
+			 (double)total / (1u << 30), out,
+			 need > avail ? " (less than --rotate/--keep may use)" : "");
+		item(need > avail ? -1 : 1, "output disk", buf,
+		     "a larger disk, or a smaller --keep/--keep-size");
 	}
 	printf("%s: %d failed, %d warnings\n", nfail ? "not ready" : "ready", nfail, nwarn);
 	return nfail ? ILOG_EXIT_FINDING : ILOG_EXIT_OK;

@@ -17,6 +17,7 @@
 #include "ingero/hmap.h"
 #include "ingero/io.h"
 #include "ingero/schema.h"
+#include "ingero/vec.h"
 
 /* SPEC §3.1: one record may not exceed half the frame content limit, so
  * any frame the writer makes stays under the limit readers enforce. */
@@ -38,9 +39,14 @@ struct ilog_writer {
 	/* SPEC §5.17: named ops already named, key (node, op); the node in force */
 	struct ilog_hmap named;
 	uint32_t node;
-	int failed;
+	int failed, werrno;
 	char err[256];
 	struct ilog_writer_stats st;
+	/* opts.context: records a later file needs, in the order first put;
+	 * ctxmap (kind << 32 | pid, key) -> index + 1 */
+	struct wctx { uint32_t kind; void *u; } *ctx;
+	uint32_t nctx, capctx;
+	struct ilog_hmap ctxmap;
 };
 
 static uint64_t now_ms(void)
@@ -175,11 +181,14 @@ int ilog_writer_flush(struct ilog_writer *w)
 	size_t z = ZSTD_compress2(w->cctx, w->zbuf, w->zcap, w->buf, w->len);
 	if (ZSTD_isError(z))
 		return fail(w, "zstd: %s", ZSTD_getErrorName(z));
-	if (ilog_write_all(w->fd, w->zbuf, z))
+	if (ilog_write_all(w->fd, w->zbuf, z)) {
+		w->werrno = errno;
 		return fail(w, "write: %s", strerror(errno));
+	}
 	w->st.frames++;
 	w->st.raw_bytes += w->len;
 	w->st.out_bytes += z;
+	w->st.file_bytes += z;
 	w->len = 0;
 	w->nrec = 0;
 	memset(w->tsbase, 0, sizeof(w->tsbase));
@@ -305,6 +314,75 @@ static void forget_names(struct ilog_writer *w, uint32_t node)
 
 static int name_op(struct ilog_writer *w, uint32_t op);
 
+/* The key a context record is kept under (its newer record replaces it);
+ * 0 for kinds that are no context. */
+static int ctx_key(const struct ilog_record *rec, uint64_t *a, uint64_t *b)
+{
+	uint64_t k = (uint64_t)rec->kind << 32;
+	switch (rec->kind) {
+	case ILOG_K_PROCESS: *a = k | rec->u.process.pid; *b = 0; return 1;
+	case ILOG_K_MAPPING: *a = k | rec->u.mapping.pid; *b = rec->u.mapping.start; return 1;
+	case ILOG_K_KERNEL: *a = k | rec->u.kernel.pid; *b = rec->u.kernel.handle; return 1;
+	case ILOG_K_STACK: *a = k; *b = rec->u.stack.id; return 1;
+	case ILOG_K_PYSTACK: *a = k; *b = rec->u.pystack.id; return 1;
+	case ILOG_K_PYCODE: *a = k | rec->u.pycode.pid; *b = rec->u.pycode.code; return 1;
+	}
+	return 0;
+}
+
+/* A deep copy of rec's body (d->size bytes) with its strings and bytes
+ * after it, views repointed; NULL out of memory.  Context kinds have
+ * strings and bytes only at the top level. */
+static void *ctx_copy(const struct ilog_kind_desc *d, const struct ilog_record *rec)
+{
+	size_t n = d->size;
+	for (unsigned i = 0; i < d->nfields; i++)
+		if (d->fields[i].type == FT_STR || d->fields[i].type == FT_BIN)
+			n += ((const struct ilog_str *)((const uint8_t *)&rec->u + d->fields[i].off))->n;
+	uint8_t *u = malloc(n ? n : 1), *q = u + d->size;
+	if (!u)
+		return NULL;
+	memcpy(u, &rec->u, d->size);
+	for (unsigned i = 0; i < d->nfields; i++) {
+		if (d->fields[i].type != FT_STR && d->fields[i].type != FT_BIN)
+			continue;
+		struct ilog_str *v = (struct ilog_str *)(u + d->fields[i].off);
+		if (v->n)
+			memcpy(q, v->p, v->n);
+		v->p = (const char *)q;
+		q += v->n;
+	}
+	return u;
+}
+
+static int ctx_keep(struct ilog_writer *w, const struct ilog_kind_desc *d,
+		    const struct ilog_record *rec)
+{
+	uint64_t a, b;
+	if (!ctx_key(rec, &a, &b))
+		return 0;
+	void *u = ctx_copy(d, rec);
+	if (!u)
+		return fail(w, "out of memory");
+	uint64_t *slot = ilog_hmap_put(&w->ctxmap, a, b);
+	if (!slot) {
+		free(u);
+		return fail(w, "out of memory");
+	}
+	if (*slot) {
+		free(w->ctx[*slot - 1].u);
+		w->ctx[*slot - 1].u = u;
+		return 0;
+	}
+	if (ilog_grow((void **)&w->ctx, &w->capctx, w->nctx, sizeof(*w->ctx), 64)) {
+		free(u);
+		return fail(w, "out of memory");
+	}
+	w->ctx[w->nctx] = (struct wctx){ rec->kind, u };
+	*slot = ++w->nctx;
+	return 0;
+}
+
 int ilog_writer_put(struct ilog_writer *w, const struct ilog_record *rec)
 {
 	if (w->failed)
@@ -336,12 +414,54 @@ int ilog_writer_put(struct ilog_writer *w, const struct ilog_record *rec)
 			return -1;
 		break;
 	}
+	if (w->o.context && ctx_keep(w, d, rec))
+		return -1;
 	size_t start = w->len;
 	uint64_t base0 = w->tsbase[rec->kind];
 	msgpack_pack_array(&w->pk, 1 + d->nfields);
 	msgpack_pack_uint32(&w->pk, rec->kind);
 	pack_fields(w, rec->kind, d->fields, d->nfields, (const uint8_t *)&rec->u);
 	return end_record(w, start, rec->kind, base0);
+}
+
+int ilog_writer_rotate(struct ilog_writer *w, int fd, const struct ilog_header *h)
+{
+	if (!w->failed)
+		ilog_writer_flush(w);
+	if (w->failed) { /* the frame that did not go out is lost */
+		w->st.dropped += w->nrec;
+		w->len = 0;
+		w->nrec = 0;
+		w->failed = 0;
+		w->oom = 0;
+		w->err[0] = 0;
+	}
+	w->fd = fd;
+	w->st.file_bytes = 0;
+	memset(w->tsbase, 0, sizeof(w->tsbase));
+	w->frame_t0 = now_ms();
+	/* the new file names its ops anew: ilog_writer_begin's header
+	 * forgets the names of its node */
+	if (ilog_writer_begin(w, h))
+		return -1;
+	int keep = w->o.context;
+	w->o.context = 0; /* replayed, not kept again */
+	for (uint32_t i = 0; i < w->nctx; i++) {
+		struct ilog_record rec = { .kind = w->ctx[i].kind };
+		const struct ilog_kind_desc *d = ilog_kind_desc(rec.kind);
+		memcpy(&rec.u, w->ctx[i].u, d->size);
+		if (ilog_writer_put(w, &rec)) {
+			w->o.context = keep;
+			return -1;
+		}
+	}
+	w->o.context = keep;
+	return ilog_writer_flush(w);
+}
+
+int ilog_writer_errno(const struct ilog_writer *w)
+{
+	return w->failed ? w->werrno : 0;
 }
 
 /*
@@ -509,6 +629,10 @@ int ilog_writer_close(struct ilog_writer *w, char *err, size_t errlen)
 		snprintf(err, errlen, "%s", w->err);
 	ZSTD_freeCCtx(w->cctx);
 	ilog_hmap_free(&w->named);
+	for (uint32_t i = 0; i < w->nctx; i++)
+		free(w->ctx[i].u);
+	free(w->ctx);
+	ilog_hmap_free(&w->ctxmap);
 	free(w->buf);
 	free(w->zbuf);
 	free(w);

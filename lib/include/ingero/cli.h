@@ -213,4 +213,41 @@ int ilog_opt_listen(const char *opt, const char *arg, struct ilog_listen *a);
 /* 1 when a Host header names the loopback interface: localhost,
  * 127.0.0.1 or [::1], with or without a port. */
 int ilog_host_is_loopback(const char *host);
+/*
+ * Rotation of a recording's files (ingero-record --rotate; lib/cli/rotate.c).
+ * -o DIR/NAME.ilog names the files DIR/NAME.YYYYMMDDTHHMMSSZ.ilog, each
+ * started at that UTC time (-N added when two start in one second), so
+ * that their names sort in the order written.
+ */
+struct ilog_rotate_opts {
+	const char *path;          /* the -o name */
+	uint64_t max_bytes;        /* a new file once the current one is this big, */
+	uint64_t max_ns;           /* or this old (0: not) */
+	uint32_t keep;             /* files kept, the current one counted (0: all) */
+	uint64_t keep_bytes;       /* bytes kept, the current one counted (0: no limit) */
+};
+/* --rotate's value: a size (an upper-case unit or a b: 1G, 512MiB, 64mb)
+ * into *bytes or a duration (a lower-case time unit: 30s, 10m, 1h) into
+ * *ns, the other 0.  0, or -1 (a bare number, 0, not a size or time). */
+int ilog_rotate_parse(const char *s, uint64_t *bytes, uint64_t *ns);
+struct ilog_rotate;
+/* Check that the folder of o->path can take the files.  NULL with err. */
+struct ilog_rotate *ilog_rotate_open(const struct ilog_rotate_opts *o, char *err, size_t errlen);
+/* Create the next file, started at real_ns (CLOCK_REALTIME) and mono_ns
+ * (CLOCK_MONOTONIC, for the age rule).  Its fd (the caller closes it), or
+ * -1 with err. */
+int ilog_rotate_next(struct ilog_rotate *rt, uint64_t mono_ns, uint64_t real_ns, char *err,
+		     size_t errlen);
+/* 1 when the current file, file_bytes long, is due to be rotated at mono_ns. */
+int ilog_rotate_due(const struct ilog_rotate *rt, uint64_t file_bytes, uint64_t mono_ns);
+/* The current file's path ("" before the first). */
+const char *ilog_rotate_current(const struct ilog_rotate *rt);
+/* Delete the oldest files of the recording (of this run or earlier ones,
+ * by name) beyond keep and keep_bytes, then `extra` more (never the
+ * current one).  The number deleted, or -1 with err. */
+int ilog_rotate_prune(struct ilog_rotate *rt, uint32_t extra, char *err, size_t errlen);
+/* Free and total bytes of the filesystem holding path's folder.  0 or -1. */
+int ilog_rotate_free_space(const char *path, uint64_t *avail, uint64_t *total);
+void ilog_rotate_free(struct ilog_rotate *rt);
+
 #endif

@@ -292,6 +292,9 @@ struct ilog_writer_opts {
 	uint32_t frame_records; /* end a frame after this many records (default 65536) */
 	uint32_t frame_bytes;   /* ... or this many uncompressed bytes (default 1 MiB) */
 	uint32_t frame_ms;      /* ... or when the frame is this old (default 1000) */
+	int context;            /* keep what a reader of a later file needs (the
+				 * latest process, mapping, kernel, stack, pystack
+				 * and pycode records) for ilog_writer_rotate */
 };
 #define ILOG_FRAME_MS_OFF UINT32_MAX /* frame_ms: never end frames by age */
 struct ilog_writer;
@@ -319,10 +322,26 @@ int ilog_writer_begin(struct ilog_writer *w, const struct ilog_header *h);
 int ilog_writer_tick(struct ilog_writer *w);
 /* End the current frame now (no-op when empty).  0 or -1. */
 int ilog_writer_flush(struct ilog_writer *w);
+/*
+ * Go on in a new file (rotation): end the current frame on the old fd
+ * (the caller closes it), then write to fd a header h (ilog_writer_begin)
+ * and the context kept (opts.context), each op named again when first
+ * used, so the new file is a complete log on its own.  After a write
+ * error the unwritten frame is dropped (ilog_writer_stats counts its
+ * records in `dropped`) and writing goes on in fd.  0, or -1 (the error
+ * in ilog_writer_error; ilog_writer_errno says which).
+ */
+int ilog_writer_rotate(struct ilog_writer *w, int fd, const struct ilog_header *h);
+/* errno of the write that failed, 0 if none did. */
+int ilog_writer_errno(const struct ilog_writer *w);
 /* Flush, then free.  Returns 0, or -1 if any write failed (err filled). */
 int ilog_writer_close(struct ilog_writer *w, char *err, size_t errlen);
 const char *ilog_writer_error(const struct ilog_writer *w);
-struct ilog_writer_stats { uint64_t records, frames, raw_bytes, out_bytes; };
+struct ilog_writer_stats {
+	uint64_t records, frames, raw_bytes, out_bytes;
+	uint64_t file_bytes;    /* bytes of whole frames in the current file */
+	uint64_t dropped;       /* records of frames a failed write lost (rotate) */
+};
 void ilog_writer_stats(const struct ilog_writer *w, struct ilog_writer_stats *st);
 
 /* ---- reader (SPEC §3, §9) ---- */

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Rotation of a recording's files (ingero-record --rotate): where the
+ * next file goes, when it is due, and which old ones go.  The files of a
+ * recording -o DIR/NAME.ilog are DIR/NAME.YYYYMMDDTHHMMSSZ.ilog (the UTC
+ * time the file starts; -N after the seconds when two start in one
+ * second), so that their names sort as they were written, and the oldest
+ * -- of this run or an earlier one with the same -o -- go first.  The
+ * writer makes each file a complete log (ilog_writer_rotate).
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+#include "ingero/cli.h"
+#include "ingero/vec.h"
+
+struct ilog_rotate {
+	struct ilog_rotate_opts o;
+	char dir[PATH_MAX], stem[NAME_MAX + 1]; /* DIR and NAME of -o DIR/NAME.ilog */
+	char cur[PATH_MAX];
+	uint64_t t0_ns;                      /* CLOCK_MONOTONIC: the current file's start */
+	uint32_t files;                      /* files made in this run */
+};
+
+int ilog_rotate_parse(const char *s, uint64_t *bytes, uint64_t *ns)
+{
+	*bytes = *ns = 0;
+	if (!s || !*s)
+		return -1;
+	size_t n = strlen(s);
+	if (isdigit((unsigned char)s[n - 1]) || s[n - 1] == '.')
+		return -1; /* no unit: a size or a time? */
+	/* a lower-case unit is a time (m: minutes), one with an upper-case
+	 * letter or a b a size (M, MiB, 512mb) */
+	int size = 0;
+	for (const char *p = s; *p; p++)
+		if (isupper((unsigned char)*p) || *p == 'b')
+			size = 1;
+	return size ? ilog_parse_size(s, bytes) || !*bytes ? -1 : 0
+		    : ilog_parse_duration(s, ns) || !*ns ? -1 : 0;
+}
+
+/* Is name one of ours: STEM.YYYYMMDDTHHMMSSZ[-N].ilog? */
+static int ours(const struct ilog_rotate *rt, const char *name)
+{
+	size_t k = strlen(rt->stem);
+	if (strncmp(name, rt->stem, k) || name[k] != '.')
+		return 0;
+	const char *p = name + k + 1;
+	for (int i = 0; i < 15; i++, p++)
+		if (i == 8 ? *p != 'T' : !isdigit((unsigned char)*p))
+			return 0;
+	if (*p++ != 'Z')
+		return 0;
+	if (*p == '-') {
+		if (!isdigit((unsigned char)*++p))
+			return 0;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	return !strcmp(p, ".ilog");
+}
+
+/* Oldest first: by name without ".ilog", so that NAME.TZ comes before
+ * NAME.TZ-1, and -2 before -10. */
+static int by_name(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	size_t nx = strlen(x) - 5, ny = strlen(y) - 5, n = nx < ny ? nx : ny;
+	int c = strncmp(x, y, n);
+	if (c || nx == ny)
+		return c;
+	if (nx == n || ny == n) /* one is the other and a suffix */
+		return nx < ny ? -1 : 1;
+	return 0;
+}
+
+/* Our files in the folder, oldest first (malloc'ed names; *n of them).
+ * 0, or -1 with errno. */
+static int list(const struct ilog_rotate *rt, char ***names, uint32_t *n)
+{
+	*names = NULL;
+	*n = 0;
+	uint32_t cap = 0;
+	DIR *d = opendir(rt->dir);
+	if (!d)
+		return -1;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!ours(rt, e->d_name))
+			continue;
+		char *s = strdup(e->d_name);
+		if (!s || ilog_grow((void **)names, &cap, *n, sizeof(**names), 16)) {
+			free(s);
+			closedir(d);
+			return -1;
+		}
+		(*names)[(*n)++] = s;
+	}
+	closedir(d);
+	qsort(*names, *n, sizeof(**names), by_name);
+	return 0;
+}
+
+static void list_free(char **names, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* Open a new file named for real_ns; its fd, or -1 with err. */
+static int open_next(struct ilog_rotate *rt, uint64_t real_ns, char *err, size_t errlen)
+{
+	time_t t = (time_t)(real_ns / 1000000000ull);
+	struct tm tm;
+	char ts[32];
+	gmtime_r(&t, &tm);
+	strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", &tm);
+	for (int i = 0; i < 1000; i++) {
+		char sfx[16] = "";
+		if (i)
+			snprintf(sfx, sizeof(sfx), "-%d", i);
+		int k = snprintf(rt->cur, sizeof(rt->cur), "%s/%s.%s%s.ilog", rt->dir, rt->stem, ts, sfx);
+		if (k < 0 || (size_t)k >= sizeof(rt->cur)) {
+			snprintf(err, errlen, "'%s/%s': path too long", rt->dir, rt->stem);
+			return -1;
+		}
+		int fd = open(rt->cur, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			rt->files++;
+			return fd;
+		}
+		if (errno != EEXIST) {
+			snprintf(err, errlen, "'%s': %s", rt->cur, strerror(errno));
+			return -1;
+		}
+	}
+	snprintf(err, errlen, "'%s': too many files started in one second", rt->cur);
+	return -1;
+}
+
+struct ilog_rotate *ilog_rotate_open(const struct ilog_rotate_opts *o, char *err, size_t errlen)
+{
+	struct ilog_rotate *rt = calloc(1, sizeof(*rt));
+	if (!rt) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	rt->o = *o;
+	const char *slash = strrchr(o->path, '/');
+	const char *base = slash ? slash + 1 : o->path;
+	size_t bl = strlen(base);
+	if (bl > 5 && !strcmp(base + bl - 5, ".ilog"))
+		bl -= 5;
+	if (!bl || bl > NAME_MAX - 40) {
+		snprintf(err, errlen, "'%s': not a file name to rotate", o->path);
+		goto fail;
+	}
+	memcpy(rt->stem, base, bl);
+	if (slash)
+		snprintf(rt->dir, sizeof(rt->dir), "%.*s", (int)(slash - o->path), o->path);
+	if (!rt->dir[0])
+		snprintf(rt->dir, sizeof(rt->dir), "%s", slash ? "/" : ".");
+	/* written before anything is attached: a folder that cannot take the
+	 * files is a usage error, not a recording lost later */
+	struct stat st;
+	if (stat(rt->dir, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "'%s': %s", rt->dir, errno ? strerror(errno) : "not a folder");
+		goto fail;
+	}
+	if (access(rt->dir, W_OK | X_OK)) {
+		snprintf(err, errlen, "'%s': %s", rt->dir, strerror(errno));
+		goto fail;
+	}
+	return rt;
+fail:
+	free(rt);
+	return NULL;
+}
+
+int ilog_rotate_next(struct ilog_rotate *rt, uint64_t mono_ns, uint64_t real_ns, char *err,
+		     size_t errlen)
+{
+	int fd = open_next(rt, real_ns, err, errlen);
+	if (fd >= 0)
+		rt->t0_ns = mono_ns;
+	return fd;
+}
+
+int ilog_rotate_due(const struct ilog_rotate *rt, uint64_t file_bytes, uint64_t mono_ns)
+{
+	return (rt->o.max_bytes && file_bytes >= rt->o.max_bytes) ||
+	       (rt->o.max_ns && mono_ns - rt->t0_ns >= rt->o.max_ns);
+}
+
+const char *ilog_rotate_current(const struct ilog_rotate *rt)
+{
+	return rt->cur;
+}
+
+int ilog_rotate_prune(struct ilog_rotate *rt, uint32_t extra, char *err, size_t errlen)
+{
+	char **names;
+	uint32_t n;
+	if (list(rt, &names, &n)) {
+		snprintf(err, errlen, "'%s': %s", rt->dir, strerror(errno));
+		return -1;
+	}
+	/*
+	 * Newest first, keep while within --keep files and --keep-size
+	 * bytes, the current file counted (at its full size to come, when
+	 * files rotate by size: the budget holds while it grows); files
+	 * [0, cut) go, and `extra` more of the oldest (a full disk), never
+	 * the current one.
+	 */
+	uint64_t total = 0;
+	uint32_t cut = 0, icur = n;
+	for (uint32_t i = n; i-- > 0;) {
+		char p[PATH_MAX + NAME_MAX + 2];
+		struct stat st;
+		snprintf(p, sizeof(p), "%s/%s", rt->dir, names[i]);
+		int cur = !strcmp(p, rt->cur);
+		uint64_t sz = stat(p, &st) ? 0 : (uint64_t)st.st_size;
+		if (cur) {
+			icur = i;
+			if (sz < rt->o.max_bytes)
+				sz = rt->o.max_bytes;
+		}
+		total += sz;
+		uint32_t count = n - i;
+		if (!cur && ((rt->o.keep && count > rt->o.keep) ||
+			     (rt->o.keep_bytes && total > rt->o.keep_bytes))) {
+			cut = i + 1;
+			break;
+		}
+	}
+	cut += extra;
+	if (cut > icur)
+		cut = icur;
+	int removed = 0;
+	for (uint32_t i = 0; i < cut; i++) {
+		char p[PATH_MAX + NAME_MAX + 2];
+		snprintf(p, sizeof(p), "%s/%s", rt->dir, names[i]);
+		if (unlink(p) && errno != ENOENT) {
+			snprintf(err, errlen, "'%s': %s", p, strerror(errno));
+			list_free(names, n);
+			return -1;
+		}
+		removed++;
+	}
+	list_free(names, n);
+	return removed;
+}
+
+int ilog_rotate_free_space(const char *path, uint64_t *avail, uint64_t *total)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+	if (!dir[0])
+		snprintf(dir, sizeof(dir), "/");
+	struct statvfs v;
+	if (statvfs(dir, &v))
+		return -1;
+	*avail = (uint64_t)v.f_bavail * v.f_frsize;
+	*total = (uint64_t)v.f_blocks * v.f_frsize;
+	return 0;
+}
+
+void ilog_rotate_free(struct ilog_rotate *rt)
+{
+	free(rt);
+}

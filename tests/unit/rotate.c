@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Rotation: the writer's ilog_writer_rotate makes each file a complete log
+ * (header, the context records a reader needs, ops named anew) with no
+ * record lost or written twice at the boundary; lib/cli/rotate.c's names,
+ * --rotate values and pruning by --keep and --keep-size.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "ingero/cli.h"
+#include "ingero/ilog.h"
+#include "test.h"
+
+static void put(struct ilog_writer *w, const struct ilog_record *rec)
+{
+	if (ilog_writer_put(w, rec))
+		abort();
+}
+
+struct counts { uint64_t header, process, mapping, stack, cuda, named, opname; char comm[32]; };
+
+/* Reads fd from its start; counts by kind, and named cuda ops read back by name. */
+static int count(int fd, struct counts *c)
+{
+	char err[256];
+	lseek(fd, 0, SEEK_SET);
+	struct ilog_reader *r = ilog_reader_open(fd, err, sizeof(err));
+	const struct ilog_record *rec;
+	int rc, first = 1;
+	memset(c, 0, sizeof(*c));
+	while ((rc = ilog_reader_next(r, &rec)) > 0) {
+		if (first && rec->kind != ILOG_K_HEADER)
+			rc = -5;
+		first = 0;
+		switch (rec->kind) {
+		case ILOG_K_HEADER: c->header++; break;
+		case ILOG_K_PROCESS:
+			c->process++;
+			ilog_str_copy(c->comm, sizeof(c->comm), rec->u.process.comm);
+			break;
+		case ILOG_K_MAPPING: c->mapping++; break;
+		case ILOG_K_STACK: c->stack++; break;
+		case ILOG_K_OPNAME: c->opname++; break;
+		case ILOG_K_CUDA:
+			c->cuda++;
+			if (rec->u.cuda.op >= ILOG_OP_NAMED_FIRST &&
+			    !strcmp(ilog_op_name(rec->u.cuda.op) ?: "", "cudaFakeRotate"))
+				c->named++;
+			break;
+		}
+	}
+	ilog_reader_close(r);
+	return rc;
+}
+
+static void test_writer_rotate(void)
+{
+	int a = memfd_create("a", 0), b = memfd_create("b", 0);
+	char err[256];
+	struct ilog_writer *w = ilog_writer_open(a, &(struct ilog_writer_opts){ .context = 1 }, err,
+						 sizeof(err));
+	struct ilog_header h = { .node = ILOG_STR("n"), .session_id = 7, .mono_ns = 1000, .real_ns = 2000 };
+	ok(w && !ilog_writer_begin(w, &h), "writer with context opens");
+	struct ilog_record p = { .kind = ILOG_K_PROCESS };
+	p.u.process.pid = 42;
+	p.u.process.comm = ILOG_STR("old");
+	put(w, &p);
+	p.u.process.comm = ILOG_STR("train"); /* the newer record replaces it */
+	put(w, &p);
+	struct ilog_record m = { .kind = ILOG_K_MAPPING };
+	m.u.mapping.pid = 42;
+	m.u.mapping.start = 0x1000;
+	m.u.mapping.end = 0x2000;
+	m.u.mapping.path = ILOG_STR("/lib/libcudart.so.13");
+	put(w, &m);
+	struct ilog_record s = { .kind = ILOG_K_STACK };
+	s.u.stack.id = 9;
+	s.u.stack.pid = 42;
+	s.u.stack.nr = 2;
+	s.u.stack.ips[0] = 0x1100;
+	s.u.stack.ips[1] = 0x1200;
+	put(w, &s);
+	int op = ilog_op_intern("cudaFakeRotate", 14, ILOG_LAYER_RUNTIME, 0);
+	ok(op >= ILOG_OP_NAMED_FIRST, "a named op");
+	struct ilog_record c = { .kind = ILOG_K_CUDA };
+	c.u.cuda.pid = 42;
+	c.u.cuda.op = (uint16_t)op;
+	c.u.cuda.stack_id = 9;
+	for (int i = 0; i < 5; i++) {
+		c.u.cuda.ts_ns = 5000 + 100 * (uint64_t)i;
+		put(w, &c);
+	}
+	/* records not yet in a frame go to the old file */
+	h.mono_ns = 9000;
+	ok(!ilog_writer_rotate(w, b, &h), "rotate");
+	for (int i = 0; i < 3; i++) {
+		c.u.cuda.ts_ns = 9000 + 100 * (uint64_t)i;
+		put(w, &c);
+	}
+	ok(!ilog_writer_close(w, err, sizeof(err)), "close");
+	struct counts ca, cb;
+	ok(count(a, &ca) == 0 && ca.header == 1 && ca.cuda == 5 && ca.named == 5 && ca.process == 2 &&
+	   ca.mapping == 1 && ca.stack == 1 && ca.opname == 1,
+	   "first file: every record put before the rotation, once (%llu cuda)", (unsigned long long)ca.cuda);
+	ok(count(b, &cb) == 0 && cb.header == 1 && cb.cuda == 3 && cb.named == 3 && cb.process == 1 &&
+	   !strcmp(cb.comm, "train") && cb.mapping == 1 && cb.stack == 1 && cb.opname == 1,
+	   "second file alone: header, the latest process record, its mapping, the stack, the op's name, "
+	   "and the 3 calls after the rotation");
+	close(a);
+	close(b);
+}
+
+static int mkfile(const char *dir, const char *name, size_t size)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || ftruncate(fd, (off_t)size))
+		return -1;
+	return close(fd);
+}
+
+static int exists(const char *dir, const char *name)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return access(p, F_OK) == 0;
+}
+
+static void test_files(void)
+{
+	uint64_t by, ns;
+	ok(!ilog_rotate_parse("1G", &by, &ns) && by == 1ull << 30 && !ns, "--rotate 1G: a size");
+	ok(!ilog_rotate_parse("512MiB", &by, &ns) && by == 512ull << 20, "--rotate 512MiB");
+	ok(!ilog_rotate_parse("10m", &by, &ns) && ns == 600000000000ull && !by, "--rotate 10m: ten minutes");
+	ok(!ilog_rotate_parse("64mb", &by, &ns) && by == 64ull << 20, "--rotate 64mb: a size");
+	ok(ilog_rotate_parse("10", &by, &ns) && ilog_rotate_parse("0s", &by, &ns) &&
+	   ilog_rotate_parse("x", &by, &ns) && ilog_rotate_parse("", &by, &ns),
+	   "--rotate: a bare number, 0 and words are refused");
+	char dir[] = "/tmp/ingero-rotate-XXXXXX";
+	if (!mkdtemp(dir))
+		abort();
+	char path[256], err[256];
+	snprintf(path, sizeof(path), "%s/run.ilog", dir);
+	/* an earlier run's files and others' */
+	mkfile(dir, "run.20260101T000000Z.ilog", 100);
+	mkfile(dir, "run.20260101T000001Z.ilog", 100);
+	mkfile(dir, "run.ilog", 100);
+	mkfile(dir, "other.20250101T000000Z.ilog", 100);
+	mkfile(dir, "run.2026.ilog", 100);
+	struct ilog_rotate_opts o = { .path = path, .max_ns = 1, .keep = 3 };
+	struct ilog_rotate *rt = ilog_rotate_open(&o, err, sizeof(err));
+	ok(rt != NULL, "rotation opens in a writable folder");
+	uint64_t real = 1795000000ull * 1000000000ull; /* 2026-11-18T11:06:40Z */
+	int fd1 = ilog_rotate_next(rt, 0, real, err, sizeof(err));
+	is_str(strrchr(ilog_rotate_current(rt), '/'), "/run.20261118T110640Z.ilog", "named by its UTC start");
+	int fd2 = ilog_rotate_next(rt, 1, real, err, sizeof(err));
+	is_str(strrchr(ilog_rotate_current(rt), '/'), "/run.20261118T110640Z-1.ilog", "two in one second: -1");
+	ok(ilog_rotate_due(rt, 0, 2) && !ilog_rotate_due(rt, 0, 1), "due by age");
+	ok(ilog_rotate_prune(rt, 0, err, sizeof(err)) == 1 &&
+	   !exists(dir, "run.20260101T000000Z.ilog") && exists(dir, "run.20260101T000001Z.ilog") &&
+	   exists(dir, "run.20261118T110640Z.ilog") && exists(dir, "run.20261118T110640Z-1.ilog") &&
+	   exists(dir, "run.ilog") && exists(dir, "other.20250101T000000Z.ilog") && exists(dir, "run.2026.ilog"),
+	   "--keep 3 of 4: the oldest file of the recording goes (an earlier run's), no other file");
+	ok(ilog_rotate_prune(rt, 1, err, sizeof(err)) == 1 && !exists(dir, "run.20260101T000001Z.ilog") &&
+	   exists(dir, "run.20261118T110640Z.ilog"), "a full disk: one more of the oldest");
+	ok(ilog_rotate_prune(rt, 1, err, sizeof(err)) == 1 && !exists(dir, "run.20261118T110640Z.ilog") &&
+	   ilog_rotate_prune(rt, 1, err, sizeof(err)) == 0 && exists(dir, "run.20261118T110640Z-1.ilog"),
+	   "the current file is never deleted");
+	ilog_rotate_free(rt);
+	/* --keep-size: the current file counts at its full size */
+	struct ilog_rotate_opts o2 = { .path = path, .max_bytes = 300, .keep_bytes = 700 };
+	rt = ilog_rotate_open(&o2, err, sizeof(err));
+	mkfile(dir, "run.20260201T000000Z.ilog", 300);
+	mkfile(dir, "run.20260202T000000Z.ilog", 300);
+	int fd3 = ilog_rotate_next(rt, 0, real + 5000000000ull, err, sizeof(err));
+	ok(ilog_rotate_prune(rt, 0, err, sizeof(err)) == 1 && exists(dir, "run.20261118T110645Z.ilog") &&
+	   exists(dir, "run.20260202T000000Z.ilog") && !exists(dir, "run.20260201T000000Z.ilog"),
+	   "--keep-size 700, files of 300 and the current one counted at 300: the oldest goes");
+	ilog_rotate_free(rt);
+	struct ilog_rotate_opts o3 = { .path = "/nonexistent/run.ilog", .max_ns = 1 };
+	ok(!ilog_rotate_open(&o3, err, sizeof(err)) && strstr(err, "/nonexistent"),
+	   "a folder that is not there: refused at once (%s)", err);
+	uint64_t av, tot;
+	ok(!ilog_rotate_free_space(path, &av, &tot) && tot >= av && tot > 0, "free space of the folder");
+	close(fd1);
+	close(fd2);
+	close(fd3);
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		diag("could not remove %s", dir);
+}
+
+int main(void)
+{
+	test_writer_rotate();
+	test_files();
+	return done_testing();
+}
