@@ -112,6 +112,20 @@ struct mnode *ilog_merge_resolve(struct ilog_merge *m, uint32_t in, const struct
 			continue;
 		if (n->pub.input == in)
 			return n;
+		/* another file of the same recording: a later (or earlier) one
+		 * of --rotate's series, unless it starts where one given
+		 * already does */
+		int twice = 0, known = 0;
+		for (uint32_t j = 0; j < n->nstarts; j++) {
+			known |= n->starts[j].input == in;
+			twice |= n->starts[j].input != in && n->starts[j].mono == h->mono_ns;
+		}
+		if (!twice && h->mono_ns != n->hdr.mono_ns) {
+			if (!known && !ilog_grow((void **)&n->starts, &n->capstarts, n->nstarts,
+						 sizeof(*n->starts), 8))
+				n->starts[n->nstarts++] = (struct mstart){ h->mono_ns, in };
+			return n;
+		}
 		ilog_merge_errf(err, errlen, "%s: node '%s' session 0x%llx is also in %s (the same recording given twice)",
 				ilog_merge_in_name(mi->path), hname,
 				(unsigned long long)h->session_id,
@@ -333,6 +347,7 @@ void ilog_merge_free(struct ilog_merge *m)
 		free(n->pts);
 		free(n->procs);
 		free(n->pend);
+		free(n->starts);
 		ilog_hmap_free(&n->stack_map);
 		ilog_hmap_free(&n->pystack_map);
 		ilog_hmap_free(&n->emitted);

@@ -28,6 +28,11 @@ struct mnode {
 	char hstr[6][256];
 	int upfront;               /* its first header is written before the records */
 	int first_seen;            /* pass 2 has met its first header */
+	/* the headers' anchors (mono_ns) and inputs of its files: a recording
+	 * in several files (ingero-record --rotate) is one node, the same file
+	 * given twice an error */
+	struct mstart { uint64_t mono; uint32_t input; } *starts;
+	uint32_t nstarts, capstarts;
 	/* pass 1 */
 	uint64_t a_mono, a_real;
 	struct cproc *procs;
