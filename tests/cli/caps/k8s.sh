@@ -3,7 +3,7 @@
 # with hostPID whose recorder container adds exactly the capabilities that
 # ingero-record --help and --check name (and drops ALL), is not privileged,
 # mounts what it mounts read-only except the log folder, and writes its log
-# to a hostPath.  No cluster needed.
+# to a hostPath, rotated with a bound on disk (--rotate, --keep).  No cluster needed.
 . "$INGERO_TESTS/cli/caps/common.bash"
 python3 -c 'import yaml' 2>/dev/null || fail "python3-yaml not installed (tests/deps.txt)"
 yaml=$INGERO_TESTS/../docs/k8s/ingero-record-daemonset.yaml
@@ -57,5 +57,15 @@ for m in mounts.values():
 text = " ".join(c.get("command", []) + c.get("args", []))
 if not any(m["mountPath"] in text for m in logs):
     fail("the log is not written under a writable hostPath mount")
+# always on: bounded disk (--rotate with --keep or --keep-size)
+if "--rotate" not in text or not ("--keep" in text):
+    fail("the recorder does not rotate its files with a bound (--rotate, --keep)")
 print("ok: %s" % " ".join(want))
 PY
+# the systemd unit: the same capabilities, bounded disk too
+unit=$INGERO_TESTS/../docs/systemd/ingero-record.service
+exec_line=$(grep '^ExecStart=' "$unit") || fail "$unit: no ExecStart"
+[[ $exec_line == *--rotate* && $exec_line == *--keep* ]] || fail "$unit: no --rotate/--keep"
+for c in $NEEDED; do
+	grep -q "^CapabilityBoundingSet=.*$c" "$unit" || fail "$unit: $c not in its bounding set"
+done
