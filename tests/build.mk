@@ -50,3 +50,13 @@ $(FAKECUDA_DIR):
 
 # scensynth writes the synthesized scenarios of ingero-demo (cmd/ingero-demo/scenario.c).
 TOOL_SRCS_scensynth := cmd/ingero-demo/scenario.c
+
+# bench/record's reference probe (bench/record/minprobe.c): the empty
+# programs of bpf/minprobe.bpf.c attached each way the kernel offers.
+MINPROBE := $(OUT)/bench/minprobe
+TEST_EXTRAS += $(MINPROBE)
+all: $(MINPROBE)
+$(MINPROBE): bench/record/minprobe.c $(OUT)/bpf/minprobe.skel.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -lbpf -lelf -lz
