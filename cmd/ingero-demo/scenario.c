@@ -54,6 +54,8 @@
  *                       the same all-reduce with no loss)
  *   straggler, hang,  recorded only: a 4-rank job whose ranks rendezvous
  *   ranks-clean         in the fake NCCL (workload.c demo_rank)
+ *   microbatch,       recorded only: steps of 4 micro-batches, with or
+ *   microbatch-item     without a blocking copy in each (the gate's pair)
  */
 #include <math.h>
 #include <stdio.h>
@@ -614,6 +616,10 @@ static const struct { const char *name, *help; double seconds; } scen[] = {
 	{ "hang", "4 ranks: rank 2 blocks before an all-reduce the others entered (recorded "
 		  "only)", 6 },
 	{ "ranks-clean", "4 ranks in step, nothing wrong (recorded only)", 6 },
+	{ "microbatch", "steps of 4 micro-batches and the optimizer, nothing wrong (recorded "
+			"only)", 6 },
+	{ "microbatch-item", "the same with a tensor.item() per micro-batch: a blocking copy "
+			     "(recorded only)", 6 },
 };
 #define NSCEN (sizeof(scen) / sizeof(scen[0]))
 
@@ -717,7 +723,7 @@ int ilog_scenario_write(struct ilog_writer *w, const struct ilog_scenario_opts *
 		 !strcmp(n, "net-steady"))
 		sc_train(&g, "clean");
 	else if (!strcmp(n, "net-retrans") || !strcmp(n, "straggler") || !strcmp(n, "hang") ||
-		 !strcmp(n, "ranks-clean")) {
+		 !strcmp(n, "ranks-clean") || !strncmp(n, "microbatch", 10)) {
 		/* its retransmissions are the kernel's: nothing to synthesize */
 		snprintf(err, errlen, "'%s' is recorded only (ingero demo --bpf, as root)", n);
 		return -1;

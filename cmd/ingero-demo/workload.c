@@ -70,6 +70,10 @@ const struct demo_scenario demo_scenarios[] = {
 	{ "straggler", ILOG_PAT_STRAGGLER, 8, { "base" }, NULL, 0, 4 },
 	{ "hang", ILOG_PAT_COLLECTIVE_HANG, 6, { "base" }, NULL, 0, 4 },
 	{ "ranks-clean", DEMO_NONE, 6, { "base" }, NULL, 0, 4 },
+	/* steps of 4 micro-batches and the optimizer; the same with a
+	 * tensor.item() in each micro-batch: a regression gate's pair */
+	{ "microbatch", DEMO_NONE, 6, { "base" } },
+	{ "microbatch-item", DEMO_NONE, 6, { "base" } },
 	{ NULL, DEMO_NONE, 0, { NULL } },
 };
 
@@ -133,6 +137,15 @@ static const char *copy_knobs(const char *scen, const char *copy)
 		{ "straggler", "base", RANK_KNOBS },
 		{ "hang", "base", RANK_KNOBS },
 		{ "ranks-clean", "base", RANK_KNOBS },
+		/* micro-batches of 500 us of GPU work; launches and the zeroing of
+		 * the gradients spin */
+		{ "microbatch", "base", "FAKECUDA_LAT_cudaStreamSynchronize_NS=500000;"
+					"FAKECUDA_MODE_cudaMemsetAsync=spin;"
+					"FAKECUDA_LAT_cudaMemsetAsync_NS=4000;" },
+		{ "microbatch-item", "base", "FAKECUDA_LAT_cudaStreamSynchronize_NS=500000;"
+					     "FAKECUDA_MODE_cudaMemsetAsync=spin;"
+					     "FAKECUDA_LAT_cudaMemsetAsync_NS=4000;"
+					     "FAKECUDA_LAT_cudaMemcpy_NS=1000000;" },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 		if (!strcmp(t[i].scen, scen) && !strcmp(t[i].copy, copy))
@@ -149,6 +162,7 @@ struct cu {
 	int (*launch)(const void *, struct dim3, struct dim3, void **, size_t, void *);
 	int (*memcpy_)(void *, const void *, size_t, int);
 	int (*memcpy_async)(void *, const void *, size_t, int, void *);
+	int (*memset_async)(void *, int, size_t, void *);
 	int (*sync)(void *);
 	int (*begin)(void *, int);
 	int (*end)(void *, void **);
@@ -237,13 +251,15 @@ static int load(struct cu *c, const char *lib_dir, const char *scen, const char 
 	SYM(launch, "cudaLaunchKernel");
 	SYM(memcpy_, "cudaMemcpy");
 	SYM(memcpy_async, "cudaMemcpyAsync");
+	SYM(memset_async, "cudaMemsetAsync");
 	SYM(sync, "cudaStreamSynchronize");
 	SYM(begin, "cudaStreamBeginCapture");
 	SYM(end, "cudaStreamEndCapture");
 	SYM(inst, "cudaGraphInstantiate");
 	SYM(glaunch, "cudaGraphLaunch");
 #undef SYM
-	if (!c->malloc_ || !c->free_ || !c->launch || !c->memcpy_ || !c->memcpy_async || !c->sync ||
+	if (!c->malloc_ || !c->free_ || !c->launch || !c->memcpy_ || !c->memcpy_async ||
+	    !c->memset_async || !c->sync ||
 	    !c->begin || !c->end || !c->inst || !c->glaunch) {
 		fprintf(stderr, "ingero-demo: %s: a CUDA runtime function is missing\n", path);
 		return -1;
@@ -267,6 +283,31 @@ static void step(struct cu *c, int n)
 		;
 	launches(c, n);
 	c->memcpy_async(dev, host, sizeof(host), 1, STREAM);
+	c->sync(STREAM);
+}
+
+/*
+ * A step of 4 micro-batches (host work, 4 launches, the synchronize that
+ * waits for them: 500 us of GPU work each) and the optimizer (3 launches,
+ * zeroing the gradients, the step's synchronize: 1 ms); with item, each
+ * micro-batch reads its loss back as tensor.item() does, a 4-byte blocking
+ * device-to-host cudaMemcpy (1 ms: it waits for the GPU).
+ */
+static void microbatch_step(struct cu *c, int item)
+{
+	static char dev[16];
+	static float loss;
+	for (int m = 0; m < 4; m++) {
+		uint64_t until = now() + 100000;
+		while (now() < until)
+			;
+		launches(c, 4);
+		if (item)
+			c->memcpy_(&loss, dev, sizeof(loss), 2 /* cudaMemcpyDeviceToHost */);
+		c->sync(STREAM);
+	}
+	launches(c, 3);
+	c->memset_async(dev, 0, sizeof(dev), STREAM);
 	c->sync(STREAM);
 }
 
@@ -922,6 +963,9 @@ int demo_workload(const struct demo_scenario *s, double seconds, const char *lib
 		while (now() < end && read(batches, tok, sizeof(tok)) > 0)
 			step(base, 8);
 		close(batches);
+	} else if (!strncmp(n, "microbatch", 10)) {
+		while (now() < end)
+			microbatch_step(base, !strcmp(n, "microbatch-item"));
 	} else { /* incident, clean */
 		while (now() < end)
 			step(base, 8);

@@ -456,6 +456,10 @@ static int step_json(struct ilog_buf *b, struct ilog_stats *st, const struct ilo
 			break;
 		const struct ilog_step_op *ops;
 		uint32_t n = ilog_stats_step_ops(st, v->pr.node, v->pr.pid, r->step, &ops);
+		/* the steps whose composition is kept; every step with --windows
+		 * (the output would otherwise grow with the log) */
+		if (!n && !o->windows)
+			continue;
 		bprintf(b, "{\"type\":\"step\"");
 		jkv_s(b, "node", node);
 		jkv_u(b, "pid", v->pr.pid);
