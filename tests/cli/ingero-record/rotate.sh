@@ -17,10 +17,10 @@ rc=0; ingero-record --rotate 1s -o /nonexistent/x.ilog -d 1s 2>err || rc=$?
 [[ $rc == 2 && ! -e x.ilog ]] || fail "unwritable folder: exit $rc"
 grep -q "recording to" err && fail "unwritable folder: the recorder started"
 
-export FAKECUDA_LAT_NS=30000
+export FAKECUDA_LAT_NS=120000
 mix=cudaLaunchKernel=4,cudaMemcpyAsync,cudaStreamSynchronize,cuLaunchKernel
 # unrotated
-record_workload "" --mix "$mix" --iters 15000
+record_workload "" --mix "$mix" --iters 4000
 want=$(jq -c '.calls | to_entries | sort_by(.key) | from_entries' report.json)
 plain=$(cuda_counts "$wpid" | jq -c 'to_entries | sort_by(.key) | from_entries')
 assert_eq "unrotated per-op counts" "$plain" "$want"
@@ -28,7 +28,7 @@ rm -f rec.ilog
 # rotated every second, files of an earlier run under another name left alone
 touch other.20200101T000000Z.ilog
 rm -f ready go
-"$W" --mix "$mix" --iters 15000 --ready-file ready --wait-file go --report report2.json &
+"$W" --mix "$mix" --iters 4000 --ready-file ready --wait-file go --report report2.json &
 wpid=$!
 wait_for ready
 start_rec --pid "$wpid" --rotate 1s --keep 100
