@@ -107,7 +107,7 @@ static void usage(FILE *f)
 		"                       TIME: RFC 3339, @EPOCH_SECONDS or +DURATION from the start\n"
 		"  -o, --output FILE    write here instead of stdout\n"
 		"  -q, --quiet          errors only: no progress or warnings\n"
-		"  -v, --verbose        also say how many records were read and chains found\n"
+		"  -v, --verbose        also say how many records were read, chains and notes found\n"
 		"  -h, --help           this text\n"
 		"      --version        print the version\n\n"
 		"RULES\n"
@@ -150,19 +150,28 @@ static void usage(FILE *f)
 		"  the windows, and the process outside the job that moved at least half of\n"
 		"  the device's bytes in them, with its container.\n"
 		"  Windows that hold such stalls at their rate do not hide them, and are no\n"
-		"  anomaly when they cost under 1%% without them.\n"
+		"  anomaly when they cost under 5%% without them.\n"
+		"  Materiality: a finding is a chain only when the time it lost, less what\n"
+		"  the op's own spread explains (3 standard errors of the interval's calls\n"
+		"  drawn from the op's calls outside it), is >= 5%% of the process's CUDA\n"
+		"  time AND >= 50 ms; below, it is a statistic, not a chain, and a clean run\n"
+		"  reports \"No causal chain\" above its statistics.  A tail that is only a\n"
+		"  heavy distribution loses nothing above its spread.\n"
 		"  Severity: HIGH when a process was killed or a GPU operation failed, or the\n"
-		"  lost time is >= 25%% of the process's CUDA time AND >= 5%% of the recording's\n"
-		"  length AND at least 10 typical calls (the median of the chain's op in that\n"
-		"  process); MEDIUM >= 5%%, >= 1%% and the same floor; LOW >= 1%% of the\n"
-		"  process's time.  A loss that is a blip in the recording or shorter than a\n"
-		"  few ordinary calls is at most LOW, however short-lived the process.\n"
-		"  A process is never its own culprit, nor is the recorder: preemption by its\n"
-		"  own threads is %s (only when MEDIUM or worse and at least\n"
-		"  half of its time off-CPU), the recorder's\n"
-		"  is one %s note (LOW, last).  >= 3 short-lived processes of\n"
+		"  material lost time is >= 25%% of the process's CUDA time AND >= 5%% of the\n"
+		"  recording's length AND at least 10 typical calls (the median of the\n"
+		"  chain's op in that process); MEDIUM >= 5%%, >= 1%% and the same floor; LOW:\n"
+		"  material but a blip in the recording or shorter than a few ordinary calls.\n"
+		"  A process is never its own culprit, nor is the recorder or the idle task\n"
+		"  (PID 0, a throttled CPU): preemption by its own threads is %s (only\n"
+		"  when MEDIUM or worse and at least half of its time off-CPU); a preempter is\n"
+		"  named only when its rise is a quarter of the threads' off-CPU excess.\n"
+		"  Notes, never chains: what the recorder took (%s: the report's\n"
+		"  header, the JSON summary's recording_overhead_ns), a GPU-bound process\n"
+		"  (the report's NOTES, \"type\":\"note\" in --json).  >= 3 short-lived processes of\n"
 		"  one program (CUDA time < 10%% of the recording) with the same pattern and op\n"
-		"  are one chain about the group, graded as its median member.\n"
+		"  are one chain about the group, graded as its median member (none when\n"
+		"  that member lost nothing material).\n"
 		"  Steps (STEPS in the report, per process): the marker op is a collective\n"
 		"  (the NCCL op with the most calls), else cudaGraphLaunch, else the\n"
 		"  dominant synchronize (the synchronizing op with the most time); the calls\n"
@@ -478,8 +487,9 @@ static int analyze(struct opts *o)
 	if (!ru.cut && !ilog_analysis_pid_seen(ru.a))
 		ilog_warnf("--pid: '%u': no record of this process in the input", o->ao.filt.pid);
 	if (ILOG_VERBOSE(1) && !ru.cut)
-		fprintf(stderr, "%s: %llu records read, %u chain%s found\n", ilog_prog,
-			(unsigned long long)ru.records, cs->n, cs->n == 1 ? "" : "s");
+		fprintf(stderr, "%s: %llu records read, %u chain%s found, %u note%s\n", ilog_prog,
+			(unsigned long long)ru.records, cs->n, cs->n == 1 ? "" : "s", cs->nnotes,
+			cs->nnotes == 1 ? "" : "s");
 	ilog_buf_free(&b);
 	run_free(&ru);
 	return rc;

@@ -71,18 +71,20 @@ int causal_grade(uint64_t lost, uint64_t wall, uint64_t span, uint64_t floor)
 {
 	double impact = (double)lost / (double)(wall ? wall : 1);
 	double of_span = (double)lost / (double)(span ? span : 1);
+	if (impact < ILOG_MATERIAL_SHARE || (double)lost < ILOG_MATERIAL_NS)
+		return -1; /* not material: a statistic, not a chain */
 	if (impact >= ILOG_SEV_HIGH_IMPACT && of_span >= ILOG_SEV_HIGH_SPAN && lost >= floor)
 		return ILOG_SEV_HIGH;
 	if (impact >= ILOG_SEV_MEDIUM_IMPACT && of_span >= ILOG_SEV_MEDIUM_SPAN && lost >= floor)
 		return ILOG_SEV_MEDIUM;
-	if (impact >= ILOG_SEV_MIN_IMPACT)
-		return ILOG_SEV_LOW;
-	return -1;
+	return ILOG_SEV_LOW;
 }
 
 int causal_severity(const struct cand *c)
 {
-	return c->forced >= 0 ? c->forced : causal_grade(c->lost, c->wall, c->span, c->floor);
+	if (c->forced >= 0)
+		return c->forced;
+	return causal_grade(c->lost > c->spread ? c->lost - c->spread : 0, c->wall, c->span, c->floor);
 }
 
 uint64_t causal_typical(struct ctx *x, const struct sproc *p, uint16_t op)
@@ -252,7 +254,9 @@ static void group_alike(struct ctx *x, uint32_t *idx)
 		if (!g)
 			return;
 		const struct cand *t = &x->c[mid]; /* after the realloc */
-		g->forced = grade < 0 ? ILOG_SEV_LOW : grade;
+		g->forced = grade;
+		if (grade < 0) /* the typical member lost nothing material */
+			g->dead = 1;
 		g->wall = wall;
 		if (same_culprit) {
 			g->culprit = t->culprit;
@@ -407,6 +411,40 @@ static void culprit_container(struct ctx *x, struct cand *c)
 		causal_met_s(c, "culprit_cgroup", p->cgroup);
 }
 
+/* A ranked candidate as a chain (or note) of cs. */
+static int emit(struct ctx *x, struct ilog_chain_set *cs, struct cand *c, struct ilog_chain *o)
+{
+	struct ilog_buf ev = { 0 };
+	ev_render(x, c, &ev);
+	causal_met_f(c, "impact", (double)c->lost / (double)c->wall);
+	causal_met_u(c, "recording_ns", c->span);
+	causal_met_u(c, "severity_floor_ns", c->floor);
+	if (c->spread)
+		causal_met_u(c, "spread_ns", c->spread);
+	culprit_container(x, c);
+	ilog_buf_put(&c->met, "}", 1);
+	o->id = chain_id(c, x->st->chains_in);
+	o->ts_start = c->ts_start;
+	o->ts_end = c->ts_end;
+	o->severity = (uint32_t)causal_severity(c);
+	o->pid = c->pid;
+	o->op = c->op;
+	o->score = (double)c->lost / (double)c->wall;
+	if (o->score > 1) /* concurrent threads can lose more than the wall time */
+		o->score = 1;
+	o->culprit_pid = c->culprit;
+	o->lost_ns = c->lost;
+	int rc = kstr(cs, &o->pattern, patn(c->pattern), strlen(patn(c->pattern))) ||
+		 kstr(cs, &o->title, c->title, strlen(c->title)) ||
+		 kstr(cs, &o->root_cause, c->root, strlen(c->root)) ||
+		 kstr(cs, &o->fix, c->fix, strlen(c->fix)) || kstr(cs, &o->evidence, ev.p, ev.len) ||
+		 kstr(cs, &o->comm, c->comm, strlen(c->comm)) ||
+		 kstr(cs, &o->culprit_comm, c->ccomm, strlen(c->ccomm)) ||
+		 kstr(cs, &o->metrics, c->met.p, c->met.len);
+	ilog_buf_free(&ev);
+	return rc ? -1 : 0;
+}
+
 int ilog_causal_run(struct ilog_stats *st, struct ilog_chain_set *cs, char *err, size_t errlen)
 {
 	memset(cs, 0, sizeof(*cs));
@@ -467,48 +505,29 @@ int ilog_causal_run(struct ilog_stats *st, struct ilog_chain_set *cs, char *err,
 			ord[m++] = i;
 	if (ord && m)
 		qsort_r(ord, m, sizeof(*ord), cmp_rank, x.c);
+	uint32_t nnote = 0;
+	for (uint32_t r = 0; r < m; r++)
+		nnote += x.c[ord[r]].info;
 	if (!x.oom && m) {
-		cs->chains = calloc(m, sizeof(*cs->chains));
-		cs->nodes = calloc(m, sizeof(*cs->nodes));
-		if (!cs->chains || !cs->nodes)
+		cs->chains = calloc(m - nnote ? m - nnote : 1, sizeof(*cs->chains));
+		cs->nodes = calloc(m - nnote ? m - nnote : 1, sizeof(*cs->nodes));
+		cs->notes = calloc(nnote ? nnote : 1, sizeof(*cs->notes));
+		cs->note_nodes = calloc(nnote ? nnote : 1, sizeof(*cs->note_nodes));
+		if (!cs->chains || !cs->nodes || !cs->notes || !cs->note_nodes)
 			x.oom = 1;
 	}
 	for (uint32_t r = 0; !x.oom && r < m; r++) {
 		struct cand *c = &x.c[ord[r]];
-		struct ilog_chain *o = &cs->chains[cs->n];
-		struct ilog_buf ev = { 0 };
+		struct ilog_chain *o = c->info ? &cs->notes[cs->nnotes] : &cs->chains[cs->n];
 		x.nd = ilog_stats_node(st, c->node);
-		ev_render(&x, c, &ev);
-		causal_met_f(c, "impact", (double)c->lost / (double)c->wall);
-		causal_met_u(c, "recording_ns", c->span);
-		causal_met_u(c, "severity_floor_ns", c->floor);
-		culprit_container(&x, c);
-		ilog_buf_put(&c->met, "}", 1);
-		o->id = chain_id(c, st->chains_in);
-		o->ts_start = c->ts_start;
-		o->ts_end = c->ts_end;
-		o->severity = (uint32_t)causal_severity(c);
-		o->pid = c->pid;
-		o->op = c->op;
-		o->score = (double)c->lost / (double)c->wall;
-		if (o->score > 1) /* concurrent threads can lose more than the wall time */
-			o->score = 1;
-		o->culprit_pid = c->culprit;
-		o->lost_ns = c->lost;
-		if (kstr(cs, &o->pattern, patn(c->pattern), strlen(patn(c->pattern))) ||
-		    kstr(cs, &o->title, c->title, strlen(c->title)) ||
-		    kstr(cs, &o->root_cause, c->root, strlen(c->root)) ||
-		    kstr(cs, &o->fix, c->fix, strlen(c->fix)) ||
-		    kstr(cs, &o->evidence, ev.p, ev.len) ||
-		    kstr(cs, &o->comm, c->comm, strlen(c->comm)) ||
-		    kstr(cs, &o->culprit_comm, c->ccomm, strlen(c->ccomm)) ||
-		    kstr(cs, &o->metrics, c->met.p, c->met.len)) {
+		if (emit(&x, cs, c, o)) {
 			x.oom = 1;
-			ilog_buf_free(&ev);
 			break;
 		}
-		ilog_buf_free(&ev);
-		cs->nodes[cs->n++] = c->node;
+		if (c->info)
+			cs->note_nodes[cs->nnotes++] = c->node;
+		else
+			cs->nodes[cs->n++] = c->node;
 	}
 	for (uint32_t i = 0; i < x.n; i++)
 		ilog_buf_free(&x.c[i].met);
@@ -529,5 +548,7 @@ void ilog_chain_set_free(struct ilog_chain_set *cs)
 	free(cs->mem);
 	free(cs->chains);
 	free(cs->nodes);
+	free(cs->notes);
+	free(cs->note_nodes);
 	memset(cs, 0, sizeof(*cs));
 }

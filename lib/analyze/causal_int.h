@@ -27,7 +27,8 @@ struct cand {
 	enum ilog_pattern pattern;
 	uint64_t ts_start, ts_end, lost, wall;
 	uint64_t span, floor;     /* the severity rule's recording length and floor */
-	int info;                 /* informational (recording overhead): ranked last */
+	uint64_t spread;          /* of lost, what the op's own spread explains */
+	int info;                 /* a note, no finding (gpu-bound, recording overhead) */
 	char comm[32], ccomm[32];
 	char title[256], root[1536], fix[768];
 	struct ilog_buf met;
@@ -134,9 +135,10 @@ struct cand *causal_cand_new(struct ctx *x, const struct sproc *p, enum ilog_pat
  * causal_severity on each candidate; a detector that proposes a chain only
  * sets its lost time, and may widen c->wall or c->floor):
  *
+ *   material: lost >= 5% of wall and >= 50 ms (else no chain)
  *   HIGH    lost >= 25% of wall, >= 5% of span and >= floor
  *   MEDIUM  lost >=  5% of wall, >= 1% of span and >= floor
- *   LOW     lost >=  1% of wall
+ *   LOW     material, short of MEDIUM's span or floor
  *   none    below (no chain)
  *
  * wall:  the process's CUDA wall time (first call to last return);

@@ -191,7 +191,7 @@ int causal_series_anomalies(struct ctx *x, struct causal_proc *pc, struct causal
 	uint32_t kept = 0;
 	for (uint32_t j = 0; j < niv; j++)
 		if ((double)interval_lost(s, iv[j], inany, x->T) >=
-		    ILOG_SEV_MIN_IMPACT * (double)(p->last_end - p->first_ts))
+		    ILOG_MATERIAL_SHARE * (double)(p->last_end - p->first_ts))
 			iv[kept++] = iv[j];
 	niv = kept;
 	memset(inany, 0, x->T);

@@ -68,6 +68,11 @@ static uint32_t preempt_sum(struct ctx *x, const struct sproc *p, uint32_t a, ui
 			continue;
 		*n_all += n;
 		*dur_all += d;
+		/* switched out runnable to the idle task: a CPU quota throttled
+		 * the thread (or the CPU went offline) - off-CPU time, but the
+		 * idle task took nothing and is never a preempter */
+		if (!h->opid)
+			continue;
 		uint32_t j;
 		for (j = 0; j < m && out[j].pid != h->opid; j++)
 			;
@@ -230,7 +235,11 @@ int causal_offcpu(struct ctx *x, const struct sproc *p, const uint8_t *in, uint3
 	 * CPU, is not the cause).
 	 */
 	double by_others = (double)o->pd - (double)own.dur;
-	o->named = o->npr && o->pr[0].excess > 0 && (double)o->pr[0].dur >= 0.5 * by_others;
+	/* and its own rise is a quarter of the threads' off-CPU excess at
+	 * least: 7 ms of preemptions are not who took a second of run-queue
+	 * waits on a saturated host */
+	o->named = o->npr && o->pr[0].excess > 0 && (double)o->pr[0].dur >= 0.5 * by_others &&
+		   o->pr[0].excess >= 0.25 * excess;
 	o->host = o->share >= 0.5;
 	free(out);
 	return 0;

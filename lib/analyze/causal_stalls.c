@@ -265,7 +265,7 @@ int causal_isolated_intervals(struct ctx *x, struct causal_proc *pc, struct caus
 	if (no <= ko)
 		return 0;
 	double rate = (double)ko / (double)no, mean = (to - kso) / (double)(no - ko);
-	double min = ILOG_SEV_MIN_IMPACT * (double)(pc->p->last_end - pc->p->first_ts);
+	double min = ILOG_MATERIAL_SHARE * (double)(pc->p->last_end - pc->p->first_ts);
 	uint32_t kept = 0, niv = sc->niv;
 	for (uint32_t j = 0; j < niv; j++) {
 		struct ival iv = sc->iv[j];

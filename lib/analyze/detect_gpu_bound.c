@@ -44,6 +44,7 @@ static void gpu_bound(struct ctx *x, struct causal_proc *pc, const struct causal
 	if (!c)
 		return;
 	c->forced = ILOG_SEV_LOW;
+	c->info = 1; /* a note: how the process spends its time, no finding */
 	struct dhist h;
 	if (ilog_dhist_series(&h, top, 0, top->nt, NULL, 0)) {
 		x->oom = 1;

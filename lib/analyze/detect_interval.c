@@ -9,6 +9,7 @@
  * the one chain of an interval and share its accounting, so they stay in
  * one detector.
  */
+#include <math.h>
 #include <stdlib.h>
 #include "causal_int.h"
 
@@ -155,7 +156,7 @@ static void memory_chain(struct ctx *x, struct cand *c, const struct sproc *p, c
 	int scarce = nst || ss->psi_mem_max >= ILOG_MEM_PSI || ss->swap_growth ||
 		     (ss->n && ss->avail_min < ILOG_MEM_SCARCE * (double)ss->total);
 	causal_met_u(c, "scarce", (uint64_t)scarce);
-	int g = causal_grade(c->lost, c->wall, c->span, c->floor);
+	int g = causal_severity(c); /* after interval_chain set its spread */
 	if (scarce && g >= ILOG_SEV_LOW && g < ILOG_SEV_HIGH && c->lost >= c->floor)
 		c->forced = g + 1;
 }
@@ -521,6 +522,11 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 	uint64_t lost = excess > 0 ? (uint64_t)excess : 0;
 	if (!lost)
 		goto done;
+	/* what the op's own spread explains: n calls drawn from the calls
+	 * outside the anomalies exceed n times their mean by this much now and
+	 * then (ILOG_SPREAD_Z standard errors of the sum) - a heavy tail that
+	 * happened to bunch up loses nothing above it */
+	double spread = ILOG_SPREAD_Z * ilog_dhist_sd(&out) * sqrt((double)in.n);
 	uint64_t ta = tick_ts(x, iv.a), tb = tick_ts(x, iv.b);
 	uint64_t len = tb - ta;
 
@@ -576,6 +582,7 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 	struct cand *c = causal_cand_new(x, p, pat, s->op, ta, tb, lost);
 	if (!c)
 		goto done;
+	c->spread = spread < (double)lost ? (uint64_t)spread : lost;
 	const char *comm = c->comm;
 	char head[512];
 	snprintf(head, sizeof(head),

@@ -135,7 +135,19 @@ static void timeline(struct ilog_buf *b, const struct ilog_chain *c, int max)
 	}
 }
 
-static void node_summary(struct ilog_buf *b, struct ilog_stats *st, uint32_t i)
+/* The note of pattern pat about node (stats node id), or NULL. */
+static const struct ilog_chain *note_of(const struct ilog_chain_set *cs, uint32_t node,
+					enum ilog_pattern pat)
+{
+	for (uint32_t i = 0; cs && i < cs->nnotes; i++)
+		if (cs->note_nodes[i] == node && cs->notes[i].pattern.n == strlen(ilog_patterns[pat].name) &&
+		    !memcmp(cs->notes[i].pattern.p, ilog_patterns[pat].name, cs->notes[i].pattern.n))
+			return &cs->notes[i];
+	return NULL;
+}
+
+static void node_summary(struct ilog_buf *b, struct ilog_stats *st,
+			 const struct ilog_chain_set *cs, uint32_t i)
 {
 	struct ilog_stats_summary s;
 	ilog_stats_summary(st, i, &s);
@@ -149,6 +161,12 @@ static void node_summary(struct ilog_buf *b, struct ilog_stats *st, uint32_t i)
 		bprintf(b, "  WARNING: the recorder lost %llu of %llu events; counts below are "
 			"lower bounds\n", (unsigned long long)s.lost,
 			(unsigned long long)(s.seen + s.lost));
+	/* what recording cost: a fact about the measurement, no finding */
+	const struct ilog_chain *ov = note_of(cs, s.node, ILOG_PAT_RECORDING_OVERHEAD);
+	if (ov)
+		bprintf(b, "  recording cost: %s off-CPU of the traced CUDA threads (%.2f%% of their "
+			"CUDA time), taken by the recorder\n", dur(d1, (double)ov->lost_ns),
+			ov->score * 100);
 }
 
 /* The damaged ranges of the inputs (SPEC §9), each one line. */
@@ -185,9 +203,23 @@ static void host_summary(struct ilog_buf *b, struct ilog_stats *st, uint32_t i)
 		ilog_fmt_bytes(m5, sizeof(m5), (double)s.swap_used_growth));
 }
 
-/* The processes of a node grouped by container, when it has more than one
- * (ilog_stats_containers).  0, or -1 when out of memory. */
-static int containers_text(struct ilog_buf *b, struct ilog_stats *st, uint32_t i)
+/* Whether pid on node is a chain's culprit. */
+static int is_culprit(const struct ilog_chain_set *cs, uint32_t node, uint32_t pid)
+{
+	for (uint32_t i = 0; cs && pid && i < cs->n; i++)
+		if (cs->nodes[i] == node && cs->chains[i].culprit_pid == pid)
+			return 1;
+	return 0;
+}
+
+/*
+ * The processes of a node grouped by container, when it has more than one
+ * (ilog_stats_containers): the groups with a CUDA process or a chain's
+ * culprit, with those processes; the rest (shells, builds, short-lived
+ * tools the recorder met) one line of counts.  0, or -1 when out of memory.
+ */
+static int containers_text(struct ilog_buf *b, struct ilog_stats *st,
+			   const struct ilog_chain_set *cs, uint32_t i)
 {
 	struct ilog_stats_summary s;
 	struct ilog_stats_container *g;
@@ -196,27 +228,48 @@ static int containers_text(struct ilog_buf *b, struct ilog_stats *st, uint32_t i
 	if (n <= 0)
 		return n;
 	char d[32];
-	bprintf(b, "\nCONTAINERS (node %s): %d groups of processes\n",
-		s.node_name[0] ? s.node_name : "?", n);
+	int shown = 0;
+	uint32_t other_procs = 0;
 	for (int k = 0; k < n; k++) {
 		const struct ilog_stats_container *c = &g[k];
+		uint32_t named = 0;
+		for (uint32_t j = 0; j < c->nprocs; j++)
+			named += c->procs[j].calls || is_culprit(cs, s.node, c->procs[j].pid);
+		if (!named) {
+			other_procs += c->nprocs;
+			continue;
+		}
+		if (!shown++)
+			bprintf(b, "\nCONTAINERS (node %s): %d groups of processes\n",
+				s.node_name[0] ? s.node_name : "?", n);
 		bprintf(b, "  %s", c->label[0] ? c->label : "the host (no container)");
 		if (c->cgroup[0] && strncmp(c->label, "cgroup ", 7))
 			bprintf(b, " (cgroup %s)", c->cgroup);
 		bprintf(b, ": %u process%s, %llu CUDA calls\n", c->nprocs, c->nprocs == 1 ? "" : "es",
 			(unsigned long long)c->calls);
-		for (uint32_t j = 0; j < c->nprocs && j < 8; j++) {
+		uint32_t listed = 0;
+		for (uint32_t j = 0; j < c->nprocs && listed < 8; j++) {
 			const struct ilog_stats_cproc *p = &c->procs[j];
+			if (!p->calls && !is_culprit(cs, s.node, p->pid))
+				continue;
+			listed++;
 			bprintf(b, "    PID %-8u %-15.15s ", p->pid, p->comm[0] ? p->comm : "?");
 			if (p->calls)
 				bprintf(b, "%llu CUDA calls, %s\n", (unsigned long long)p->calls,
 					dur(d, (double)p->cuda_ns));
 			else
-				bprintf(b, "no CUDA calls\n");
+				bprintf(b, "no CUDA calls, named by a chain\n");
 		}
-		if (c->nprocs > 8)
-			bprintf(b, "    ... and %u more\n", c->nprocs - 8);
+		if (named > listed)
+			bprintf(b, "    ... and %u more with CUDA calls or named by a chain\n",
+				named - listed);
+		if (c->nprocs > named)
+			bprintf(b, "    and %u process%s with no CUDA calls\n", c->nprocs - named,
+				c->nprocs - named == 1 ? "" : "es");
 	}
+	if (shown && shown < n)
+		bprintf(b, "  %d other group%s: %u process%s with no CUDA calls, none named by a chain\n",
+			n - shown, n - shown == 1 ? "" : "s", other_procs, other_procs == 1 ? "" : "es");
 	ilog_stats_containers_free(g, n);
 	return 0;
 }
@@ -571,7 +624,7 @@ int ilog_explain_report(struct ilog_buf *b, struct ilog_stats *st,
 {
 	bprintf(b, "ingero incident report%s%s\n", o->name ? ": " : "", o->name ? o->name : "");
 	for (uint32_t i = 0; i < ilog_stats_nnodes(st); i++)
-		node_summary(b, st, i);
+		node_summary(b, st, cs, i);
 	if (!ilog_stats_nnodes(st))
 		bprintf(b, "  the log holds no CUDA, host or snapshot events\n");
 	damage_text(b, st);
@@ -587,10 +640,11 @@ int ilog_explain_report(struct ilog_buf *b, struct ilog_stats *st,
 				ranks, ranks[0] ? " of one job" : "");
 	}
 	for (uint32_t i = 0; i < ilog_stats_nnodes(st); i++)
-		if (containers_text(b, st, i))
+		if (containers_text(b, st, cs, i))
 			return -1;
 	if (!cs->n) {
-		bprintf(b, "\nNo causal chain: no anomaly cost 1%% or more of a process's time.\n");
+		bprintf(b, "\nNo causal chain: nothing material was found (no finding lost 5%% of a "
+			"process's CUDA time and 50 ms); the statistics follow.\n");
 	} else {
 		uint32_t nh = 0, nm = 0;
 		for (uint32_t i = 0; i < cs->n; i++)
@@ -628,6 +682,16 @@ int ilog_explain_report(struct ilog_buf *b, struct ilog_stats *st,
 		timeline(b, c, o->max_timeline);
 	}
 	rows_free(&rw);
+	uint32_t nn = 0;
+	for (uint32_t i = 0; i < cs->nnotes; i++) {
+		const struct ilog_chain *c = &cs->notes[i];
+		if (note_of(cs, cs->note_nodes[i], ILOG_PAT_RECORDING_OVERHEAD) == c)
+			continue; /* in the header */
+		if (!nn++)
+			bprintf(b, "\nNOTES (no findings: how the processes spent their time)\n");
+		bprintf(b, "  %.*s  PID %u (%.*s): %.*s\n", (int)c->pattern.n, c->pattern.p, c->pid,
+			(int)c->comm.n, c->comm.p, (int)c->title.n, c->title.p);
+	}
 	if (steps_each(b, st, o, step_text) || ranks_text(b, st) || ilog_explain_stats(b, st, o))
 		return -1;
 	for (uint32_t i = 0; i < ilog_stats_nnodes(st); i++)
@@ -666,8 +730,17 @@ static void row_json(struct ilog_buf *b, const char *type, const struct ilog_sta
 	bprintf(b, "}\n");
 }
 
+static int chain_json(struct ilog_buf *b, struct ilog_stats *st, const char *type,
+		      const struct ilog_chain *c, uint32_t node, uint32_t rank);
+
 int ilog_explain_chain_json(struct ilog_buf *b, struct ilog_stats *st,
 			    const struct ilog_chain *c, uint32_t node, uint32_t rank)
+{
+	return chain_json(b, st, "chain", c, node, rank);
+}
+
+static int chain_json(struct ilog_buf *b, struct ilog_stats *st, const char *type,
+		      const struct ilog_chain *c, uint32_t node, uint32_t rank)
 {
 	const char *nn = "";
 	for (uint32_t i = 0; i < ilog_stats_nnodes(st); i++) {
@@ -676,7 +749,8 @@ int ilog_explain_chain_json(struct ilog_buf *b, struct ilog_stats *st,
 		if (s.node == node)
 			nn = s.node_name;
 	}
-	bprintf(b, "{\"type\":\"chain\",\"rank\":%u,\"id\":\"0x%llx\"", rank, (unsigned long long)c->id);
+	bprintf(b, "{\"type\":\"%s\",\"rank\":%u,\"id\":\"0x%llx\"", type, rank,
+		(unsigned long long)c->id);
 	jkv_s(b, "severity", ilog_severity_name(c->severity));
 	bprintf(b, ",\"pattern\":");
 	jstr(b, c->pattern.p, c->pattern.n);
@@ -732,6 +806,10 @@ int ilog_explain_json(struct ilog_buf *b, struct ilog_stats *st,
 		jkv_u(b, "processes", s.processes);
 		jkv_u(b, "lost", s.lost);
 		jkv_u(b, "chains", cs ? cs->n : 0);
+		jkv_u(b, "notes", cs ? cs->nnotes : 0);
+		const struct ilog_chain *ov = note_of(cs, s.node, ILOG_PAT_RECORDING_OVERHEAD);
+		jkv_u(b, "recording_overhead_ns", ov ? ov->lost_ns : 0);
+		jkv_f(b, "recording_overhead_share", ov ? ov->score : 0);
 		if (s.nsnaps) {
 			jkv_f(b, "cpu_pct_avg", s.cpu_avg);
 			jkv_f(b, "cpu_pct_max", s.cpu_max);
@@ -794,5 +872,10 @@ int ilog_explain_json(struct ilog_buf *b, struct ilog_stats *st,
 		ilog_buf_put(b, "\n", 1);
 	}
 	rows_free(&rw);
+	for (uint32_t i = 0; cs && i < cs->nnotes; i++) {
+		if (chain_json(b, st, "note", &cs->notes[i], cs->note_nodes[i], i + 1))
+			return -1;
+		ilog_buf_put(b, "\n", 1);
+	}
 	return b->len && !b->p ? -1 : 0;
 }

@@ -701,10 +701,20 @@ static void header(struct ctx *x)
 			bprintf(b, ", about %lld records lost", (long long)dm->records);
 		bprintf(b, ": counts and times below are lower bounds.</p>\n");
 	}
+	/* what recording cost, per node: a fact about the measurement */
+	for (uint32_t i = 0; i < x->cs->nnotes; i++) {
+		const struct ilog_chain *c = &x->cs->notes[i];
+		if (c->pattern.n != strlen(ilog_patterns[ILOG_PAT_RECORDING_OVERHEAD].name) ||
+		    memcmp(c->pattern.p, ilog_patterns[ILOG_PAT_RECORDING_OVERHEAD].name, c->pattern.n))
+			continue;
+		bprintf(b, "<p class=\"note\" id=\"overhead-%u\">Recording cost: %s off-CPU of the "
+			   "traced CUDA threads (%.2f%% of their CUDA time), taken by the recorder.</p>\n",
+			i, dur(d, (double)c->lost_ns), c->score * 100);
+	}
 	/* the verdict */
 	if (!x->cs->n) {
-		bprintf(b, "<p class=\"verdict\" id=\"verdict\">No causal chain: no anomaly cost 1%% or "
-			   "more of a process's time.</p>\n");
+		bprintf(b, "<p class=\"verdict\" id=\"verdict\">No causal chain: nothing material was "
+			   "found (no finding lost 5%% of a process's CUDA time and 50 ms).</p>\n");
 	} else {
 		const struct ilog_chain *c = &x->cs->chains[0];
 		bprintf(b, "<p class=\"verdict %s\" id=\"verdict\"><b>%s %.*s:</b> ", sev_class(c->severity),
@@ -732,7 +742,8 @@ static void chains(struct ctx *x)
 	const struct ilog_chain_set *cs = x->cs;
 	bprintf(b, "<section id=\"chains\">\n<h2>Causal chains: %u, most severe first</h2>\n", cs->n);
 	if (!cs->n)
-		bprintf(b, "<p>No anomaly cost 1%% or more of a process's time.</p>\n");
+		bprintf(b, "<p>Nothing material: no finding lost 5%% of a process's CUDA time and "
+			   "50 ms.</p>\n");
 	bprintf(b, "<div class=\"chains\">\n");
 	for (uint32_t i = 0; i < cs->n; i++) {
 		const struct ilog_chain *c = &cs->chains[i];

@@ -356,6 +356,8 @@ int ilog_dhist_series(struct dhist *h, const struct sseries *s, uint32_t a, uint
 void ilog_dhist_free(struct dhist *h);
 /* Nearest-rank quantile: the ceil(q*n)-th smallest value (q in [0,1]). */
 uint64_t ilog_dhist_quantile(const struct dhist *h, double q);
+/* Sample standard deviation (bucket representatives, the exact mean). */
+double ilog_dhist_sd(const struct dhist *h);
 /* Median absolute deviation around med. */
 uint64_t ilog_dhist_mad(const struct dhist *h, uint64_t med);
 /* Calls in ticks [a,b) whose bucket lies above thr's bucket. */

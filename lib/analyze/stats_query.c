@@ -62,6 +62,19 @@ uint64_t ilog_dhist_quantile(const struct dhist *h, double q)
 	return h->max;
 }
 
+double ilog_dhist_sd(const struct dhist *h)
+{
+	if (h->n < 2)
+		return 0;
+	double mean = (double)h->total / (double)h->n, ss = 0;
+	for (uint32_t i = 0; i < HB_N; i++)
+		if (h->c[i]) {
+			double d = (double)ilog_hb_rep(i) - mean;
+			ss += d * d * (double)h->c[i];
+		}
+	return sqrt(ss / (double)(h->n - 1));
+}
+
 struct devb { uint64_t dev, n; };
 
 static int cmp_devb(const void *a, const void *b)

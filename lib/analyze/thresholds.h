@@ -41,12 +41,21 @@
  *     log-normal through the quartiles of the op's durations puts above its
  *     lower edge - so jitter, however wide, is not a stall; the side (host
  *     or GPU) by the interval rules, applied to the stalls' windows;
+ *   - materiality: a finding is a chain only when the time it lost, less
+ *     what the op's own spread explains (the interval's calls drawn from
+ *     the op's calls outside it would exceed their mean by up to
+ *     ILOG_SPREAD_Z standard errors), is >= ILOG_MATERIAL_SHARE of the
+ *     process's CUDA wall time AND >= ILOG_MATERIAL_NS; below, it is a
+ *     statistic, not a chain.  A tail that is only a heavy distribution
+ *     loses nothing above its spread;
  *   - severity: HIGH when a process was killed or a GPU operation failed,
- *     or the lost time is >= 25% of the process's CUDA wall time AND >= 5%
- *     of the recording's length AND at least ILOG_SEV_FLOOR_CALLS typical
- *     calls of the op (its median in that process); MEDIUM >= 5%, >= 1%
- *     and the same floor; LOW >= 1% of the process's time; below, no
- *     chain (causal_grade in lib/analyze/causal_int.h is the one rule).
+ *     or the material lost time is >= 25% of the process's CUDA wall time
+ *     AND >= 5% of the recording's length AND at least
+ *     ILOG_SEV_FLOOR_CALLS typical calls of the op (its median in that
+ *     process); MEDIUM >= 5%, >= 1% and the same floor; LOW: material,
+ *     short of MEDIUM's span or floor (causal_grade in
+ *     lib/analyze/causal_int.h is the one rule);
+ *   - notes, never chains: a GPU-bound process, what recording cost.
  */
 #ifndef ILOG_ANALYZE_THRESHOLDS_H
 #define ILOG_ANALYZE_THRESHOLDS_H
@@ -56,7 +65,9 @@
 #define ILOG_COVERAGE 0.5       /* majority of anomalous windows */
 #define ILOG_SEV_HIGH_IMPACT 0.25
 #define ILOG_SEV_MEDIUM_IMPACT 0.05
-#define ILOG_SEV_MIN_IMPACT 0.01
+#define ILOG_MATERIAL_SHARE 0.05   /* material: share of the process's CUDA wall time */
+#define ILOG_MATERIAL_NS 50000000.0 /* material: absolute lost time (50 ms) */
+#define ILOG_SPREAD_Z 3.0          /* standard errors of the interval's mean the spread explains */
 #define ILOG_SEV_HIGH_SPAN 0.05   /* HIGH: share of the recording's length */
 #define ILOG_SEV_MEDIUM_SPAN 0.01 /* MEDIUM: share of the recording's length */
 #define ILOG_SEV_FLOOR_CALLS 10   /* HIGH/MEDIUM: lost >= this many typical calls */

@@ -11,10 +11,23 @@
 #   no_chain_above LOG SEVERITY   fail if a chain of SEVERITY or worse exists
 #   no_pattern LOG PATTERN        fail if any chain has PATTERN
 
+# No chain is about PID 0, the idle task or an empty comm, as its subject
+# or its culprit (every demo and scenario test goes through here).
+no_ghost_chain() {
+	if jq -se 'any(.[]; .type=="chain" and (.pid == 0 or .comm == "" or
+		(.culprit_pid != 0 and .culprit_comm == "") or
+		((.title + " " + .root_cause + " " + .fix) | test("\\(PID 0\\)|\\bPID 0\\b"))))' "$1" >/dev/null; then
+		echo "a chain names PID 0 or an empty comm:" >&2
+		jq -r 'select(.type=="chain") | "  #\(.rank) \(.pattern) pid \(.pid) (\(.comm)) culprit \(.culprit_pid) (\(.culprit_comm)): \(.title)"' "$1" >&2
+		return 1
+	fi
+}
+
 check_chain() {
 	local log=$1 pattern=$2 culprit=${3-} op=${4-}
 	ingero-correlate --json "$log" >corr.jsonl || { echo "ingero-correlate failed" >&2; return 1; }
 	ingero-export "$log" >recs.jsonl || { echo "ingero-export failed" >&2; return 1; }
+	no_ghost_chain corr.jsonl || return 1
 	if ! jq -rn --slurpfile c corr.jsonl --slurpfile r recs.jsonl --arg pattern "$pattern" \
 		--arg culprit "$culprit" --arg op "$op" -f "$INGERO_TESTS/scenarios/check.jq" >check.out; then
 		echo "check.jq failed" >&2
@@ -37,6 +50,7 @@ no_chain_above() {
 	*) bad='"HIGH"' ;;
 	esac
 	ingero-correlate --json "$log" >corr.jsonl || return 1
+	no_ghost_chain corr.jsonl || return 1
 	# jq -e: 0 found, 1 none; anything else is an error, not "none"
 	jq -se "any(.[]; .type==\"chain\" and (.severity as \$s | [$bad] | index(\$s) != null))" \
 		corr.jsonl >/dev/null

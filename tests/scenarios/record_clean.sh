@@ -9,17 +9,21 @@
 #   seed S: H high, M medium, L low (patterns) load A; ok|ALARM|BAD ...
 #
 # ok: no HIGH or MEDIUM chain, no chain whose culprit is the recorder or
-# the process itself, at most one recording-overhead note.  ALARM: a HIGH
-# or MEDIUM chain (a false alarm, the workload being clean), with the
-# chains on the following lines.  "ALARM busy" when every alarm is about
-# the host's neighbours, which are real: it names a culprit that is not
-# one of the generator's processes (by name: another build, a memory hog
-# on a shared machine), or it names the CPU (cpu-contention,
-# oversubscription) on a host the recorder saw saturated -- its snapshots'
-# PSI "cpu some" (share of time a task waited for a CPU) averaged >= 50%.  BAD: a self or
-# recorder culprit, or two overhead notes.  Exit 0 ok, 1 ALARM or BAD, 2
-# the recording failed.  The line also gives the load average at the
-# start and the mean PSI cpu some of the recording.
+# the process itself, no chain about PID 0 or an empty comm, at most one
+# recording-overhead note per node.  ALARM: a HIGH or MEDIUM chain (a false
+# alarm, the workload being clean), with the chains on the following
+# lines.  "ALARM busy" when every alarm is about CPU contention the records
+# prove (the host was busy, which is real, not a false alarm): a culprit
+# that is not one of the generator's processes (a neighbour on a shared
+# machine), or whose preemptions of the victim's threads in the chain's
+# interval, recomputed from the exported switch records, took at least a
+# tenth of the time the chain says was lost; or, with no culprit named
+# (a saturated host), the recorder's snapshots in the interval show PSI
+# "cpu some" (share of time a task waited for a CPU) of 20% or more.  BAD:
+# a self, recorder, PID 0 or empty-comm chain, or two overhead notes on a
+# node.  Exit 0 ok, 1 ALARM or BAD, 2 the recording failed.  The line also
+# gives the load average at the start and the mean PSI cpu some of the
+# recording.
 # Files: clean-SEED.ilog, clean-SEED.jsonl, clean-SEED.plan in the
 # current directory (removed when ok unless KEEP=1).
 set -uo pipefail
@@ -34,24 +38,36 @@ if ! ingero-record -q -o "$log" -- "$here/cleanload.sh" "$seed" "$max_s" >"clean
 	exit 2
 fi
 ingero-correlate --json "$log" >"clean-$seed.jsonl" || { echo "seed $seed: ingero-correlate failed"; exit 2; }
-psi=$(ingero-export "$log" | jq -s '[.[] | select(.type == "snapshot" and .psi_cpu_some != null) | .psi_cpu_some] | if length > 0 then add / length else 0 end | floor')
-jq -rs --arg seed "$seed" --arg load "$load" --argjson psi "${psi:-0}" '
+ingero-export "$log" >"clean-$seed.recs" || { echo "seed $seed: ingero-export failed"; exit 2; }
+psi=$(jq -s '[.[] | select(.type == "snapshot" and .psi_cpu_some != null) | .psi_cpu_some] | if length > 0 then add / length else 0 end | floor' "clean-$seed.recs")
+jq -rs --arg seed "$seed" --arg load "$load" --argjson psi "${psi:-0}" --slurpfile r "clean-$seed.recs" '
   [.[] | select(.type == "chain")] as $c |
   ["workload", "cleanload.sh", "bash", "cksum", "head", "dd", "sleep", "env"] as $mine |
+  [$r[] | select(.type == "host" and .host_type == "switch" and .value == 0)] as $sw |
+  [$r[] | select(.type == "snapshot" and .psi_cpu_some != null)] as $snaps |
+  # the contention a chain claims, proven from the records
+  def proven: . as $ch |
+    (.pattern == "cpu-contention" or .pattern == "oversubscription") and
+    (if .culprit_pid != 0 then
+       (.culprit_comm as $n | $mine | index($n) | not) or
+       ([$sw[] | select(.pid == $ch.pid and .other_pid == $ch.culprit_pid and
+                        .ts_ns >= $ch.ts_start and .ts_ns < $ch.ts_end) | .dur_ns] | add // 0) >= 0.1 * $ch.lost_ns
+     else
+       ([$snaps[] | select(.ts_ns >= $ch.ts_start and .ts_ns < $ch.ts_end) | .psi_cpu_some] |
+        if length > 0 then add / length else $psi end) >= 20
+     end);
   ($c | map(select(.severity == "HIGH" or .severity == "MEDIUM"))) as $alarm |
-  ($c | map(select(.culprit_pid != 0 and (.culprit_pid == .pid or .culprit_comm == "ingero-record")))) as $bad |
-  ($c | map(select(.pattern == "recording-overhead")) | length) as $over |
+  ($c | map(select(.pid == 0 or .comm == "" or
+                   (.culprit_pid != 0 and (.culprit_pid == .pid or .culprit_comm == "ingero-record" or .culprit_comm == ""))))) as $bad |
+  ([.[] | select(.type == "note" and .pattern == "recording-overhead") | .node] | group_by(.) | map(length) | max // 0) as $over |
   "seed \($seed): \($c | map(select(.severity == "HIGH")) | length) high, \($c | map(select(.severity == "MEDIUM")) | length) medium, \($c | map(select(.severity == "LOW")) | length) low (\($c | map(.pattern) | unique | join(","))) load \($load) psi \($psi)%; " +
   (if ($bad | length) > 0 or $over > 1 then "BAD"
-   elif ($alarm | length) > 0 then "ALARM" +
-     (if all($alarm[]; (.culprit_pid != 0 and (.culprit_comm as $n | $mine | index($n) | not)) or
-                      ($psi >= 50 and (.pattern == "cpu-contention" or .pattern == "oversubscription")))
-      then " busy" else "" end)
+   elif ($alarm | length) > 0 then "ALARM" + (if all($alarm[]; proven) then " busy" else "" end)
    else "ok" end),
   (($alarm + $bad)[] | "  \(.severity) \(.pattern) pid \(.pid) culprit \(.culprit_comm) (\(.culprit_pid)): \(.root_cause[0:300])")
 ' "clean-$seed.jsonl" | tee "clean-$seed.out" || { echo "seed $seed: jq failed"; exit 2; }
 if head -n 1 "clean-$seed.out" | grep -q '; ok$'; then
-	[[ ${KEEP:-} == 1 ]] || rm -f "$log" "clean-$seed.jsonl" "clean-$seed.plan" "clean-$seed.err" "clean-$seed.out"
+	[[ ${KEEP:-} == 1 ]] || rm -f "$log" "clean-$seed.jsonl" "clean-$seed.recs" "clean-$seed.plan" "clean-$seed.err" "clean-$seed.out"
 	exit 0
 fi
 exit 1

@@ -309,8 +309,8 @@ static void test_engine(void)
 	ilog_stats_free(st);
 }
 
-/* The severity rule (causal_grade): each of its three measures caps the
- * grade on its own. */
+/* The severity rule (causal_grade): materiality first (5% of the process
+ * and 50 ms), then each of its three measures caps the grade on its own. */
 static void test_severity(void)
 {
 	const uint64_t ms = 1000000;
@@ -319,13 +319,15 @@ static void test_severity(void)
 	       "25%% of the process and of the recording, above the floor: HIGH");
 	is_u64(causal_grade(60 * ms, 1000 * ms, 1000 * ms, 10 * ms), ILOG_SEV_MEDIUM,
 	       "6%%: MEDIUM");
-	is_u64(causal_grade(20 * ms, 1000 * ms, 1000 * ms, 10 * ms), ILOG_SEV_LOW, "2%%: LOW");
+	ok(causal_grade(40 * ms, 1000 * ms, 1000 * ms, 0) < 0, "4%%: not material, no chain");
 	ok(causal_grade(5 * ms, 1000 * ms, 1000 * ms, 0) < 0, "0.5%%: no chain");
 	/* the burst: a 3 ms process losing 1 ms in a 2 s recording */
-	is_u64(causal_grade(1 * ms, 3 * ms, 2000 * ms, 50000), ILOG_SEV_LOW,
-	       "a third of a short process, a blip in the recording: LOW");
-	is_u64(causal_grade(40 * ms, 100 * ms, 2000 * ms, 0), ILOG_SEV_MEDIUM,
-	       "2%% of the recording caps 40%% of the process at MEDIUM");
+	ok(causal_grade(1 * ms, 3 * ms, 2000 * ms, 50000) < 0,
+	   "a third of a short process but 1 ms: under 50 ms, no chain");
+	is_u64(causal_grade(60 * ms, 200 * ms, 20000 * ms, 0), ILOG_SEV_LOW,
+	       "30%% of a short process, material, a blip in the recording: LOW");
+	is_u64(causal_grade(60 * ms, 150 * ms, 4000 * ms, 0), ILOG_SEV_MEDIUM,
+	       "1.5%% of the recording caps 40%% of the process at MEDIUM");
 	/* the floor: fewer than ILOG_SEV_FLOOR_CALLS typical calls */
 	is_u64(causal_grade(500 * ms, 1000 * ms, 1000 * ms, 501 * ms), ILOG_SEV_LOW,
 	       "below the floor of typical calls: LOW");

@@ -73,8 +73,8 @@
 	  "the process's own threads took the CPU from its CUDA threads: more busy threads "    \
 	  "than its CPUs")                                                                      \
 	X(GPU_BOUND, "gpu-bound", 0,                                                            \
-	  "a note: the process spent at least half its time waiting for the GPU and nothing "   \
-	  "found a cause of MEDIUM or worse")                                                   \
+	  "a note, not a chain: the process spent at least half its time waiting for the GPU "  \
+	  "and nothing found a cause of MEDIUM or worse")                                       \
 	X(STRAGGLER, "straggler", 0,                                                            \
 	  "one rank arrived last at a communicator's collectives significantly more often "     \
 	  "than 1 in nranks; the others waited for it")                                         \
@@ -85,8 +85,8 @@
 	  "ranks called different collectives (op, count or data type) as the same "            \
 	  "collective of a communicator (HIGH)")                                                \
 	X(RECORDING_OVERHEAD, "recording-overhead", 0,                                          \
-	  "the recorder's preemptions of the traced CUDA threads: what recording cost (a LOW "  \
-	  "note, ranked last)")
+	  "a note, not a chain: the recorder's preemptions of the traced CUDA threads, what "   \
+	  "recording cost (the report's header, the summary's recording_overhead_ns)")
 
 enum ilog_pattern {
 #define ILOG_PATTERN_ID(id, name, host, rule) ILOG_PAT_##id,
@@ -104,10 +104,19 @@ struct ilog_pattern_def {
 /* Every pattern, indexed by enum ilog_pattern (ILOG_PAT__COUNT entries). */
 extern const struct ilog_pattern_def ilog_patterns[ILOG_PAT__COUNT];
 
+/*
+ * Chains are findings: material lost time with a cause.  Notes are what
+ * the engine also knows but is no finding - that a process is GPU-bound,
+ * what recording cost - with the same fields as a chain; reports show
+ * them apart (a header line, a note record), never among the chains.
+ */
 struct ilog_chain_set {
 	struct ilog_chain *chains; /* ranked: severity, then lost time */
 	uint32_t *nodes;           /* node index of each chain */
 	uint32_t n;
+	struct ilog_chain *notes;  /* in detector order */
+	uint32_t *note_nodes;
+	uint32_t nnotes;
 	char **mem;                /* owned strings */
 	uint32_t nmem;
 };
