@@ -1,7 +1,7 @@
 # Reports group processes by container when a log has more than one: the
 # synthesized noisy-neighbour log (the job's pod and the neighbour's) gets a
 # CONTAINERS section in the text report (the job's container first, then
-# the neighbour's with its process), one "container" record per group in
+# the neighbour's with its process, named by the chain), one "container" record per group in
 # --json and a Containers table (and a Container column per process) in
 # --html; a log with no container (incident) gets none of them.
 set -e
@@ -12,7 +12,7 @@ head -n 1 groups.txt | grep -qx 'CONTAINERS (node demo-node): 2 groups of proces
 sed -n 2p groups.txt | grep -q '^  pod 7a1b0000-2222-4333-8444-555566667777, container feed0000feed (cgroup /kubepods/besteffort/pod7a1b0000-2222-4333-8444-555566667777/feed0000feed[0-9a-f]*): 1 process, [0-9]* CUDA calls$'
 sed -n 3p groups.txt | grep -Eq '^    PID [0-9]+ +python3 +[0-9]+ CUDA calls, '
 sed -n 4p groups.txt | grep -q '^  pod 0d3e0000-1111-4222-8333-444455556666, container c0ffee00c0ff (cgroup .*): 1 process, 0 CUDA calls$'
-sed -n 5p groups.txt | grep -Eq '^    PID [0-9]+ +neighbour +no CUDA calls$'
+sed -n 5p groups.txt | grep -Eq '^    PID [0-9]+ +neighbour +no CUDA calls, named by a chain$'
 # the groups' CUDA calls are the log's
 ingero-export nn.ilog >recs.jsonl
 calls=$(jq -s '[.[] | select(.type=="cuda")] | length' recs.jsonl)
