@@ -27,7 +27,7 @@ struct cand {
 	enum ilog_pattern pattern;
 	uint64_t ts_start, ts_end, lost, wall;
 	uint64_t span, floor;     /* the severity rule's recording length and floor */
-	uint64_t spread;          /* of lost, what the op's own spread explains */
+	uint64_t spread;          /* of lost, what the op's own spread (or the host) explains */
 	int info;                 /* a note, no finding (gpu-bound, recording overhead) */
 	char comm[32], ccomm[32];
 	char title[256], root[1536], fix[768];

@@ -2,7 +2,9 @@
 /*
  * Detector: cold start - the leading slow calls of a process's series
  * (causal_series.c collects them), from CUDA context creation and lazy
- * module loading, as one chain.
+ * module loading, as one chain.  What the calling threads spent off the
+ * CPU in those calls' windows above their usual rate is the host's (a busy
+ * host stretches first calls too) and does not count toward materiality.
  */
 #include <stdlib.h>
 #include "causal_int.h"
@@ -31,9 +33,23 @@ static void cold_start(struct ctx *x, struct causal_proc *pc, const struct causa
 		if (last->ts + last->dur > end)
 			end = last->ts + last->dur;
 	}
+	/* first calls a busy host stretched are the CPU's, not a cold start:
+	 * the calling threads' off-CPU time in the cold calls' windows, above
+	 * its rate in the process's other windows, is taken out of the loss */
+	uint8_t *mark = calloc(x->T, 1);
+	if (!mark) {
+		x->oom = 1;
+		return;
+	}
+	for (uint32_t k = pc->lo; k < pc->hi && k <= tick_at(x, end); k++)
+		mark[k] = 1;
+	double off = 0;
+	causal_offcpu_explains(x, p, mark, pc->lo, pc->hi, lost, &off);
+	free(mark);
 	struct cand *c = causal_cand_new(x, p, ILOG_PAT_COLD_START, cl[0].s->op, p->first_ts, end, lost);
 	if (!c)
 		return;
+	c->spread = off > 0 ? (off < (double)lost ? (uint64_t)off : lost) : 0;
 	char list[768];
 	size_t l = 0;
 	for (uint32_t i = 0; i < ncl && i < 3; i++) {

@@ -40,22 +40,15 @@ fi
 ingero-correlate --json "$log" >"clean-$seed.jsonl" || { echo "seed $seed: ingero-correlate failed"; exit 2; }
 ingero-export "$log" >"clean-$seed.recs" || { echo "seed $seed: ingero-export failed"; exit 2; }
 psi=$(jq -s '[.[] | select(.type == "snapshot" and .psi_cpu_some != null) | .psi_cpu_some] | if length > 0 then add / length else 0 end | floor' "clean-$seed.recs")
-jq -rs --arg seed "$seed" --arg load "$load" --argjson psi "${psi:-0}" --slurpfile r "clean-$seed.recs" '
+jq -rs -L "$here" --arg seed "$seed" --arg load "$load" --argjson psi "${psi:-0}" --slurpfile r "clean-$seed.recs" '
+  include "busy";
   [.[] | select(.type == "chain")] as $c |
   ["workload", "cleanload.sh", "bash", "cksum", "head", "dd", "sleep", "env"] as $mine |
   [$r[] | select(.type == "host" and .host_type == "switch" and .value == 0)] as $sw |
   [$r[] | select(.type == "snapshot" and .psi_cpu_some != null)] as $snaps |
-  # the contention a chain claims, proven from the records
-  def proven: . as $ch |
-    (.pattern == "cpu-contention" or .pattern == "oversubscription") and
-    (if .culprit_pid != 0 then
-       (.culprit_comm as $n | $mine | index($n) | not) or
-       ([$sw[] | select(.pid == $ch.pid and .other_pid == $ch.culprit_pid and
-                        .ts_ns >= $ch.ts_start and .ts_ns < $ch.ts_end) | .dur_ns] | add // 0) >= 0.1 * $ch.lost_ns
-     else
-       ([$snaps[] | select(.ts_ns >= $ch.ts_start and .ts_ns < $ch.ts_end) | .psi_cpu_some] |
-        if length > 0 then add / length else $psi end) >= 20
-     end);
+  def proven: ((.culprit_pid // 0) != 0 and (.culprit_comm as $n | $mine | index($n) | not) and
+                (.pattern == "cpu-contention" or .pattern == "oversubscription")) or
+              proven_busy($sw; $snaps);
   ($c | map(select(.severity == "HIGH" or .severity == "MEDIUM"))) as $alarm |
   ($c | map(select(.pid == 0 or .comm == "" or
                    (.culprit_pid != 0 and (.culprit_pid == .pid or .culprit_comm == "ingero-record" or .culprit_comm == ""))))) as $bad |
