@@ -140,8 +140,7 @@ static const struct ilog_chain *note_of(const struct ilog_chain_set *cs, uint32_
 					enum ilog_pattern pat)
 {
 	for (uint32_t i = 0; cs && i < cs->nnotes; i++)
-		if (cs->note_nodes[i] == node && cs->notes[i].pattern.n == strlen(ilog_patterns[pat].name) &&
-		    !memcmp(cs->notes[i].pattern.p, ilog_patterns[pat].name, cs->notes[i].pattern.n))
+		if (cs->note_nodes[i] == node && ilog_chain_is(&cs->notes[i], pat))
 			return &cs->notes[i];
 	return NULL;
 }
@@ -685,7 +684,7 @@ int ilog_explain_report(struct ilog_buf *b, struct ilog_stats *st,
 	uint32_t nn = 0;
 	for (uint32_t i = 0; i < cs->nnotes; i++) {
 		const struct ilog_chain *c = &cs->notes[i];
-		if (note_of(cs, cs->note_nodes[i], ILOG_PAT_RECORDING_OVERHEAD) == c)
+		if (ilog_chain_is(c, ILOG_PAT_RECORDING_OVERHEAD))
 			continue; /* in the header */
 		if (!nn++)
 			bprintf(b, "\nNOTES (no findings: how the processes spent their time)\n");

@@ -704,8 +704,7 @@ static void header(struct ctx *x)
 	/* what recording cost, per node: a fact about the measurement */
 	for (uint32_t i = 0; i < x->cs->nnotes; i++) {
 		const struct ilog_chain *c = &x->cs->notes[i];
-		if (c->pattern.n != strlen(ilog_patterns[ILOG_PAT_RECORDING_OVERHEAD].name) ||
-		    memcmp(c->pattern.p, ilog_patterns[ILOG_PAT_RECORDING_OVERHEAD].name, c->pattern.n))
+		if (!ilog_chain_is(c, ILOG_PAT_RECORDING_OVERHEAD))
 			continue;
 		bprintf(b, "<p class=\"note\" id=\"overhead-%u\">Recording cost: %s off-CPU of the "
 			   "traced CUDA threads (%.2f%% of their CUDA time), taken by the recorder.</p>\n",

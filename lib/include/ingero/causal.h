@@ -104,6 +104,9 @@ struct ilog_pattern_def {
 /* Every pattern, indexed by enum ilog_pattern (ILOG_PAT__COUNT entries). */
 extern const struct ilog_pattern_def ilog_patterns[ILOG_PAT__COUNT];
 
+/* Whether chain (or note) c has pattern p. */
+int ilog_chain_is(const struct ilog_chain *c, enum ilog_pattern p);
+
 /*
  * Chains are findings: material lost time with a cause.  Notes are what
  * the engine also knows but is no finding - that a process is GPU-bound,
