@@ -28,10 +28,25 @@ struct trace_filter {
 int trace_where(const struct trace_ctx *c, json_t *args, unsigned use, struct trace_filter *f,
 		char *err, size_t errlen);
 void trace_filter_free(struct trace_filter *f);
+/* trace_session then trace_where: how every filtered tool starts. */
+int trace_open(struct ilog_mcp *m, json_t *args, unsigned use, struct trace_ctx *c,
+	       struct trace_filter *f, char *err, size_t errlen);
+/* The filter's terms after its session's (" AND pid = ? ..."), or "":
+ * for queries that name the session themselves. */
+const char *trace_where_rest(const struct trace_filter *f);
+/* mcp_prepare of a query whose WHERE is f's, with f's values bound. */
+int trace_prepare(struct ilog_mcp *m, const char *sql, const struct trace_filter *f,
+		  sqlite3_stmt **st, char *err, size_t errlen);
 
 /* How many containers (distinct container ids) a session's processes are
  * in (tools group by container above one); 0 before schema 4. */
 int trace_containers(struct ilog_mcp *m, int64_t session);
+
+/* Verbose output grouped by container: a heading ("container ID[ in pod
+ * UID]:" or "no container:") when ctr differs from last (the caller's
+ * buffer, "\001" at first), which then holds it.  0, or -1 (memory). */
+int trace_ctr_heading(struct ilog_buf *text, char *last, size_t lastlen, const char *ctr,
+		      const char *pod);
 
 double trace_us(uint64_t ns);   /* ns as µs, one decimal */
 double trace_s(int64_t ns);     /* ns as s, three decimals */

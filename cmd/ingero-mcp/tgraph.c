@@ -72,20 +72,13 @@ static int graph_summary(struct ilog_mcp *m, const struct trace_ctx *c, json_t *
 	return found;
 }
 
-static int bind_filter(sqlite3_stmt *st, const struct trace_filter *f)
-{
-	for (size_t i = 0; i < json_array_size(f->binds); i++)
-		sqlite3_bind_int64(st, (int)i + 1, json_integer_value(json_array_get(f->binds, i)));
-	return 0;
-}
-
 int tool_graph_lifecycle(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *text,
 			 char *err, size_t errlen)
 {
 	struct trace_ctx c;
 	struct trace_filter f;
-	int rc = trace_session(m, args, &c, err, errlen);
-	if (rc || (rc = trace_where(&c, args, TF_PID | TF_TIME, &f, err, errlen)))
+	int rc = trace_open(m, args, TF_PID | TF_TIME, &c, &f, err, errlen);
+	if (rc)
 		return rc;
 	char sql[512];
 	snprintf(sql, sizeof(sql),
@@ -93,11 +86,10 @@ int tool_graph_lifecycle(struct ilog_mcp *m, json_t *args, int verbose, struct i
 		 " AND op IN (" GRAPH_OPS ") ORDER BY ts",
 		 graph_from(m), f.sql);
 	sqlite3_stmt *st;
-	if ((rc = mcp_prepare(m, sql, 0, &st, err, errlen))) {
+	if ((rc = trace_prepare(m, sql, &f, &st, err, errlen))) {
 		trace_filter_free(&f);
 		return rc;
 	}
-	bind_filter(st, &f);
 	/* Over a whole session the totals come from the export's summary
 	 * (summary_graph_lifecycle, counted as this loop counts), and the
 	 * loop reads only the calls the timeline shows. */
@@ -267,8 +259,8 @@ int tool_graph_frequency(struct ilog_mcp *m, json_t *args, int verbose, struct i
 {
 	struct trace_ctx c;
 	struct trace_filter f;
-	int rc = trace_session(m, args, &c, err, errlen);
-	if (rc || (rc = trace_where(&c, args, TF_PID | TF_TIME, &f, err, errlen)))
+	int rc = trace_open(m, args, TF_PID | TF_TIME, &c, &f, err, errlen);
+	if (rc)
 		return rc;
 	char sql[768];
 	/* Launches per exec, plus execs instantiated and never launched:
@@ -288,11 +280,10 @@ int tool_graph_frequency(struct ilog_mcp *m, json_t *args, int verbose, struct i
 			 " GROUP BY handle ORDER BY 2 DESC, 1",
 			 graph_from(m), f.sql);
 	sqlite3_stmt *st;
-	if ((rc = mcp_prepare(m, sql, 0, &st, err, errlen))) {
+	if ((rc = trace_prepare(m, sql, &f, &st, err, errlen))) {
 		trace_filter_free(&f);
 		return rc;
 	}
-	bind_filter(st, &f);
 	struct exec_row *rows = NULL;
 	size_t n = 0;
 	uint32_t cap = 0;

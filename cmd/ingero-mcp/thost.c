@@ -171,10 +171,10 @@ int tool_host_context(struct ilog_mcp *m, json_t *args, int verbose, struct ilog
 {
 	struct trace_ctx c;
 	struct trace_filter f;
-	int rc = trace_session(m, args, &c, err, errlen);
-	if (rc || (rc = trace_where(&c, args, TF_TIME, &f, err, errlen)))
+	int rc = trace_open(m, args, TF_TIME, &c, &f, err, errlen);
+	if (rc)
 		return rc;
-	const char *hw = strstr(f.sql, " AND") ? strstr(f.sql, " AND") : "";
+	const char *hw = trace_where_rest(&f);
 	long long s = (long long)c.session;
 	/* the top allocators; in more than one container: grouped by it */
 	int grouped = trace_containers(m, c.session) > 1;
@@ -225,11 +225,8 @@ int tool_host_context(struct ilog_mcp *m, json_t *args, int verbose, struct ilog
 	while (!e && (r = mcp_step(m, st, err, errlen)) == SQLITE_ROW) {
 		json_t *comm = mcp_column_json(st, 1, 64), *ctr = mcp_column_json(st, 2, 256);
 		const char *cs = json_string_value(ctr) ? json_string_value(ctr) : "";
-		if (verbose && grouped && strcmp(cs, last)) { /* a container's heading */
-			snprintf(last, sizeof(last), "%s", cs);
-			e = *cs ? mcp_buf_printf(text, "container %s:\n", cs)
-				: mcp_buf_printf(text, "no container:\n");
-		}
+		if (verbose && grouped)
+			e = trace_ctr_heading(text, last, sizeof(last), cs, NULL);
 		if (verbose) {
 			e = e || mcp_buf_printf(text, "%spid %lld (%s)%s%s: %lld pages (%.0f pages/s)",
 					   grouped ? "  " : "",

@@ -120,6 +120,39 @@ void trace_filter_free(struct trace_filter *f)
 	f->binds = NULL;
 }
 
+int trace_open(struct ilog_mcp *m, json_t *args, unsigned use, struct trace_ctx *c,
+	       struct trace_filter *f, char *err, size_t errlen)
+{
+	int rc = trace_session(m, args, c, err, errlen);
+	return rc ? rc : trace_where(c, args, use, f, err, errlen);
+}
+
+const char *trace_where_rest(const struct trace_filter *f)
+{
+	const char *a = strstr(f->sql, " AND");
+	return a ? a : "";
+}
+
+int trace_prepare(struct ilog_mcp *m, const char *sql, const struct trace_filter *f,
+		  sqlite3_stmt **st, char *err, size_t errlen)
+{
+	int rc = mcp_prepare(m, sql, 0, st, err, errlen);
+	for (size_t i = 0; !rc && i < json_array_size(f->binds); i++)
+		sqlite3_bind_int64(*st, (int)i + 1, json_integer_value(json_array_get(f->binds, i)));
+	return rc;
+}
+
+int trace_ctr_heading(struct ilog_buf *text, char *last, size_t lastlen, const char *ctr,
+		      const char *pod)
+{
+	if (!strcmp(ctr, last))
+		return 0;
+	snprintf(last, lastlen, "%s", ctr);
+	return *ctr ? mcp_buf_printf(text, "container %s%s%s:\n", ctr, pod && *pod ? " in pod " : "",
+				     pod && *pod ? pod : "")
+		    : mcp_buf_printf(text, "no container:\n");
+}
+
 /* Milliseconds/microseconds rounded for output: enough digits to compare,
  * no more (each digit is a token the model pays for). */
 double trace_us(uint64_t ns)

@@ -23,7 +23,64 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path ? path : "?";
 }
 
-/* One native frame as "function (file:line) [module]" or "module+0xoff". */
+/* A frame list: one frame a row of `sql`, its text written by row() (at:
+ * the row's index); a text that is not UTF-8 (bytes from an ELF file)
+ * stands as `prefix` and column 0 in hex.  NULL on failure: *err_oom, or
+ * a query that failed (err says why). */
+typedef void frame_text_fn(sqlite3_stmt *st, size_t at, char *buf, size_t len, void *arg);
+static json_t *frame_list(struct ilog_mcp *m, const char *sql, frame_text_fn *row, void *arg,
+			  const char *prefix, int *err_oom, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	json_t *out = json_array();
+	if (!out || mcp_prepare(m, sql, 0, &st, err, errlen)) {
+		*err_oom = !out;
+		json_decref(out);
+		return NULL;
+	}
+	int s;
+	while ((s = mcp_step(m, st, err, errlen)) == SQLITE_ROW) {
+		char buf[640];
+		row(st, json_array_size(out), buf, sizeof(buf), arg);
+		json_t *v = json_string(buf);
+		if (!v)
+			v = json_sprintf("%s0x%llx", prefix,
+					 (unsigned long long)sqlite3_column_int64(st, 0));
+		if (!v || json_array_append_new(out, v)) {
+			*err_oom = 1;
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	if (*err_oom || s != SQLITE_DONE) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* One native frame as "function (file:line) [module]" or "module+0xoff";
+ * is_eval[at]: whether the frame ran the Python eval loop. */
+static void native_text(sqlite3_stmt *st, size_t at, char *buf, size_t len, void *arg)
+{
+	uint8_t *is_eval = arg;
+	const char *fn = (const char *)sqlite3_column_text(st, 1);
+	if (fn && !*fn)
+		fn = NULL; /* a symbol record that found no function */
+	const char *file = (const char *)sqlite3_column_text(st, 2);
+	const char *where = (const char *)sqlite3_column_text(st, 5);
+	if (fn && file && sqlite3_column_int(st, 3) > 0)
+		snprintf(buf, len, "%s (%s:%d)", fn, base_name(file), sqlite3_column_int(st, 3));
+	else if (fn)
+		snprintf(buf, len, "%s+0x%llx", fn, (unsigned long long)sqlite3_column_int64(st, 4));
+	else if (where)
+		snprintf(buf, len, "%s", base_name(where));
+	else
+		snprintf(buf, len, "0x%llx", (unsigned long long)sqlite3_column_int64(st, 0));
+	if (at < INGERO_MAX_STACK)
+		is_eval[at] = sqlite3_column_int(st, 6) != 0; /* any of its inlined frames */
+}
+
 static json_t *native_frames(struct ilog_mcp *m, const struct trace_ctx *c, int64_t sid,
 			     int64_t pid, int64_t max, uint8_t *is_eval, int *err_oom, char *err,
 			     size_t errlen)
@@ -42,52 +99,31 @@ static json_t *native_frames(struct ilog_mcp *m, const struct trace_ctx *c, int6
 		 " WHERE f.session_id = %lld AND f.stack_id = %lld ORDER BY f.frame LIMIT %lld",
 		 (long long)pid, (long long)pid, (long long)pid, (long long)c->session,
 		 (long long)sid, (long long)max);
-	sqlite3_stmt *st;
-	json_t *out = json_array();
-	if (!out || mcp_prepare(m, sql, 0, &st, err, errlen)) {
-		*err_oom = !out;
-		json_decref(out);
-		return NULL;
-	}
-	int s;
-	while ((s = mcp_step(m, st, err, errlen)) == SQLITE_ROW) {
-		char buf[640];
-		const char *fn = (const char *)sqlite3_column_text(st, 1);
-		if (fn && !*fn)
-			fn = NULL; /* a symbol record that found no function */
-		const char *file = (const char *)sqlite3_column_text(st, 2);
-		const char *where = (const char *)sqlite3_column_text(st, 5);
-		if (fn && file && sqlite3_column_int(st, 3) > 0)
-			snprintf(buf, sizeof(buf), "%s (%s:%d)", fn, base_name(file),
-				 sqlite3_column_int(st, 3));
-		else if (fn)
-			snprintf(buf, sizeof(buf), "%s+0x%llx", fn,
-				 (unsigned long long)sqlite3_column_int64(st, 4));
-		else if (where)
-			snprintf(buf, sizeof(buf), "%s", base_name(where));
-		else
-			snprintf(buf, sizeof(buf), "0x%llx",
-				 (unsigned long long)sqlite3_column_int64(st, 0));
-		size_t at = json_array_size(out);
-		if (at < INGERO_MAX_STACK)
-			is_eval[at] = sqlite3_column_int(st, 6) != 0; /* any of its inlined frames */
-		json_t *v = json_string(buf);
-		if (!v) /* bytes from an ELF file that are not UTF-8 */
-			v = json_sprintf("0x%llx", (unsigned long long)sqlite3_column_int64(st, 0));
-		if (!v || json_array_append_new(out, v)) {
-			*err_oom = 1;
-			break;
-		}
-	}
-	sqlite3_finalize(st);
-	if (*err_oom || s != SQLITE_DONE) {
-		json_decref(out);
-		return NULL;
-	}
-	return out;
+	return frame_list(m, sql, native_text, is_eval, "", err_oom, err, errlen);
 }
 
 /* Python frames as "file.py:line in qualname". */
+static void py_text(sqlite3_stmt *st, size_t at, char *buf, size_t len, void *arg)
+{
+	(void)at;
+	(void)arg;
+	const char *file = (const char *)sqlite3_column_text(st, 2);
+	const char *name = (const char *)sqlite3_column_text(st, 3);
+	if (!file) {
+		snprintf(buf, len, "code 0x%llx (no pycode record)",
+			 (unsigned long long)sqlite3_column_int64(st, 0));
+		return;
+	}
+	int line = ilog_py_addr2line((uint32_t)sqlite3_column_int(st, 6), sqlite3_column_blob(st, 5),
+				     (size_t)sqlite3_column_bytes(st, 5),
+				     (uint32_t)sqlite3_column_int(st, 4),
+				     (uint32_t)sqlite3_column_int64(st, 1));
+	if (line > 0)
+		snprintf(buf, len, "%s:%d in %s", base_name(file), line, name ? name : "?");
+	else
+		snprintf(buf, len, "%s in %s", base_name(file), name ? name : "?");
+}
+
 static json_t *py_frames(struct ilog_mcp *m, const struct trace_ctx *c, int64_t pyid, int64_t pid,
 			 int64_t max, int *err_oom, char *err, size_t errlen)
 {
@@ -98,47 +134,7 @@ static json_t *py_frames(struct ilog_mcp *m, const struct trace_ctx *c, int64_t 
 		 " AND k.node = p.node AND k.pid = %lld AND k.code = p.code"
 		 " WHERE p.session_id = %lld AND p.pystack_id = %lld ORDER BY p.frame LIMIT %lld",
 		 (long long)pid, (long long)c->session, (long long)pyid, (long long)max);
-	sqlite3_stmt *st;
-	json_t *out = json_array();
-	if (!out || mcp_prepare(m, sql, 0, &st, err, errlen)) {
-		*err_oom = !out;
-		json_decref(out);
-		return NULL;
-	}
-	int s;
-	while ((s = mcp_step(m, st, err, errlen)) == SQLITE_ROW) {
-		char buf[640];
-		const char *file = (const char *)sqlite3_column_text(st, 2);
-		const char *name = (const char *)sqlite3_column_text(st, 3);
-		if (file) {
-			int line = ilog_py_addr2line((uint32_t)sqlite3_column_int(st, 6),
-						     sqlite3_column_blob(st, 5),
-						     (size_t)sqlite3_column_bytes(st, 5),
-						     (uint32_t)sqlite3_column_int(st, 4),
-						     (uint32_t)sqlite3_column_int64(st, 1));
-			if (line > 0)
-				snprintf(buf, sizeof(buf), "%s:%d in %s", base_name(file), line,
-					 name ? name : "?");
-			else
-				snprintf(buf, sizeof(buf), "%s in %s", base_name(file), name ? name : "?");
-		} else {
-			snprintf(buf, sizeof(buf), "code 0x%llx (no pycode record)",
-				 (unsigned long long)sqlite3_column_int64(st, 0));
-		}
-		json_t *v = json_string(buf);
-		if (!v)
-			v = json_sprintf("code 0x%llx", (unsigned long long)sqlite3_column_int64(st, 0));
-		if (!v || json_array_append_new(out, v)) {
-			*err_oom = 1;
-			break;
-		}
-	}
-	sqlite3_finalize(st);
-	if (*err_oom || s != SQLITE_DONE) {
-		json_decref(out);
-		return NULL;
-	}
-	return out;
+	return frame_list(m, sql, py_text, NULL, "code ", err_oom, err, errlen);
 }
 
 /* pystacks.entry (SPEC §5.7); 0 when unknown, also in a database of
@@ -193,8 +189,8 @@ int tool_stacks(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *
 {
 	struct trace_ctx c;
 	struct trace_filter f;
-	int rc = trace_session(m, args, &c, err, errlen);
-	if (rc || (rc = trace_where(&c, args, TF_PID | TF_OP | TF_TIME, &f, err, errlen)))
+	int rc = trace_open(m, args, TF_PID | TF_OP | TF_TIME, &c, &f, err, errlen);
+	if (rc)
 		return rc;
 	json_t *lim = json_object_get(args, "limit"), *fr = json_object_get(args, "frames");
 	int64_t limit = lim ? json_integer_value(lim) : 5, frames = fr ? json_integer_value(fr) : 16;
@@ -217,12 +213,10 @@ int tool_stacks(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *
 			 " ORDER BY t DESC",
 			 f.sql);
 	sqlite3_stmt *st;
-	if ((rc = mcp_prepare(m, sql, 0, &st, err, errlen))) {
+	if ((rc = trace_prepare(m, sql, &f, &st, err, errlen))) {
 		trace_filter_free(&f);
 		return rc;
 	}
-	for (size_t i = 0; i < json_array_size(f.binds); i++)
-		sqlite3_bind_int64(st, (int)i + 1, json_integer_value(json_array_get(f.binds, i)));
 	json_t *list = json_array();
 	int64_t shown = 0, nostack_n = 0, nostack_t = 0, total_t = 0, more = 0;
 	int s = SQLITE_DONE, oom = !list, failed = 0;

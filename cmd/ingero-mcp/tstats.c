@@ -84,11 +84,9 @@ static int collect(struct ilog_mcp *m, const struct trace_filter *f, int timed,
 	sqlite3_stmt *st;
 	snprintf(sql, sizeof(sql), "SELECT op, dur_ns, ret FROM events%s WHERE %s",
 		 timed ? "" : " NOT INDEXED", f->sql);
-	int rc = mcp_prepare(m, sql, 0, &st, err, errlen);
+	int rc = trace_prepare(m, sql, f, &st, err, errlen);
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < json_array_size(f->binds); i++)
-		sqlite3_bind_int64(st, (int)i + 1, json_integer_value(json_array_get(f->binds, i)));
 	struct op_row *rows = NULL;
 	size_t nrows = 0;
 	uint32_t rcap = 0;
@@ -101,16 +99,20 @@ static int collect(struct ilog_mcp *m, const struct trace_filter *f, int timed,
 		if (idx < 0) {
 			if (op < 0 || op > UINT16_MAX)
 				continue; /* not an op any writer can produce */
-			if (ilog_grow((void **)&rows, &rcap, nrows, sizeof(*rows), 16))
-				goto oom;
+			if (ilog_grow((void **)&rows, &rcap, nrows, sizeof(*rows), 16)) {
+				rc = MCP_NOMEM;
+				break;
+			}
 			memset(&rows[nrows], 0, sizeof(rows[0]));
 			rows[nrows].op = (int)op;
 			rows[nrows].min = UINT64_MAX;
 			idx = slot_of[op] = (int)nrows++;
 		}
 		struct op_row *r = &rows[idx];
-		if (ilog_grow((void **)&r->d, &r->cap, r->n, sizeof(*r->d), 256))
-			goto oom;
+		if (ilog_grow((void **)&r->d, &r->cap, r->n, sizeof(*r->d), 256)) {
+			rc = MCP_NOMEM;
+			break;
+		}
 		uint64_t d = v > 0 ? (uint64_t)v : 0;
 		r->d[r->n++] = d;
 		r->total += d;
@@ -119,7 +121,8 @@ static int collect(struct ilog_mcp *m, const struct trace_filter *f, int timed,
 		r->errors += sqlite3_column_int64(st, 2) != 0;
 	}
 	sqlite3_finalize(st);
-	rc = s == SQLITE_DONE ? MCP_OK : MCP_TOOL_ERROR;
+	if (rc == MCP_OK && s != SQLITE_DONE)
+		rc = MCP_TOOL_ERROR;
 	for (size_t i = 0; i < nrows; i++) {
 		struct op_row *r = &rows[i];
 		if (rc == MCP_OK) {
@@ -131,15 +134,10 @@ static int collect(struct ilog_mcp *m, const struct trace_filter *f, int timed,
 		free(r->d);
 		r->d = NULL;
 	}
+	/* the caller frees rows, also when memory ran out */
 	*rowsp = rows;
 	*nrowsp = nrows;
 	return rc;
-oom:
-	sqlite3_finalize(st);
-	for (size_t i = 0; i < nrows; i++)
-		free(rows[i].d);
-	free(rows);
-	return MCP_NOMEM;
 }
 
 /* The same rows from the summaries: one per (node, op) -- quantiles of
@@ -214,8 +212,8 @@ int tool_trace_stats(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_
 {
 	struct trace_ctx c;
 	struct trace_filter f;
-	int rc = trace_session(m, args, &c, err, errlen);
-	if (rc || (rc = trace_where(&c, args, TF_PID | TF_OP | TF_TIME, &f, err, errlen)))
+	int rc = trace_open(m, args, TF_PID | TF_OP | TF_TIME, &c, &f, err, errlen);
+	if (rc)
 		return rc;
 	struct op_row *rows = NULL;
 	size_t nrows = 0;
@@ -330,11 +328,11 @@ int tool_process_breakdown(struct ilog_mcp *m, json_t *args, int verbose, struct
 {
 	struct trace_ctx c;
 	struct trace_filter f;
-	int rc = trace_session(m, args, &c, err, errlen);
-	if (rc || (rc = trace_where(&c, args, TF_TIME, &f, err, errlen)))
+	int rc = trace_open(m, args, TF_TIME, &c, &f, err, errlen);
+	if (rc)
 		return rc;
 	char sql[4608], e_sql[512], h_sql[512];
-	const char *hw = strstr(f.sql, " AND") ? strstr(f.sql, " AND") : "";
+	const char *hw = trace_where_rest(&f);
 	/* processes in more than one container (format 1.2): grouped by it */
 	int grouped = trace_containers(m, c.session) > 1;
 	if (!*hw && mcp_has_table(m, "summary_process_ops")) {
@@ -386,12 +384,8 @@ int tool_process_breakdown(struct ilog_mcp *m, json_t *args, int verbose, struct
 		const char *ctr = grouped ? (const char *)sqlite3_column_text(st, 10) : NULL;
 		const char *pod = grouped ? (const char *)sqlite3_column_text(st, 11) : NULL;
 		const char *oct = grouped ? (const char *)sqlite3_column_text(st, 12) : NULL;
-		if (verbose && ctr && strcmp(ctr, last)) { /* a container's heading */
-			snprintf(last, sizeof(last), "%s", ctr);
-			e = *ctr ? mcp_buf_printf(text, "container %s%s%s:\n", ctr,
-						  pod && *pod ? " in pod " : "", pod && *pod ? pod : "")
-				 : mcp_buf_printf(text, "no container:\n");
-		}
+		if (verbose && ctr)
+			e = trace_ctr_heading(text, last, sizeof(last), ctr, pod);
 		if (verbose) {
 			if (ctr)
 				e = e || mcp_buf_printf(text, "  ");
