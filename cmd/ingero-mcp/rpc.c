@@ -436,14 +436,26 @@ oom_r:
 	return NULL;
 }
 
+/* The params of tools/call and prompts/get: a name, and arguments when
+ * given (an object). */
+static int call_params(json_t *params, const char *method, const char **name, json_t **args,
+		       struct rpc_err *e)
+{
+	*name = json_string_value(json_object_get(params, "name"));
+	if (!*name)
+		return fail(e, RPC_PARAMS, "%s: params.name must be a string", method);
+	*args = json_object_get(params, "arguments");
+	if (*args && !json_is_object(*args))
+		return fail(e, RPC_PARAMS, "%s: params.arguments must be an object", method);
+	return 0;
+}
+
 static int h_tools_call(struct ilog_mcp *m, json_t *params, json_t **res, struct rpc_err *e)
 {
-	const char *name = json_string_value(json_object_get(params, "name"));
-	if (!name)
-		return fail(e, RPC_PARAMS, "tools/call: params.name must be a string");
-	json_t *args = json_object_get(params, "arguments");
-	if (args && !json_is_object(args))
-		return fail(e, RPC_PARAMS, "tools/call: params.arguments must be an object");
+	const char *name;
+	json_t *args;
+	if (call_params(params, "tools/call", &name, &args, e))
+		return -1;
 	size_t ti;
 	for (ti = 0; ti < mcp_ntools; ti++)
 		if (!strcmp(mcp_tools[ti].name, name))
@@ -535,12 +547,10 @@ static int h_prompts_list(struct ilog_mcp *m, json_t *params, json_t **res, stru
 
 static int h_prompts_get(struct ilog_mcp *m, json_t *params, json_t **res, struct rpc_err *e)
 {
-	const char *name = json_string_value(json_object_get(params, "name"));
-	if (!name)
-		return fail(e, RPC_PARAMS, "prompts/get: params.name must be a string");
-	json_t *args = json_object_get(params, "arguments");
-	if (args && !json_is_object(args))
-		return fail(e, RPC_PARAMS, "prompts/get: params.arguments must be an object");
+	const char *name;
+	json_t *args;
+	if (call_params(params, "prompts/get", &name, &args, e))
+		return -1;
 	const struct mcp_prompt *p = NULL;
 	for (size_t i = 0; i < mcp_nprompts; i++)
 		if (!strcmp(mcp_prompts[i].name, name))
@@ -709,6 +719,20 @@ int ilog_mcp_handle(struct ilog_mcp *m, const char *msg, size_t n, struct ilog_b
 
 /* ---- stdio transport ---- */
 
+/* A reply in out, ended by a newline, written to out_fd: one message. */
+static int send_line(int out_fd, struct ilog_buf *out, char *err, size_t errlen)
+{
+	if (mcp_put(out, "\n", 1)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (ilog_write_all(out_fd, out->p, out->len)) {
+		snprintf(err, errlen, "write: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* Handle one complete line and write its reply. */
 static int serve_line(struct ilog_mcp *m, const char *p, size_t n, int out_fd,
 		      struct ilog_buf *out, char *err, size_t errlen)
@@ -725,17 +749,7 @@ static int serve_line(struct ilog_mcp *m, const char *p, size_t n, int out_fd,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (!out->len)
-		return 0;
-	if (mcp_put(out, "\n", 1)) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	if (ilog_write_all(out_fd, out->p, out->len)) {
-		snprintf(err, errlen, "write: %s", strerror(errno));
-		return -1;
-	}
-	return 0;
+	return out->len ? send_line(out_fd, out, err, errlen) : 0;
 }
 
 static int serve_too_long(struct ilog_mcp *m, int out_fd, struct ilog_buf *out, char *err,
@@ -746,17 +760,13 @@ static int serve_too_long(struct ilog_mcp *m, int out_fd, struct ilog_buf *out, 
 		 m->o.max_request);
 	json_t *r = error_reply(NULL, RPC_INVALID, text);
 	out->len = 0;
-	int rc = !r || mcp_buf_json(out, r) || mcp_put(out, "\n", 1);
+	int rc = !r || mcp_buf_json(out, r);
 	json_decref(r);
 	if (rc) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (ilog_write_all(out_fd, out->p, out->len)) {
-		snprintf(err, errlen, "write: %s", strerror(errno));
-		return -1;
-	}
-	return 0;
+	return send_line(out_fd, out, err, errlen);
 }
 
 int ilog_mcp_serve(struct ilog_mcp *m, int in_fd, int out_fd, char *err, size_t errlen)
