@@ -341,13 +341,35 @@ static void sim_init(struct gen *g, struct sim *s, uint32_t pid, const char *com
 }
 
 /* ---- the scenarios ---- */
+/* The training process most scenarios stage: python3, starting 20-60 ms
+ * into the run.  Its pid. */
+static uint32_t sim_job(struct gen *g, struct sim *s)
+{
+	uint32_t pid = pick_pid(g, 0);
+	sim_init(g, s, pid, "python3", g->t0 + (uint64_t)uni(g, 20e6, 60e6));
+	return pid;
+}
+
+/* A scenario of the job alone on the node: it starts, the host's noise,
+ * the scenario's own calls (body, with its variant), the node's snapshots
+ * when nothing but the job loads it. */
+typedef void job_body(struct gen *g, struct sim *s, int variant);
+static void job_alone(struct gen *g, job_body *body, int variant)
+{
+	struct sim s;
+	uint32_t pid = sim_job(g, &s);
+	noise(g, &s, s.t, g->end);
+	body(g, &s, variant);
+	struct snapcfg sc = { .base_cpu = 100.0 / NCPU + 1.5, .pid = pid };
+	snapshots(g, &sc);
+}
+
 static void sc_train(struct gen *g, const char *name)
 {
 	struct sim s;
-	uint32_t pid = pick_pid(g, 0);
+	uint32_t pid = sim_job(g, &s);
 	/* the neighbour scenarios: the job in a container, another beside it */
 	int ctr = !strcmp(name, "noisy-neighbour") || !strcmp(name, "neighbour-quiet");
-	sim_init(g, &s, pid, "python3", g->t0 + (uint64_t)uni(g, 20e6, 60e6));
 	if (ctr)
 		g->ev[g->n - 1].u.p.cg = CG_JOB; /* sim_init's process record */
 	struct snapcfg sc = { .base_cpu = 100.0 / NCPU + 1.5, .pid = pid };
@@ -398,60 +420,45 @@ static void sc_train(struct gen *g, const char *name)
 	snapshots(g, &sc);
 }
 
-static void sc_cold(struct gen *g)
+static void sc_cold(struct gen *g, struct sim *s, int variant)
 {
-	struct sim s;
-	uint32_t pid = pick_pid(g, 0);
-	sim_init(g, &s, pid, "python3", g->t0 + (uint64_t)uni(g, 20e6, 60e6));
-	noise(g, &s, s.t, g->end);
+	(void)variant;
 	/* context creation in the first call, module loading in the first launch */
-	call(g, &s, ILOG_OP_cudaMalloc, uni(g, 350e6, 450e6), 256u << 20, 0, 0, 0);
-	host_work(g, &s, uni(g, 2e6, 5e6));
-	call(g, &s, ILOG_OP_cudaLaunchKernel, uni(g, 100e6, 140e6), 0, 0, 0, 0);
-	call(g, &s, ILOG_OP_cudaMemcpyAsync, uni(g, 15e6, 25e6), 1u << 20, 1, 0, 0);
+	call(g, s, ILOG_OP_cudaMalloc, uni(g, 350e6, 450e6), 256u << 20, 0, 0, 0);
+	host_work(g, s, uni(g, 2e6, 5e6));
+	call(g, s, ILOG_OP_cudaLaunchKernel, uni(g, 100e6, 140e6), 0, 0, 0, 0);
+	call(g, s, ILOG_OP_cudaMemcpyAsync, uni(g, 15e6, 25e6), 1u << 20, 1, 0, 0);
 	uint32_t k = 0;
-	while (s.t < g->end) {
+	while (s->t < g->end) {
 		if (k++ % 10 == 0)
-			call(g, &s, ILOG_OP_cudaMalloc, nrm(g, 12e3, 0.2), 4u << 20, 0, 0, 0);
-		step(g, &s, 2e6, 8);
+			call(g, s, ILOG_OP_cudaMalloc, nrm(g, 12e3, 0.2), 4u << 20, 0, 0, 0);
+		step(g, s, 2e6, 8);
 	}
-	struct snapcfg sc = { .base_cpu = 100.0 / NCPU + 1.5, .pid = pid };
-	snapshots(g, &sc);
 }
 
-static void sc_memcpy(struct gen *g)
+static void sc_memcpy(struct gen *g, struct sim *s, int variant)
 {
-	struct sim s;
-	uint32_t pid = pick_pid(g, 0);
-	sim_init(g, &s, pid, "python3", g->t0 + (uint64_t)uni(g, 20e6, 60e6));
-	noise(g, &s, s.t, g->end);
+	(void)variant;
 	double bw = uni(g, 2.8, 3.4) * GiB; /* pageable host memory */
-	while (s.t < g->end) {
-		call(g, &s, ILOG_OP_cudaMemcpy, nrm(g, 32 * 1048576.0 / bw * 1e9, 0.04), 32u << 20, 1,
+	while (s->t < g->end) {
+		call(g, s, ILOG_OP_cudaMemcpy, nrm(g, 32 * 1048576.0 / bw * 1e9, 0.04), 32u << 20, 1,
 		     0, 0);
-		step(g, &s, 2e6, 8);
+		step(g, s, 2e6, 8);
 	}
-	struct snapcfg sc = { .base_cpu = 100.0 / NCPU + 1.5, .pid = pid };
-	snapshots(g, &sc);
 }
 
-static void sc_spike(struct gen *g)
+static void sc_spike(struct gen *g, struct sim *s, int variant)
 {
-	struct sim s;
-	uint32_t pid = pick_pid(g, 0);
-	sim_init(g, &s, pid, "python3", g->t0 + (uint64_t)uni(g, 20e6, 60e6));
-	noise(g, &s, s.t, g->end);
+	(void)variant;
 	/* every K steps the cache is emptied and the next allocation hits the driver */
 	uint32_t every = 280 + (uint32_t)(rnd(g) % 60), k = 0;
-	while (s.t < g->end) {
+	while (s->t < g->end) {
 		int spike = ++k % every == 0;
-		call(g, &s, ILOG_OP_cudaMalloc, spike ? uni(g, 40e6, 60e6) : nrm(g, 10e3, 0.2), 64u << 20,
+		call(g, s, ILOG_OP_cudaMalloc, spike ? uni(g, 40e6, 60e6) : nrm(g, 10e3, 0.2), 64u << 20,
 		     0, 0, 0);
-		step(g, &s, 2e6, 8);
-		call(g, &s, ILOG_OP_cudaFree, nrm(g, 7e3, 0.2), 0, 0, 0, 0);
+		step(g, s, 2e6, 8);
+		call(g, s, ILOG_OP_cudaFree, nrm(g, 7e3, 0.2), 0, 0, 0, 0);
 	}
-	struct snapcfg sc = { .base_cpu = 100.0 / NCPU + 1.5, .pid = pid };
-	snapshots(g, &sc);
 }
 
 static void capture(struct gen *g, struct sim *s, int launches, int32_t ret, int instantiate)
@@ -475,28 +482,22 @@ static void graph_step(struct gen *g, struct sim *s)
 	call(g, s, ILOG_OP_cudaStreamSynchronize, w > 4e3 ? w : 4e3, 0, 0, 0, 0);
 }
 
-static void sc_graph(struct gen *g, int warmup_fail)
+static void sc_graph(struct gen *g, struct sim *s, int warmup_fail)
 {
-	struct sim s;
-	uint32_t pid = pick_pid(g, 0);
-	sim_init(g, &s, pid, "python3", g->t0 + (uint64_t)uni(g, 20e6, 60e6));
-	noise(g, &s, s.t, g->end);
 	if (warmup_fail) {
 		/* captured before anything ran eagerly: lazy init inside the capture */
-		capture(g, &s, 2, 901, 0);
+		capture(g, s, 2, 901, 0);
 		for (int i = 0; i < 3; i++)
-			step(g, &s, 2e6, 20);
+			step(g, s, 2e6, 20);
 	}
-	capture(g, &s, 20, 0, 1);
+	capture(g, s, 20, 0, 1);
 	uint64_t re = warmup_fail ? g->end : at(g, uni(g, 0.35, 0.45));
 	uint32_t k = 0;
-	while (s.t < g->end) {
-		if (s.t >= re && ++k % 8 == 0)
-			capture(g, &s, 20, 0, 1);
-		graph_step(g, &s);
+	while (s->t < g->end) {
+		if (s->t >= re && ++k % 8 == 0)
+			capture(g, s, 20, 0, 1);
+		graph_step(g, s);
 	}
-	struct snapcfg sc = { .base_cpu = 100.0 / NCPU + 1.5, .pid = pid };
-	snapshots(g, &sc);
 }
 
 static void sc_contention(struct gen *g)
@@ -729,15 +730,15 @@ int ilog_scenario_write(struct ilog_writer *w, const struct ilog_scenario_opts *
 		return -1;
 	}
 	else if (!strcmp(n, "cold-start"))
-		sc_cold(&g);
+		job_alone(&g, sc_cold, 0);
 	else if (!strcmp(n, "memcpy-bottleneck"))
-		sc_memcpy(&g);
+		job_alone(&g, sc_memcpy, 0);
 	else if (!strcmp(n, "periodic-spike"))
-		sc_spike(&g);
+		job_alone(&g, sc_spike, 0);
 	else if (!strcmp(n, "graph-recapture"))
-		sc_graph(&g, 0);
+		job_alone(&g, sc_graph, 0);
 	else if (!strcmp(n, "capture-warmup"))
-		sc_graph(&g, 1);
+		job_alone(&g, sc_graph, 1);
 	else if (!strcmp(n, "gpu-contention"))
 		sc_contention(&g);
 	else if (!strcmp(n, "memory-pressure") || !strcmp(n, "memory-storm"))
