@@ -51,20 +51,13 @@ static uint32_t find_intervals(struct ctx *x, const struct sseries *s, const str
 	uint32_t NG = (T + G - 1) / G, ng = 0;
 	double *fr = malloc(NG * sizeof(*fr));
 	uint64_t *o = calloc(NG, sizeof(*o)), *n = calloc(NG, sizeof(*n));
-	uint8_t *gh = calloc(NG, 1);
-	if (!fr || !o || !n || !gh) {
-		free(fr);
-		free(o);
-		free(n);
-		free(gh);
-		x->oom = 1;
-		return 0;
-	}
 	uint64_t *u = calloc(NG, sizeof(*u));
-	if (!u) {
+	uint8_t *gh = calloc(NG, 1);
+	if (!fr || !o || !n || !u || !gh) {
 		free(fr);
 		free(o);
 		free(n);
+		free(u);
 		free(gh);
 		x->oom = 1;
 		return 0;
