@@ -397,6 +397,17 @@ static void jstr(struct jw *w, const char *s)
 		w->err = 1;
 }
 
+/* A number (hex: in quotes), or null when it is not known. */
+static void jnum_known(struct jw *w, int known, int hex, uint64_t v)
+{
+	if (!known)
+		JS(w, "null");
+	else if (hex)
+		jhex(w, v);
+	else
+		jnum(w, v);
+}
+
 static void put_frame(struct jw *w, const struct ilog_frame *f, int inlined)
 {
 	JS(w, "{\"ip\":");
@@ -404,24 +415,15 @@ static void put_frame(struct jw *w, const struct ilog_frame *f, int inlined)
 	JS(w, ",\"module\":");
 	jstr(w, f->module);
 	JS(w, ",\"module_off\":");
-	if (*f->module)
-		jhex(w, f->module_off);
-	else
-		JS(w, "null");
+	jnum_known(w, *f->module != 0, 1, f->module_off);
 	JS(w, ",\"symbol\":");
 	jstr(w, f->function);
 	JS(w, ",\"offset\":");
-	if (*f->function && !inlined)
-		jnum(w, f->sym_off);
-	else
-		JS(w, "null");
+	jnum_known(w, *f->function && !inlined, 0, f->sym_off);
 	JS(w, ",\"file\":");
 	jstr(w, f->file);
 	JS(w, ",\"line\":");
-	if (f->line)
-		jnum(w, f->line);
-	else
-		JS(w, "null");
+	jnum_known(w, f->line != 0, 0, f->line);
 	if (inlined)
 		JS(w, ",\"inlined\":true}");
 	else
