@@ -28,6 +28,10 @@ struct trace_filter {
 int trace_where(const struct trace_ctx *c, json_t *args, unsigned use, struct trace_filter *f,
 		char *err, size_t errlen);
 void trace_filter_free(struct trace_filter *f);
+/* trace_session for a tool that reads `table`: MCP_TOOL_ERROR with
+ * `missing` as err when the database has none (an older export). */
+int trace_session_for(struct ilog_mcp *m, json_t *args, const char *table, const char *missing,
+		      struct trace_ctx *c, char *err, size_t errlen);
 /* trace_session then trace_where: how every filtered tool starts. */
 int trace_open(struct ilog_mcp *m, json_t *args, unsigned use, struct trace_ctx *c,
 	       struct trace_filter *f, char *err, size_t errlen);

@@ -54,14 +54,12 @@ int tool_causal_chains(struct ilog_mcp *m, json_t *args, int verbose, struct ilo
 		       char *err, size_t errlen)
 {
 	struct trace_ctx c;
-	int rc = trace_session(m, args, &c, err, errlen);
+	int rc = trace_session_for(m, args, "chains",
+				   "this database has no chains table (export it with a newer "
+				   "ingero-export)",
+				   &c, err, errlen);
 	if (rc)
 		return rc;
-	if (!mcp_has_table(m, "chains")) {
-		snprintf(err, errlen, "this database has no chains table (export it with a newer "
-				      "ingero-export)");
-		return MCP_TOOL_ERROR;
-	}
 	char sql[256];
 	snprintf(sql, sizeof(sql), "SELECT * FROM chains WHERE session_id = %lld",
 		 (long long)c.session);

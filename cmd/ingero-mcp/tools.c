@@ -57,13 +57,11 @@ static int t_kernel_stats(struct ilog_mcp *m, json_t *args, int verbose, struct 
 			  char *err, size_t errlen)
 {
 	struct trace_ctx c;
-	int rc = trace_session(m, args, &c, err, errlen);
+	int rc = trace_session_for(m, args, "kernels",
+				   "this trace has no kernel names (exported by an older ingero)",
+				   &c, err, errlen);
 	if (rc)
 		return rc;
-	if (!mcp_has_table(m, "kernels")) {
-		snprintf(err, errlen, "this trace has no kernel names (exported by an older ingero)");
-		return MCP_TOOL_ERROR;
-	}
 	json_t *pid = json_object_get(args, "pid");
 	char sql[768];
 	snprintf(sql, sizeof(sql),

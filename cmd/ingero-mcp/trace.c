@@ -120,6 +120,16 @@ void trace_filter_free(struct trace_filter *f)
 	f->binds = NULL;
 }
 
+int trace_session_for(struct ilog_mcp *m, json_t *args, const char *table, const char *missing,
+		      struct trace_ctx *c, char *err, size_t errlen)
+{
+	int rc = trace_session(m, args, c, err, errlen);
+	if (rc || mcp_has_table(m, table))
+		return rc;
+	snprintf(err, errlen, "%s", missing);
+	return MCP_TOOL_ERROR;
+}
+
 int trace_open(struct ilog_mcp *m, json_t *args, unsigned use, struct trace_ctx *c,
 	       struct trace_filter *f, char *err, size_t errlen)
 {

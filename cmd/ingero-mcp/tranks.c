@@ -17,14 +17,12 @@ int tool_ranks(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *t
 	       size_t errlen)
 {
 	struct trace_ctx c;
-	int rc = trace_session(m, args, &c, err, errlen);
+	int rc = trace_session_for(m, args, "summary_ranks",
+				   "this database has no rank table (exported by an older "
+				   "ingero-export)",
+				   &c, err, errlen);
 	if (rc)
 		return rc;
-	if (!mcp_has_table(m, "summary_ranks")) {
-		snprintf(err, errlen, "this database has no rank table (exported by an older "
-				      "ingero-export)");
-		return MCP_TOOL_ERROR;
-	}
 	char sql[1024];
 	snprintf(sql, sizeof(sql),
 		 "SELECT r.comm, r.rank, r.nranks, r.node, r.pid, r.collectives, r.last_count,"
