@@ -206,6 +206,41 @@ static void drop_missing_tp_btf(struct record_bpf *skel)
 	btf__free(vmlinux);
 }
 
+/*
+ * The host tracepoints the recorder attaches itself after the load and
+ * detaches before the last drain: one list, so the two cannot drift.  An
+ * optional one is attached when the kernel has it and its absence is not
+ * warned about: block_io_start (Linux 6.5+) makes a block request's owner
+ * the task that started it; before, the task that issued it (disk.bpf.h).
+ */
+#define REC_TRACEPOINTS(X)                                                                 \
+	X(sched_switch, 0) X(sched_wakeup, 0) X(mm_page_alloc, 0) X(sched_process_fork, 0) \
+	X(sched_process_exec, 0) X(sched_process_exit, 0) X(mark_victim, 0)                \
+	X(reclaim_begin, 0) X(reclaim_end, 0) X(memcg_reclaim_begin, 0)                    \
+	X(memcg_reclaim_end, 0) X(compact_begin, 0) X(compact_end, 0) X(blk_rq_issue, 0)   \
+	X(blk_rq_complete, 0) X(sock_send, 0) X(sock_recv, 0) X(sock_state, 0)             \
+	X(tcp_retrans, 0) X(blk_io_start, 1)
+
+struct rec_tp {
+	struct bpf_program *prog;
+	struct bpf_link **link;
+	int optional;
+};
+
+#define REC_TP_ONE(name, opt) +1
+enum { REC_NTP = 0 REC_TRACEPOINTS(REC_TP_ONE) };
+#undef REC_TP_ONE
+
+/* The tracepoints' programs and link slots in the skeleton, in attach order. */
+static size_t rec_tracepoints(struct record_bpf *s, struct rec_tp tp[REC_NTP])
+{
+	size_t n = 0;
+#define REC_TP_ONE(name, opt) tp[n++] = (struct rec_tp){ s->progs.name, &s->links.name, opt };
+	REC_TRACEPOINTS(REC_TP_ONE)
+#undef REC_TP_ONE
+	return n;
+}
+
 /* A duration option's value into *ns; -1 with the message when it is not one. */
 static int opt_duration(const char *opt, const char *arg, uint64_t *ns)
 {
@@ -613,63 +648,26 @@ again:
 				 strerror(-err));
 		return -1;
 	}
-	struct bpf_program *tps[] = {
-		r->skel->progs.sched_switch, r->skel->progs.sched_wakeup,
-		r->skel->progs.mm_page_alloc, r->skel->progs.sched_process_fork,
-		r->skel->progs.sched_process_exec, r->skel->progs.sched_process_exit,
-		r->skel->progs.mark_victim, r->skel->progs.reclaim_begin,
-		r->skel->progs.reclaim_end, r->skel->progs.memcg_reclaim_begin,
-		r->skel->progs.memcg_reclaim_end, r->skel->progs.compact_begin,
-		r->skel->progs.compact_end, r->skel->progs.blk_rq_issue,
-		r->skel->progs.blk_rq_complete,
-		r->skel->progs.sock_send, r->skel->progs.sock_recv,
-		r->skel->progs.sock_state, r->skel->progs.tcp_retrans,
-	};
-	struct bpf_link **links[] = {
-		&r->skel->links.sched_switch, &r->skel->links.sched_wakeup,
-		&r->skel->links.mm_page_alloc, &r->skel->links.sched_process_fork,
-		&r->skel->links.sched_process_exec, &r->skel->links.sched_process_exit,
-		&r->skel->links.mark_victim, &r->skel->links.reclaim_begin,
-		&r->skel->links.reclaim_end, &r->skel->links.memcg_reclaim_begin,
-		&r->skel->links.memcg_reclaim_end, &r->skel->links.compact_begin,
-		&r->skel->links.compact_end, &r->skel->links.blk_rq_issue,
-		&r->skel->links.blk_rq_complete,
-		&r->skel->links.sock_send, &r->skel->links.sock_recv,
-		&r->skel->links.sock_state, &r->skel->links.tcp_retrans,
-	};
-	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++) {
-		if (!bpf_program__autoload(tps[i]))
+	struct rec_tp tp[REC_NTP];
+	for (size_t i = 0, n = rec_tracepoints(r->skel, tp); i < n; i++) {
+		if (!bpf_program__autoload(tp[i].prog))
 			continue; /* left out on purpose */
-		*links[i] = bpf_program__attach(tps[i]);
-		if (!*links[i]) {
+		*tp[i].link = bpf_program__attach(tp[i].prog);
+		if (!*tp[i].link && !tp[i].optional) {
 			/* a missing host tracepoint costs that event kind, not the recording */
 			ilog_warnf("cannot attach %s: %s; those events are not recorded",
-				   bpf_program__name(tps[i]), strerror(errno));
+				   bpf_program__name(tp[i].prog), strerror(errno));
 		}
 	}
-	/* Linux 6.5+: a block request's owner is the task that started it;
-	 * before, the task that issued it (disk.bpf.h) */
-	r->skel->links.blk_io_start = bpf_program__attach(r->skel->progs.blk_io_start);
 	return 0;
 }
 
 static void detach_tracepoints(struct rec *r)
 {
-	struct bpf_link **links[] = {
-		&r->skel->links.sched_switch, &r->skel->links.sched_wakeup,
-		&r->skel->links.mm_page_alloc, &r->skel->links.sched_process_fork,
-		&r->skel->links.sched_process_exec, &r->skel->links.sched_process_exit,
-		&r->skel->links.mark_victim, &r->skel->links.reclaim_begin,
-		&r->skel->links.reclaim_end, &r->skel->links.memcg_reclaim_begin,
-		&r->skel->links.memcg_reclaim_end, &r->skel->links.compact_begin,
-		&r->skel->links.compact_end, &r->skel->links.blk_rq_issue,
-		&r->skel->links.blk_rq_complete, &r->skel->links.blk_io_start,
-		&r->skel->links.sock_send, &r->skel->links.sock_recv,
-		&r->skel->links.sock_state, &r->skel->links.tcp_retrans,
-	};
-	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
-		bpf_link__destroy(*links[i]);
-		*links[i] = NULL;
+	struct rec_tp tp[REC_NTP];
+	for (size_t i = 0, n = rec_tracepoints(r->skel, tp); i < n; i++) {
+		bpf_link__destroy(*tp[i].link);
+		*tp[i].link = NULL;
 	}
 }
 
