@@ -93,6 +93,8 @@ int mcp_table_prose(struct ilog_buf *b, const struct mcp_table *t);
 const char *mcp_cut_note(int truncated);
 
 /* ---- cmd/ingero-mcp/tools.c ---- */
+struct trace_ctx;
+struct trace_filter;
 enum { MCP_OK = 0, MCP_TOOL_ERROR = 1, MCP_NOMEM = -1 };
 struct mcp_tool {
 	const char *name, *title, *description;
@@ -101,6 +103,11 @@ struct mcp_tool {
 	 * MCP_TOOL_ERROR with err filled, or MCP_NOMEM. */
 	int (*run)(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *text,
 		   char *err, size_t errlen);
+	/* Or, for a tool over the trace tables: the same with its session and
+	 * filter, opened from the arguments before and freed after (the
+	 * filter has the terms of the schema's pid, op and since/until) */
+	int (*trace)(struct ilog_mcp *m, const struct trace_ctx *c, const struct trace_filter *f,
+		     json_t *args, int verbose, struct ilog_buf *text, char *err, size_t errlen);
 	int cache;                /* results may be remembered */
 };
 extern const struct mcp_tool mcp_tools[];

@@ -32,9 +32,12 @@ void trace_filter_free(struct trace_filter *f);
  * `missing` as err when the database has none (an older export). */
 int trace_session_for(struct ilog_mcp *m, json_t *args, const char *table, const char *missing,
 		      struct trace_ctx *c, char *err, size_t errlen);
-/* trace_session then trace_where: how every filtered tool starts. */
-int trace_open(struct ilog_mcp *m, json_t *args, unsigned use, struct trace_ctx *c,
-	       struct trace_filter *f, char *err, size_t errlen);
+/* Run t->trace: trace_session, trace_where with the filters t's input
+ * schema (parsed) has properties for (pid, op, since), the tool, then
+ * trace_filter_free.  The tool's result, or trace_session's or
+ * trace_where's failure. */
+int trace_run(struct ilog_mcp *m, const struct mcp_tool *t, const json_t *schema, json_t *args,
+	      int verbose, struct ilog_buf *text, char *err, size_t errlen);
 /* The filter's terms after its session's (" AND pid = ? ..."), or "":
  * for queries that name the session themselves. */
 const char *trace_where_rest(const struct trace_filter *f);
@@ -56,18 +59,22 @@ double trace_us(uint64_t ns);   /* ns as µs, one decimal */
 double trace_s(int64_t ns);     /* ns as s, three decimals */
 const char *trace_op_name(int64_t op);
 
-/* Tool handlers (struct mcp_tool.run) over the trace schema. */
+/* Tool handlers over the trace schema: struct mcp_tool.run ... */
 #define TRACE_TOOL(name)                                                              \
 	int name(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *text, \
 		 char *err, size_t errlen)
-TRACE_TOOL(tool_trace_stats);
-TRACE_TOOL(tool_process_breakdown);
-TRACE_TOOL(tool_host_context);
 TRACE_TOOL(tool_causal_chains);
-TRACE_TOOL(tool_stacks);
-TRACE_TOOL(tool_graph_lifecycle);
-TRACE_TOOL(tool_graph_frequency);
 TRACE_TOOL(tool_ranks);
+/* ... and struct mcp_tool.trace (a session and the arguments' filter) */
+#define TRACE_FILTERED(name)                                                                \
+	int name(struct ilog_mcp *m, const struct trace_ctx *c, const struct trace_filter *f, \
+		 json_t *args, int verbose, struct ilog_buf *text, char *err, size_t errlen)
+TRACE_FILTERED(tool_trace_stats);
+TRACE_FILTERED(tool_process_breakdown);
+TRACE_FILTERED(tool_host_context);
+TRACE_FILTERED(tool_stacks);
+TRACE_FILTERED(tool_graph_lifecycle);
+TRACE_FILTERED(tool_graph_frequency);
 /* A table as the tools answer: compact JSON, or prose with verbose.  MCP_OK / MCP_NOMEM. */
 int mcp_emit_table(struct ilog_buf *text, const struct mcp_table *t, int verbose);
 

@@ -27,7 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "ingero/io.h"
-#include "mcp_int.h"
+#include "mcp_trace.h"
 
 const char *const ilog_mcp_versions[] = {
 	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL,
@@ -490,7 +490,9 @@ static int h_tools_call(struct ilog_mcp *m, json_t *params, json_t **res, struct
 	if (rc == MCP_OK) {
 		int verbose = json_is_true(json_object_get(args, "verbose"));
 		mcp_deadline(m, 1);
-		rc = t->run(m, args, verbose, &text, err, sizeof(err));
+		rc = t->trace ? trace_run(m, t, m->schemas[ti], args, verbose, &text, err,
+					  sizeof(err))
+			      : t->run(m, args, verbose, &text, err, sizeof(err));
 		mcp_deadline(m, 0);
 	}
 	json_decref(empty);

@@ -72,31 +72,26 @@ static int graph_summary(struct ilog_mcp *m, const struct trace_ctx *c, json_t *
 	return found;
 }
 
-int tool_graph_lifecycle(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *text,
-			 char *err, size_t errlen)
+int tool_graph_lifecycle(struct ilog_mcp *m, const struct trace_ctx *c,
+			 const struct trace_filter *f, json_t *args, int verbose,
+			 struct ilog_buf *text, char *err, size_t errlen)
 {
-	struct trace_ctx c;
-	struct trace_filter f;
-	int rc = trace_open(m, args, TF_PID | TF_TIME, &c, &f, err, errlen);
-	if (rc)
-		return rc;
+	int rc = MCP_OK;
 	char sql[512];
 	snprintf(sql, sizeof(sql),
 		 "SELECT ts, dur_ns, op, stream, handle, ret, pid FROM %s %s"
 		 " AND op IN (" GRAPH_OPS ") ORDER BY ts",
-		 graph_from(m), f.sql);
+		 graph_from(m), f->sql);
 	sqlite3_stmt *st;
-	if ((rc = trace_prepare(m, sql, &f, &st, err, errlen))) {
-		trace_filter_free(&f);
+	if ((rc = trace_prepare(m, sql, f, &st, err, errlen)))
 		return rc;
-	}
 	/* Over a whole session the totals come from the export's summary
 	 * (summary_graph_lifecycle, counted as this loop counts), and the
 	 * loop reads only the calls the timeline shows. */
 	int64_t sum[8] = { 0 }; /* calls, captures, recaptures, instantiations,
 				 * instantiate_ns, launches, failed, capture_ns */
 	int summed = !json_object_get(args, "since") && !json_object_get(args, "until") &&
-		     graph_summary(m, &c, json_object_get(args, "pid"), sum);
+		     graph_summary(m, c, json_object_get(args, "pid"), sum);
 	json_t *lim = json_object_get(args, "limit");
 	int64_t limit = lim ? json_integer_value(lim) : 40, entries = 0, more = 0, read = 0;
 	int64_t captures = 0, instantiations = 0, launches = 0, failed = 0, inst_ns = 0;
@@ -172,7 +167,7 @@ int tool_graph_lifecycle(struct ilog_mcp *m, json_t *args, int verbose, struct i
 			snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail), " failed %d",
 				 ret);
 		/* [t_s, what, detail, dur_us | launches] */
-		json_t *e = json_pack("[f, s, s, f]", trace_s(ts - c.first_ts), what, detail,
+		json_t *e = json_pack("[f, s, s, f]", trace_s(ts - c->first_ts), what, detail,
 				      trace_us((uint64_t)(dur > 0 ? dur : 0)));
 		if (e && op == ILOG_OP_cudaGraphLaunch)
 			json_array_set_new(e, 3, json_integer(1));
@@ -181,7 +176,6 @@ int tool_graph_lifecycle(struct ilog_mcp *m, json_t *args, int verbose, struct i
 		run = op == ILOG_OP_cudaGraphLaunch && !ret ? e : NULL;
 	}
 	sqlite3_finalize(st);
-	trace_filter_free(&f);
 	if (oom) {
 		json_decref(tl);
 		return MCP_NOMEM;
@@ -203,7 +197,7 @@ int tool_graph_lifecycle(struct ilog_mcp *m, json_t *args, int verbose, struct i
 		capture_ns = sum[7];
 	}
 	json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:[s,s,s,s], s:o}",
-			      "session", (json_int_t)c.seq, "captures", (json_int_t)captures,
+			      "session", (json_int_t)c->seq, "captures", (json_int_t)captures,
 			      "recaptures", (json_int_t)recaptures, "instantiations",
 			      (json_int_t)instantiations, "launches", (json_int_t)launches,
 			      "failed", (json_int_t)failed, "capture_ms",
@@ -254,14 +248,11 @@ struct exec_row {
 	int64_t handle, n, first, last, total;
 };
 
-int tool_graph_frequency(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *text,
-			 char *err, size_t errlen)
+int tool_graph_frequency(struct ilog_mcp *m, const struct trace_ctx *c,
+			 const struct trace_filter *f, json_t *args, int verbose,
+			 struct ilog_buf *text, char *err, size_t errlen)
 {
-	struct trace_ctx c;
-	struct trace_filter f;
-	int rc = trace_open(m, args, TF_PID | TF_TIME, &c, &f, err, errlen);
-	if (rc)
-		return rc;
+	int rc = MCP_OK;
 	char sql[768];
 	/* Launches per exec, plus execs instantiated and never launched:
 	 * over the whole session from the export's per-exec summary */
@@ -270,7 +261,7 @@ int tool_graph_frequency(struct ilog_mcp *m, json_t *args, int verbose, struct i
 		snprintf(sql, sizeof(sql),
 			 "SELECT handle, sum(launches), min(first_ts), max(last_ts), sum(launch_ns)"
 			 " FROM summary_graph_execs WHERE %s GROUP BY handle ORDER BY 2 DESC, 1",
-			 f.sql);
+			 f->sql);
 	else
 		snprintf(sql, sizeof(sql),
 			 "SELECT handle, sum(op = 18), min(CASE WHEN op = 18 THEN ts END),"
@@ -278,12 +269,10 @@ int tool_graph_frequency(struct ilog_mcp *m, json_t *args, int verbose, struct i
 			 " sum(CASE WHEN op = 18 THEN dur_ns ELSE 0 END)"
 			 " FROM %s %s AND op IN (16, 17, 18) AND ret = 0"
 			 " GROUP BY handle ORDER BY 2 DESC, 1",
-			 graph_from(m), f.sql);
+			 graph_from(m), f->sql);
 	sqlite3_stmt *st;
-	if ((rc = trace_prepare(m, sql, &f, &st, err, errlen))) {
-		trace_filter_free(&f);
+	if ((rc = trace_prepare(m, sql, f, &st, err, errlen)))
 		return rc;
-	}
 	struct exec_row *rows = NULL;
 	size_t n = 0;
 	uint32_t cap = 0;
@@ -293,7 +282,6 @@ int tool_graph_frequency(struct ilog_mcp *m, json_t *args, int verbose, struct i
 		if (ilog_grow((void **)&rows, &cap, n, sizeof(*rows), 64)) {
 			sqlite3_finalize(st);
 			free(rows);
-			trace_filter_free(&f);
 			return MCP_NOMEM;
 		}
 		struct exec_row *r = &rows[n++];
@@ -305,7 +293,6 @@ int tool_graph_frequency(struct ilog_mcp *m, json_t *args, int verbose, struct i
 		all += r->n;
 	}
 	sqlite3_finalize(st);
-	trace_filter_free(&f);
 	if (s != SQLITE_DONE) {
 		free(rows);
 		return MCP_TOOL_ERROR;
@@ -331,8 +318,8 @@ int tool_graph_frequency(struct ilog_mcp *m, json_t *args, int verbose, struct i
 		json_t *row = json_pack("[s, s, I, f, f, f, f]", h, cls, (json_int_t)r->n,
 					span > 0 ? (double)(int64_t)((double)(r->n - 1) / span * 10) / 10
 						 : 0.0,
-					r->n ? trace_s(r->first - c.first_ts) : 0.0,
-					r->n ? trace_s(r->last - c.first_ts) : 0.0,
+					r->n ? trace_s(r->first - c->first_ts) : 0.0,
+					r->n ? trace_s(r->last - c->first_ts) : 0.0,
 					r->n ? trace_us((uint64_t)(r->total / r->n)) : 0.0);
 		e = !row || json_array_append_new(list, row);
 	}
@@ -365,7 +352,7 @@ int tool_graph_frequency(struct ilog_mcp *m, json_t *args, int verbose, struct i
 		return e ? MCP_NOMEM : MCP_OK;
 	}
 	json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:[s,s,s,s,s,s,s], s:o}", "session",
-			      (json_int_t)c.seq, "execs", (json_int_t)n, "launches", (json_int_t)all,
+			      (json_int_t)c->seq, "execs", (json_int_t)n, "launches", (json_int_t)all,
 			      "hot", (json_int_t)hot, "cold", (json_int_t)cold, "unused",
 			      (json_int_t)unused, "cols", "exec", "class", "launches", "per_s",
 			      "first_s", "last_s", "mean_us", "rows", list);

@@ -166,18 +166,15 @@ static json_t *net_context(struct ilog_mcp *m, long long s, const char *hw, int 
 			 "procs", procs);
 }
 
-int tool_host_context(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *text,
-		      char *err, size_t errlen)
+int tool_host_context(struct ilog_mcp *m, const struct trace_ctx *c, const struct trace_filter *f,
+		      json_t *args, int verbose, struct ilog_buf *text, char *err, size_t errlen)
 {
-	struct trace_ctx c;
-	struct trace_filter f;
-	int rc = trace_open(m, args, TF_TIME, &c, &f, err, errlen);
-	if (rc)
-		return rc;
-	const char *hw = trace_where_rest(&f);
-	long long s = (long long)c.session;
+	(void)args; /* the filter holds what it says */
+	int rc = MCP_OK;
+	const char *hw = trace_where_rest(f);
+	long long s = (long long)c->session;
 	/* the top allocators; in more than one container: grouped by it */
-	int grouped = trace_containers(m, c.session) > 1;
+	int grouped = trace_containers(m, c->session) > 1;
 	char sql[4096];
 	snprintf(sql, sizeof(sql),
 		 "%sWITH h AS (SELECT * FROM host_events WHERE session_id = %lld%s),"
@@ -208,7 +205,6 @@ int tool_host_context(struct ilog_mcp *m, json_t *args, int verbose, struct ilog
 		 " FROM snapshots WHERE session_id = %lld%s", s, hw, s, hw);
 	json_t *disk = disk_context(m, s, hw, &rc, err, errlen);
 	json_t *net = disk ? net_context(m, s, hw, &rc, err, errlen) : NULL;
-	trace_filter_free(&f);
 	if (!disk || !net) {
 		json_decref(disk);
 		return rc ? rc : MCP_NOMEM;
@@ -360,7 +356,7 @@ int tool_host_context(struct ilog_mcp *m, json_t *args, int verbose, struct ilog
 		return rc ? MCP_NOMEM : MCP_OK;
 	}
 	json_t *o = json_pack("{s:I, s:o, s:I, s:[s,s,s,s,s,s,s], s:o, s:o, s:o}", "session",
-			      (json_int_t)c.seq, "memory", mem, "other_pages", (json_int_t)rest,
+			      (json_int_t)c->seq, "memory", mem, "other_pages", (json_int_t)rest,
 			      "cols", "pid", "comm", "container", "pages", "pages_per_s", "stalls",
 			      "stall_ms", "rows", rows, "disk", disk, "network", net);
 	rc = !o || mcp_buf_json(text, o) ? MCP_NOMEM : MCP_OK;

@@ -214,7 +214,7 @@ const struct mcp_tool mcp_tools[] = {
 			"nodes: a row per node and op (node column).",
 		.schema = SCHEMA(P_PID "," P_OP("only this") "," P_TIME "," P_SESSION ","
 				 P_LIMIT(20, 100), ""),
-		.run = tool_trace_stats,
+		.trace = tool_trace_stats,
 		.cache = 1,
 	},
 	{
@@ -272,7 +272,7 @@ const struct mcp_tool mcp_tools[] = {
 				 P_LIMIT(5, 50) ",\"frames\":{\"type\":\"integer\",\"minimum\":1,"
 				 "\"maximum\":127,\"description\":\"frames per stack (default 16)\"}",
 				 "\"required\":[\"op\"],"),
-		.run = tool_stacks,
+		.trace = tool_stacks,
 		.cache = 1,
 	},
 	{
@@ -284,7 +284,7 @@ const struct mcp_tool mcp_tools[] = {
 			"counts and time spent capturing and instantiating. t_s: seconds from the "
 			"trace start.",
 		.schema = SCHEMA(P_PID "," P_TIME "," P_SESSION "," P_LIMIT(40, 1000), ""),
-		.run = tool_graph_lifecycle,
+		.trace = tool_graph_lifecycle,
 		.cache = 1,
 	},
 	{
@@ -294,7 +294,7 @@ const struct mcp_tool mcp_tools[] = {
 			"Launches per graph exec with rate and span; hot = the fewest execs making "
 			"90% of launches, cold = the rest, unused = instantiated, never launched.",
 		.schema = SCHEMA(P_PID "," P_TIME "," P_SESSION "," P_LIMIT(20, 1000), ""),
-		.run = tool_graph_frequency,
+		.trace = tool_graph_frequency,
 		.cache = 1,
 	},
 	{
@@ -305,7 +305,7 @@ const struct mcp_tool mcp_tools[] = {
 			"how long its threads were preempted, and by whom most; grouped by container "
 			"(pod UID, container id) when the processes are in more than one.",
 		.schema = SCHEMA(P_TIME "," P_SESSION, ""),
-		.run = tool_process_breakdown,
+		.trace = tool_process_breakdown,
 		.cache = 1,
 	},
 	{
@@ -324,7 +324,7 @@ const struct mcp_tool mcp_tools[] = {
 			"remote address:port, retransmits and per second, the owning process and its "
 			"container) and the processes that sent and received most TCP bytes.",
 		.schema = SCHEMA(P_TIME "," P_SESSION, ""),
-		.run = tool_host_context,
+		.trace = tool_host_context,
 		.cache = 1,
 	},
 	{

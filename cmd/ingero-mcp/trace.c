@@ -130,11 +130,23 @@ int trace_session_for(struct ilog_mcp *m, json_t *args, const char *table, const
 	return MCP_TOOL_ERROR;
 }
 
-int trace_open(struct ilog_mcp *m, json_t *args, unsigned use, struct trace_ctx *c,
-	       struct trace_filter *f, char *err, size_t errlen)
+int trace_run(struct ilog_mcp *m, const struct mcp_tool *t, const json_t *schema, json_t *args,
+	      int verbose, struct ilog_buf *text, char *err, size_t errlen)
 {
-	int rc = trace_session(m, args, c, err, errlen);
-	return rc ? rc : trace_where(c, args, use, f, err, errlen);
+	/* the schema refuses any other argument (additionalProperties): what
+	 * it has a property for is what the tool is filtered by */
+	const json_t *props = json_object_get(schema, "properties");
+	unsigned use = (json_object_get(props, "pid") ? TF_PID : 0) |
+		       (json_object_get(props, "op") ? TF_OP : 0) |
+		       (json_object_get(props, "since") ? TF_TIME : 0);
+	struct trace_ctx c;
+	struct trace_filter f;
+	int rc = trace_session(m, args, &c, err, errlen);
+	if (rc || (rc = trace_where(&c, args, use, &f, err, errlen)))
+		return rc;
+	rc = t->trace(m, &c, &f, args, verbose, text, err, errlen);
+	trace_filter_free(&f);
+	return rc;
 }
 
 const char *trace_where_rest(const struct trace_filter *f)

@@ -184,14 +184,10 @@ static json_t *merged(json_t *nat, const uint8_t *is_eval, json_t *py, uint64_t 
 	return out;
 }
 
-int tool_stacks(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *text, char *err,
-		size_t errlen)
+int tool_stacks(struct ilog_mcp *m, const struct trace_ctx *c, const struct trace_filter *f,
+		json_t *args, int verbose, struct ilog_buf *text, char *err, size_t errlen)
 {
-	struct trace_ctx c;
-	struct trace_filter f;
-	int rc = trace_open(m, args, TF_PID | TF_OP | TF_TIME, &c, &f, err, errlen);
-	if (rc)
-		return rc;
+	int rc = MCP_OK;
 	json_t *lim = json_object_get(args, "limit"), *fr = json_object_get(args, "frames");
 	int64_t limit = lim ? json_integer_value(lim) : 5, frames = fr ? json_integer_value(fr) : 16;
 	char sql[768];
@@ -205,18 +201,16 @@ int tool_stacks(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *
 			 "SELECT stack_id, pystack_id, sum(calls) AS n, sum(total_ns) AS t, min(pid),"
 			 " max(max_ns) FROM summary_callsites WHERE %s GROUP BY stack_id, pystack_id"
 			 " ORDER BY t DESC",
-			 f.sql);
+			 f->sql);
 	else
 		snprintf(sql, sizeof(sql),
 			 "SELECT stack_id, pystack_id, count(*) AS n, sum(dur_ns) AS t, min(pid),"
 			 " max(dur_ns) FROM events WHERE %s GROUP BY stack_id, pystack_id"
 			 " ORDER BY t DESC",
-			 f.sql);
+			 f->sql);
 	sqlite3_stmt *st;
-	if ((rc = trace_prepare(m, sql, &f, &st, err, errlen))) {
-		trace_filter_free(&f);
+	if ((rc = trace_prepare(m, sql, f, &st, err, errlen)))
 		return rc;
-	}
 	json_t *list = json_array();
 	int64_t shown = 0, nostack_n = 0, nostack_t = 0, total_t = 0, more = 0;
 	int s = SQLITE_DONE, oom = !list, failed = 0;
@@ -235,9 +229,9 @@ int tool_stacks(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *
 			continue;
 		}
 		uint8_t is_eval[INGERO_MAX_STACK] = { 0 };
-		json_t *nat = sid ? native_frames(m, &c, sid, pid, frames, is_eval, &oom, err, errlen)
+		json_t *nat = sid ? native_frames(m, c, sid, pid, frames, is_eval, &oom, err, errlen)
 				  : json_array();
-		json_t *py = pyid ? py_frames(m, &c, pyid, pid, frames, &oom, err, errlen)
+		json_t *py = pyid ? py_frames(m, c, pyid, pid, frames, &oom, err, errlen)
 				  : json_array();
 		if (!nat || !py) {
 			json_decref(nat);
@@ -246,7 +240,7 @@ int tool_stacks(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *
 				failed = 1; /* a query failed: err says why */
 			break;
 		}
-		json_t *all = merged(nat, is_eval, py, pyid ? py_entry(m, &c, pyid) : 0);
+		json_t *all = merged(nat, is_eval, py, pyid ? py_entry(m, c, pyid) : 0);
 		if (!all) {
 			json_decref(nat);
 			json_decref(py);
@@ -301,7 +295,7 @@ int tool_stacks(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *
 		rc = e ? MCP_NOMEM : MCP_OK;
 		goto out;
 	}
-	json_t *res = json_pack("{s:I, s:s, s:O, s:I, s:f}", "session", (json_int_t)c.seq, "op",
+	json_t *res = json_pack("{s:I, s:s, s:O, s:I, s:f}", "session", (json_int_t)c->seq, "op",
 				op ? op : "*", "stacks", list, "no_stack_calls", (json_int_t)nostack_n,
 				"no_stack_time_pct",
 				total_t ? (double)(int)(1000.0 * (double)nostack_t / (double)total_t) / 10.0
@@ -312,6 +306,5 @@ int tool_stacks(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *
 	json_decref(res);
 out:
 	json_decref(list);
-	trace_filter_free(&f);
 	return rc;
 }

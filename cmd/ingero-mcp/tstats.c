@@ -207,22 +207,18 @@ static int collect_summary(struct ilog_mcp *m, const struct trace_ctx *c,
 	return s == SQLITE_DONE ? MCP_OK : MCP_TOOL_ERROR;
 }
 
-int tool_trace_stats(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *text,
-		     char *err, size_t errlen)
+int tool_trace_stats(struct ilog_mcp *m, const struct trace_ctx *c, const struct trace_filter *f,
+		     json_t *args, int verbose, struct ilog_buf *text, char *err, size_t errlen)
 {
-	struct trace_ctx c;
-	struct trace_filter f;
-	int rc = trace_open(m, args, TF_PID | TF_OP | TF_TIME, &c, &f, err, errlen);
-	if (rc)
-		return rc;
+	int rc = MCP_OK;
 	struct op_row *rows = NULL;
 	size_t nrows = 0;
 	uint64_t all = 0, alltime = 0;
 	int timed = json_object_get(args, "since") || json_object_get(args, "until"), nodes = 1;
 	if (!timed && mcp_has_table(m, "summary_ops"))
-		rc = collect_summary(m, &c, &f, &rows, &nrows, &nodes, err, errlen);
+		rc = collect_summary(m, c, f, &rows, &nrows, &nodes, err, errlen);
 	else
-		rc = collect(m, &f, timed, &rows, &nrows, err, errlen);
+		rc = collect(m, f, timed, &rows, &nrows, err, errlen);
 	if (rc)
 		goto out;
 	for (size_t i = 0; i < nrows; i++) {
@@ -237,7 +233,7 @@ int tool_trace_stats(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_
 		show = nrows;
 	if (verbose) {
 		int e = mcp_buf_printf(text, "session %lld, %.3f s traced, %llu CUDA calls match\n",
-				       (long long)c.seq, trace_s(c.last_ts - c.first_ts),
+				       (long long)c->seq, trace_s(c->last_ts - c->first_ts),
 				       (unsigned long long)all);
 		for (size_t i = 0; i < show; i++) {
 			const struct op_row *r = &rows[i];
@@ -283,8 +279,8 @@ int tool_trace_stats(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_
 		}
 	}
 	json_t *o = jr ? json_pack("{s:I, s:f, s:I, s:[s,s,s,s,s,s,s,s,s,s], s:o}",
-				   "session", (json_int_t)c.seq, "span_s",
-				   trace_s(c.last_ts - c.first_ts), "calls", (json_int_t)all, "cols",
+				   "session", (json_int_t)c->seq, "span_s",
+				   trace_s(c->last_ts - c->first_ts), "calls", (json_int_t)all, "cols",
 				   "op", "layer", "n", "p50_us", "p95_us", "p99_us", "max_us",
 				   "total_ms", "time_pct", "failed", "rows", jr)
 		       : NULL;
@@ -296,7 +292,6 @@ int tool_trace_stats(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_
 	json_decref(o);
 out:
 	free(rows);
-	trace_filter_free(&f);
 	return rc;
 }
 
@@ -323,34 +318,32 @@ static const char *ctr_sql(int64_t session)
 	return q;
 }
 
-int tool_process_breakdown(struct ilog_mcp *m, json_t *args, int verbose, struct ilog_buf *text,
-			   char *err, size_t errlen)
+int tool_process_breakdown(struct ilog_mcp *m, const struct trace_ctx *c,
+			   const struct trace_filter *f, json_t *args, int verbose,
+			   struct ilog_buf *text, char *err, size_t errlen)
 {
-	struct trace_ctx c;
-	struct trace_filter f;
-	int rc = trace_open(m, args, TF_TIME, &c, &f, err, errlen);
-	if (rc)
-		return rc;
+	(void)args; /* the filter holds what it says */
+	int rc = MCP_OK;
 	char sql[4608], e_sql[512], h_sql[512];
-	const char *hw = trace_where_rest(&f);
+	const char *hw = trace_where_rest(f);
 	/* processes in more than one container (format 1.2): grouped by it */
-	int grouped = trace_containers(m, c.session) > 1;
+	int grouped = trace_containers(m, c->session) > 1;
 	if (!*hw && mcp_has_table(m, "summary_process_ops")) {
 		/* the whole session: from the summaries */
 		snprintf(e_sql, sizeof(e_sql),
 			 "SELECT pid, op, sum(calls) AS n, sum(total_ns) AS t, sum(errors) AS bad"
 			 " FROM summary_process_ops WHERE session_id = %lld GROUP BY pid, op",
-			 (long long)c.session);
+			 (long long)c->session);
 		snprintf(h_sql, sizeof(h_sql),
 			 "SELECT pid, other_pid, other_comm, switches AS n, off_cpu_ns AS d"
-			 " FROM summary_preemptions WHERE session_id = %lld", (long long)c.session);
+			 " FROM summary_preemptions WHERE session_id = %lld", (long long)c->session);
 	} else {
 		snprintf(e_sql, sizeof(e_sql),
 			 "SELECT pid, op, count(*) AS n, sum(dur_ns) AS t, sum(ret != 0) AS bad"
-			 " FROM events%s WHERE %s GROUP BY pid, op", *hw ? "" : " NOT INDEXED", f.sql);
+			 " FROM events%s WHERE %s GROUP BY pid, op", *hw ? "" : " NOT INDEXED", f->sql);
 		snprintf(h_sql, sizeof(h_sql),
 			 "SELECT pid, other_pid, other_comm, 1 AS n, dur_ns AS d FROM host_events"
-			 " WHERE session_id = %lld AND type = 1%s", (long long)c.session, hw);
+			 " WHERE session_id = %lld AND type = 1%s", (long long)c->session, hw);
 	}
 	snprintf(sql, sizeof(sql),
 		 "WITH e AS (%s),"
@@ -369,9 +362,8 @@ int tool_process_breakdown(struct ilog_mcp *m, json_t *args, int verbose, struct
 		 "  coalesce(h.off_ns, 0), w.other_pid, w.other_comm%s"
 		 " FROM p LEFT JOIN h USING (pid) LEFT JOIN w ON w.pid = p.pid AND w.k = 1"
 		 " ORDER BY %sp.cuda_ns DESC LIMIT 100",
-		 e_sql, h_sql, (long long)c.session, grouped ? ctr_sql(c.session) : "",
+		 e_sql, h_sql, (long long)c->session, grouped ? ctr_sql(c->session) : "",
 		 grouped ? "sum(p.cuda_ns) OVER (PARTITION BY ctr) DESC, ctr, " : "");
-	trace_filter_free(&f);
 	sqlite3_stmt *st;
 	if ((rc = mcp_prepare(m, sql, 0, &st, err, errlen)))
 		return rc;
@@ -446,7 +438,7 @@ int tool_process_breakdown(struct ilog_mcp *m, json_t *args, int verbose, struct
 			return MCP_NOMEM;
 		return MCP_OK;
 	}
-	json_t *o = json_pack("{s:I, s:[s,s,s,s,s,s,s,s,s,s], s:o}", "session", (json_int_t)c.seq,
+	json_t *o = json_pack("{s:I, s:[s,s,s,s,s,s,s,s,s,s], s:o}", "session", (json_int_t)c->seq,
 			      "cols", "pid", "comm", "calls", "cuda_ms", "failed", "top_op",
 			      "preempted", "off_cpu_ms", "top_preempter_pid", "top_preempter",
 			      "rows", rows);
