@@ -194,6 +194,16 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 	double best = 0;
 	if (oc.host)
 		best = oc.share > 1 ? 1 : oc.share, cause = ILOG_PAT_CPU_CONTENTION;
+	/*
+	 * A host busy all along (a build on every core) raises no excess in
+	 * the stalls' windows over the others, yet preempts calls at random
+	 * times, which is what random stalls look like.  When the threads'
+	 * off-CPU time in the stalls' windows is as much as the kept stalls
+	 * lost, the CPU explains them as well as the GPU does: the host side,
+	 * never "the host was not in the way".
+	 */
+	else if (oc.off_in >= lost_kept)
+		cause = ILOG_PAT_CPU_CONTENTION;
 	if (cov_gpu >= ILOG_COVERAGE && cov_gpu > best)
 		best = cov_gpu, cause = ILOG_PAT_GPU_CONTENTION;
 	if (cov_mem >= ILOG_COVERAGE && cov_mem > best)

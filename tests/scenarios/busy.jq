@@ -4,7 +4,9 @@
 # prove - the host was busy, which is real, not a false alarm of a clean
 # workload.  $sw: the log's switch records with value 0 (preemptions:
 # a thread switched out runnable), $snaps: its snapshots with PSI.
-#   - cpu-contention or oversubscription, and
+#   - cpu-contention or oversubscription, or isolated stalls whose cause
+#     is CPU contention (metrics.cause: calls preempted at random times),
+#     and
 #   - a culprit named: its preemptions of the chain's process in the
 #     chain's interval took at least a tenth of the time the chain says
 #     was lost (it is there, and it took CPU time that counts); or
@@ -12,7 +14,8 @@
 #     them when none falls inside) average PSI "cpu some" >= 20%.
 def proven_busy($sw; $snaps):
   . as $ch |
-  (.pattern == "cpu-contention" or .pattern == "oversubscription") and
+  (.pattern == "cpu-contention" or .pattern == "oversubscription" or
+   (.pattern == "isolated-stall" and .metrics.cause == "cpu-contention")) and
   (if (.culprit_pid // 0) != 0 then
      ([$sw[] | select(.pid == $ch.pid and .other_pid == $ch.culprit_pid and
                       .ts_ns >= $ch.ts_start and .ts_ns < $ch.ts_end) | .dur_ns] | add // 0)
