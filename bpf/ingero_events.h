@@ -41,6 +41,7 @@ enum ilog_kind {
 	ILOG_K_RETRANS = 20,  /* TCP retransmissions of a flow in a window (1.3) */
 	ILOG_K_SOCKIO = 21,   /* a process's socket volume in a window (1.3) */
 	ILOG_K_INFLIGHT = 22, /* a call still in progress when written (1.4) */
+	ILOG_K_TRIGGER = 23,  /* what made a flight recorder write its window (1.5) */
 	ILOG_K__COUNT
 };
 

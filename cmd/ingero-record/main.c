@@ -29,8 +29,10 @@ volatile sig_atomic_t rec_stop;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	rec_stop = 1;
+	if (sig == SIGUSR1)
+		rec_flight_sig = 1;
+	else
+		rec_stop = 1;
 }
 
 static void usage(FILE *f)
@@ -113,6 +115,19 @@ static void usage(FILE *f)
 		"                         A full disk: the file being written ends at its last\n"
 		"                         whole frame, the oldest file goes and recording goes\n"
 		"                         on in a new file; with none left to delete it stops\n"
+		"      --flight DUR       flight recorder: keep the last DUR of compressed\n"
+		"                         frames in memory and write nothing until a trigger\n"
+		"                         (SIGUSR1, --hang-after); each trigger writes a log\n"
+		"                         of the DUR before it and the DUR after it, with a\n"
+		"                         trigger record, to OUT's name less .ilog plus\n"
+		"                         .flight-N-UTCTIME.ilog (never over another file)\n"
+		"      --flight-size SIZE  memory bound of --flight: at most SIZE of event\n"
+		"                         frames (default 256M; the oldest go first), plus\n"
+		"                         the definitions every dump needs (processes,\n"
+		"                         mappings, stacks, names: written once each)\n"
+		"      --hang-after DUR   with --flight: a traced call in progress for longer\n"
+		"                         than DUR triggers a dump, once per call (checked\n"
+		"                         each second)\n"
 		"      --rank N           job rank in the header (default $RANK or -1)\n"
 		"      --check            print a readiness report and exit\n"
 		"  -q, --quiet            errors only: no status lines, live table or warnings\n"
@@ -254,7 +269,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 {
 	enum { O_ALL = 256, O_LIB, O_RB, O_SAMPLE, O_STACK, O_NOSTACK, O_WAKE, O_RANK, O_CHECK,
 	       O_PYWALK, O_UNWIND, O_HOSTTOP, O_STALL, O_API, O_HOLDMAX, O_CGROUP, O_INFLIGHT,
-	       O_ROTATE, O_KEEP, O_KEEPSIZE };
+	       O_ROTATE, O_KEEP, O_KEEPSIZE, O_FLIGHT, O_FLIGHTSZ, O_HANG };
 	static const struct option lo[] = {
 		{ "output", 1, 0, 'o' }, { "pid", 1, 0, 'p' }, { "user", 1, 0, 'u' },
 		{ "all-users", 0, 0, O_ALL }, { "cuda-lib", 1, 0, O_LIB },
@@ -269,6 +284,8 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		{ "api", 1, 0, O_API },
 		{ "hold-max", 1, 0, O_HOLDMAX },
 		{ "rotate", 1, 0, O_ROTATE }, { "keep", 1, 0, O_KEEP }, { "keep-size", 1, 0, O_KEEPSIZE },
+		{ "flight", 1, 0, O_FLIGHT }, { "flight-size", 1, 0, O_FLIGHTSZ },
+		{ "hang-after", 1, 0, O_HANG },
 		{ "verbose", 0, 0, 'v' }, { "help", 0, 0, 'h' },
 		{ "version", 0, 0, ILOG_OPT_VERSION }, { 0, 0, 0, 0 },
 	};
@@ -425,6 +442,24 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 				return -1;
 			}
 			break;
+		case O_FLIGHT:
+			if (opt_duration("--flight", optarg, &o->flight_ns))
+				return -1;
+			if (!o->flight_ns) {
+				ilog_errorf("--flight: the window must be longer than 0");
+				return -1;
+			}
+			break;
+		case O_FLIGHTSZ:
+			if (ilog_parse_size(optarg, &o->flight_bytes) || !o->flight_bytes) {
+				ilog_errorf("--flight-size: bad size '%s'", optarg);
+				return -1;
+			}
+			break;
+		case O_HANG:
+			if (opt_duration("--hang-after", optarg, &o->hang_after_ns))
+				return -1;
+			break;
 		case O_RANK: o->rank = strtoll(optarg, NULL, 10); break;
 		case O_CHECK: o->check = 1; break;
 		case 'q': o->quiet = 1; ilog_verbosity = -1; break;
@@ -453,6 +488,20 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		ilog_errorf("--rotate writes files: not with -o -");
 		return -1;
 	}
+	if (o->flight_ns && (o->rot.max_bytes || o->rot.max_ns)) {
+		ilog_errorf("--flight writes dumps, not a series: not with --rotate");
+		return -1;
+	}
+	if (!o->flight_ns && (o->flight_bytes || o->hang_after_ns)) {
+		ilog_errorf("--flight-size and --hang-after need --flight");
+		return -1;
+	}
+	if (o->flight_ns && o->out && !strcmp(o->out, "-")) {
+		ilog_errorf("--flight writes its dumps to files: -o - is not one");
+		return -1;
+	}
+	if (!o->flight_bytes)
+		o->flight_bytes = 256ull << 20;
 	if (user) {
 		struct passwd *pw = getpwnam(user);
 		char *end;
@@ -723,8 +772,15 @@ static int run(struct rec *r)
 	if (rec_caps_drop(o->cmd && getenv("SUDO_UID"), r->hold, r->err, sizeof(r->err)))
 		ilog_warnf("%s", r->err);
 	if (!o->quiet) {
+		char where[4200];
+		if (o->flight_ns)
+			snprintf(where, sizeof(where), "memory (the last %.1f s; dumps beside %s on "
+				 "SIGUSR1%s)", (double)o->flight_ns / 1e9, o->out,
+				 o->hang_after_ns ? " or a hang" : "");
+		else
+			snprintf(where, sizeof(where), "%s", o->out);
 		fprintf(stderr, "%s: recording to %s: %u probes in %u files; %s\n", ilog_prog,
-			o->out, r->nprobes, r->nlibs,
+			where, r->nprobes, r->nlibs,
 			o->cmd ? "running the command" : "Ctrl-C to stop");
 	}
 	if (gate >= 0) {
@@ -766,6 +822,7 @@ static int run(struct rec *r)
 			if (o->quiet <= 0)
 				rec_summary(r, 0);
 		}
+		rec_flight_tick(r, now);
 		int terr = ilog_writer_tick(r->w);
 		if (r->rot ? rec_rotate_tick(r, 0) : terr) {
 			if (r->rot)
@@ -783,6 +840,7 @@ static int run(struct rec *r)
 	rec_flush_inflight(r);
 	rec_window(r, 1);
 	rec_write_clock(r);
+	rec_flight_close(r);
 	if (o->quiet <= 0)
 		rec_summary(r, 1);
 	/* nothing may stay stopped: resume every held process */
@@ -820,6 +878,8 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	if (r.o.flight_ns)
+		sigaction(SIGUSR1, &sa, NULL);
 	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
 	if (setrlimit(RLIMIT_NOFILE, &rl)) {
 		getrlimit(RLIMIT_NOFILE, &rl);
@@ -828,25 +888,32 @@ int main(int argc, char **argv)
 	}
 	int rc = ILOG_EXIT_USAGE;
 	r.out_fd = -1;
-	if (!strcmp(r.o.out, "-") && ilog_refuse_tty(STDOUT_FILENO, "a binary log"))
-		goto cleanup;
 	int rotate = r.o.rot.max_bytes || r.o.rot.max_ns;
-	if (rotate && rec_rotate_open(&r)) {
-		ilog_errorf("%s", r.err);
-		goto cleanup;
-	}
-	if (!rotate && (r.out_fd = ilog_open_out(r.o.out)) < 0)
-		goto cleanup;
-	if (!strcmp(r.o.out, "-"))
-		r.o.out = "stdout";
-	if (rotate)
-		r.o.out = ilog_rotate_current(r.rot);
-	/* rotation: each file gets the context a reader needs */
-	r.w = ilog_writer_open(r.out_fd, &(struct ilog_writer_opts){ .context = rotate }, err,
-			       sizeof(err));
-	if (!r.w) {
-		ilog_errorf("%s: %s", r.o.out, err);
-		goto cleanup;
+	if (r.o.flight_ns) {
+		if (rec_flight_open(&r)) {
+			ilog_errorf("%s", r.err);
+			goto cleanup;
+		}
+	} else {
+		if (!strcmp(r.o.out, "-") && ilog_refuse_tty(STDOUT_FILENO, "a binary log"))
+			goto cleanup;
+		if (rotate && rec_rotate_open(&r)) {
+			ilog_errorf("%s", r.err);
+			goto cleanup;
+		}
+		if (!rotate && (r.out_fd = ilog_open_out(r.o.out)) < 0)
+			goto cleanup;
+		if (!strcmp(r.o.out, "-"))
+			r.o.out = "stdout";
+		if (rotate)
+			r.o.out = ilog_rotate_current(r.rot);
+		/* rotation: each file gets the context a reader needs */
+		r.w = ilog_writer_open(r.out_fd, &(struct ilog_writer_opts){ .context = rotate },
+				       err, sizeof(err));
+		if (!r.w) {
+			ilog_errorf("%s: %s", r.o.out, err);
+			goto cleanup;
+		}
 	}
 	r.t0_ns = rec_now(CLOCK_MONOTONIC);
 	if (rec_write_header(&r)) {
@@ -864,6 +931,8 @@ cleanup:
 		ilog_errorf("%s: %s", r.o.out, err);
 		rc = ILOG_EXIT_USAGE;
 	}
+	ilog_writer_close(r.wdef, NULL, 0);
+	ilog_flight_free(r.flight);
 	ring_buffer__free(r.rb);
 	rec_detach_all(&r);
 	rec_py_close(&r);

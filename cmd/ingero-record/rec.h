@@ -49,6 +49,16 @@ struct rec_opts {
 	char **cmd;               /* after "--": run it under recording */
 	const char *api;          /* --api: "all" or names and globs; NULL: the table only */
 	struct ilog_rotate_opts rot; /* --rotate, --keep, --keep-size (rotate.c) */
+	uint64_t flight_ns;       /* --flight: the window kept in memory; 0: write a log */
+	uint64_t flight_bytes;    /* --flight-size: at most this much of it */
+	uint64_t hang_after_ns;   /* --hang-after: a call this long triggers; 0: never */
+};
+
+/* A call in progress (write_inflight). */
+struct rec_call {
+	uint64_t dur, ts;
+	uint32_t pid, tid;
+	uint16_t op;
 };
 
 /* One attached library file (identified by device and inode). */
@@ -115,6 +125,14 @@ struct rec {
 	struct rec_hold_msg lheld[1024];
 	unsigned nlheld;
 	uint64_t t0_ns, last_tick_ns;
+	/* flight.c: --flight's memory, its definitions' writer, the dumps */
+	struct ilog_flight *flight;
+	struct ilog_writer *wdef;
+	uint64_t flight_until;     /* the open trigger's dump is due */
+	unsigned flight_seq, flight_folded;
+	struct rec_call longest;   /* the longest call in progress at the last window */
+	struct rec_call hang;      /* the call the last hang trigger named */
+
 	/* counts written by the sink */
 	uint64_t n_cuda, n_host, n_stack, n_note, n_other, n_pystack;
 	uint64_t cuda_by_op[REC_MAX_OPS];
@@ -192,6 +210,15 @@ int rec_cgroup_resolve(const char *arg, uint64_t *id, char *dir, size_t cap);
 /* Is pid in the cgroup of this id or below it?  1 for id 0 (--cgroup not
  * given), 0 when pid is gone. */
 int rec_cgroup_has(uint64_t id, uint32_t pid);
+
+/* flight.c: --flight */
+extern volatile sig_atomic_t rec_flight_sig; /* SIGUSR1 */
+/* The writers into memory: 0, or -1 with r->err. */
+int rec_flight_open(struct rec *r);
+/* Triggers (signal, hang) and a dump that is due.  now: CLOCK_MONOTONIC. */
+void rec_flight_tick(struct rec *r, uint64_t now);
+/* At stop: an open trigger's dump is written with what it has. */
+void rec_flight_close(struct rec *r);
 
 /* hold.c: no call missed after a late dlopen (system-wide) */
 /* Attach the CUDA libraries of the linker cache and of earlier runs. */

@@ -768,7 +768,13 @@ static unsigned write_inflight(struct rec *r, uint64_t now, uint64_t min_ns, int
 			const struct rec_frame *f = &in.f[d];
 			/* ts is set last at entry: 0 (or ahead of now) is a frame
 			 * the kernel was filling as it was read */
-			if (f->skip || !f->ts || f->ts > now || now - f->ts < min_ns)
+			if (f->skip || !f->ts || f->ts > now)
+				continue;
+			/* the longest call in progress: --hang-after's subject */
+			if (!at_stop && now - f->ts > r->longest.dur)
+				r->longest = (struct rec_call){ now - f->ts, f->ts, in.tgid, key,
+								(uint16_t)REC_COOKIE_OP(f->cookie) };
+			if (now - f->ts < min_ns)
 				continue;
 			struct ingero_cuda_event e = {
 				.ts_ns = f->ts, .dur_ns = now - f->ts, .pid = in.tgid, .tid = key,
@@ -820,8 +826,9 @@ void rec_window(struct rec *r, int final)
 	write_losses(r, now, final);
 	/* a hang must be in the file while it lasts, whatever ends the
 	 * recorder: the frame holding these ends now (SPEC §5.22) */
-	if (!final && r->o.inflight_after_ns &&
-	    write_inflight(r, now, r->o.inflight_after_ns, 0))
+	r->longest = (struct rec_call){ 0 };
+	if (!final && (r->o.inflight_after_ns || r->o.hang_after_ns) &&
+	    write_inflight(r, now, r->o.inflight_after_ns ? r->o.inflight_after_ns : UINT64_MAX, 0))
 		ilog_writer_flush(r->w);
 	/* exited targets leave the set once their last window is written */
 	for (unsigned i = 0; i < REC_MAX_PROCS; i++) {

@@ -12,6 +12,7 @@ int ilog_record_pid(const struct ilog_record *rec, uint32_t *pid, uint32_t *othe
 	switch (rec->kind) {
 	case ILOG_K_CUDA: *pid = rec->u.cuda.pid; return 1;
 	case ILOG_K_INFLIGHT: *pid = rec->u.inflight.pid; return 1;
+	case ILOG_K_TRIGGER: *pid = rec->u.trigger.pid; return rec->u.trigger.pid != 0;
 	case ILOG_K_HOST: *pid = rec->u.host.pid; return 1;
 	case ILOG_K_PROCESS: *pid = rec->u.process.pid; return 1;
 	case ILOG_K_MAPPING: *pid = rec->u.mapping.pid; return 1;

@@ -210,6 +210,22 @@ static const struct ilog_field loss_f[] = {
 };
 #undef E
 
+#define E struct ilog_trigger
+static const struct ilog_field trigger_f[] = {
+	/* 1.5: not delta coded (§8.2) */
+	F(E, ts_ns, "ts_ns", FT_U64, FV_MONO, .col = "ts"),
+	F(E, reason, "reason", FT_STR, FV_STR),
+	F(E, pid, "pid", FT_U32, FV_NUM),
+	F(E, tid, "tid", FT_U32, FV_NUM),
+	F(E, op, "op", FT_U16, FV_OP),
+	F(E, value_ns, "value_ns", FT_U64, FV_NUM),
+	F(E, baseline_ns, "baseline_ns", FT_U64, FV_NUM),
+	F(E, before_ns, "before_ns", FT_U64, FV_NUM),
+	F(E, after_ns, "after_ns", FT_U64, FV_NUM),
+	F(E, seq, "seq", FT_U32, FV_NUM),
+};
+#undef E
+
 #define E struct ilog_symbol
 static const struct ilog_field symbol_f[] = {
 	F(E, pid, "pid", FT_U32, FV_NUM),
@@ -373,6 +389,7 @@ static const struct ilog_kind_desc kinds[ILOG_K__COUNT] = {
 	 * NONE it gets one in SQLite and in ClickHouse, once docs/schema.md and
 	 * docs/fleet.md say what it holds */
 	K(ILOG_K_INFLIGHT, "inflight", inflight, inflight_f, NONE),
+	K(ILOG_K_TRIGGER, "trigger", trigger, trigger_f, NONE),
 };
 #undef NONE
 #undef LOCAL
@@ -650,6 +667,7 @@ uint64_t ilog_record_ts(const struct ilog_record *rec)
 	case ILOG_K_RETRANS: return rec->u.retrans.ts_ns;
 	case ILOG_K_SOCKIO: return rec->u.sockio.ts_ns;
 	case ILOG_K_INFLIGHT: return rec->u.inflight.ts_ns;
+	case ILOG_K_TRIGGER: return rec->u.trigger.ts_ns;
 	case ILOG_K_CLOCK: return rec->u.clock.mono_ns;
 	case ILOG_K_HEADER: return rec->u.header.mono_ns;
 	default: return 0;

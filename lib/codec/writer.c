@@ -172,16 +172,30 @@ fail:
 	return NULL;
 }
 
+int ilog_kind_is_def(uint32_t kind)
+{
+	switch (kind) {
+	case ILOG_K_HEADER: case ILOG_K_SCHEMA: case ILOG_K_STACK: case ILOG_K_PYSTACK:
+	case ILOG_K_PROCESS: case ILOG_K_MAPPING: case ILOG_K_PYCODE: case ILOG_K_OPNAME:
+	case ILOG_K_KERNEL:
+		return 1;
+	}
+	return 0;
+}
+
 int ilog_writer_flush(struct ilog_writer *w)
 {
 	if (w->failed)
 		return -1;
+	/* definitions first: what the frame refers to is out before it */
+	if (w->o.defs && ilog_writer_flush(w->o.defs))
+		return fail(w, "%s", ilog_writer_error(w->o.defs));
 	if (!w->len)
 		return 0;
 	size_t z = ZSTD_compress2(w->cctx, w->zbuf, w->zcap, w->buf, w->len);
 	if (ZSTD_isError(z))
 		return fail(w, "zstd: %s", ZSTD_getErrorName(z));
-	if (ilog_write_all(w->fd, w->zbuf, z)) {
+	if (w->o.out ? w->o.out(w->o.out_ctx, w->zbuf, z) : ilog_write_all(w->fd, w->zbuf, z)) {
 		w->werrno = errno;
 		return fail(w, "write: %s", strerror(errno));
 	}
@@ -198,6 +212,8 @@ int ilog_writer_flush(struct ilog_writer *w)
 
 int ilog_writer_tick(struct ilog_writer *w)
 {
+	if (w->o.defs && ilog_writer_tick(w->o.defs))
+		return fail(w, "%s", ilog_writer_error(w->o.defs));
 	if (w->len && w->o.frame_ms != ILOG_FRAME_MS_OFF && now_ms() - w->frame_t0 >= w->o.frame_ms)
 		return ilog_writer_flush(w);
 	return w->failed ? -1 : 0;
@@ -387,6 +403,8 @@ int ilog_writer_put(struct ilog_writer *w, const struct ilog_record *rec)
 {
 	if (w->failed)
 		return -1;
+	if (w->o.defs && ilog_kind_is_def(rec->kind))
+		return ilog_writer_put(w->o.defs, rec);
 	const struct ilog_kind_desc *d = ilog_kind_desc(rec->kind);
 	if (!d) {
 		if (rec->raw.p)
@@ -411,6 +429,10 @@ int ilog_writer_put(struct ilog_writer *w, const struct ilog_record *rec)
 		break;
 	case ILOG_K_INFLIGHT: /* a named op is named before its first record of any kind */
 		if (rec->u.inflight.op >= ILOG_OP_NAMED_FIRST && name_op(w, rec->u.inflight.op))
+			return -1;
+		break;
+	case ILOG_K_TRIGGER:
+		if (rec->u.trigger.op >= ILOG_OP_NAMED_FIRST && name_op(w, rec->u.trigger.op))
 			return -1;
 		break;
 	}

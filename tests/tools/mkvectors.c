@@ -501,6 +501,14 @@ static void v_kinds(void)
 	rec.u.cuda.nargs = 1; /* redop: sum */
 	rec.u.cuda.stack_id = stack_hash(ips, 2);
 	put(w, &rec);
+	/* §5.23: a flight recorder's dump, triggered by that call's hang */
+	rec = (struct ilog_record){ .kind = ILOG_K_TRIGGER };
+	rec.u.trigger = (struct ilog_trigger){
+		.ts_ns = MONO0 + 3000000000, .reason = ILOG_STR("hang"), .pid = PID, .tid = PID,
+		.op = ILOG_OP_ncclAllReduce, .value_ns = 1200000000, .before_ns = 60000000000,
+		.after_ns = 60000000000, .seq = 1,
+	};
+	put(w, &rec);
 	wclose(w, fd);
 }
 

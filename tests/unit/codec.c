@@ -457,6 +457,13 @@ static void fill(struct ilog_record *rec, uint32_t kind, const struct variant *v
 		strcpy(o->comm, v->comm);
 		break;
 	}
+	case ILOG_K_TRIGGER: {
+		struct ilog_trigger *t = &rec->u.trigger;
+		t->ts_ns = U64; t->reason = STR; t->pid = U32; t->tid = U32; t->op = U16 & 0xff;
+		t->value_ns = U64; t->baseline_ns = U64; t->before_ns = U64; t->after_ns = U64;
+		t->seq = U32;
+		break;
+	}
 	default:
 		abort();
 	}

@@ -16,7 +16,7 @@
 
 #define ILOG_MAGIC "ILOG"
 #define ILOG_VERSION_MAJOR 1   /* readers reject a larger major (SPEC §8) */
-#define ILOG_VERSION_MINOR 4
+#define ILOG_VERSION_MINOR 5
 #define INGERO_VERSION "0.1.0"
 
 /* Exit codes shared by every program (DESIGN "The filters"). */
@@ -223,6 +223,18 @@ struct ilog_sockio {
 	uint32_t others;           /* pid 0: how many processes are summed */
 };
 
+/* What made a flight recorder write the window around it (SPEC §5.23). */
+struct ilog_trigger {
+	uint64_t ts_ns;
+	struct ilog_str reason;    /* "signal", "hang", "p99" */
+	uint32_t pid, tid;         /* hang, p99: the call's process and thread; else 0 */
+	uint16_t op;               /* hang, p99: the op; else 0 */
+	uint64_t value_ns;         /* hang: the call's time so far; p99: the window's p99 */
+	uint64_t baseline_ns;      /* p99: the op's baseline p99; else 0 */
+	uint64_t before_ns, after_ns; /* the window kept before and after ts_ns */
+	uint32_t seq;              /* 1 for the run's first dump, 2, ... */
+};
+
 /* Unknown kinds: the whole msgpack record, for pass-through and JSON. */
 struct ilog_raw { const uint8_t *p; uint32_t n; };
 
@@ -252,6 +264,7 @@ struct ilog_record {
 		struct ilog_retrans retrans;
 		struct ilog_sockio sockio;
 		struct ingero_cuda_event inflight; /* a cuda record's fields (1.4) */
+		struct ilog_trigger trigger;
 	} u;
 	struct ilog_raw raw;       /* the encoded record (reader fills) */
 };
@@ -295,7 +308,17 @@ struct ilog_writer_opts {
 	int context;            /* keep what a reader of a later file needs (the
 				 * latest process, mapping, kernel, stack, pystack
 				 * and pycode records) for ilog_writer_rotate */
+	/* Where complete frames go instead of the fd (a flight recorder's
+	 * memory): 0, or -1 with errno set */
+	int (*out)(void *ctx, const uint8_t *frame, size_t n);
+	void *out_ctx;
+	/* Definitions (header, schema, stack, pystack, process, mapping,
+	 * pycode, opname, kernel: what later records refer to) go to this
+	 * writer instead, flushed and ticked with this one; NULL: here. */
+	struct ilog_writer *defs;
 };
+/* Is kind one of the definitions above (ilog_writer_opts.defs)? */
+int ilog_kind_is_def(uint32_t kind);
 #define ILOG_FRAME_MS_OFF UINT32_MAX /* frame_ms: never end frames by age */
 struct ilog_writer;
 /*
@@ -343,6 +366,29 @@ struct ilog_writer_stats {
 	uint64_t dropped;       /* records of frames a failed write lost (rotate) */
 };
 void ilog_writer_stats(const struct ilog_writer *w, struct ilog_writer_stats *st);
+
+/* ---- flight recorder: the last frames in memory (flight.c) ---- */
+struct ilog_flight;
+/* Keeps the events frames of the last window_ns, at most max_bytes of
+ * them (the oldest go first), and every definitions frame.  NULL: ENOMEM. */
+struct ilog_flight *ilog_flight_new(uint64_t window_ns, uint64_t max_bytes);
+/* ilog_writer_opts.out of the events writer and of its defs writer (ctx:
+ * the flight).  0, or -1 (ENOMEM). */
+int ilog_flight_events(void *ctx, const uint8_t *frame, size_t n);
+int ilog_flight_defs(void *ctx, const uint8_t *frame, size_t n);
+/* A trigger at now (CLOCK_MONOTONIC ns): the frames of the window before
+ * it and all later ones are kept until the dump.  0, or -1 when one is
+ * open already. */
+int ilog_flight_trigger(struct ilog_flight *fl, uint64_t now);
+/* The open trigger's time, 0 if none. */
+uint64_t ilog_flight_open(const struct ilog_flight *fl);
+struct ilog_flight_stats { uint64_t frames, bytes, dropped; };
+/* Write the definitions, then the frames kept for the open trigger, to fd
+ * (a complete log); the trigger is closed.  0, or -1 with errno. */
+int ilog_flight_dump(struct ilog_flight *fl, int fd, struct ilog_flight_stats *st);
+/* Bytes held: events frames, definitions frames. */
+void ilog_flight_usage(const struct ilog_flight *fl, uint64_t *events, uint64_t *defs);
+void ilog_flight_free(struct ilog_flight *fl);
 
 /* ---- reader (SPEC §3, §9) ---- */
 struct ilog_reader;

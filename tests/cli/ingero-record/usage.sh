@@ -5,7 +5,7 @@ set -euo pipefail
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ingero-record --help >help.out
 for s in USAGE OPTIONS EXAMPLES "EXIT STATUS" --pid --all-users --cuda-lib --duration \
-	--ringbuf-size --sampling-rate --stack --check; do
+	--ringbuf-size --sampling-rate --stack --check --flight --flight-size --hang-after; do
 	grep -q -- "$s" help.out || fail "--help lacks $s"
 done
 try() {
@@ -25,3 +25,9 @@ try "--stack: want true or false, got 'maybe'" --stack=maybe
 try "--user: no such user 'no-such-user-xyz'" --user no-such-user-xyz
 try "unknown or incomplete option '--frobnicate'" --frobnicate
 try "unexpected argument 'stray' (a command goes after --)" stray
+# --flight and its bounds
+try "--flight: bad duration 'soon'" --flight soon
+try "--flight: the window must be longer than 0" --flight 0
+try "--flight-size: bad size '12q'" --flight 10s --flight-size 12q
+try "--flight-size and --hang-after need --flight" --hang-after 5s
+try "--flight writes its dumps to files: -o - is not one" --flight 10s -o -
