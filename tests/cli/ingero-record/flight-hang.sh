@@ -13,13 +13,15 @@ FAKECUDA_LAT_ncclAllReduce_NS=5000000000 FAKECUDA_MODE_ncclAllReduce=sleep \
 wpid=$!
 trap 'kill $wpid 2>/dev/null || true' EXIT
 wait_for ready
-start_rec --pid "$wpid" --flight 1s --hang-after 1500ms
+# a window of 4 s: the call before the hang (1.5 s and a scan before the
+# trigger) is in it
+start_rec --pid "$wpid" --flight 4s --hang-after 1500ms
 touch go
-for ((i = 0; i < 200; i++)); do
+for ((i = 0; i < 400; i++)); do
 	ls rec.flight-001-*Z.ilog >/dev/null 2>&1 && break
 	sleep 0.05
 done
-ls rec.flight-001-*Z.ilog >/dev/null 2>&1 || fail "no dump: $(cat rec.err)"
+ls rec.flight-001-*Z.ilog >/dev/null 2>&1 || fail "no dump in 20 s: $(cat rec.err)"
 wait "$wpid" || fail "workload failed"
 stop_rec
 [[ $(ls rec.flight-* | wc -l) == 1 ]] || fail "one hang, one dump: $(ls rec.flight-*)"
