@@ -23,6 +23,20 @@ volatile sig_atomic_t rec_flight_sig;
 
 int rec_flight_open(struct rec *r)
 {
+	/* the dumps' folder is checked now, before anything is attached:
+	 * finding it unwritable at the first incident would lose it */
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s", r->o.out);
+	char *sl = strrchr(dir, '/');
+	if (!sl)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		sl[sl == dir] = 0;
+	if (access(dir, W_OK | X_OK)) {
+		snprintf(r->err, sizeof(r->err), "--flight: cannot write dumps in %.300s: %s", dir,
+			 strerror(errno));
+		return -1;
+	}
 	r->flight = ilog_flight_new(r->o.flight_ns, r->o.flight_bytes);
 	if (!r->flight) {
 		snprintf(r->err, sizeof(r->err), "--flight: out of memory");

@@ -6,6 +6,12 @@
 . "$INGERO_TESTS/cli/ingero-record/common.bash"
 need_bpf
 
+# an unwritable folder for the dumps: exit 2 before anything is attached
+rc=0; ingero-record --flight 1s -o /nonexistent/x.ilog -d 1s 2>err || rc=$?
+[[ $rc == 2 ]] || fail "unwritable folder: exit $rc"
+grep -q "cannot write dumps in /nonexistent" err || fail "unwritable folder: $(cat err)"
+grep -q "recording to" err && fail "unwritable folder: the recorder started"
+
 "$W" --mix cudaLaunchKernel --seconds 30 --gap-ns 1000000 --ready-file ready --report w.json &
 wpid=$!
 trap 'kill $wpid 2>/dev/null || true' EXIT

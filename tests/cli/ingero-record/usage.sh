@@ -31,3 +31,4 @@ try "--flight: the window must be longer than 0" --flight 0
 try "--flight-size: bad size '12q'" --flight 10s --flight-size 12q
 try "--flight-size and --hang-after need --flight" --hang-after 5s
 try "--flight writes its dumps to files: -o - is not one" --flight 10s -o -
+try "--flight writes dumps, not a series: not with --rotate" --flight 10s --rotate 1G
