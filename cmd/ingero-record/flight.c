@@ -2,8 +2,9 @@
 /*
  * --flight DUR: the recorder keeps the last DUR of compressed frames in
  * memory (lib/codec/flight.c, at most --flight-size of them) and writes
- * nothing until a trigger: SIGUSR1, or a call in progress for longer than
- * --hang-after (the in-flight scan of each window, sink.c).  A trigger
+ * nothing until a trigger: SIGUSR1, a call in progress for longer than
+ * --hang-after (the in-flight scan of each window, sink.c), or an op's p99
+ * over --p99-over times its baseline's (p99.c).  A trigger
  * writes a `trigger` record (SPEC §5.23) and keeps the window before it;
  * DUR later (or when the recording stops first) the dump is written: the
  * definitions, then the frames from DUR before the trigger on, a complete
@@ -49,10 +50,16 @@ int rec_flight_open(struct rec *r)
 	r->wdef = ilog_writer_open(-1, &d, r->err, sizeof(r->err));
 	e.defs = r->wdef;
 	r->w = r->wdef ? ilog_writer_open(-1, &e, r->err, sizeof(r->err)) : NULL;
-	return r->w ? 0 : -1;
+	if (r->w && r->o.p99_over > 0) {
+		r->p99_next = rec_now(CLOCK_MONOTONIC) + 1000000000ull;
+		if (!(r->p99 = rec_p99_new(r->o.p99_over)))
+			snprintf(r->err, sizeof(r->err), "--p99-over: out of memory");
+	}
+	return r->w && (r->p99 || !(r->o.p99_over > 0)) ? 0 : -1;
 }
 
-static void trigger(struct rec *r, const char *reason, const struct rec_call *c)
+static void trigger(struct rec *r, const char *reason, const struct rec_call *c,
+		    const struct rec_p99_fire *p)
 {
 	uint64_t now = rec_now(CLOCK_MONOTONIC);
 	if (ilog_flight_trigger(r->flight, now)) {
@@ -71,14 +78,26 @@ static void trigger(struct rec *r, const char *reason, const struct rec_call *c)
 		rec.u.trigger.op = c->op;
 		rec.u.trigger.value_ns = c->dur;
 	}
+	if (p) {
+		rec.u.trigger.op = p->op;
+		rec.u.trigger.value_ns = p->recent_ns;
+		rec.u.trigger.baseline_ns = p->base_ns;
+	}
 	ilog_writer_put(r->w, &rec);
 	ilog_writer_flush(r->w);
 	if (!r->o.quiet) {
-		char what[128] = "";
+		char what[256] = "";
 		if (c)
 			snprintf(what, sizeof(what), ": %s of pid %u running for %.1f s",
 				 ilog_op_name(c->op) ? ilog_op_name(c->op) : "a call", c->pid,
 				 (double)c->dur / 1e9);
+		if (p)
+			snprintf(what, sizeof(what), ": the p99 of %s, %.3f ms over the last %d s, "
+				 "is %.1fx its %.3f ms of the %d s before",
+				 ilog_op_name(p->op) ? ilog_op_name(p->op) : "an op",
+				 (double)p->recent_ns / 1e6, P99_RECENT_S,
+				 (double)p->recent_ns / (double)(p->base_ns ? p->base_ns : 1),
+				 (double)p->base_ns / 1e6, P99_SLOT_S * P99_BASE_SLOTS);
 		fprintf(stderr, "%s: flight trigger %u (%s%s): keeping %.1f s before it, "
 				"writing when %.1f s after it are in\n",
 			ilog_prog, r->flight_seq, reason, what, (double)r->o.flight_ns / 1e9,
@@ -135,14 +154,21 @@ void rec_flight_tick(struct rec *r, uint64_t now)
 		return;
 	if (rec_flight_sig) {
 		rec_flight_sig = 0;
-		trigger(r, "signal", NULL);
+		trigger(r, "signal", NULL, NULL);
 	}
 	/* a call running longer than --hang-after, once per call */
 	const struct rec_call *c = &r->longest;
 	if (r->o.hang_after_ns && c->dur >= r->o.hang_after_ns &&
 	    (c->tid != r->hang.tid || c->ts != r->hang.ts)) {
 		r->hang = *c;
-		trigger(r, "hang", c);
+		trigger(r, "hang", c, NULL);
+	}
+	/* an op's p99 over its baseline's (p99.c), checked each second */
+	struct rec_p99_fire pf;
+	if (r->p99 && now >= r->p99_next) {
+		r->p99_next = now + 1000000000ull;
+		if (rec_p99_second(r->p99, &pf))
+			trigger(r, "p99", NULL, &pf);
 	}
 	if (ilog_flight_open(r->flight) && now >= r->flight_until)
 		dump(r);

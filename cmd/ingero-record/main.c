@@ -117,10 +117,11 @@ static void usage(FILE *f)
 		"                         on in a new file; with none left to delete it stops\n"
 		"      --flight DUR       flight recorder: keep the last DUR of compressed\n"
 		"                         frames in memory and write nothing until a trigger\n"
-		"                         (SIGUSR1, --hang-after); each trigger writes a log\n"
-		"                         of the DUR before it and the DUR after it, with a\n"
-		"                         trigger record, to OUT's name less .ilog plus\n"
-		"                         .flight-N-UTCTIME.ilog (never over another file)\n"
+		"                         (SIGUSR1, --hang-after, --p99-over); each trigger\n"
+		"                         writes a log of the DUR before it and the DUR\n"
+		"                         after it, with a trigger record, to OUT's name\n"
+		"                         less .ilog plus .flight-N-UTCTIME.ilog (never over\n"
+		"                         another file)\n"
 		"      --flight-size SIZE  memory bound of --flight: at most SIZE of event\n"
 		"                         frames (default 256M; the oldest go first), plus\n"
 		"                         the definitions every dump needs (processes,\n"
@@ -128,6 +129,12 @@ static void usage(FILE *f)
 		"      --hang-after DUR   with --flight: a traced call in progress for longer\n"
 		"                         than DUR triggers a dump, once per call (checked\n"
 		"                         each second)\n"
+		"      --p99-over FACTOR  with --flight: an op's p99 over the last 5 s above\n"
+		"                         FACTOR (> 1) times its p99 over the 60 s before\n"
+		"                         triggers a dump, once until it is back under;\n"
+		"                         judged each second when the 5 s hold 50 calls\n"
+		"                         of the op and the 60 s 500 (the live model's\n"
+		"                         histogram: p99s within 1/32)\n"
 		"      --rank N           job rank in the header (default $RANK or -1)\n"
 		"      --check            print a readiness report and exit\n"
 		"  -q, --quiet            errors only: no status lines, live table or warnings\n"
@@ -269,7 +276,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 {
 	enum { O_ALL = 256, O_LIB, O_RB, O_SAMPLE, O_STACK, O_NOSTACK, O_WAKE, O_RANK, O_CHECK,
 	       O_PYWALK, O_UNWIND, O_HOSTTOP, O_STALL, O_API, O_HOLDMAX, O_CGROUP, O_INFLIGHT,
-	       O_ROTATE, O_KEEP, O_KEEPSIZE, O_FLIGHT, O_FLIGHTSZ, O_HANG };
+	       O_ROTATE, O_KEEP, O_KEEPSIZE, O_FLIGHT, O_FLIGHTSZ, O_HANG, O_P99 };
 	static const struct option lo[] = {
 		{ "output", 1, 0, 'o' }, { "pid", 1, 0, 'p' }, { "user", 1, 0, 'u' },
 		{ "all-users", 0, 0, O_ALL }, { "cuda-lib", 1, 0, O_LIB },
@@ -285,7 +292,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		{ "hold-max", 1, 0, O_HOLDMAX },
 		{ "rotate", 1, 0, O_ROTATE }, { "keep", 1, 0, O_KEEP }, { "keep-size", 1, 0, O_KEEPSIZE },
 		{ "flight", 1, 0, O_FLIGHT }, { "flight-size", 1, 0, O_FLIGHTSZ },
-		{ "hang-after", 1, 0, O_HANG },
+		{ "hang-after", 1, 0, O_HANG }, { "p99-over", 1, 0, O_P99 },
 		{ "verbose", 0, 0, 'v' }, { "help", 0, 0, 'h' },
 		{ "version", 0, 0, ILOG_OPT_VERSION }, { 0, 0, 0, 0 },
 	};
@@ -460,6 +467,16 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 			if (opt_duration("--hang-after", optarg, &o->hang_after_ns))
 				return -1;
 			break;
+		case O_P99: {
+			char *end;
+			double f = strtod(optarg, &end);
+			if (end == optarg || *end || !(f > 1) || f > 1e6) {
+				ilog_errorf("--p99-over: want a factor over 1 (3, 2.5), got '%s'", optarg);
+				return -1;
+			}
+			o->p99_over = f;
+			break;
+		}
 		case O_RANK: o->rank = strtoll(optarg, NULL, 10); break;
 		case O_CHECK: o->check = 1; break;
 		case 'q': o->quiet = 1; ilog_verbosity = -1; break;
@@ -492,8 +509,8 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		ilog_errorf("--flight writes dumps, not a series: not with --rotate");
 		return -1;
 	}
-	if (!o->flight_ns && (o->flight_bytes || o->hang_after_ns)) {
-		ilog_errorf("--flight-size and --hang-after need --flight");
+	if (!o->flight_ns && (o->flight_bytes || o->hang_after_ns || o->p99_over > 0)) {
+		ilog_errorf("--flight-size, --hang-after and --p99-over need --flight");
 		return -1;
 	}
 	if (o->flight_ns && o->out && !strcmp(o->out, "-")) {
@@ -775,8 +792,8 @@ static int run(struct rec *r)
 		char where[4200];
 		if (o->flight_ns)
 			snprintf(where, sizeof(where), "memory (the last %.1f s; dumps beside %s on "
-				 "SIGUSR1%s)", (double)o->flight_ns / 1e9, o->out,
-				 o->hang_after_ns ? " or a hang" : "");
+				 "SIGUSR1%s%s)", (double)o->flight_ns / 1e9, o->out,
+				 o->hang_after_ns ? ", a hang" : "", o->p99_over > 0 ? ", a p99" : "");
 		else
 			snprintf(where, sizeof(where), "%s", o->out);
 		fprintf(stderr, "%s: recording to %s: %u probes in %u files; %s\n", ilog_prog,
@@ -933,6 +950,7 @@ cleanup:
 	}
 	ilog_writer_close(r.wdef, NULL, 0);
 	ilog_flight_free(r.flight);
+	rec_p99_free(r.p99);
 	ring_buffer__free(r.rb);
 	rec_detach_all(&r);
 	rec_py_close(&r);

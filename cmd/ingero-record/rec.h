@@ -52,6 +52,7 @@ struct rec_opts {
 	uint64_t flight_ns;       /* --flight: the window kept in memory; 0: write a log */
 	uint64_t flight_bytes;    /* --flight-size: at most this much of it */
 	uint64_t hang_after_ns;   /* --hang-after: a call this long triggers; 0: never */
+	double p99_over;          /* --p99-over: an op's p99 this many times its baseline's; 0: never */
 };
 
 /* A call in progress (write_inflight). */
@@ -132,6 +133,8 @@ struct rec {
 	unsigned flight_seq, flight_folded;
 	struct rec_call longest;   /* the longest call in progress at the last window */
 	struct rec_call hang;      /* the call the last hang trigger named */
+	struct rec_p99 *p99;       /* --p99-over (p99.c) */
+	uint64_t p99_next;         /* its next second closes (CLOCK_MONOTONIC) */
 
 	/* counts written by the sink */
 	uint64_t n_cuda, n_host, n_stack, n_note, n_other, n_pystack;
@@ -219,6 +222,24 @@ int rec_flight_open(struct rec *r);
 void rec_flight_tick(struct rec *r, uint64_t now);
 /* At stop: an open trigger's dump is written with what it has. */
 void rec_flight_close(struct rec *r);
+
+/* p99.c: --p99-over, the latency trigger (the rule: p99.c's comment,
+ * --help, README, SPEC §5.23) */
+#define P99_RECENT_S 5       /* the recent window, seconds */
+#define P99_SLOT_S 5         /* the baseline's slots, seconds */
+#define P99_BASE_SLOTS 12    /* the baseline: the 60 s before the recent window */
+#define P99_MIN_RECENT 50    /* calls in the recent window to judge it */
+#define P99_MIN_BASE 500     /* calls in the baseline */
+struct rec_p99;
+struct rec_p99_fire { uint16_t op; uint64_t recent_ns, base_ns, nrecent, nbase; };
+/* NULL: out of memory. */
+struct rec_p99 *rec_p99_new(double factor);
+/* A completed call of op (the sink, per call). */
+void rec_p99_add(struct rec_p99 *p, uint32_t op, uint64_t dur_ns);
+/* A second closed: 1 and *f when an op went over its bound (the one most
+ * over, when several did), else 0. */
+int rec_p99_second(struct rec_p99 *p, struct rec_p99_fire *f);
+void rec_p99_free(struct rec_p99 *p);
 
 /* hold.c: no call missed after a late dlopen (system-wide) */
 /* Attach the CUDA libraries of the linker cache and of earlier runs. */

@@ -9,6 +9,7 @@
 
 #include "ingero/export.h"
 #include "ingero/nodemap.h"
+#include "ingero/hist.h"
 #include "ingero/hmap.h"
 #include "ingero/vec.h"
 #include "ingero/schema.h"
@@ -134,8 +135,7 @@ int ilog_metrics_sink_close(struct ilog_sink_ctx *c,
  * first call and then reused) and the node's preemptions.
  */
 #define ILOG_LIVE_SLOTS 12
-#define ILOG_LIVE_SUB 16                          /* sub-buckets per power of two */
-#define ILOG_LIVE_NB (ILOG_LIVE_SUB + 60 * ILOG_LIVE_SUB) /* covers 0 .. 2^64 ns */
+#define ILOG_LIVE_NB ILOG_HIST_NB             /* ingero/hist.h's buckets */
 struct ilog_live_cell { uint32_t *h; uint64_t calls; };
 struct ilog_live_slotnode { struct ilog_live_cell op[ILOG_OP__COUNT]; uint64_t preempt; };
 struct ilog_live_slot {

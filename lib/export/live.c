@@ -47,28 +47,6 @@ void ilog_live_unlock(struct ilog_live *l)
 	pthread_mutex_unlock(l->mu);
 }
 
-/* The histogram bucket of a duration: exact below ILOG_LIVE_SUB ns, then
- * ILOG_LIVE_SUB buckets per power of two. */
-static uint32_t hbucket(uint64_t v)
-{
-	if (v < ILOG_LIVE_SUB)
-		return (uint32_t)v;
-	int e = 63 - __builtin_clzll(v); /* >= 4 */
-	uint32_t sub = (uint32_t)(v >> (e - 4)) & (ILOG_LIVE_SUB - 1);
-	return ILOG_LIVE_SUB + (uint32_t)(e - 4) * ILOG_LIVE_SUB + sub;
-}
-
-/* The middle of a bucket: within half a bucket (1/32 of the value) of
- * every duration in it. */
-static uint64_t hvalue(uint32_t b)
-{
-	if (b < ILOG_LIVE_SUB)
-		return b;
-	uint32_t e = (b - ILOG_LIVE_SUB) / ILOG_LIVE_SUB + 4, sub = b % ILOG_LIVE_SUB;
-	uint64_t w = 1ull << (e - 4);
-	return ((uint64_t)(ILOG_LIVE_SUB + sub) << (e - 4)) + w / 2;
-}
-
 /* The slot of wall time w, cleared if it held an older slot number; NULL
  * when w is older than the window. */
 static struct ilog_live_slot *slot_at(struct ilog_live *l, uint64_t w)
@@ -242,7 +220,7 @@ static int live_add(struct ilog_live *l, const struct ilog_record *rec,
 			struct ilog_live_cell *c = &sn->op[e->op < ILOG_OP__COUNT ? e->op : ILOG_OP_UNKNOWN];
 			if (!c->h && !(c->h = calloc(ILOG_LIVE_NB, sizeof(uint32_t))))
 				return -1;
-			c->h[hbucket(e->dur_ns)]++;
+			c->h[ilog_hist_bucket(e->dur_ns)]++;
 			c->calls++;
 		} else if (sn && rec->u.host.type == ILOG_HOST_SWITCH) {
 			sn->preempt++;
@@ -322,14 +300,8 @@ uint64_t ilog_live_quantiles(const struct ilog_live *l, struct ilog_live_nodes o
 				if (in_nodes(on, i, l->m.nagg) && s->n[i].op[op].h)
 					cum += s->n[i].op[op].h[b];
 		}
-		while (qi < nq) {
-			uint64_t rank = (uint64_t)(qs[qi] * (double)n + 0.999999999);
-			if (rank < 1)
-				rank = 1;
-			if (cum < rank)
-				break;
-			out[qi++] = hvalue(b);
-		}
+		while (qi < nq && cum >= ilog_hist_rank(qs[qi], n))
+			out[qi++] = ilog_hist_value(b);
 	}
 	return n;
 }

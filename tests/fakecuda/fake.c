@@ -20,6 +20,8 @@
 #include "fake.h"
 
 static uint64_t seed; /* FAKECUDA_SEED, else the pid: each process differs */
+static const char *slow_file; /* FAKECUDA_SLOW_FILE */
+static int slow_seen;         /* it existed once: every later call is slow */
 
 /* FAKECUDA_<what>[_<op>][_<unit>]: the per-op setting, else def. */
 static uint64_t env_u64(const char *what, const char *op, const char *unit, uint64_t def)
@@ -50,6 +52,7 @@ void fk_init(struct fk_op *ops, unsigned n)
 	uint64_t first = env_u64("FIRST", "", "NS", 0);
 	uint64_t jit = env_u64("JITTER", "", "PCT", 0);
 	seed = env_u64("SEED", "", "", (uint64_t)getpid());
+	slow_file = getenv("FAKECUDA_SLOW_FILE");
 	for (unsigned i = 0; i < n; i++) {
 		struct fk_op *o = &ops[i];
 		char key[128];
@@ -58,6 +61,7 @@ void fk_init(struct fk_op *ops, unsigned n)
 		o->ret = (int)env_u64("RET", o->name, "", 0);
 		o->first_ns = env_u64("FIRST", o->name, "NS", first);
 		o->jitter = (double)env_u64("JITTER", o->name, "PCT", jit) / 100.0;
+		o->slow_ns = env_u64("SLOW", o->name, "NS", 0);
 		snprintf(key, sizeof(key), "FAKECUDA_MODE_%s", o->name);
 		o->mode = parse_mode(getenv(key), mode);
 		snprintf(key, sizeof(key), "FAKECUDA_SPIKE_%s", o->name);
@@ -126,6 +130,13 @@ int fk_run(struct fk_op *op, uint64_t bytes)
 		ns += op->spike_ns;
 	if (n == 1)
 		ns += op->first_ns;
+	/* a step in latency at a time the test picks (it creates the file);
+	 * looked for at each call of the op until it is there */
+	if (op->slow_ns && slow_file &&
+	    (__atomic_load_n(&slow_seen, __ATOMIC_RELAXED) || !access(slow_file, F_OK))) {
+		__atomic_store_n(&slow_seen, 1, __ATOMIC_RELAXED);
+		ns += op->slow_ns;
+	}
 	spend(op->mode, ns);
 	return op->ret;
 }

@@ -26,6 +26,7 @@ struct fk_op {
 	enum fk_mode mode;
 	int ret;
 	uint64_t calls;           /* atomic */
+	uint64_t slow_ns;         /* FAKECUDA_SLOW_<op>_NS: more once FAKECUDA_SLOW_FILE exists */
 };
 
 /* Read FAKECUDA_* for every op in the table.  Call from a constructor. */

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 /* lib/base/: the hash map, the string pool, growing arrays, the hash
- * functions, the JSON string escaper, hex, write_all. */
+ * functions, the JSON string escaper, hex, write_all, the latency
+ * histogram. */
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include "test.h"
 #include "ingero/buf.h"
 #include "ingero/hash.h"
+#include "ingero/hist.h"
 #include "ingero/hmap.h"
 #include "ingero/io.h"
 #include "ingero/vec.h"
@@ -169,8 +171,43 @@ static void test_json_str(void)
 	is_str(json("\x7f", 1), "\"\x7f\"", "json: DEL passes (not a JSON control)");
 }
 
+static void test_hist(void)
+{
+	static uint32_t h[ILOG_HIST_NB];
+	struct check c;
+	check_begin(&c);
+	/* every duration reads back within 1/32 from its bucket's middle */
+	for (int i = 0; i < 200000; i++) {
+		uint64_t v = t_rnd() >> (2 + t_rnd() % 62); /* v + v / 32 fits */
+		uint32_t b = ilog_hist_bucket(v);
+		uint64_t m = ilog_hist_value(b);
+		if (b >= ILOG_HIST_NB || (v >= 16 && (m > v + v / 32 || m + v / 32 < v)) ||
+		    (v < 16 && m != v))
+			check_fail(&c, "%llu: bucket %u reads %llu", (unsigned long long)v, b,
+				   (unsigned long long)m);
+		if (b && ilog_hist_bucket(v - 1) > b)
+			check_fail(&c, "%llu: buckets not in order", (unsigned long long)v);
+	}
+	check_end(&c, "hist: every duration within 1/32 of its bucket's middle, buckets in order");
+	/* nearest rank: 99 calls of 1 ms and one of 100 ms: p99 is 1 ms,
+	 * p99 of 98 + 2 is 100 ms */
+	h[ilog_hist_bucket(1000000)] = 99;
+	h[ilog_hist_bucket(100000000)] = 1;
+	uint64_t q = ilog_hist_quantile(h, 100, 0.99);
+	ok(q > 968000 && q < 1032000, "hist: p99 of 99 x 1 ms, 1 x 100 ms is 1 ms (%llu)",
+	   (unsigned long long)q);
+	h[ilog_hist_bucket(1000000)] = 98;
+	h[ilog_hist_bucket(100000000)] = 2;
+	q = ilog_hist_quantile(h, 100, 0.99);
+	ok(q > 96800000 && q < 103200000, "hist: p99 of 98 x 1 ms, 2 x 100 ms is 100 ms (%llu)",
+	   (unsigned long long)q);
+	is_u64(ilog_hist_quantile(h, 0, 0.99), 0, "hist: no calls, 0");
+	is_u64(ilog_hist_rank(0.99, 100), 99, "hist: the rank of p99 of 100 is 99, not 100");
+}
+
 int main(void)
 {
+	test_hist();
 	test_hmap_u64();
 	test_hmap_pairs();
 	test_strpool();

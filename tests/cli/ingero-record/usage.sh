@@ -5,7 +5,7 @@ set -euo pipefail
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ingero-record --help >help.out
 for s in USAGE OPTIONS EXAMPLES "EXIT STATUS" --pid --all-users --cuda-lib --duration \
-	--ringbuf-size --sampling-rate --stack --check --flight --flight-size --hang-after; do
+	--ringbuf-size --sampling-rate --stack --check --flight --flight-size --hang-after --p99-over; do
 	grep -q -- "$s" help.out || fail "--help lacks $s"
 done
 try() {
@@ -29,6 +29,9 @@ try "unexpected argument 'stray' (a command goes after --)" stray
 try "--flight: bad duration 'soon'" --flight soon
 try "--flight: the window must be longer than 0" --flight 0
 try "--flight-size: bad size '12q'" --flight 10s --flight-size 12q
-try "--flight-size and --hang-after need --flight" --hang-after 5s
+try "--flight-size, --hang-after and --p99-over need --flight" --hang-after 5s
+try "--flight-size, --hang-after and --p99-over need --flight" --p99-over 3
+try "--p99-over: want a factor over 1 (3, 2.5), got '1'" --flight 10s --p99-over 1
+try "--p99-over: want a factor over 1 (3, 2.5), got 'x'" --flight 10s --p99-over x
 try "--flight writes its dumps to files: -o - is not one" --flight 10s -o -
 try "--flight writes dumps, not a series: not with --rotate" --flight 10s --rotate 1G
