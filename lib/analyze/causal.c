@@ -34,15 +34,9 @@
 struct cand *causal_cand_new(struct ctx *x, const struct sproc *p, enum ilog_pattern pattern,
 			     uint16_t op, uint64_t a, uint64_t b, uint64_t lost)
 {
-	if (x->n == x->cap) {
-		uint32_t nc = x->cap ? x->cap * 2 : 16;
-		struct cand *c = realloc(x->c, nc * sizeof(*c));
-		if (!c) {
-			x->oom = 1;
-			return NULL;
-		}
-		x->c = c;
-		x->cap = nc;
+	if (ilog_grow((void **)&x->c, &x->cap, x->n, sizeof(*x->c), 16)) {
+		x->oom = 1;
+		return NULL;
 	}
 	struct cand *c = &x->c[x->n++];
 	memset(c, 0, sizeof(*c));

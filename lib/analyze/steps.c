@@ -100,30 +100,19 @@ static __attribute__((noinline)) struct stp *proc_get(struct steps *s, uint32_t 
 	return s->last = s->p[*v - 1];
 }
 
-static int grow_arr(void **v, uint32_t old, uint32_t n, size_t size)
-{
-	void *q = realloc(*v, n * size);
-	if (!q)
-		return -1;
-	memset((char *)q + old * size, 0, (n - old) * size);
-	*v = q;
-	return 0;
-}
-
 /* Room for the open step's and the totals' figures of every site. */
 static int cur_room(struct stp *p)
 {
 	if (p->capcur >= p->nsites)
 		return 0;
-	uint32_t n = p->capcur ? p->capcur : 64, o = p->capcur;
-	while (n < p->nsites)
-		n *= 2;
-	if (grow_arr((void **)&p->cur, o, n, sizeof(*p->cur)) ||
-	    grow_arr((void **)&p->touched, o, n, sizeof(*p->touched)))
+	/* the two arrays share one capacity */
+	uint32_t o = p->capcur, c1 = o, c2 = o;
+	if (ilog_reserve0((void **)&p->cur, &c1, p->nsites, sizeof(*p->cur), 64) ||
+	    ilog_reserve0((void **)&p->touched, &c2, p->nsites, sizeof(*p->touched), 64))
 		return -1;
 	for (uint32_t j = o; j < p->nsites; j++)
 		p->cur[j].op = p->sites[j].op;
-	p->capcur = n;
+	p->capcur = c1;
 	return 0;
 }
 

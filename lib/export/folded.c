@@ -26,7 +26,7 @@ struct folded {
 	struct ilog_callsites *cs;
 	struct ilog_buf b;
 	struct procname { uint32_t node, pid; char comm[64]; } *procs;
-	size_t nprocs, cap;
+	uint32_t nprocs, cap;
 	struct ilog_sink_ctx *c;
 };
 
@@ -52,14 +52,8 @@ static int folded_observe(struct ilog_sink_ctx *c, const struct ilog_record *rec
 		while (i < f->nprocs && !(f->procs[i].node == rec->node && f->procs[i].pid == p->pid))
 			i++;
 		if (i == f->nprocs) {
-			if (f->nprocs == f->cap) {
-				size_t ncap = f->cap ? f->cap * 2 : 16;
-				void *q = realloc(f->procs, ncap * sizeof(*f->procs));
-				if (!q)
-					goto oom;
-				f->procs = q;
-				f->cap = ncap;
-			}
+			if (ilog_grow((void **)&f->procs, &f->cap, f->nprocs, sizeof(*f->procs), 16))
+				goto oom;
 			f->nprocs++;
 		}
 		f->procs[i].node = rec->node;

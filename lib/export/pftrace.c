@@ -564,15 +564,8 @@ static struct seq *thread_seq(struct pf *p, uint32_t node, uint32_t pid, uint32_
 		p->cur = &p->th[t].s;
 		return p->cur;
 	}
-	if ((uint32_t)t >= p->nth) {
-		uint32_t n = p->nth ? p->nth * 2 : 64;
-		struct tseq *th = realloc(p->th, n * sizeof(*th));
-		if (!th)
-			return NULL;
-		memset(th + p->nth, 0, (n - p->nth) * sizeof(*th));
-		p->th = th;
-		p->nth = n;
-	}
+	if (ilog_reserve0((void **)&p->th, &p->nth, (uint32_t)t + 1, sizeof(*p->th), 64))
+		return NULL;
 	int proc = p->t.threads[t].proc;
 	if (!p->t.procs[proc].uuid)
 		process_track(p, proc);

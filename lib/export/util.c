@@ -169,14 +169,8 @@ int ilog_tracks_process(struct ilog_tracks *t, uint32_t node, uint32_t pid, int 
 	uint64_t *v = ilog_hmap_get(&t->pmap, key, 0);
 	if (v)
 		return (int)*v - 1;
-	if (t->nprocs == t->pcap) {
-		uint32_t nc = t->pcap ? t->pcap * 2 : 16;
-		struct ilog_proc_track *p = realloc(t->procs, nc * sizeof(*p));
-		if (!p)
-			return -1;
-		t->procs = p;
-		t->pcap = nc;
-	}
+	if (ilog_grow((void **)&t->procs, &t->pcap, t->nprocs, sizeof(*t->procs), 16))
+		return -1;
 	if (!(v = ilog_hmap_put(&t->pmap, key, 0)))
 		return -1;
 	*v = t->nprocs + 1;

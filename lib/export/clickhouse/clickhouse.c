@@ -89,14 +89,10 @@ static int add_row(struct ilog_sink_ctx *c, struct ch *s, enum ilog_ch_table t, 
 		pthread_cond_signal(&s->wake_sender); /* a new flush deadline */
 	}
 	if (ilog_ch_tables[t].counted) {
-		if (b->nrows == b->capoffs) {
-			uint32_t cap = b->capoffs ? b->capoffs * 2 : 1024;
-			uint32_t *o = realloc(b->offs, cap * sizeof(*o));
-			if (!o)
-				goto oom;
-			b->offs = o;
-			b->capoffs = cap;
-		}
+		/* nrows stays below BATCH_ROWS */
+		if (ilog_grow((void **)&b->offs, &b->capoffs, (uint32_t)b->nrows, sizeof(*b->offs),
+			      1024))
+			goto oom;
 		b->offs[b->nrows] = (uint32_t)b->rows.len;
 	}
 	if (ilog_ch_encode(&b->rows, t, row))

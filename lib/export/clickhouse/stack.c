@@ -63,17 +63,6 @@ void ilog_ch_stacks_free(struct ilog_ch_stacks *s)
 	free(s);
 }
 
-static int grow(void **p, uint32_t *cap, size_t esize)
-{
-	uint32_t ncap = *cap ? *cap * 2 : 64;
-	void *q = realloc(*p, (size_t)ncap * esize);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = ncap;
-	return 0;
-}
-
 static struct pidmaps *pid_get(struct ilog_ch_stacks *s, uint32_t node, uint32_t pid, int create)
 {
 	uint64_t k = (uint64_t)node << 32 | pid;
@@ -82,7 +71,7 @@ static struct pidmaps *pid_get(struct ilog_ch_stacks *s, uint32_t node, uint32_t
 		return &s->pids[*v];
 	if (!create)
 		return NULL;
-	if (s->npids == s->cappids && grow((void **)&s->pids, &s->cappids, sizeof(*s->pids)))
+	if (ilog_grow((void **)&s->pids, &s->cappids, s->npids, sizeof(*s->pids), 64))
 		return NULL;
 	if (ilog_hmap_set(&s->pidx, k, 0, s->npids))
 		return NULL;
@@ -119,7 +108,7 @@ static int add_mapping(struct ilog_ch_stacks *s, uint32_t node, const struct ilo
 		if (p->m[i].end <= mp->start || p->m[i].start >= mp->end)
 			p->m[k++] = p->m[i];
 	p->n = k;
-	if (p->n == p->cap && grow((void **)&p->m, &p->cap, sizeof(*p->m)))
+	if (ilog_grow((void **)&p->m, &p->cap, p->n, sizeof(*p->m), 64))
 		return -1;
 	uint32_t at = p->n;
 	while (at && p->m[at - 1].start > mp->start) {
@@ -211,7 +200,7 @@ uint64_t ilog_ch_stacks_add(struct ilog_ch_stacks *s, uint32_t node, uint32_t rn
 		s->fids[*v] = fid;
 		return fid;
 	}
-	if (s->nfids == s->capfids && grow((void **)&s->fids, &s->capfids, sizeof(*s->fids)))
+	if (ilog_grow((void **)&s->fids, &s->capfids, s->nfids, sizeof(*s->fids), 64))
 		return 0;
 	if (ilog_hmap_set(&s->ids, (uint64_t)node, st->id, s->nfids))
 		return 0;
