@@ -61,6 +61,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ingero/vec.h"
 #include "scenario.h"
 
 enum { E_CUDA, E_HOST, E_SNAP, E_PROC };
@@ -79,7 +80,7 @@ struct sev {
 struct gen {
 	uint64_t rng;
 	struct sev *ev;
-	size_t n, cap;
+	uint32_t n, cap;
 	int oom;
 	uint64_t t0, end;
 	double sync_factor;
@@ -124,15 +125,9 @@ static double nrm(struct gen *g, double m, double f)
 
 static struct sev *add(struct gen *g, uint8_t kind, uint64_t ts)
 {
-	if (g->n == g->cap) {
-		size_t nc = g->cap ? g->cap * 2 : 65536;
-		struct sev *e = realloc(g->ev, nc * sizeof(*e));
-		if (!e) {
-			g->oom = 1;
-			return NULL;
-		}
-		g->ev = e;
-		g->cap = nc;
+	if (ilog_grow((void **)&g->ev, &g->cap, g->n, sizeof(*g->ev), 65536)) {
+		g->oom = 1;
+		return NULL;
 	}
 	struct sev *e = &g->ev[g->n++];
 	memset(e, 0, sizeof(*e));

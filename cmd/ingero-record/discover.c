@@ -198,14 +198,8 @@ static size_t build_id_cached(const char *open_path, uint64_t dev, uint64_t ino,
 			memcpy(out, bids[i].id, bids[i].len);
 			return bids[i].len;
 		}
-	if (nbids == capbids) {
-		unsigned cap = capbids ? capbids * 2 : 64;
-		struct bid *n = realloc(bids, cap * sizeof(*n));
-		if (!n)
-			return 0;
-		bids = n;
-		capbids = cap;
-	}
+	if (ilog_grow((void **)&bids, &capbids, nbids, sizeof(*bids), 64))
+		return 0;
 	struct bid *b = &bids[nbids++];
 	b->dev = dev;
 	b->ino = ino;
@@ -424,14 +418,8 @@ static int map_seen(struct rec_proc *p, uint64_t start)
 	for (unsigned i = 0; i < p->nmaps; i++)
 		if (p->maps[i] == start)
 			return 1;
-	if (p->nmaps == p->capmaps) {
-		unsigned cap = p->capmaps ? p->capmaps * 2 : 32;
-		uint64_t *n = realloc(p->maps, cap * sizeof(*n));
-		if (!n)
-			return 1;
-		p->maps = n;
-		p->capmaps = cap;
-	}
+	if (ilog_grow((void **)&p->maps, &p->capmaps, p->nmaps, sizeof(*p->maps), 32))
+		return 1;
 	p->maps[p->nmaps++] = start;
 	return 0;
 }

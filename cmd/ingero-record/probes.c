@@ -23,6 +23,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "ingero/cli.h"
+#include "ingero/vec.h"
 #include "rec.h"
 #include "bpf/record.skel.h"
 
@@ -333,7 +334,7 @@ static int api_fn_cmp(const void *a, const void *b)
 struct api_ctx {
 	const char *api;
 	struct api_fn *v;
-	size_t n, cap;
+	uint32_t n, cap;
 };
 
 static int api_one(void *arg, const char *name, uint64_t off, const GElf_Sym *s)
@@ -343,14 +344,8 @@ static int api_one(void *arg, const char *name, uint64_t off, const GElf_Sym *s)
 	    GELF_ST_VISIBILITY(s->st_other) != STV_DEFAULT || !*name || strlen(name) > 255 ||
 	    is_decoded_name(name) || !api_match(x->api, name))
 		return 0;
-	if (x->n == x->cap) {
-		size_t cap = x->cap ? x->cap * 2 : 256;
-		struct api_fn *nv = realloc(x->v, cap * sizeof(*nv));
-		if (!nv)
-			return -1;
-		x->v = nv;
-		x->cap = cap;
-	}
+	if (ilog_grow((void **)&x->v, &x->cap, x->n, sizeof(*x->v), 256))
+		return -1;
 	if (!(x->v[x->n].name = strdup(name)))
 		return -1;
 	x->v[x->n++].off = off;
@@ -404,15 +399,9 @@ static struct rec_lib *lib_find_or_add(struct rec *r, const char *path, const ch
 	for (unsigned i = 0; i < r->nlibs; i++)
 		if (r->libs[i].dev == st.st_dev && r->libs[i].ino == st.st_ino)
 			return &r->libs[i];
-	if (r->nlibs == r->caplibs) {
-		unsigned cap = r->caplibs ? r->caplibs * 2 : 8;
-		struct rec_lib *l = realloc(r->libs, cap * sizeof(*l));
-		if (!l) {
-			snprintf(r->err, sizeof(r->err), "out of memory");
-			return NULL;
-		}
-		r->libs = l;
-		r->caplibs = cap;
+	if (ilog_grow((void **)&r->libs, &r->caplibs, r->nlibs, sizeof(*r->libs), 8)) {
+		snprintf(r->err, sizeof(r->err), "out of memory");
+		return NULL;
 	}
 	struct rec_lib *l = &r->libs[r->nlibs++];
 	memset(l, 0, sizeof(*l));

@@ -39,6 +39,7 @@
 #include <bpf/libbpf.h>
 #include "ingero/cli.h"
 #include "ingero/hash.h"
+#include "ingero/vec.h"
 #include "rec.h"
 #include "python.h"
 #include "pyoffsets.h"
@@ -210,14 +211,8 @@ static struct py_elf *elf_info(const char *open_path)
 	for (unsigned i = 0; i < nelfs; i++)
 		if (elfs[i].dev == st.st_dev && elfs[i].ino == st.st_ino)
 			return &elfs[i];
-	if (nelfs == capelfs) {
-		unsigned cap = capelfs ? capelfs * 2 : 16;
-		struct py_elf *n = realloc(elfs, cap * sizeof(*n));
-		if (!n)
-			return NULL;
-		elfs = n;
-		capelfs = cap;
-	}
+	if (ilog_grow((void **)&elfs, &capelfs, nelfs, sizeof(*elfs), 16))
+		return NULL;
 	struct py_elf *pe = &elfs[nelfs++];
 	memset(pe, 0, sizeof(*pe));
 	pe->dev = st.st_dev;
