@@ -446,6 +446,77 @@ static void check_libs(void)
 	}
 }
 
+/* whether /proc/kallsyms names a kernel function (it lists them to any user) */
+static int ksym(const char *name)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[256];
+	size_t n = strlen(name);
+	int found = 0;
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, ' ');
+		if (p && (p = strchr(p + 1, ' ')) && !strncmp(p + 1, name, n) &&
+		    (p[1 + n] == '\n' || p[1 + n] == '\t'))
+			found = 1;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * How a CUDA call will be probed here, cheapest first (bench/RESULTS.md):
+ * the trap at the entry dominates, the same for perf-event, uprobe_multi
+ * and session attachments; what a kernel can spare is the second one, at
+ * the return, which a session program sets only for the calls it times.
+ * Probes go at the function's first instruction, which the kernel emulates
+ * (push %rbp); one past the prologue would be single-stepped (~3x dearer).
+ */
+static void probe_path(int lock_arg)
+{
+	/* the attachment the recorder will use: the session program (6.13+),
+	 * else the uprobe_multi pair (6.6+), else perf-event pairs */
+	libbpf_print_fn_t old = libbpf_set_print(silent);
+	int err = -EINVAL, session = 0, multi = 0;
+	for (int k = 0; k < 3 && err; k++) {
+		struct record_bpf *s = record_bpf__open();
+		if (!s)
+			break;
+		session = k == 0;
+		multi = k < 2;
+		rec_mmap_lock_load(s, lock_arg);
+		bpf_program__set_autoload(s->progs.cuda_session, session);
+		bpf_program__set_autoload(s->progs.cuda_return_multi, k == 1);
+		bpf_program__set_autoload(s->progs.cuda_entry_multi, multi);
+		if (session)
+			bpf_program__set_expected_attach_type(s->progs.cuda_session,
+							      (enum bpf_attach_type)57);
+		if (multi) {
+			bpf_program__set_expected_attach_type(s->progs.cuda_entry_multi,
+							      (enum bpf_attach_type)48);
+			bpf_program__set_expected_attach_type(s->progs.cuda_return_multi,
+							      (enum bpf_attach_type)48);
+		}
+		err = record_bpf__load(s);
+		record_bpf__destroy(s);
+	}
+	libbpf_set_print(old);
+	if (err)
+		return;
+	char d[400];
+	snprintf(d, sizeof(d), "%s at each function's entry; %s%s",
+		 session ? "uprobe session programs (6.13+), a return probe only on calls timed,"
+		 : multi ? "uprobe_multi entry and return links (6.6+): every call trapped twice"
+			 : "a perf-event uprobe and uretprobe per function: every call trapped twice",
+		 ksym("__x64_sys_uretprobe") ? "returns by the uretprobe system call (6.11+)"
+					     : "returns by a second breakpoint trap",
+		 ksym("arch_uprobe_optimize") ? "; a probe on a 5-byte nop would become a "
+						"call (6.18+), a function's entry is none"
+					      : "");
+	item(session ? 1 : -1, "probes", d,
+	     "Linux 6.13+ lets untimed calls skip the return trap (uprobe sessions)");
+}
+
 int rec_check(const struct rec_opts *o)
 {
 	char buf[512];
@@ -503,6 +574,8 @@ again:
 		     "a kernel with the mmap_lock tracepoints and BTF (5.15+); or record with "
 		     "--hold-max 0, --pid or -- COMMAND (no watch)");
 	}
+	if (!err)
+		probe_path(lock_arg);
 	read_line("/proc/sys/kernel/yama/ptrace_scope", buf, sizeof(buf));
 	if (buf[0]) {
 		char d[128];
