@@ -148,6 +148,7 @@ enum ilog_host_type {
 /* struct ingero_cuda_event.flags */
 #define ILOG_CUDA_F_NO_RETURN 0x01 /* return never observed (process died) */
 #define ILOG_CUDA_F_SAMPLED   0x02 /* one of N under --sampling-rate */
+#define ILOG_CUDA_F_UNTIMED   0x04 /* recorded at entry, no return probe: dur_ns, ret 0 */
 
 /* One CUDA runtime/driver/graph/NCCL call: entry time, duration, args. */
 struct ingero_cuda_event {

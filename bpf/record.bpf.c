@@ -33,6 +33,10 @@ const volatile __u32 targ_unwind = REC_UNWIND_AUTO;
 /* 1 = every call; N = one in N of the sampleable ops.  Written by the
  * recorder while running (adaptive sampling), hence .bss not .rodata. */
 __u32 sample_every = 1;
+/* --launch-timing: one kernel launch in N is timed (entry and return); the
+ * others are recorded at entry with no return probe (session programs
+ * only: a pair traps at the return anyway).  1 = every launch timed. */
+const volatile __u32 targ_launch_every = 1;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -547,6 +551,24 @@ static __always_inline int op_has_stream(__u32 op)
  */
 static __always_inline void entry_stacks(struct pt_regs *ctx, struct rec_frame *f, __u32 tgid);
 
+static __always_inline bool unwound(__u64 pystack_id);
+static __always_inline void emit_untimed(struct rec_frame *f, struct rec_op_stat *st, __u32 tgid,
+					 __u32 tid);
+
+/* A kernel launch: its duration is only the enqueue (--launch-timing). */
+static __always_inline int launch_op(__u64 cookie)
+{
+	if (REC_COOKIE_DEC(cookie) == REC_DEC_RAW)
+		return 0;
+	switch (REC_COOKIE_OP(cookie)) {
+	case ILOG_OP_cudaLaunchKernel:
+	case ILOG_OP_cuLaunchKernel:
+	case ILOG_OP_cuLaunchKernelEx:
+		return 1;
+	}
+	return 0;
+}
+
 static __always_inline int blocking_op(__u64 cookie)
 {
 	if (REC_COOKIE_DEC(cookie) == REC_DEC_RAW)
@@ -641,7 +663,26 @@ static __always_inline int on_entry(struct pt_regs *ctx, bool session)
 			f->kind = REC_COOKIE_KIND1(cookie) - 1;
 	}
 	f->ip = PT_REGS_IP(ctx);
-	if (!f->skip && blocking_op(cookie))
+	/*
+	 * A launch left untimed: its record is written now, with its stacks
+	 * taken at entry, and no return probe is set (the session program
+	 * returns 1).  One launch in N of this op on this CPU is timed.  Under
+	 * --sampling-rate the launches kept are all timed (the others set no
+	 * return probe already); a stack that must be unwound from a copy at
+	 * return keeps its launch timed.
+	 */
+	if (session && targ_launch_every > 1 && sample_every == 1 && !f->skip && st &&
+	    launch_op(cookie)) {
+		if ((st->calls - 1) % targ_launch_every != 0) {
+			entry_stacks(ctx, f, tgid);
+			if (!unwound(f->pystack_id)) {
+				f->ts = bpf_ktime_get_ns();
+				emit_untimed(f, st, tgid, tid);
+				return -1;
+			}
+		}
+	}
+	if (!f->skip && !f->estack && blocking_op(cookie))
 		entry_stacks(ctx, f, tgid);
 	in->depth = d + 1;
 	f->ts = bpf_ktime_get_ns(); /* last, so decoding and stacks are not timed */
@@ -1095,6 +1136,28 @@ static __always_inline int finish_call(struct pt_regs *ctx, struct rec_frame *f,
 	bpf_ringbuf_submit(m, BPF_RB_NO_WAKEUP);
 	count_rb(REC_RB_CUDA, 1);
 	return 0;
+}
+
+/* A launch recorded at its entry (--launch-timing): no duration, no return value. */
+static __always_inline void emit_untimed(struct rec_frame *f, struct rec_op_stat *st, __u32 tgid,
+					 __u32 tid)
+{
+	struct rec_cuda *m = bpf_ringbuf_reserve(&cuda_rb, sizeof(*m), 0);
+	if (!m) {
+		st->lost++;
+		count_rb(REC_RB_CUDA, 0);
+		return;
+	}
+	m->h.type = REC_MSG_CUDA;
+	m->h.len = sizeof(*m);
+	fill_event(&m->ev, f, f->ts, tgid, tid);
+	m->ev.flags |= ILOG_CUDA_F_UNTIMED;
+	m->ev.ret = 0;
+	m->ev.stack_id = f->stack_id;
+	m->ev.pystack_id = f->pystack_id;
+	m->ukey = 0;
+	bpf_ringbuf_submit(m, BPF_RB_NO_WAKEUP);
+	count_rb(REC_RB_CUDA, 1);
 }
 
 /*

@@ -69,6 +69,12 @@ static void usage(FILE *f)
 		"      --sampling-rate N  record one in N launches/copies/syncs (default 1 =\n"
 		"                         all; 0 = adaptive); allocations, graphs and NCCL\n"
 		"                         are always all recorded; skips are counted\n"
+		"      --launch-timing N  time one kernel launch in N (default "
+		REC_LAUNCH_TIMING_S "); the\n"
+		"                         others are recorded at entry, with arguments and\n"
+		"                         stacks but no duration or return value, and cost\n"
+		"                         one probe trap instead of two (Linux 6.13+); 1 =\n"
+		"                         time every launch\n"
 		"      --stack=BOOL       user stacks of every call (default true)\n"
 		"      --py-walker=MODE   Python stacks of calls from CPython 3.10-3.13:\n"
 		"                         ebpf (default: file, function, line per frame,\n"
@@ -274,14 +280,15 @@ static int opt_duration(const char *opt, const char *arg, uint64_t *ns)
 
 static int parse_args(int argc, char **argv, struct rec_opts *o)
 {
-	enum { O_ALL = 256, O_LIB, O_RB, O_SAMPLE, O_STACK, O_NOSTACK, O_WAKE, O_RANK, O_CHECK,
-	       O_PYWALK, O_UNWIND, O_HOSTTOP, O_STALL, O_API, O_HOLDMAX, O_CGROUP, O_INFLIGHT,
-	       O_ROTATE, O_KEEP, O_KEEPSIZE, O_FLIGHT, O_FLIGHTSZ, O_HANG, O_P99 };
+	enum { O_ALL = 256, O_LIB, O_RB, O_SAMPLE, O_LAUNCH_TIMING, O_STACK, O_NOSTACK, O_WAKE,
+	       O_RANK, O_CHECK, O_PYWALK, O_UNWIND, O_HOSTTOP, O_STALL, O_API, O_HOLDMAX, O_CGROUP,
+	       O_INFLIGHT, O_ROTATE, O_KEEP, O_KEEPSIZE, O_FLIGHT, O_FLIGHTSZ, O_HANG, O_P99 };
 	static const struct option lo[] = {
 		{ "output", 1, 0, 'o' }, { "pid", 1, 0, 'p' }, { "user", 1, 0, 'u' },
 		{ "all-users", 0, 0, O_ALL }, { "cuda-lib", 1, 0, O_LIB },
 		{ "duration", 1, 0, 'd' }, { "ringbuf-size", 1, 0, O_RB },
-		{ "sampling-rate", 1, 0, O_SAMPLE }, { "stack", 2, 0, O_STACK },
+		{ "sampling-rate", 1, 0, O_SAMPLE }, { "launch-timing", 1, 0, O_LAUNCH_TIMING },
+		{ "stack", 2, 0, O_STACK },
 		{ "no-stack", 0, 0, O_NOSTACK }, { "wakeup-min", 1, 0, O_WAKE },
 		{ "rank", 1, 0, O_RANK }, { "check", 0, 0, O_CHECK }, { "quiet", 0, 0, 'q' },
 		{ "py-walker", 1, 0, O_PYWALK }, { "unwind", 1, 0, O_UNWIND },
@@ -303,6 +310,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 	o->uid = sudo_uid ? (uint32_t)strtoul(sudo_uid, NULL, 10) : (uint32_t)getuid();
 	o->ringbuf_size = 8 << 20;
 	o->sampling = 1;
+	o->launch_timing = REC_LAUNCH_TIMING;
 	o->stacks = 1;
 	o->py_walker = 1;
 	o->unwind = REC_UNWIND_AUTO;
@@ -356,6 +364,16 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 				return -1;
 			}
 			o->sampling = (unsigned)v;
+			break;
+		}
+		case O_LAUNCH_TIMING: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || !*optarg || v < 1 || v > (1u << 20)) {
+				ilog_errorf("--launch-timing: want N >= 1, got '%s'", optarg);
+				return -1;
+			}
+			o->launch_timing = (unsigned)v;
 			break;
 		}
 		case O_STACK:
@@ -637,6 +655,9 @@ again:
 					    !strcmp(getenv("INGERO_RECORD_BENCH_EMPTY"), "entry");
 	r->sample_every = o->sampling ? o->sampling : 1;
 	r->skel->data->sample_every = r->sample_every;
+	/* untimed launches need the session program (no return probe set):
+	 * with the pairs (a kernel that refused it) every launch is timed */
+	r->skel->rodata->targ_launch_every = r->session ? o->launch_timing : 1;
 	uint32_t cuda = round_ring(o->ringbuf_size);
 	uint32_t host = round_ring(cuda / 4);
 	/* copies: half the CUDA ring (256 of them at the default), a page without --unwind */

@@ -32,6 +32,7 @@ struct rec_opts {
 	const char *out;
 	uint64_t ringbuf_size;
 	unsigned sampling;        /* 1 = all, N = one in N, 0 = adaptive */
+	unsigned launch_timing;   /* one kernel launch in N timed (1 = all) */
 	int stacks;
 	int py_walker;             /* --py-walker: 1 ebpf, 0 off */
 	enum rec_unwind unwind;    /* --unwind */
@@ -72,6 +73,9 @@ struct rec_lib {
 };
 
 /* Per-op latency histogram for the live summary: log2 with 4 sub-buckets. */
+/* --launch-timing's default: one launch in 16 timed (bench/RESULTS.md) */
+#define REC_LAUNCH_TIMING 16
+#define REC_LAUNCH_TIMING_S "16"
 #define REC_HBUCKETS 256
 struct rec_hist {
 	uint64_t n;

@@ -79,6 +79,8 @@ int ilog_callsites_add(struct ilog_callsites *c, const struct ilog_record *rec)
 	}
 	struct path *p = &c->paths[*v - 1];
 	p->calls++;
+	if (e->flags & ILOG_CUDA_F_UNTIMED)
+		return 0; /* counted; no duration (SPEC §5.4) */
 	p->ns += e->dur_ns;
 	if (e->dur_ns > p->max_ns)
 		p->max_ns = e->dur_ns;

@@ -20,6 +20,7 @@ struct kgroup {
 	char *name;
 	uint64_t *dur;
 	uint32_t n, cap;
+	uint32_t untimed; /* launches recorded at entry (SPEC §5.4 UNTIMED): counted, not timed */
 	uint64_t total, by_op[3]; /* cudaLaunchKernel, cuLaunchKernel, cuLaunchKernelEx */
 };
 
@@ -92,11 +93,17 @@ int ilog_kstats_add(struct ilog_kstats *k, const struct ilog_record *rec)
 		return 0;
 	const char *name = ilog_symmap_kernel(k->sym, rec->node, e);
 	struct kgroup *g = group(k, rec->node, name ? name : "(unknown)");
-	if (!g || ilog_grow((void **)&g->dur, &g->cap, g->n, sizeof(*g->dur), 256))
+	if (!g)
+		return -1;
+	g->by_op[which]++;
+	if (e->flags & ILOG_CUDA_F_UNTIMED) {
+		g->untimed++;
+		return 0;
+	}
+	if (ilog_grow((void **)&g->dur, &g->cap, g->n, sizeof(*g->dur), 256))
 		return -1;
 	g->dur[g->n++] = e->dur_ns;
 	g->total += e->dur_ns;
-	g->by_op[which]++;
 	return 0;
 }
 
@@ -135,13 +142,21 @@ int ilog_kstats_rows(struct ilog_kstats *k, struct ilog_kstat_row **out)
 		return -1;
 	for (uint32_t i = 0; i < k->n; i++) {
 		struct kgroup *g = &k->g[i];
-		qsort(g->dur, g->n, sizeof(*g->dur), u64_cmp);
+		/* the timed launches stand for the untimed ones (--launch-timing):
+		 * percentiles are theirs, the total is scaled to every launch */
+		uint64_t all = (uint64_t)g->n + g->untimed;
 		rows[i] = (struct ilog_kstat_row){
-			.node = g->node, .kernel = g->name, .launches = g->n, .total_ns = g->total,
-			.p50_ns = rank(g->dur, g->n, 0.5), .p99_ns = rank(g->dur, g->n, 0.99),
-			.max_ns = g->dur[g->n - 1],
+			.node = g->node, .kernel = g->name, .launches = all,
 			.runtime = g->by_op[0], .driver = g->by_op[1] + g->by_op[2],
 		};
+		if (g->n) {
+			qsort(g->dur, g->n, sizeof(*g->dur), u64_cmp);
+			rows[i].total_ns = g->untimed ? (uint64_t)((double)g->total * (double)all / g->n)
+						      : g->total;
+			rows[i].p50_ns = rank(g->dur, g->n, 0.5);
+			rows[i].p99_ns = rank(g->dur, g->n, 0.99);
+			rows[i].max_ns = g->dur[g->n - 1];
+		}
 	}
 	qsort(rows, k->n, sizeof(*rows), row_cmp);
 	*out = rows;

@@ -580,6 +580,12 @@ static int series_calls(struct ilog_stats *st, struct sseries *s, const uint32_t
 		uint64_t d = e->dur;
 		uint32_t k = e->k;
 		proc_call(p, e);
+		/* a launch recorded at entry (--launch-timing): the process counts
+		 * it; the series' figures are its timed calls' (like sampling) */
+		if (e->flags & ILOG_CUDA_F_UNTIMED) {
+			s->untimed++;
+			continue;
+		}
 		if (ticks_room(s, k))
 			return -1;
 		struct stick *t = &s->t[k];

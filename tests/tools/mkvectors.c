@@ -292,6 +292,27 @@ static void v_begin(void)
 	wclose(w, fd);
 }
 
+/*
+ * Launches under --launch-timing 4 (§5.4, 1.5): one timed, three recorded
+ * at entry (UNTIMED: no duration, no return value), all with one stack.
+ */
+static void v_launches(void)
+{
+	int fd;
+	struct ilog_writer *w = log_open("launches", &fd);
+	const uint64_t ips[3] = { 0x7f3a00004d60ull, 0x55d0c0a01290ull, 0x55d0c0a00f10ull };
+	struct ilog_record st = stack_rec(PID, ips, 3);
+	put(w, &st);
+	for (int i = 0; i < 4; i++) {
+		struct ilog_record rec = launch(MONO0 + 250000 + (uint64_t)i * 9000, i ? 0 : 4200);
+		rec.u.cuda.stack_id = st.u.stack.id;
+		if (i)
+			rec.u.cuda.flags = ILOG_CUDA_F_UNTIMED;
+		put(w, &rec);
+	}
+	wclose(w, fd);
+}
+
 /* A data loader's reads from an NVMe disk in one window (§5.19). */
 static struct ilog_blkio blkio_loader(void)
 {
@@ -1454,6 +1475,7 @@ static const struct { const char *name; void (*make)(void); } vectors[] = {
 	{ "examples", v_examples }, { "begin", v_begin }, { "kinds", v_kinds },
 	{ "frames", v_frames }, { "merged", v_merged }, { "concat", v_concat },
 	{ "symbolized", v_symbolized }, { "host", v_host }, { "net", v_net }, { "nccl", v_nccl },
+	{ "launches", v_launches },
 	{ "forward", v_forward }, { "truncated", v_truncated }, { "corrupt", v_corrupt },
 	{ "bad-record", v_badrecord }, { "future-major", v_future_major },
 };
