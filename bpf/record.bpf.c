@@ -666,21 +666,25 @@ static __always_inline int on_entry(struct pt_regs *ctx, bool session)
 	/*
 	 * A launch left untimed: its record is written now, with its stacks
 	 * taken at entry, and no return probe is set (the session program
-	 * returns 1).  One launch in N of this op on this CPU is timed.  Under
+	 * returns 1).  One launch in N of this op on this CPU is timed, and
+	 * one at least every REC_LAUNCH_TIMED_NS.  Under
 	 * --sampling-rate the launches kept are all timed (the others set no
 	 * return probe already); a stack that must be unwound from a copy at
 	 * return keeps its launch timed.
 	 */
 	if (session && targ_launch_every > 1 && sample_every == 1 && !f->skip && st &&
 	    launch_op(cookie)) {
-		if ((st->calls - 1) % targ_launch_every != 0) {
+		__u64 now = bpf_ktime_get_ns();
+		if ((st->calls - 1) % targ_launch_every != 0 &&
+		    now - st->timed_ts < REC_LAUNCH_TIMED_NS) {
 			entry_stacks(ctx, f, tgid);
 			if (!unwound(f->pystack_id)) {
-				f->ts = bpf_ktime_get_ns();
+				f->ts = now;
 				emit_untimed(f, st, tgid, tid);
 				return -1;
 			}
 		}
+		st->timed_ts = now;
 	}
 	if (!f->skip && !f->estack && blocking_op(cookie))
 		entry_stacks(ctx, f, tgid);

@@ -185,7 +185,11 @@ enum rec_dec {
 /* Per op, per CPU: calls seen at entry, not recorded, skipped by sampling. */
 struct rec_op_stat {
 	__u64 calls, lost, sampled, orphan_returns;
+	__u64 timed_ts; /* --launch-timing: when a launch was last timed (not a count) */
 };
+/* --launch-timing also times a launch when none of its op was timed on its
+ * CPU for this long, so a slow launcher's every second has timed launches */
+#define REC_LAUNCH_TIMED_NS (100 * 1000000ull)
 
 /* Per ring, per CPU: messages submitted and reserve/output failures. */
 struct rec_rb_stat {

@@ -300,7 +300,8 @@ static void write_losses(struct rec *r, uint64_t ts, int final)
 	for (uint32_t i = 0; i < nops; i++) {
 		if (!ilog_op_name(i))
 			continue; /* no probe has its number */
-		percpu_sum(r->skel->maps.op_stats, i, (uint64_t *)&ops[i], 4);
+		percpu_sum(r->skel->maps.op_stats, i, (uint64_t *)&ops[i],
+			   sizeof(ops[i]) / sizeof(uint64_t));
 		sum += ops[i].calls * 3 + ops[i].lost * 5 + ops[i].sampled * 7;
 	}
 	for (uint32_t i = 0; i < REC_RB__COUNT; i++) {
