@@ -79,6 +79,7 @@ struct rec_lib {
 #define REC_HBUCKETS 256
 struct rec_hist {
 	uint64_t n;
+	uint64_t untimed; /* of n: launches recorded at entry, in no bucket */
 	uint32_t b[REC_HBUCKETS];
 };
 

@@ -38,7 +38,7 @@ static uint64_t hist_value(unsigned b)
 
 static uint64_t hist_pct(const struct rec_hist *h, double q)
 {
-	uint64_t want = (uint64_t)((double)h->n * q), seen = 0;
+	uint64_t want = (uint64_t)((double)(h->n - h->untimed) * q), seen = 0;
 	for (unsigned b = 0; b < REC_HBUCKETS; b++) {
 		seen += h->b[b];
 		if (seen > want)
@@ -123,7 +123,10 @@ static int on_msg(void *ctx, void *data, size_t size)
 			r->cuda_by_op[m->ev.op]++;
 			struct rec_hist *hs = &r->hist[m->ev.op];
 			hs->n++;
-			hs->b[hist_bucket(m->ev.dur_ns)]++;
+			if (m->ev.flags & ILOG_CUDA_F_UNTIMED)
+				hs->untimed++; /* counted; its duration is unknown */
+			else
+				hs->b[hist_bucket(m->ev.dur_ns)]++;
 		}
 		return 0;
 	}

@@ -13,7 +13,9 @@ export FAKECUDA_BW_cudaMemcpy_MBPS=1000                # 1 MB/s = 1 byte/us: 200
 export FAKECUDA_LAT_cuCtxSynchronize_NS=1000000
 export FAKECUDA_MODE_cuCtxSynchronize=sleep
 export FAKECUDA_LAT_cudaLaunchKernel_NS=100000
-record_workload "" --mix cudaMalloc,cudaMemcpy=2,cudaLaunchKernel=5,cudaStreamSynchronize,cuCtxSynchronize,cudaFree \
+# every launch timed: at the default (--launch-timing) most launches carry
+# no duration (SPEC §5.4 UNTIMED), and this case checks the durations
+record_workload "--launch-timing 1" --mix cudaMalloc,cudaMemcpy=2,cudaLaunchKernel=5,cudaStreamSynchronize,cuCtxSynchronize,cudaFree \
 	--bytes 200000 --iters 60
 
 declare -A floor=([cudaStreamSynchronize]=2000000 [cudaMalloc]=300000 [cudaMemcpy]=200000

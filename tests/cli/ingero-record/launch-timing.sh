@@ -8,7 +8,7 @@
 need_bpf
 
 last() { jq -s "[.[] | select(.type==\"loss\" and .source==\"$1\")] | last | .$2 // 0" log.jsonl; }
-q() { jq -s --arg op "$1" "[.[] | select(.type==\"cuda\" and .op==\$op) $2]" log.jsonl; }
+q() { jq -s --arg op "$1" "[.[] | select(.type==\"cuda\" and .op==\$op)] $2" log.jsonl; }
 ingero-record --check >check.out 2>&1 || true
 session=0
 grep -Eq "^ok +probes +uprobe session programs" check.out && session=1
