@@ -134,7 +134,8 @@ static __attribute__((noinline)) uint32_t site_miss(struct stp *p,
 	if (!*v) {
 		if (ilog_grow((void **)&p->sites, &p->capsites, p->nsites, sizeof(*p->sites), 16))
 			return UINT32_MAX;
-		p->sites[p->nsites] = (struct stsite){ e->op, e->layer, e->stack_id, e->pystack_id };
+		p->sites[p->nsites] = (struct stsite){ .op = e->op, .layer = e->layer,
+							.stack = e->stack_id, .pystack = e->pystack_id };
 		*v = ++p->nsites;
 		if (p->state == 1 && cur_room(p))
 			return UINT32_MAX;
@@ -440,11 +441,11 @@ static int detect(struct stp *p, int final)
 /* A call held while the step is being found; at 1024, 2048, ... held
  * calls, try to find it; at the most, decide. */
 static __attribute__((noinline)) int hold(struct stp *p, const struct ingero_cuda_event *e,
-					  uint32_t j)
+					  uint64_t dur, uint32_t j)
 {
 	if (ilog_grow((void **)&p->buf, &p->capbuf, p->nbuf, sizeof(*p->buf), 256))
 		return -1;
-	p->buf[p->nbuf++] = (struct stcall){ e->ts_ns, e->dur_ns, j };
+	p->buf[p->nbuf++] = (struct stcall){ e->ts_ns, dur, j };
 	if (p->nbuf >= STEP_DETECT_CALLS && !(p->nbuf & (p->nbuf - 1)))
 		return detect(p, p->nbuf >= STEP_DETECT_MAX);
 	return 0;
@@ -464,7 +465,17 @@ int ilog_steps_add(struct steps *s, uint32_t node, const struct ingero_cuda_even
 		j = p->cache[c].site;
 	else if ((j = site_miss(p, e, key, c)) == UINT32_MAX)
 		return -1;
-	return p->state == 1 ? step_call(p, e->ts_ns, e->dur_ns, j) : hold(p, e, j);
+	/* a launch recorded at entry (SPEC §5.4 UNTIMED) counts with the mean
+	 * time of its site's timed calls so far, which stand for it */
+	struct stsite *si = &p->sites[j];
+	uint64_t dur = e->dur_ns;
+	if (e->flags & ILOG_CUDA_F_UNTIMED) {
+		dur = si->timed_n ? si->timed_ns / si->timed_n : 0;
+	} else {
+		si->timed_n++;
+		si->timed_ns += dur;
+	}
+	return p->state == 1 ? step_call(p, e->ts_ns, dur, j) : hold(p, e, dur, j);
 }
 
 /* What the queries read, made once: step durations' order statistics,

@@ -47,6 +47,7 @@ struct stsite {
 	uint16_t op;
 	uint8_t layer;
 	uint64_t stack, pystack;
+	uint64_t timed_n, timed_ns; /* its calls with a duration, so far (not UNTIMED) */
 };
 
 

@@ -205,6 +205,39 @@ static void test_composition_change(void)
 	ilog_stats_free(st);
 }
 
+/* Launches recorded at entry (SPEC §5.4 UNTIMED, dur 0), all but one in 8:
+ * each step still counts 8 launches, and their time per step is what the
+ * timed ones say (the same as when every launch is timed, above). */
+static void test_untimed_launches(void)
+{
+	struct ilog_stats *st = fresh();
+	for (int s = 0; s < 200; s++) {
+		for (int i = 0; i < 8; i++) {
+			struct ilog_record r = { .kind = ILOG_K_CUDA };
+			r.u.cuda.ts_ns = t;
+			r.u.cuda.dur_ns = i ? 0 : 5000;
+			r.u.cuda.flags = i ? ILOG_CUDA_F_UNTIMED : 0;
+			r.u.cuda.pid = r.u.cuda.tid = 7;
+			r.u.cuda.op = ILOG_OP_cudaLaunchKernel;
+			r.u.cuda.stack_id = 1;
+			ilog_stats_add(st, &r, NULL);
+			t += 6000;
+		}
+		call(st, 7, ILOG_OP_cudaStreamSynchronize, 2000000, 3);
+	}
+	ilog_stats_finish(st);
+	struct ilog_step_proc p;
+	is_u64(one(st, &p), 1, "untimed: one process with steps");
+	is_u64(p.nsteps, 199, "untimed: 199 steps");
+	struct ilog_step_site *ss;
+	int n = ilog_stats_step_sites(st, 0, 7, &ss);
+	ok(n == 2 && ss[1].op == ILOG_OP_cudaLaunchKernel && ss[1].calls_per_step == 8.0 &&
+	   ss[1].ns_per_step == 40000.0, "untimed: 8 launches a step, 40 us of them (%g)",
+	   n == 2 ? ss[1].ns_per_step : -1.0);
+	free(ss);
+	ilog_stats_free(st);
+}
+
 int main(void)
 {
 	test_sync_per_step();
@@ -213,5 +246,6 @@ int main(void)
 	test_collective();
 	test_graph_and_none();
 	test_composition_change();
+	test_untimed_launches();
 	return done_testing();
 }
