@@ -117,7 +117,8 @@ static int on_msg(void *ctx, void *data, size_t size)
 			ilog_writer_put_cuda(r->w, &m->ev);
 		}
 		r->n_cuda++;
-		if (r->p99)
+		/* an untimed launch (SPEC §5.4) has no duration to judge */
+		if (r->p99 && !(m->ev.flags & ILOG_CUDA_F_UNTIMED))
 			rec_p99_add(r->p99, m->ev.op, m->ev.dur_ns);
 		if (m->ev.op < REC_MAX_OPS) {
 			r->cuda_by_op[m->ev.op]++;
