@@ -28,6 +28,9 @@
 
 /* --py-walker=off clears it */
 const volatile bool targ_pywalk = true;
+/* Bumped by the recorder after it puts an interpreter in py_procs: a
+ * thread that found none at an older generation looks again. */
+__u32 py_gen = 0;
 
 #define PY_MAX_THREADS 256   /* thread states looked at to find the caller's */
 #define PY_MAX_WALK 64       /* frames looked at, shim frames included */
@@ -288,6 +291,27 @@ __noinline __u64 py_walk(__u32 tgid)
 	st->sent++;
 	count_rb(REC_RB_CUDA, 1);
 	return h;
+}
+
+/*
+ * The Python stack of a call of the thread whose inflight entry is `in`:
+ * py_walk() where its process has an interpreter; where it had none at
+ * this generation of py_procs, nothing, without a look (the common case
+ * of a process that is not Python costs one read).  The generation is read
+ * before the look: an interpreter added after it bumps it again.
+ */
+static __always_inline __u64 py_stack(__u32 *py_none, __u32 tgid)
+{
+	if (!targ_pywalk)
+		return 0;
+	__u32 gen = *(volatile __u32 *)&py_gen + 1;
+	if (*py_none == gen)
+		return 0;
+	if (!bpf_map_lookup_elem(&py_procs, &tgid)) {
+		*py_none = gen;
+		return 0;
+	}
+	return py_walk(tgid);
 }
 
 /*

@@ -549,7 +549,8 @@ static __always_inline int op_has_stream(__u32 op)
  * their stacks are taken at entry, so that a call still running has them
  * (SPEC §5.22), and at return they are not taken again.
  */
-static __always_inline void entry_stacks(struct pt_regs *ctx, struct rec_frame *f, __u32 tgid);
+static __always_inline void entry_stacks(struct pt_regs *ctx, struct rec_inflight *in,
+					 struct rec_frame *f, __u32 tgid);
 
 static __always_inline bool unwound(__u64 pystack_id);
 static __always_inline void emit_untimed(struct rec_frame *f, struct rec_op_stat *st, __u32 tgid,
@@ -677,7 +678,7 @@ static __always_inline int on_entry(struct pt_regs *ctx, bool session)
 		__u64 now = bpf_ktime_get_ns();
 		if ((st->calls - 1) % targ_launch_every != 0 &&
 		    now - st->timed_ts < REC_LAUNCH_TIMED_NS) {
-			entry_stacks(ctx, f, tgid);
+			entry_stacks(ctx, in, f, tgid);
 			if (!unwound(f->pystack_id)) {
 				f->ts = now;
 				emit_untimed(f, st, tgid, tid);
@@ -687,7 +688,7 @@ static __always_inline int on_entry(struct pt_regs *ctx, bool session)
 		st->timed_ts = now;
 	}
 	if (!f->skip && !f->estack && blocking_op(cookie))
-		entry_stacks(ctx, f, tgid);
+		entry_stacks(ctx, in, f, tgid);
 	in->depth = d + 1;
 	f->ts = bpf_ktime_get_ns(); /* last, so decoding and stacks are not timed */
 	return (int)(d & (REC_MAX_DEPTH - 1));
@@ -702,24 +703,51 @@ static __always_inline int on_entry(struct pt_regs *ctx, bool session)
  * is not set up yet and the walk would miss it).  ips[0] is the function's
  * entry, as SPEC §5.6 lays it out, then the return addresses.
  */
-/* One step of the frame count in emit_stack(): 0 to go on, 1 to stop. */
+/*
+ * One step of the frame walk in emit_stack(): 0 to go on, 1 to stop.  The
+ * frame's return address goes into the stack buffer at once (ips[1] is
+ * the caller's, put there by emit_stack; frame k's goes to ips[k + 1]), so
+ * that where no return probe is pending the kernel need not walk again.
+ */
 static long count_frame(__u64 i, void *unused)
 {
 	__u32 zero = 0;
 	struct rec_stack_win *w = bpf_map_lookup_elem(&stack_win, &zero);
-	if (!w)
+	struct rec_stack *s = bpf_map_lookup_elem(&stack_buf, &zero);
+	if (!w || !s)
 		return 1;
-	__u64 fp = w->fp, sp = w->sp, next, off = fp - sp;
+	__u64 fp = w->fp, sp = w->sp, fr[2], off = fp - sp;
 	if (fp < w->prev || off > REC_STACK_SPAN || (fp & 7))
 		return 1;
-	if (w->have_win && off <= sizeof(w->b) - 8)
-		next = w->b[(off / 8) & (REC_STACK_WIN / 8 - 1)];
-	else if (bpf_probe_read_user(&next, sizeof(next), (void *)fp))
+	if (w->have_win && off <= sizeof(w->b) - 16) {
+		fr[0] = w->b[(off / 8) & (REC_STACK_WIN / 8 - 1)];
+		fr[1] = w->b[(off / 8 + 1) & (REC_STACK_WIN / 8 - 1)];
+	} else if (bpf_probe_read_user(fr, sizeof(fr), (void *)fp)) {
+		return 1; /* the kernel's walk reads both words too, and stops */
+	}
+	__u32 k = w->frames + 1;
+	if (k >= INGERO_MAX_STACK)
 		return 1;
+	s->st.ips[k] = fr[1];
 	w->frames++;
 	w->prev = fp + 16;
-	w->fp = next;
+	w->fp = fr[0];
 	return 0;
+}
+
+/*
+ * Whether the calling thread has return probes pending (uretprobes, or the
+ * return half of a session, of calls it is inside): their return addresses
+ * on its stack are the trampoline's, which only the kernel's walk puts
+ * back.  This call's own is not among them: at entry it is not set yet,
+ * and at return the kernel takes it off the list before the programs run
+ * (6.12+; before, it is still there and the kernel walks).
+ */
+static __always_inline bool returns_pending(void)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+	struct uprobe_task *ut = BPF_CORE_READ(task, utask);
+	return ut && BPF_CORE_READ(ut, return_instances);
 }
 
 static __always_inline __u64 emit_stack(void *ctx, __u32 tgid, __u64 entry_ip, bool at_entry)
@@ -755,6 +783,31 @@ static __always_inline __u64 emit_stack(void *ctx, __u32 tgid, __u64 entry_ip, b
 	/* bpf_loop: the step is verified once (an unrolled loop took the
 	 * verifier seconds at every start) */
 	bpf_loop(INGERO_MAX_STACK - 2, count_frame, NULL, 0);
+	__u64 ret = 0;
+	long n = -1;
+	__u32 nr = 0;
+	/*
+	 * The walk above found what the kernel's would (the same frames, each
+	 * read whole; where a read fails both stop): the stack is ips[0], the
+	 * return address into the caller (at entry the word at sp, at return
+	 * the instruction pointer), and the frames' return addresses.  Only
+	 * with return probes pending does the kernel walk again, to put their
+	 * addresses back.
+	 */
+	if (!returns_pending()) {
+		if (at_entry) {
+			ret = w->b[0];
+			if (!w->have_win && bpf_probe_read_user(&ret, sizeof(ret), (void *)w->sp))
+				ret = 0;
+		} else {
+			ret = PT_REGS_IP((struct pt_regs *)ctx);
+		}
+		s->st.ips[1] = ret;
+		nr = (w->frames & 127) + 1;
+		if (nr > INGERO_MAX_STACK)
+			nr = INGERO_MAX_STACK;
+		goto hash;
+	}
 	__u64 size = (__u64)(w->frames & 127) * 8;
 	if (size > sizeof(s->st.ips) - 8)
 		size = sizeof(s->st.ips) - 8;
@@ -768,9 +821,6 @@ static __always_inline __u64 emit_stack(void *ctx, __u32 tgid, __u64 entry_ip, b
 	 * with the caller's caller, and it is put in here.  Either way the
 	 * stack, and so its id, is the one taken at return.
 	 */
-	__u64 ret = 0;
-	long n = -1;
-	__u32 nr = 0;
 	if (at_entry) {
 		ret = w->b[0];
 		if (!w->have_win && bpf_probe_read_user(&ret, sizeof(ret), (void *)w->sp))
@@ -794,6 +844,7 @@ static __always_inline __u64 emit_stack(void *ctx, __u32 tgid, __u64 entry_ip, b
 			s->st.ips[1] = ret;
 		nr = (__u32)n / 8 + 1;
 	}
+hash:;
 	/* content hash of (pid, ips): ips mean something only in one address space */
 	__u64 h = 0xcbf29ce484222325ull ^ tgid;
 	for (__u32 i = 0; i < INGERO_MAX_STACK; i++) {
@@ -1026,7 +1077,8 @@ static __always_inline void emit_kname(struct rec_frame *f, __u32 tgid, __u64 ha
 	count_rb(REC_RB_CUDA, 1);
 }
 
-static __always_inline int finish_call(struct pt_regs *ctx, struct rec_frame *f, __u64 now,
+static __always_inline int finish_call(struct pt_regs *ctx, struct rec_inflight *in,
+				       struct rec_frame *f, __u64 now,
 				       __u32 tgid, __u32 tid, __u32 op);
 
 static __always_inline int on_return(struct pt_regs *ctx)
@@ -1067,7 +1119,7 @@ static __always_inline int on_return(struct pt_regs *ctx)
 	in->depth = d;
 	if (!f)
 		return 0;
-	return finish_call(ctx, f, now, tgid, tid, op);
+	return finish_call(ctx, in, f, now, tgid, tid, op);
 }
 
 /* Whether a call's native stack comes from a copy unwound with DWARF. */
@@ -1083,16 +1135,18 @@ static __always_inline bool unwound(__u64 pystack_id)
  * same once emit_stack has put the caller in (at_entry).  A stack that
  * comes from DWARF is still copied at return, with the caller's registers.
  */
-static __always_inline void entry_stacks(struct pt_regs *ctx, struct rec_frame *f, __u32 tgid)
+static __always_inline void entry_stacks(struct pt_regs *ctx, struct rec_inflight *in,
+					 struct rec_frame *f, __u32 tgid)
 {
-	f->pystack_id = targ_pywalk ? py_walk(tgid) : 0;
+	f->pystack_id = py_stack(&in->py_none, tgid);
 	if (targ_stacks && !unwound(f->pystack_id))
 		f->stack_id = emit_stack(ctx, tgid, PT_REGS_IP(ctx), true);
 	f->estack = 1;
 }
 
 /* A traced call returned: its event (with its stacks) from its frame. */
-static __always_inline int finish_call(struct pt_regs *ctx, struct rec_frame *f, __u64 now,
+static __always_inline int finish_call(struct pt_regs *ctx, struct rec_inflight *in,
+				       struct rec_frame *f, __u64 now,
 				       __u32 tgid, __u32 tid, __u32 op)
 {
 	if (f->skip)
@@ -1100,7 +1154,7 @@ static __always_inline int finish_call(struct pt_regs *ctx, struct rec_frame *f,
 	/* new stacks go into the ring ahead of the event naming them; at
 	 * return the frame-pointer walk starts in the caller: no frame
 	 * skipped (a blocking call's were taken at entry: entry_stacks) */
-	__u64 pystack_id = f->estack ? f->pystack_id : targ_pywalk ? py_walk(tgid) : 0;
+	__u64 pystack_id = f->estack ? f->pystack_id : py_stack(&in->py_none, tgid);
 	/* --unwind: the call's stack comes from DWARF (a copy per new call
 	 * path, of the registers at return), so the frame-pointer walk, which
 	 * such code ends early, is not made at all; the event gets the
@@ -1236,7 +1290,7 @@ int cuda_session(struct pt_regs *ctx)
 		return 0; /* its thread's frames were flushed meanwhile */
 	struct rec_frame *f = &in->f[slot];
 	in->depth = slot; /* calls above it that did not return are gone with it */
-	return finish_call(ctx, f, now, id >> 32, tid, REC_COOKIE_OP(f->cookie));
+	return finish_call(ctx, in, f, now, id >> 32, tid, REC_COOKIE_OP(f->cookie));
 }
 
 /* ---- holding a process that maps a CUDA library not attached yet ---- */

@@ -361,6 +361,10 @@ struct rec_inflight {
 	__u32 depth;
 	__u32 tgid;
 	struct rec_frame f[REC_MAX_DEPTH];
+	/* py_gen + 1 when the thread's process had no interpreter for the
+	 * walker at that generation (0: not known): its calls skip the look */
+	__u32 py_none;
+	__u32 _pad;
 };
 
 /*

@@ -352,9 +352,13 @@ static void push_proc(struct rec *r, uint32_t pid, uint64_t runtime, const struc
 		.co_firsttraceable = L->co_firsttraceable, .fr_size = (uint16_t)frame_bytes(L),
 		.fr_is_entry = L->fr_is_entry,
 	};
-	if (bpf_map__update_elem(r->skel->maps.py_procs, &pid, sizeof(pid), &v, sizeof(v), BPF_ANY))
+	if (bpf_map__update_elem(r->skel->maps.py_procs, &pid, sizeof(pid), &v, sizeof(v), BPF_ANY)) {
 		ilog_warnf("pid %u: cannot hand the interpreter to the frame walker: %s", pid,
 			   strerror(errno));
+		return;
+	}
+	/* after the update: threads that found no interpreter look again */
+	__atomic_fetch_add(&r->skel->bss->py_gen, 1, __ATOMIC_SEQ_CST);
 }
 
 /* The file offset of a link-time code address, 0 if no executable
