@@ -245,11 +245,37 @@ static void sweep(int holds_fd, int stats_fd, uint64_t max_ns, int all)
 	}
 }
 
+/*
+ * Whether the recorder is dying or gone: its /proc stat's flags (the 9th
+ * field) carry PF_EXITING (0x4) from the first step of its exit.  The end
+ * of the pipe comes later: a killed recorder's files are released one by
+ * one, its BPF links first may take seconds (uprobes taken out of every
+ * process mapping the library, on a loaded host 18 s was seen), and the
+ * pipe's end only after them.  stat_fd: /proc/PID/stat, read anew each time.
+ */
+static int recorder_exiting(int stat_fd)
+{
+	char b[1024];
+	ssize_t n = pread(stat_fd, b, sizeof(b) - 1, 0);
+	if (n <= 0)
+		return 1; /* reaped: gone */
+	b[n] = 0;
+	const char *q = strrchr(b, ')'); /* the name may hold spaces and parentheses */
+	unsigned long flags = 0;
+	char state = 0;
+	if (!q || sscanf(q + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
+		return 0;
+	return state == 'Z' || state == 'X' || (flags & 0x4);
+}
+
 static void __attribute__((noreturn)) watchdog(int rd, int holds_fd, int stats_fd,
-					      uint64_t max_ns)
+					      uint64_t max_ns, pid_t recorder)
 {
 	int keep[] = { rd, holds_fd, stats_fd };
 	close_all_but(keep, 3);
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)recorder);
+	int stat_fd = open(path, O_RDONLY | O_CLOEXEC);
 	setsid(); /* a signal to the recorder's process group does not reach it */
 	prctl(PR_SET_NAME, "ingero-watchdog");
 	signal(SIGINT, SIG_IGN);
@@ -264,8 +290,9 @@ static void __attribute__((noreturn)) watchdog(int rd, int holds_fd, int stats_f
 		int n = poll(&p, 1, ms);
 		if (n < 0 && errno != EINTR)
 			n = 1;
-		/* end of file (or anything) on the pipe: the recorder is gone */
-		int gone = n > 0;
+		/* end of file (or anything) on the pipe, or the recorder's exit
+		 * begun: it is gone */
+		int gone = n > 0 || (stat_fd >= 0 && recorder_exiting(stat_fd));
 		sweep(holds_fd, stats_fd, max_ns, gone);
 		if (gone)
 			_exit(0);
@@ -356,7 +383,7 @@ int rec_hold_start(struct rec *r)
 		return -1;
 	}
 	fflush(NULL);
-	pid_t w = fork();
+	pid_t self = getpid(), w = fork();
 	if (w < 0) {
 		snprintf(r->err, sizeof(r->err), "watchdog: %s", strerror(errno));
 		close(p[0]);
@@ -366,7 +393,7 @@ int rec_hold_start(struct rec *r)
 	if (w == 0) {
 		close(p[1]);
 		watchdog(p[0], bpf_map__fd(r->skel->maps.holds), bpf_map__fd(r->skel->maps.hold_stats),
-			 r->o.hold_max_ns);
+			 r->o.hold_max_ns, self);
 	}
 	close(p[0]);
 	r->hold_pipe = p[1];
