@@ -46,10 +46,10 @@ complete_words() {
 		printf "%s\n" "${COMPREPLY[@]}"' complete "$file" "$@"
 }
 
-# recorder CMD...: run CMD holding the recorder lock (one recorder on the
-# machine at a time), in a mount namespace where the build tree's fake CUDA
-# libraries are not there (root)
+# recorder CMD...: run CMD in a mount namespace where the build tree's
+# fake CUDA libraries are not there (root); the group runs alone
+# (EXCLUSIVE), so no other recorder runs beside it
 recorder() {
-	flock /tmp/ingero-bpf.lock unshare -m bash -c \
+	unshare -m bash -c \
 		'mount -t tmpfs none "$INGERO_OUT/tests/fakecuda" && exec "$@"' recorder "$@"
 }
