@@ -142,6 +142,8 @@ enum ilog_host_type {
 	ILOG_HOST_RECLAIM = 10,   /* a direct (or cgroup) reclaim stall of a task */
 	ILOG_HOST_COMPACT = 11,   /* a direct compaction stall of a task */
 	ILOG_HOST_IOWAIT = 12,    /* per-target window sum of time blocked on I/O */
+	ILOG_HOST_CPU_QUOTA = 13, /* the CPU quota of a target's cgroup (recorder) */
+	ILOG_HOST_CPU_THROTTLE = 14, /* that cgroup's throttling in a window (recorder) */
 	ILOG_HOST__COUNT
 };
 

@@ -347,16 +347,122 @@ static pid_t start_sidecar(const char *kind, const char *work, char *cg, size_t 
 	return pid;
 }
 
-/* The job's own container (scenarios with a neighbour): its cgroup into
- * cg and WORK/job.cg, which the workload joins before it starts (and
- * exec's itself again there, so the recorder reads its cgroup anew). */
-static void make_job_cgroup(const char *work, char *cg, size_t n)
+/* A line of a cgroup file (cpu.max, cgroup.subtree_control): 0 or -1. */
+static int put_cg(const char *dir, const char *file, const char *text)
+{
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	int bad = fputs(text, f) < 0;
+	return fclose(f) || bad ? -1 : 0;
+}
+
+/* The CPU quota of the cpu-quota scenarios' container, in microseconds per
+ * 100 ms period: 0.1 CPU (the job needs a third of a CPU: it is throttled
+ * most of the time, well below what it gets even on a busy 2-CPU host) or
+ * 2 CPUs (never reached); 0 for the other scenarios. */
+static long job_quota_us(const char *scen)
+{
+	return !strcmp(scen, "cpu-quota") ? 10000 : !strcmp(scen, "cpu-quota-ok") ? 200000 : 0;
+}
+
+/*
+ * The job container's cgroup in the hierarchy of the cpu controller, with
+ * a quota of quota microseconds per 100 ms: the unified hierarchy where it
+ * offers cpu (enabled from this process's cgroup down to the container's),
+ * else the v1 cpu controller's.  Its folder into cg ("" when none can be
+ * made, or when it is v2's folder v2cg the job joins anyway).
+ */
+static void make_cpu_cgroup(long quota, const char *v2cg, char *cg, size_t n)
+{
+	char ctl[256] = "", q[64];
+	int v2 = !access("/sys/fs/cgroup/cgroup.controllers", F_OK);
+	FILE *f = v2 ? fopen("/sys/fs/cgroup/cgroup.controllers", "r") : NULL;
+	if (f) {
+		if (!fgets(ctl, sizeof(ctl), f))
+			ctl[0] = 0;
+		fclose(f);
+	}
+	cg[0] = 0;
+	if (v2) {
+		/* each folder from ours down to the pod's hands cpu down */
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof(dir), "%s", v2cg);
+		if (!dir[0] || !strstr(ctl, "cpu"))
+			return;
+		for (int i = 0; i < NCGDIRS; i++) {
+			char *slash = strrchr(dir, '/');
+			if (!slash)
+				return;
+			*slash = 0;
+		}
+		char *end = dir + strlen(dir);
+		for (int i = 0; i < NCGDIRS; i++) {
+			if (put_cg(dir, "cgroup.subtree_control", "+cpu"))
+				ilog_warnf("%s: cannot enable the cpu controller: %s", dir,
+					   strerror(errno));
+			if (i < NCGDIRS - 1)
+				end += snprintf(end, sizeof(dir) - (size_t)(end - dir), "/%s",
+						job_dirs[i]);
+		}
+		snprintf(q, sizeof(q), "%ld 100000", quota);
+		if (put_cg(v2cg, "cpu.max", q))
+			ilog_warnf("%s/cpu.max: %s", v2cg, strerror(errno));
+		return;
+	}
+	/* v1: the cpu controller's mount and our cgroup in it */
+	char line[4096], self[4096] = "", root[64] = "/sys/fs/cgroup/cpu";
+	f = fopen("/proc/self/cgroup", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		char *a = strchr(line, ':'), *b = a ? strchr(a + 1, ':') : NULL;
+		if (!b)
+			continue;
+		*b = 0;
+		char list[300];
+		snprintf(list, sizeof(list), ",%s,", a + 1);
+		if (strstr(list, ",cpu,")) {
+			snprintf(self, sizeof(self), "%s", strcmp(b + 1, "/") ? b + 1 : "");
+			snprintf(root, sizeof(root), "/sys/fs/cgroup/%.40s", a + 1);
+			if (access(root, F_OK))
+				snprintf(root, sizeof(root), "/sys/fs/cgroup/cpu");
+		}
+	}
+	if (f)
+		fclose(f);
+	char dir[PATH_MAX];
+	int l = snprintf(dir, sizeof(dir), "%s%s", root, self);
+	for (size_t i = 0; i < NCGDIRS; i++) {
+		l += snprintf(dir + l, sizeof(dir) - (size_t)l, "/%s", job_dirs[i]);
+		if (l >= (int)sizeof(dir) || (mkdir(dir, 0755) && errno != EEXIST))
+			return;
+	}
+	snprintf(q, sizeof(q), "%ld", quota);
+	if (put_cg(dir, "cpu.cfs_period_us", "100000") || put_cg(dir, "cpu.cfs_quota_us", q)) {
+		ilog_warnf("%s: cannot set a CPU quota: %s", dir, strerror(errno));
+		rm_ctr_cgroup(dir);
+		return;
+	}
+	snprintf(cg, n, "%s", dir);
+}
+
+/* The job's own container (scenarios with a neighbour, the CPU quota
+ * ones): its cgroup into cg (and, with a CPU quota, its cpu controller's
+ * into cpucg when that is another folder) and WORK/job.cg, the folders a
+ * line each, which the workload joins before it starts (and exec's itself
+ * again there, so the recorder reads its cgroup anew). */
+static void make_job_cgroup(const char *work, const char *scen, char *cg, char *cpucg, size_t n)
 {
 	char path[PATH_MAX + 64];
 	make_ctr_cgroup(job_dirs, cg, n);
+	cpucg[0] = 0;
+	if (job_quota_us(scen))
+		make_cpu_cgroup(job_quota_us(scen), cg, cpucg, n);
 	snprintf(path, sizeof(path), "%s/job.cg", work);
-	FILE *f = cg[0] ? fopen(path, "w") : NULL;
-	if (f && (fputs(cg, f) < 0) + fclose(f))
+	FILE *f = cg[0] || cpucg[0] ? fopen(path, "w") : NULL;
+	if (f && (fprintf(f, "%s\n%s\n", cg, cpucg) < 0) + fclose(f))
 		unlink(path);
 }
 
@@ -443,9 +549,9 @@ static int record(const struct opts *o, const struct demo_scenario *s, const cha
 	if (ilog_verbosity >= 0)
 		fprintf(stderr, "%s: recording '%s' for %s s with ingero-record (fake CUDA libraries, "
 			"real eBPF)...\n", ilog_prog, s->name, secs);
-	char cg[PATH_MAX] = "", jcg[PATH_MAX] = "";
+	char cg[PATH_MAX] = "", jcg[PATH_MAX] = "", ccg[PATH_MAX] = "";
 	if (s->job_container)
-		make_job_cgroup(work, jcg, sizeof(jcg));
+		make_job_cgroup(work, s->name, jcg, ccg, sizeof(jcg));
 	int disk = !strncmp(s->name, "disk-", 5) ? attach_disk(work) : -1;
 	if (!strncmp(s->name, "disk-", 5) && disk < 0)
 		return -1;
@@ -458,6 +564,8 @@ static int record(const struct opts *o, const struct demo_scenario *s, const cha
 	}
 	if (jcg[0])
 		rm_ctr_cgroup(jcg); /* the job has exited: its cgroup is empty */
+	if (ccg[0])
+		rm_ctr_cgroup(ccg);
 	if (!strcmp(s->name, "oom"))
 		rm_cgroups();
 	if (disk >= 0)
@@ -924,7 +1032,10 @@ int main(int argc, char **argv)
 			char path[PATH_MAX + 16], cg[PATH_MAX];
 			snprintf(path, sizeof(path), "%s/job.cg", argv[4]);
 			FILE *f = fopen(path, "r");
-			if (f && fgets(cg, sizeof(cg), f)) {
+			while (f && fgets(cg, sizeof(cg), f)) { /* a folder a line */
+				cg[strcspn(cg, "\n")] = 0;
+				if (!cg[0])
+					continue;
 				snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
 				FILE *p = fopen(path, "w");
 				if (p) {

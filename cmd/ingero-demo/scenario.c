@@ -56,6 +56,8 @@
  *   ranks-clean         in the fake NCCL (workload.c demo_rank)
  *   microbatch,       recorded only: steps of 4 micro-batches, with or
  *   microbatch-item     without a blocking copy in each (the gate's pair)
+ *   cpu-quota,        recorded only: the job in a container whose cgroup has
+ *   cpu-quota-ok        a CPU quota of 0.1 CPU (throttled) or 2 CPUs (not)
  */
 #include <math.h>
 #include <stdio.h>
@@ -616,6 +618,10 @@ static const struct { const char *name, *help; double seconds; } scen[] = {
 			"only)", 6 },
 	{ "microbatch-item", "the same with a tensor.item() per micro-batch: a blocking copy "
 			     "(recorded only)", 6 },
+	{ "cpu-quota", "the job's own container's CPU quota (0.1 CPU) throttles it (recorded "
+		       "only)", 8 },
+	{ "cpu-quota-ok", "the job's container has a CPU limit (2 CPUs) it stays under; nothing "
+			  "wrong (recorded only)", 8 },
 };
 #define NSCEN (sizeof(scen) / sizeof(scen[0]))
 
@@ -719,7 +725,8 @@ int ilog_scenario_write(struct ilog_writer *w, const struct ilog_scenario_opts *
 		 !strcmp(n, "net-steady"))
 		sc_train(&g, "clean");
 	else if (!strcmp(n, "net-retrans") || !strcmp(n, "straggler") || !strcmp(n, "hang") ||
-		 !strcmp(n, "ranks-clean") || !strncmp(n, "microbatch", 10)) {
+		 !strcmp(n, "ranks-clean") || !strncmp(n, "microbatch", 10) ||
+		 !strncmp(n, "cpu-quota", 9)) {
 		/* its retransmissions are the kernel's: nothing to synthesize */
 		snprintf(err, errlen, "'%s' is recorded only (ingero demo --bpf, as root)", n);
 		return -1;

@@ -74,6 +74,11 @@ const struct demo_scenario demo_scenarios[] = {
 	 * tensor.item() in each micro-batch: a regression gate's pair */
 	{ "microbatch", DEMO_NONE, 6, { "base" } },
 	{ "microbatch-item", DEMO_NONE, 6, { "base" } },
+	/* the job in a container of its own whose cgroup has a CPU quota: 0.1
+	 * of a CPU for a job that needs a third of one (throttled most of the
+	 * time, between its CUDA calls), or 2 CPUs (never reached) */
+	{ "cpu-quota", ILOG_PAT_CPU_THROTTLE, 8, { "base" }, NULL, 1 },
+	{ "cpu-quota-ok", DEMO_NONE, 8, { "base" }, NULL, 1 },
 	{ NULL, DEMO_NONE, 0, { NULL } },
 };
 
@@ -820,6 +825,8 @@ static int net_job(struct cu *base, const char *lib_dir, uint64_t end)
 	return 0;
 }
 
+static void host_cpu(uint64_t ns);
+
 int demo_workload(const struct demo_scenario *s, double seconds, const char *lib_dir,
 		  double factor)
 {
@@ -967,6 +974,15 @@ int demo_workload(const struct demo_scenario *s, double seconds, const char *lib
 		}
 		fprintf(stderr, "ingero-demo: oom: 4 GiB in a 64 MiB cgroup and not killed\n");
 		return 3;
+	} else if (!strncmp(n, "cpu-quota", 9)) {
+		/* each step 1 ms of the thread's own CPU time (a data loader's or
+		 * an optimizer's host work) beside 2 ms waiting for the GPU: a
+		 * third of a CPU, three times the 0.1 CPU of cpu-quota's limit, a
+		 * sixth of cpu-quota-ok's */
+		while (now() < end) {
+			host_cpu(1000000);
+			step(base, 8);
+		}
 	} else if (!strcmp(n, "isolated-stalls")) {
 		/* steps at random times wait on the stalling copy, one per time */
 		double frac[ILOG_SCENARIO_STALLS];

@@ -294,6 +294,9 @@ int rec_rotate_open(struct rec *r);
 int rec_rotate_tick(struct rec *r, int force);
 void rec_write_clock(struct rec *r);
 void rec_write_snapshot(struct rec *r);
+/* limits.c: the CPU quota of target p's cgroup and its throttling since
+ * the previous snapshot (now: this snapshot's time), as host records. */
+void rec_write_limits(struct rec *r, uint64_t now, const struct rec_proc *p, const char *comm);
 int rec_check(const struct rec_opts *o);
 int rec_lock(const char *path, char *err, size_t len);
 const char *rec_driver_version(char *buf, size_t len);

@@ -289,6 +289,7 @@ void rec_write_snapshot(struct rec *r)
 		if (dt > 0 && p->cpu_ticks && ticks >= p->cpu_ticks)
 			sp->cpu_pct = 100.0 * (double)(ticks - p->cpu_ticks) / (double)hz / dt;
 		p->cpu_ticks = ticks;
+		rec_write_limits(r, s->ts_ns, p, comm);
 	}
 	top_growth(r, s, buf, sizeof(buf), (uint64_t)page);
 	read_psi(s, dt);

@@ -290,6 +290,13 @@ struct offcpu {
 int causal_offcpu(struct ctx *x, const struct sproc *p, const uint8_t *in, uint32_t lo,
 		  uint32_t hi, uint64_t lost, struct offcpu *o);
 void causal_offcpu_free(struct offcpu *o);
+/* The CPU quota throttling of pid's cgroup (cpu_throttle records) in
+ * [a, b) ns: the throttled time, each record's share of it that falls in
+ * [a, b); the throttled periods and periods into *nthr, *nper (either may
+ * be NULL), the latest quota and its period before b into *quota, *period
+ * (ns; may be NULL). */
+uint64_t causal_throttled(struct ctx *x, uint32_t pid, uint64_t a, uint64_t b, uint64_t *nthr,
+			  uint64_t *nper, uint64_t *quota, uint64_t *period);
 /* Pages allocated in [a, b): all, and the biggest allocator. */
 uint64_t causal_pages(struct ctx *x, uint32_t a, uint32_t b, uint32_t *top_pid, uint64_t *top_n);
 /* The same in the windows set in `in` (x->T entries). */

@@ -252,6 +252,39 @@ void causal_offcpu_free(struct offcpu *o)
 	o->npr = 0;
 }
 
+uint64_t causal_throttled(struct ctx *x, uint32_t pid, uint64_t a, uint64_t b, uint64_t *nthr,
+			  uint64_t *nper, uint64_t *quota, uint64_t *period)
+{
+	double thr = 0, nt = 0, np = 0;
+	uint64_t q = 0, qp = 0;
+	for (uint32_t i = 0; i < x->st->nev; i++) {
+		const struct sevent *e = &x->st->ev[i];
+		if (e->node != x->nd->idx || e->pid != pid)
+			continue;
+		if (e->type == ILOG_HOST_CPU_QUOTA && e->ts < b) {
+			q = e->value;
+			qp = e->dur;
+		}
+		uint64_t ea = e->ts, eb = e->ts + e->dur;
+		if (e->type != ILOG_HOST_CPU_THROTTLE || !e->dur || eb <= a || ea >= b)
+			continue;
+		/* a window partly in [a, b) counts with the part that is */
+		double f = (double)((eb < b ? eb : b) - (ea > a ? ea : a)) / (double)e->dur;
+		thr += f * (double)e->value;
+		nt += f * (double)e->opid;
+		np += f * (double)e->otid;
+	}
+	if (nthr)
+		*nthr = (uint64_t)(nt + 0.5);
+	if (nper)
+		*nper = (uint64_t)(np + 0.5);
+	if (quota)
+		*quota = q;
+	if (period)
+		*period = qp;
+	return (uint64_t)thr;
+}
+
 /* Pages allocated in the windows k of [a, b) with (!in || in[k]). */
 static uint64_t pages_sum(struct ctx *x, uint32_t a, uint32_t b, const uint8_t *in,
 			  uint32_t *top_pid, uint64_t *top_n)

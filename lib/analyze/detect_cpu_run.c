@@ -28,6 +28,10 @@ static void cpu_run(struct ctx *x, struct causal_proc *pc, const struct causal_s
 	uint64_t ext = 0; /* off-CPU time other processes took */
 	for (uint32_t i = 0; i < m; i++)
 		ext += pr[i].dur;
+	/* its own cgroup's CPU quota held it (detect_throttle.c) */
+	if (causal_throttled(x, p->pid, tick_ts(x, lo), tick_ts(x, hi), NULL, NULL, NULL, NULL) >=
+	    ext / 2)
+		goto out;
 	/* an interval chain already names this culprit */
 	for (uint32_t i = first_cand; i < x->n; i++)
 		if (x->c[i].pattern == ILOG_PAT_CPU_CONTENTION && x->c[i].culprit == pr[0].pid)

@@ -578,6 +578,11 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 		best = cov_net, pat = ILOG_PAT_NET_RETRANSMITS;
 	if (gr_ok && cov_gr > best)
 		goto done; /* the graph re-capture chain of this process explains it */
+	/* its own cgroup's CPU quota held it: the time off the CPU is no other
+	 * process's doing (detect_throttle.c names the limit) */
+	if (pat == ILOG_PAT_CPU_CONTENTION &&
+	    causal_throttled(x, p->pid, ta, tb, NULL, NULL, NULL, NULL) >= lost / 2)
+		goto done;
 
 	struct cand *c = causal_cand_new(x, p, pat, s->op, ta, tb, lost);
 	if (!c)

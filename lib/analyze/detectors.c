@@ -25,6 +25,7 @@
 	X(cpu_run)     /* CAUSAL_PROCESS: preemption over the whole run */     \
 	X(oversub)     /* CAUSAL_PROCESS: own threads outnumber the CPUs */    \
 	X(disk)        /* CAUSAL_PROCESS: the input pipeline stalls on disk */ \
+	X(throttle)    /* CAUSAL_PROCESS: its cgroup's CPU quota throttles it */ \
 	X(gpu_bound)   /* CAUSAL_PROCESS: waits on the GPU (informational) */  \
 	X(oom_kill)    /* CAUSAL_NODE: the kernel OOM killer */                \
 	X(overhead)    /* CAUSAL_NODE: the recorder's cost (a note, last) */  \

@@ -813,6 +813,7 @@ static int event_keep(struct ilog_stats *st, uint32_t node, const struct ingero_
 	v->pid = e->pid;
 	v->tid = e->tid;
 	v->opid = e->other_pid;
+	v->otid = e->other_tid;
 	v->type = e->type;
 	v->ts = e->ts_ns;
 	v->dur = e->dur_ns;
@@ -918,6 +919,13 @@ static int add_host(struct ilog_stats *st, uint32_t node, struct snode *nd,
 	}
 	case ILOG_HOST_EXEC:
 		h = hs_get(st, node, e->type, 0, 0, 0);
+		break;
+	case ILOG_HOST_CPU_QUOTA:
+	case ILOG_HOST_CPU_THROTTLE:
+		/* kept whole: the detector reads the periods (other_pid, other_tid) */
+		if (event_keep(st, node, e))
+			return -1;
+		h = hs_get(st, node, e->type, e->pid, 0, 0);
 		break;
 	case ILOG_HOST_FORK:
 		h = hs_get(st, node, e->type, 0, 0, 0);

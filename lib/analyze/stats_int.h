@@ -214,7 +214,7 @@ struct sproc {
 
 /* Discrete host events worth a line each (OOM kills, exits). */
 struct sevent {
-	uint32_t node, pid, tid, opid;
+	uint32_t node, pid, tid, opid, otid;
 	uint16_t type;
 	uint64_t ts, dur, value;
 	char comm[INGERO_COMM_LEN + 1], ocomm[INGERO_COMM_LEN + 1];

@@ -588,6 +588,7 @@ const char *ilog_host_type_name(uint32_t type)
 		[ILOG_HOST_EXEC] = "exec", [ILOG_HOST_EXIT] = "exit",
 		[ILOG_HOST_PAGE_ALLOC_REST] = "page_alloc_rest", [ILOG_HOST_RECLAIM] = "reclaim",
 		[ILOG_HOST_COMPACT] = "compact", [ILOG_HOST_IOWAIT] = "iowait",
+		[ILOG_HOST_CPU_QUOTA] = "cpu_quota", [ILOG_HOST_CPU_THROTTLE] = "cpu_throttle",
 	};
 	return type < ILOG_HOST__COUNT ? n[type] : NULL;
 }

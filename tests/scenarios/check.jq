@@ -355,6 +355,29 @@ $ch.root_cause as $s |
        count("pages by the top allocator"; ([$host[] | select(.host_type == "page_alloc" and .ts_ns < $wend and .pid == ($p.q | tonumber)) | .value] | add); $p.k),
        count("all pages"; ([$host[] | select((.host_type == "page_alloc" or .host_type == "page_alloc_rest") and .ts_ns < $wend) | .value] | add); $p.mm)
      else empty end)
+  elif $pattern == "cpu-throttle" then
+    ($s | capture("^PID (?<pid>\\d+) \\((?<comm>[^)]*)\\)( in (?<ctr>pod [^ ]+, container [0-9a-f]+|container [0-9a-f]+|cgroup [^ ]+))? ran under a CPU quota of (?<q>[0-9.]+ \\w+) per (?<per>[0-9.]+ \\w+) period \\((?<cpus>[0-9.]+) CPU\\) and its cgroup was throttled in (?<nt>\\d+) of (?<np>\\d+) periods \\((?<x>[0-9.]+)%\\) for (?<t>[0-9.]+ \\w+) between \\+(?<s>-?[0-9.]+) s and \\+(?<e>[0-9.]+) s, (?<y>[0-9.]+)% of the (?<w>[0-9.]+ \\w+) its CUDA work ran")) as $p |
+    ($host | map(select(.host_type == "cpu_quota" and .pid == $ch.pid and .ts_ns < $b)) | last) as $qr |
+    # each window's share that falls in the chain's [a, b)
+    [$host[] | select(.host_type == "cpu_throttle" and .pid == $ch.pid and .dur_ns > 0 and
+       .ts_ns < $b and .ts_ns + .dur_ns > $a) |
+     ((([.ts_ns + .dur_ns, $b] | min) - ([.ts_ns, $a] | max)) / .dur_ns) as $f |
+     {t: (.value * $f), nt: (.other_pid * $f), np: (.other_tid * $f)}] as $w |
+    ($w | map(.t) | add) as $thr |
+    ([$thr, $wall] | min) as $lost |
+    count("pid"; $ch.pid; $p.pid),
+    (if $p.ctr then check("its container"; $p.ctr == ctrlabel($ch.pid); ctrlabel($ch.pid); $p.ctr) else empty end),
+    check("a cpu_quota record"; $qr != null; $ch.pid; $qr),
+    dur("quota"; $qr.value; $p.q),
+    dur("period"; $qr.dur_ns; $p.per),
+    check("CPUs of the quota"; near($qr.value / $qr.dur_ns; ($p.cpus | tonumber); 0; 0.0051); $qr.value / $qr.dur_ns; $p.cpus),
+    count("throttled periods"; ($w | map(.nt) | add + 0.5 | floor); $p.nt),
+    count("periods"; ($w | map(.np) | add + 0.5 | floor); $p.np),
+    dur("throttled time"; $thr; $p.t),
+    secs("start"; rel($a); $p.s),
+    secs("end"; rel($b); $p.e),
+    dur("wall"; $wall; $p.w),
+    pct("lost share of wall"; ($lost / $wall * 100); $p.y)
   else
     "FAIL: no check written for pattern \($pattern)"
   end

@@ -692,7 +692,8 @@ static void v_symbolized(void)
 
 /* Two frames: the delta bases start again at 0 in the second (§4.3). */
 /* The whole host (§5.5): a window's page allocations of every process,
- * top ones named and the rest summed, and the stalls tasks suffered. */
+ * top ones named and the rest summed, the stalls tasks suffered, and a
+ * target's I/O wait, block I/O and CPU quota throttling. */
 static void v_host(void)
 {
 	int fd;
@@ -731,6 +732,19 @@ static void v_host(void)
 					 .other_pid = 431, .dur_ns = 1000000000, .value = 612000000,
 					 .cgroup_id = 8812 };
 	memcpy(h->comm, "pt_data_worker", 15);
+	put(w, &rec);
+	/* 1.5: the target's cgroup's CPU quota (half a CPU: 50 ms per 100 ms
+	 * period), read at the window's start, and its throttling in the
+	 * window: 7 of 10 periods, 310 ms */
+	*h = (struct ingero_host_event){ .ts_ns = win, .type = ILOG_HOST_CPU_QUOTA,
+					 .pid = PID, .dur_ns = 100000000, .value = 50000000,
+					 .cgroup_id = 8812 };
+	memcpy(h->comm, "python3", 8);
+	put(w, &rec);
+	*h = (struct ingero_host_event){ .ts_ns = win, .type = ILOG_HOST_CPU_THROTTLE, .pid = PID,
+					 .other_pid = 7, .other_tid = 10, .dur_ns = 1000000000,
+					 .value = 310000000, .cgroup_id = 8812 };
+	memcpy(h->comm, "python3", 8);
 	put(w, &rec);
 	rec = (struct ilog_record){ .kind = ILOG_K_BLKIO };
 	rec.u.blkio = blkio_loader();

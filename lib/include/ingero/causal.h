@@ -69,6 +69,9 @@
 	X(DISK_STALL, "disk-stall", 0,                                                          \
 	  "the process's CUDA call rate fell while its and its children's I/O wait rose: the "  \
 	  "input stalled on disk")                                                              \
+	X(CPU_THROTTLE, "cpu-throttle", 1,                                                      \
+	  "the process's cgroup was throttled by its CPU quota (cpu.stat) for a material part " \
+	  "of its run: its own container's limit, not another process")                        \
 	X(OVERSUBSCRIPTION, "oversubscription", 0,                                              \
 	  "the process's own threads took the CPU from its CUDA threads: more busy threads "    \
 	  "than its CPUs")                                                                      \
