@@ -5,12 +5,14 @@
  * cgroup at or above its own that has a CPU quota (cgroup v1 cpu
  * controller: cpu.cfs_quota_us and cpu.cfs_period_us; v2: cpu.max), and
  * that cgroup's throttling counters from cpu.stat (nr_periods,
- * nr_throttled, throttled_time in ns on v1, throttled_usec on v2).  A
- * quota is written when first seen and when it changes; the counters'
- * growth over the window since the previous snapshot as one cpu_throttle
- * record.  A process under no quota costs the read of /proc/PID/cgroup
- * and of one file per level of its cgroup path a second, and writes
- * nothing.
+ * nr_throttled, throttled_time in ns on v1, throttled_usec on v2).  The
+ * quota is written with each snapshot, not only when it changes: a file
+ * of a --rotate series and a --flight dump hold only the host records of
+ * their own time, and a throttle record without its quota names no limit
+ * (one record a second per target under a quota).  The counters' growth
+ * over the window since the previous snapshot is one cpu_throttle record.
+ * A process under no quota costs the read of /proc/PID/cgroup and of one
+ * file per level of its cgroup path a second, and writes nothing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +27,6 @@ struct lim {
 	uint32_t pid;
 	uint64_t start;           /* its start time: pid reuse */
 	uint64_t seen;            /* the snapshot that last saw it */
-	uint64_t quota, period;   /* ns, 0 = none */
 	uint64_t periods, throttled, thr_ns, ts; /* counters at ts */
 	char dir[512];            /* the cgroup those are of */
 };
@@ -213,12 +214,10 @@ void rec_write_limits(struct rec *r, uint64_t now, const struct rec_proc *p, con
 	uint64_t periods, throttled, thr_ns;
 	if (stat_of(dir, v2, &periods, &throttled, &thr_ns))
 		return;
-	if (strcmp(l->dir, dir) || l->quota != quota || l->period != period) {
-		put(r, ILOG_HOST_CPU_QUOTA, p, now, period, quota, 0, 0, comm);
-		if (strcmp(l->dir, dir))
-			l->ts = 0; /* another cgroup's counters: no window yet */
+	put(r, ILOG_HOST_CPU_QUOTA, p, now, period, quota, 0, 0, comm);
+	if (strcmp(l->dir, dir)) {
+		l->ts = 0; /* another cgroup's counters: no window yet */
 		snprintf(l->dir, sizeof(l->dir), "%s", dir);
-		l->quota = quota, l->period = period;
 	}
 	if (l->ts && now > l->ts && periods >= l->periods && throttled >= l->throttled &&
 	    thr_ns >= l->thr_ns) {
