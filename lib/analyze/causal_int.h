@@ -297,6 +297,10 @@ void causal_offcpu_free(struct offcpu *o);
  * (ns; may be NULL). */
 uint64_t causal_throttled(struct ctx *x, uint32_t pid, uint64_t a, uint64_t b, uint64_t *nthr,
 			  uint64_t *nper, uint64_t *quota, uint64_t *period);
+/* Did pid's own CPU quota hold it for at least half of lost in [a, b)?
+ * A detector that would blame that time on something else yields to the
+ * throttle chain (detect_throttle.c).  0 where nothing was throttled. */
+int causal_quota_held(struct ctx *x, uint32_t pid, uint64_t a, uint64_t b, double lost);
 /* Pages allocated in [a, b): all, and the biggest allocator. */
 uint64_t causal_pages(struct ctx *x, uint32_t a, uint32_t b, uint32_t *top_pid, uint64_t *top_n);
 /* The same in the windows set in `in` (x->T entries). */

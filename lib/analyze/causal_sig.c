@@ -285,6 +285,12 @@ uint64_t causal_throttled(struct ctx *x, uint32_t pid, uint64_t a, uint64_t b, u
 	return (uint64_t)thr;
 }
 
+int causal_quota_held(struct ctx *x, uint32_t pid, uint64_t a, uint64_t b, double lost)
+{
+	uint64_t thr = causal_throttled(x, pid, a, b, NULL, NULL, NULL, NULL);
+	return thr && (double)thr >= lost / 2;
+}
+
 /* Pages allocated in the windows k of [a, b) with (!in || in[k]). */
 static uint64_t pages_sum(struct ctx *x, uint32_t a, uint32_t b, const uint8_t *in,
 			  uint32_t *top_pid, uint64_t *top_n)

@@ -29,8 +29,7 @@ static void cpu_run(struct ctx *x, struct causal_proc *pc, const struct causal_s
 	for (uint32_t i = 0; i < m; i++)
 		ext += pr[i].dur;
 	/* its own cgroup's CPU quota held it (detect_throttle.c) */
-	if (causal_throttled(x, p->pid, tick_ts(x, lo), tick_ts(x, hi), NULL, NULL, NULL, NULL) >=
-	    ext / 2)
+	if (causal_quota_held(x, p->pid, tick_ts(x, lo), tick_ts(x, hi), (double)ext))
 		goto out;
 	/* an interval chain already names this culprit */
 	for (uint32_t i = first_cand; i < x->n; i++)

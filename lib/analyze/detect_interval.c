@@ -581,7 +581,7 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 	/* its own cgroup's CPU quota held it: the time off the CPU is no other
 	 * process's doing (detect_throttle.c names the limit) */
 	if (pat == ILOG_PAT_CPU_CONTENTION &&
-	    causal_throttled(x, p->pid, ta, tb, NULL, NULL, NULL, NULL) >= lost / 2)
+	    causal_quota_held(x, p->pid, ta, tb, (double)lost))
 		goto done;
 
 	struct cand *c = causal_cand_new(x, p, pat, s->op, ta, tb, lost);

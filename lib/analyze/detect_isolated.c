@@ -216,7 +216,7 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 	}
 	/* its own cgroup's CPU quota held it over the stalls: the throttle
 	 * chain names the limit (detect_throttle.c) */
-	if ((double)causal_throttled(x, p->pid, a, b + 1, NULL, NULL, NULL, NULL) >= g->lost / 2)
+	if (causal_quota_held(x, p->pid, a, b + 1, g->lost))
 		goto done;
 	struct cand *c = causal_cand_new(x, p, ILOG_PAT_ISOLATED_STALL, s->op, a, b + 1,
 					 ilog_sat_u64(g->lost));

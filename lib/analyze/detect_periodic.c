@@ -105,8 +105,7 @@ static void periodic(struct ctx *x, struct causal_proc *pc, const struct causal_
 	if (cpu)
 		return;
 	/* the rhythm is its cgroup's CPU quota period (detect_throttle.c) */
-	if (causal_throttled(x, p->pid, v[0].ts, v[m - 1].ts + v[m - 1].dur + 1, NULL, NULL, NULL,
-			     NULL) >= lost / 2)
+	if (causal_quota_held(x, p->pid, v[0].ts, v[m - 1].ts + v[m - 1].dur + 1, (double)lost))
 		return;
 	struct cand *c = causal_cand_new(x, p, ILOG_PAT_PERIODIC_SPIKE, s->op, v[0].ts,
 					 v[m - 1].ts + v[m - 1].dur, lost);
