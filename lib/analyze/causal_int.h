@@ -337,6 +337,27 @@ struct snapsum {
 	double psi_mem_max;
 };
 void causal_snaps(struct ctx *x, uint32_t a, uint32_t b, struct snapsum *s);
+/*
+ * Whether the node's CPUs were saturated over windows [a, b): the mean of
+ * its snapshots there and of the first one after b (a snapshot's PSI
+ * covers the time since the one before) shows PSI "cpu some" of at least
+ * ILOG_SAT_PSI or CPUs at least ILOG_SAT_CPU busy.  *psi and *busy: those
+ * means (0 without snapshots: not saturated).
+ */
+int causal_cpu_saturated(struct ctx *x, uint32_t a, uint32_t b, double *psi, double *busy);
+/* What a GPU-side verdict says instead on a saturated host, and its fix:
+ * the calling threads' own off-CPU time does not explain the loss, but the
+ * work a call waits on outside them may have waited for a CPU; such a
+ * chain is LOW (the cause is not shown). */
+#define SAT_TEXT \
+	" - undetermined: the host's CPUs were saturated (PSI cpu some %s, %s busy), so " \
+	"work the calls wait on outside their own threads (a peer process, a helper " \
+	"thread, the driver's) may have waited for a CPU as well; the GPU is not shown to " \
+	"be at fault"
+#define FIX_SATURATED \
+	"Rerun on a quiet host, or with CPUs reserved for the job (cgroup cpuset.cpus, " \
+	"taskset -c), to tell the GPU's share from the host's; if the calls stay slow there, " \
+	"look at the GPU (kernel times in Nsight Systems, nvidia-smi -q -d PERFORMANCE)."
 
 /* p's signals over all of the node's windows; 0 or -1 (out of memory). */
 int causal_sig_build(struct ctx *x, const struct sproc *p, struct sig *g, uint32_t lo,

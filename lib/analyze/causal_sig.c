@@ -422,6 +422,26 @@ void causal_snaps(struct ctx *x, uint32_t a, uint32_t b, struct snapsum *s)
 	s->swap_growth = peak > before ? peak - before : 0;
 }
 
+int causal_cpu_saturated(struct ctx *x, uint32_t a, uint32_t b, double *psi, double *busy)
+{
+	double p = 0, c = 0;
+	uint32_t n = 0, c_n = 0;
+	for (uint32_t k = a; k < x->nd->nsnap; k++) {
+		const struct snaptick *t = &x->nd->snap[k];
+		if (!t->n)
+			continue;
+		p += t->psi_max[PSI_CPU_SOME];
+		n++;
+		c += t->cpu_sum;
+		c_n += t->n;
+		if (k >= b)
+			break; /* the first after the range, which covers its end */
+	}
+	*psi = n ? p / n : 0;
+	*busy = c_n ? c / c_n : 0;
+	return n && (*psi >= ILOG_SAT_PSI || *busy >= ILOG_SAT_CPU);
+}
+
 /* ---- per-process signals ---- */
 /*
  * Windows of [lo, hi) where a signal is a robust outlier against the

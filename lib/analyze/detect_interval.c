@@ -436,7 +436,8 @@ static void gpu_chain(struct ctx *x, struct cand *c, const struct sproc *p, cons
 /* No host cause: the GPU work itself got slower. */
 static void slow_chain(struct ctx *x, struct cand *c, const struct sproc *p,
 		       const struct sseries *s, const char *head, const struct offcpu *oc,
-		       uint64_t len, uint64_t oth, uint64_t pg, const struct snapsum *ss)
+		       uint64_t len, uint64_t oth, uint64_t pg, const struct snapsum *ss,
+		       const double sat[2])
 {
 	const char *comm = c->comm;
 	uint64_t pn = oc->pn, pd = oc->pd;
@@ -453,6 +454,19 @@ static void slow_chain(struct ctx *x, struct cand *c, const struct sproc *p,
 	if (ss->n)
 		l += (size_t)snprintf(tail + l, sizeof(tail) - l, " and the CPUs were %s busy",
 				      P(x, ss->cpu_avg / 100));
+	if (sat) {
+		/* the threads' own accounting clears the host, a saturated one
+		 * does not: the cause is not shown (causal_cpu_saturated) */
+		snprintf(tail + l, sizeof(tail) - l, SAT_TEXT, P(x, sat[0] / 100),
+			 P(x, sat[1] / 100));
+		snprintf(c->root, sizeof(c->root), "%s%s", head, tail);
+		snprintf(c->title, sizeof(c->title),
+			 "Slower calls: %s in %s (PID %u), on a saturated host", opn(s->op), comm,
+			 p->pid);
+		snprintf(c->fix, sizeof(c->fix), "%s", FIX_SATURATED);
+		c->forced = ILOG_SEV_LOW;
+		return;
+	}
 	snprintf(tail + l, sizeof(tail) - l, " - the GPU work itself got slower");
 	snprintf(c->root, sizeof(c->root), "%s%s", head, tail);
 	snprintf(c->title, sizeof(c->title), "GPU slower: %s in %s (PID %u), host not involved",
@@ -630,8 +644,18 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 		memory_chain(x, c, p, head, iv, lo, hi, pg, ppid, ptop, &ss);
 	else if (pat == ILOG_PAT_NET_RETRANSMITS)
 		net_chain(x, c, p, head, iv, lo, hi, g);
-	else
-		slow_chain(x, c, p, s, head, &oc, len, oth, pg, &ss);
+	else {
+		/* saturated in the interval, and more than over the process's
+		 * run: a host saturated all along (a build on every core) slowed
+		 * the calls outside the interval as much */
+		double sat[2], all[2];
+		int saturated = causal_cpu_saturated(x, iv.a, iv.b, &sat[0], &sat[1]);
+		causal_cpu_saturated(x, lo, hi, &all[0], &all[1]);
+		saturated = saturated && ((sat[0] >= ILOG_SAT_PSI && sat[0] >= ILOG_SAT_RISE * all[0]) ||
+					  (sat[1] >= ILOG_SAT_CPU && sat[1] >= all[1] + 10));
+		causal_met_u(c, "host_saturated", (uint64_t)saturated);
+		slow_chain(x, c, p, s, head, &oc, len, oth, pg, &ss, saturated ? sat : NULL);
+	}
 	causal_ev_add(x, c, tick_ts(x, worst), "worst window: a %s call took %s", opn(s->op),
 		      D(x, (double)wmax));
 	if (ss.n)

@@ -90,10 +90,16 @@ out:
  */
 static void stall_side(struct ctx *x, struct cand *c, const struct sproc *p,
 		       enum ilog_pattern cause, const struct offcpu *oc, uint32_t opid, uint64_t on,
-		       uint32_t ppid, uint64_t pg, uint64_t oth, double cov_mem)
+		       uint32_t ppid, uint64_t pg, uint64_t oth, double cov_mem, const double *sat)
 {
 	size_t l = strlen(c->root);
-	if (cause == ILOG_PAT_CPU_CONTENTION && !oc->named) {
+	if (cause == ILOG_PAT_GPU_SLOW && sat) {
+		/* the GPU side, but on a saturated host: not shown (LOW) */
+		snprintf(c->root + l, sizeof(c->root) - l, SAT_TEXT, P(x, sat[0] / 100),
+			 P(x, sat[1] / 100));
+		snprintf(c->fix, sizeof(c->fix), "%s", FIX_SATURATED);
+		c->forced = ILOG_SEV_LOW;
+	} else if (cause == ILOG_PAT_CPU_CONTENTION && !oc->named) {
 		snprintf(c->root + l, sizeof(c->root) - l,
 			 " - host side: in the stalls' windows its CUDA threads waited %s for a CPU "
 			 "after wakeups and were preempted %llu times (%s off-CPU): the host's CPUs "
@@ -251,8 +257,16 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 		 D(x, g->lost), P(x, g->lost / (double)c->wall), D(x, (double)c->wall), shape,
 		 (unsigned long long)g->k, D(x, (double)g->cut), g->expect, D(x, g->above),
 		 D(x, g->spread));
-	const char *side = host ? "host" : "GPU";
-	stall_side(x, c, p, cause, &oc, opid, on, ppid, pg, oth, cov_mem);
+	/* a heavy tail on a saturated host (the span of the kept stalls, else
+	 * of the process's calls) is what scheduling delays of the work the
+	 * calls wait on look like: the GPU side is not shown then; stalls of
+	 * a mode of their own (bimodal) are the work's */
+	double sat[2] = { 0, 0 };
+	int saturated = !host && g->ratio <= 0 &&
+			causal_cpu_saturated(x, tick_at(x, a), tick_at(x, b) + 1, &sat[0], &sat[1]);
+	const char *side = host ? "host" : saturated ? "undetermined" : "GPU";
+	stall_side(x, c, p, cause, &oc, opid, on, ppid, pg, oth, cov_mem, saturated ? sat : NULL);
+	causal_met_u(c, "host_saturated", (uint64_t)saturated);
 	snprintf(c->title, sizeof(c->title), "Isolated stalls: %s in %s (PID %u), %llu of %llu "
 		 "calls (%s side)", opn(s->op), c->comm, p->pid, (unsigned long long)g->k,
 		 (unsigned long long)s->n, side);

@@ -81,6 +81,9 @@
 #define ILOG_MEM_CHURN 0.01     /* page allocations per second, share of available */
 #define ILOG_MEM_SCARCE 0.10    /* available memory below this share of the total */
 #define ILOG_MEM_PSI 1.0        /* memory PSI (some, %) that counts as scarcity */
+#define ILOG_SAT_PSI 20.0       /* CPUs saturated: PSI cpu some (%), mean of the snapshots */
+#define ILOG_SAT_CPU 90.0       /* ... or CPU busy (%), mean of the snapshots */
+#define ILOG_SAT_RISE 1.5       /* an interval's PSI over the run's: saturated there */
 #define ILOG_PAGE_BYTES 4096.0  /* base page of a page_alloc count (SPEC: 2^order) */
 #define ILOG_DISK_RATE_DROP 0.5 /* disk-stall: windows under this share of the median call rate */
 #define ILOG_DISK_IO_SHARE 0.5  /* ... whose I/O-wait rise is at least this share of the stall */

@@ -6,6 +6,7 @@
  *   scensynth SCENARIO [-o FILE] [--seed N] [--seconds S] [--sync-factor F]
  *             [--node NAME] [--mono-ns NS] [--real-ns NS]
  *             [--mem-dip FRAC [--mem-dip-at FROM,TO]] [--jitter FRAC]
+ *             [--saturate PCT]
  *   scensynth --list
  *
  * --mem-dip rewrites the scenario's system snapshots the way an idle but
@@ -21,6 +22,9 @@
  * for the seed) by a log-uniform 1 us - 10 ms, as a loaded machine does
  * when it preempts a thread inside a call (up to a few scheduler slices);
  * the calls keep their start times.
+ *
+ * --saturate sets the snapshots taken between FROM and TO (--mem-dip-at)
+ * to a saturated host's: CPUs 100% busy, PSI cpu some PCT.
  */
 #include <getopt.h>
 #include <math.h>
@@ -31,7 +35,7 @@
 #include "ingero/cli.h"
 #include "scenario.h"
 
-struct dip { double frac, from, to, jitter; uint64_t seed; };
+struct dip { double frac, from, to, jitter, sat; uint64_t seed; };
 
 /* xorshift64: uniform in [0, 1) */
 static double uni01(uint64_t *x)
@@ -85,12 +89,20 @@ static int rewrite(int in, struct ilog_writer *w, const struct dip *d, char *err
 			rc = ilog_writer_put(w, &c);
 			continue;
 		}
-		if (rec->kind != ILOG_K_SNAPSHOT || d->frac <= 0) {
+		if (rec->kind != ILOG_K_SNAPSHOT || (d->frac <= 0 && d->sat <= 0)) {
 			rc = ilog_writer_put(w, rec);
 			continue;
 		}
 		struct ilog_record c = *rec;
 		struct ilog_snapshot *s = &c.u.snapshot;
+		if (d->sat > 0 && s->ts_ns >= da && s->ts_ns < db) {
+			s->cpu_pct = 100;
+			s->psi_cpu_some = d->sat;
+		}
+		if (d->frac <= 0) {
+			rc = ilog_writer_put(w, &c);
+			continue;
+		}
 		double wig = (uni01(&x) * 2 - 1) * 0.002;
 		double av = (double)s->mem_avail + wig * (double)s->mem_total;
 		if (s->ts_ns >= da && s->ts_ns < db)
@@ -114,10 +126,10 @@ int main(int argc, char **argv)
 		{ "mono-ns", required_argument, 0, 'M' }, { "real-ns", required_argument, 0, 'R' },
 		{ "list", no_argument, 0, 'l' }, { "mem-dip", required_argument, 0, 'm' },
 		{ "mem-dip-at", required_argument, 0, 'a' }, { "jitter", required_argument, 0, 'j' },
-		{ 0 },
+		{ "saturate", required_argument, 0, 'p' }, { 0 },
 	};
 	struct ilog_scenario_opts so = { 0 };
-	struct dip dip = { 0, 0.4, 0.75, 0, 0 };
+	struct dip dip = { 0, 0.4, 0.75, 0, 0, 0 };
 	const char *out = NULL;
 	int c;
 	ilog_cli_init(argv[0]);
@@ -132,6 +144,7 @@ int main(int argc, char **argv)
 		case 'R': so.real_ns = strtoull(optarg, NULL, 0); break;
 		case 'm': dip.frac = strtod(optarg, NULL); break;
 		case 'j': dip.jitter = strtod(optarg, NULL); break;
+		case 'p': dip.sat = strtod(optarg, NULL); break;
 		case 'a':
 			if (sscanf(optarg, "%lf,%lf", &dip.from, &dip.to) != 2 || dip.from >= dip.to) {
 				ilog_errorf("--mem-dip-at: want FROM,TO (fractions of the run)");
@@ -161,9 +174,9 @@ int main(int argc, char **argv)
 		return ILOG_EXIT_USAGE;
 	}
 	/* with --mem-dip or --jitter the scenario goes to a temporary file first */
-	FILE *tmp = dip.frac > 0 || dip.jitter > 0 ? tmpfile() : NULL;
+	FILE *tmp = dip.frac > 0 || dip.jitter > 0 || dip.sat > 0 ? tmpfile() : NULL;
 	struct ilog_writer *sw = w;
-	if (dip.frac > 0 || dip.jitter > 0) {
+	if (dip.frac > 0 || dip.jitter > 0 || dip.sat > 0) {
 		sw = tmp ? ilog_writer_open(fileno(tmp), &wo, err, sizeof(err)) : NULL;
 		if (!sw) {
 			ilog_errorf("temporary log: %s", tmp ? err : "cannot create");

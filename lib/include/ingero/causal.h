@@ -42,7 +42,8 @@
 	  "the node's TCP retransmissions rose with an anomaly of an NCCL call or a "           \
 	  "synchronize of a process that moved TCP bytes")                                      \
 	X(GPU_SLOW, "gpu-slow", 0,                                                              \
-	  "an anomaly of the op that no host signal explains: the GPU work itself got slower")  \
+	  "an anomaly of the op that no host signal explains: the GPU work itself got "         \
+	  "slower (LOW, undetermined, where the host's CPUs were saturated)")                   \
 	X(PERIODIC_SPIKE, "periodic-spike", 0,                                                  \
 	  "at least 4 slow calls of an op outside its anomalies that come in a rhythm")         \
 	X(ISOLATED_STALL, "isolated-stall", 0,                                                  \
