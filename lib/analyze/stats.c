@@ -582,12 +582,13 @@ static int series_calls(struct ilog_stats *st, struct sseries *s, const uint32_t
 		proc_call(p, e);
 		/* a launch recorded at entry (--launch-timing): the process counts
 		 * it; the series' figures are its timed calls' (like sampling) */
-		if (e->flags & ILOG_CUDA_F_UNTIMED) {
-			s->untimed++;
-			continue;
-		}
 		if (ticks_room(s, k))
 			return -1;
+		if (e->flags & ILOG_CUDA_F_UNTIMED) {
+			s->untimed++;
+			s->t[k].untimed++;
+			continue;
+		}
 		struct stick *t = &s->t[k];
 		if (!t->n || d < t->min)
 			t->min = d;

@@ -73,6 +73,7 @@ struct scall {
  * finished). */
 struct stick {
 	uint64_t n, total, min, max;
+	uint64_t untimed;         /* launches recorded at entry: not in n */
 	const uint64_t *bins;
 	uint32_t nb, off;
 };
@@ -87,7 +88,8 @@ struct sseries {
 	uint64_t n, total, min, max, bytes;
 	uint64_t bytes_kind[5];   /* memcpy bytes by cudaMemcpyKind 0..4 */
 	uint64_t nerr, noret;
-	uint64_t untimed;          /* launches recorded at entry: not in n or the figures */
+	uint64_t untimed;          /* launches recorded at entry: not in n or the
+				    * times; the rows count them (stats_query.c) */
 	int32_t first_err;
 	uint64_t first_err_ts, first_err_bytes;
 	uint64_t nerr_oom;        /* ret == out of memory (2 in both APIs) */

@@ -363,14 +363,29 @@ static int fill_row(struct ilog_stat_row *row, struct sseries **g,
 		acc.total += h.total;
 		ilog_dhist_free(&h);
 	}
-	row->count = acc.n;
+	/* launches recorded at entry (--launch-timing N, SPEC §5.4 UNTIMED)
+	 * are calls of the row: counted, and timed at the mean of the timed
+	 * ones they were sampled beside; the quantiles, min and max are the
+	 * timed calls' (as under --sample) */
+	uint64_t untimed = 0;
+	for (uint32_t i = 0; i < ng; i++) {
+		if (a == 0 && b == UINT32_MAX) {
+			untimed += g[i]->untimed;
+			continue;
+		}
+		for (uint32_t k = a; k < b && k < g[i]->nt; k++)
+			untimed += g[i]->t[k].untimed;
+	}
+	row->count = acc.n + untimed;
 	row->total_ns = acc.total;
+	if (untimed && acc.n)
+		row->total_ns = (uint64_t)((double)acc.total * (double)row->count / (double)acc.n);
 	row->min_ns = acc.min;
 	row->max_ns = acc.max;
 	row->p50_ns = ilog_dhist_quantile(&acc, 0.5);
 	row->p95_ns = ilog_dhist_quantile(&acc, 0.95);
 	row->p99_ns = ilog_dhist_quantile(&acc, 0.99);
-	row->frac = wall > 0 ? (double)acc.total / wall : 0;
+	row->frac = wall > 0 ? (double)row->total_ns / wall : 0;
 	for (uint32_t i = 0; i < ng; i++) {
 		row->bytes += g[i]->bytes;
 		row->errors += g[i]->nerr;

@@ -31,6 +31,10 @@ if ((session)); then
 else
 	assert_eq "no session programs: every launch timed" "$untimed" 0
 fi
+# the statistics count every launch, timed or not (SPEC §5.4): the
+# report's CALLS, the exports and the rates agree with the records
+assert_eq "ingero-correlate's launch count" \
+	"$(ingero-correlate --json rec.ilog 2>/dev/null | jq -s '[.[] | select(.type=="stat" and .op=="cudaLaunchKernel") | .count] | add')" "$got"
 assert_eq "timed launches have a duration" \
 	"$(q cudaLaunchKernel '| map(select(.flags == 0 and .dur_ns == 0)) | length')" 0
 assert_eq "syncs all timed" "$(q cudaStreamSynchronize '| map(select(.flags != 0)) | length')" 0
