@@ -115,6 +115,21 @@ enum ilog_op {
 	ILOG_OP_ncclCommInitRankConfig = 47,
 	ILOG_OP_ncclCommInitAll = 48,
 	ILOG_OP_ncclCommSplit = 49,
+	/* 1.5: pinned host memory, stream-ordered and pool allocations */
+	ILOG_OP_cudaHostAlloc = 50,
+	ILOG_OP_cudaHostRegister = 51,
+	ILOG_OP_cudaHostUnregister = 52,
+	ILOG_OP_cuMemHostAlloc = 53,
+	ILOG_OP_cuMemAllocHost = 54,
+	ILOG_OP_cuMemHostRegister = 55,
+	ILOG_OP_cuMemHostUnregister = 56,
+	ILOG_OP_cuMemFreeHost = 57,
+	ILOG_OP_cudaMallocAsync = 58,
+	ILOG_OP_cudaFreeAsync = 59,
+	ILOG_OP_cuMemAllocAsync = 60,
+	ILOG_OP_cuMemFreeAsync = 61,
+	ILOG_OP_cudaMallocFromPoolAsync = 62,
+	ILOG_OP_cuMemAllocFromPoolAsync = 63,
 	ILOG_OP__COUNT
 };
 

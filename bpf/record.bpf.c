@@ -378,6 +378,25 @@ static __always_inline void decode(struct pt_regs *ctx, struct rec_frame *f, __u
 	case REC_DEC_HANDLE:
 		f->handle = a1;
 		break;
+	case REC_DEC_HOST_REG:
+		f->handle = a1;
+		f->bytes = a2;
+		f->kind = (__u32)a3;
+		break;
+	case REC_DEC_ALLOC_STREAM:
+		f->out = a1;
+		f->bytes = a2;
+		f->stream = a3;
+		break;
+	case REC_DEC_ALLOC_POOL:
+		f->out = a1;
+		f->bytes = a2;
+		f->stream = a4;
+		break;
+	case REC_DEC_HANDLE_STREAM:
+		f->handle = a1;
+		f->stream = a2;
+		break;
 	case REC_DEC_RT_LAUNCH:
 		/* dim3 (12 bytes) travels in two registers: x|y<<32, then z */
 		f->handle = a1;
@@ -397,6 +416,7 @@ static __always_inline void decode(struct pt_regs *ctx, struct rec_frame *f, __u
 	}
 	case REC_DEC_RT_MEMCPY:
 		f->handle = a1;
+		f->args[0] = a2; /* the source: a host copy's pinned or pageable side */
 		f->bytes = a3;
 		f->kind = (__u32)a4;
 		f->stream = a5; /* only the Async cookie's op reads it; 0 otherwise below */
@@ -458,6 +478,7 @@ static __always_inline void decode(struct pt_regs *ctx, struct rec_frame *f, __u
 	}
 	case REC_DEC_CU_MEMCPY:
 		f->handle = a1;
+		f->args[0] = a2; /* the source */
 		f->bytes = a3;
 		f->stream = a4;
 		break;

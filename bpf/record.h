@@ -175,6 +175,10 @@ enum rec_dec {
 	REC_DEC_NCCL_REDUCE,   /* (send, recv, count, dtype, op, root, comm, stream) */
 	REC_DEC_NCCL_INITALL,  /* (comm *out (an array), ndev, devlist) */
 	REC_DEC_NCCL_SPLIT,    /* (comm, color, key, comm *out, config) */
+	REC_DEC_HOST_REG,      /* (ptr, bytes, flags): cudaHostRegister, cuMemHostRegister */
+	REC_DEC_ALLOC_STREAM,  /* (void **out, size_t bytes, stream) */
+	REC_DEC_ALLOC_POOL,    /* (void **out, size_t bytes, pool, stream) */
+	REC_DEC_HANDLE_STREAM, /* (handle, stream): the stream-ordered frees */
 	REC_DEC__COUNT
 };
 
@@ -345,6 +349,10 @@ static inline __attribute__((always_inline)) __u32 rec_frame_args(const struct r
 		args[1] = f->args[1];
 		args[2] = f->args[2];
 		return 3;
+	case REC_DEC_RT_MEMCPY: /* [src] (1.5) */
+	case REC_DEC_CU_MEMCPY:
+		args[0] = f->args[0];
+		return 1;
 	}
 	return 0;
 }
@@ -353,7 +361,8 @@ static inline __attribute__((always_inline)) __u32 rec_frame_args(const struct r
 static inline __attribute__((always_inline)) int rec_dec_has_args(__u32 dec)
 {
 	return dec == REC_DEC_NCCL_INIT || dec == REC_DEC_NCCL_COLL || dec == REC_DEC_NCCL_P2P ||
-	       dec == REC_DEC_NCCL_REDUCE || dec == REC_DEC_NCCL_SPLIT;
+	       dec == REC_DEC_NCCL_REDUCE || dec == REC_DEC_NCCL_SPLIT || dec == REC_DEC_RT_MEMCPY ||
+	       dec == REC_DEC_CU_MEMCPY;
 }
 
 /* The calls in progress on one thread (map `inflight`, key: tid). */

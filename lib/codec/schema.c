@@ -442,6 +442,12 @@ static const struct { const char *name; uint8_t layer; } ops[ILOG_OP__COUNT] = {
 	OP(ncclReduce, NCCL), OP(ncclBcast, NCCL), OP(ncclGroupStart, NCCL),
 	OP(ncclGroupEnd, NCCL), OP(ncclCommInitRankConfig, NCCL), OP(ncclCommInitAll, NCCL),
 	OP(ncclCommSplit, NCCL),
+	OP(cudaHostAlloc, RUNTIME), OP(cudaHostRegister, RUNTIME), OP(cudaHostUnregister, RUNTIME),
+	OP(cuMemHostAlloc, DRIVER), OP(cuMemAllocHost, DRIVER), OP(cuMemHostRegister, DRIVER),
+	OP(cuMemHostUnregister, DRIVER), OP(cuMemFreeHost, DRIVER),
+	OP(cudaMallocAsync, RUNTIME), OP(cudaFreeAsync, RUNTIME),
+	OP(cuMemAllocAsync, DRIVER), OP(cuMemFreeAsync, DRIVER),
+	OP(cudaMallocFromPoolAsync, RUNTIME), OP(cuMemAllocFromPoolAsync, DRIVER),
 };
 
 /*

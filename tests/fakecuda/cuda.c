@@ -8,6 +8,7 @@
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cudaapi.h"
 #include "fake.h"
@@ -15,7 +16,9 @@
 enum {
 	O_LaunchKernel, O_LaunchKernelEx, O_MemAlloc, O_MemFree, O_Memcpy, O_MemcpyAsync,
 	O_MemcpyHtoD, O_MemcpyDtoH, O_MemcpyDtoD, O_MemcpyHtoDAsync, O_MemcpyDtoHAsync,
-	O_CtxSynchronize, O_StreamSynchronize, O__N
+	O_CtxSynchronize, O_StreamSynchronize, O_MemHostAlloc, O_MemAllocHost, O_MemHostRegister,
+	O_MemHostUnregister, O_MemFreeHost, O_MemAllocAsync, O_MemFreeAsync, O_MemAllocFromPoolAsync,
+	O__N
 };
 
 static struct fk_op ops[O__N] = {
@@ -32,6 +35,14 @@ static struct fk_op ops[O__N] = {
 	[O_MemcpyDtoHAsync] = { "cuMemcpyDtoHAsync", 1 },
 	[O_CtxSynchronize] = { "cuCtxSynchronize", 0 },
 	[O_StreamSynchronize] = { "cuStreamSynchronize", 0 },
+	[O_MemHostAlloc] = { "cuMemHostAlloc", 0 },
+	[O_MemAllocHost] = { "cuMemAllocHost", 0 },
+	[O_MemHostRegister] = { "cuMemHostRegister", 0 },
+	[O_MemHostUnregister] = { "cuMemHostUnregister", 0 },
+	[O_MemFreeHost] = { "cuMemFreeHost", 0 },
+	[O_MemAllocAsync] = { "cuMemAllocAsync", 0 },
+	[O_MemFreeAsync] = { "cuMemFreeAsync", 0 },
+	[O_MemAllocFromPoolAsync] = { "cuMemAllocFromPoolAsync", 0 },
 };
 
 __attribute__((constructor)) static void init(void)
@@ -72,21 +83,120 @@ FK_API CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, voi
 	return fk_run(&ops[O_LaunchKernelEx], 0);
 }
 
+/* A device allocation: CUDA_ERROR_OUT_OF_MEMORY past FAKECUDA_DEVMEM_BYTES. */
+static CUresult dev_alloc(struct fk_op *op, CUdeviceptr *dptr, size_t bytesize)
+{
+	int r = fk_run(op, bytesize);
+	uint64_t h = r ? 0 : fk_dev_alloc(DEV_BASE, bytesize);
+	if (!r && !h)
+		r = 2;
+	if (dptr)
+		*dptr = h;
+	return r;
+}
+
 FK_API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
-	int r = fk_run(&ops[O_MemAlloc], bytesize);
-	if (dptr)
-		*dptr = r ? 0 : fk_handle(DEV_BASE);
-	return r;
+	return dev_alloc(&ops[O_MemAlloc], dptr, bytesize);
 }
 FK_ALIAS(cuMemAlloc, cuMemAlloc_v2);
 
 FK_API CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
-	(void)dptr;
+	fk_dev_free(dptr);
 	return fk_run(&ops[O_MemFree], 0);
 }
 FK_ALIAS(cuMemFree, cuMemFree_v2);
+
+FK_API CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+	(void)hStream;
+	return dev_alloc(&ops[O_MemAllocAsync], dptr, bytesize);
+}
+
+FK_API CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+	(void)hStream;
+	return dev_alloc(&ops[O_MemAllocAsync], dptr, bytesize);
+}
+
+FK_API CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+					CUstream hStream)
+{
+	(void)pool, (void)hStream;
+	return dev_alloc(&ops[O_MemAllocFromPoolAsync], dptr, bytesize);
+}
+
+FK_API CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
+					     CUmemoryPool pool, CUstream hStream)
+{
+	(void)pool, (void)hStream;
+	return dev_alloc(&ops[O_MemAllocFromPoolAsync], dptr, bytesize);
+}
+
+FK_API CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
+{
+	(void)hStream;
+	fk_dev_free(dptr);
+	return fk_run(&ops[O_MemFreeAsync], 0);
+}
+
+FK_API CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
+{
+	(void)hStream;
+	fk_dev_free(dptr);
+	return fk_run(&ops[O_MemFreeAsync], 0);
+}
+
+/* Pinned host memory: real memory, recorded as pinned (fake.h). */
+static CUresult host_alloc(struct fk_op *op, void **pp, size_t bytesize)
+{
+	int r = fk_run(op, bytesize);
+	if (pp) {
+		*pp = r ? NULL : malloc(bytesize ? bytesize : 1);
+		if (!r && !*pp)
+			return 2;
+		if (!r)
+			fk_pin(*pp, bytesize);
+	}
+	return r;
+}
+
+FK_API CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
+{
+	(void)Flags;
+	return host_alloc(&ops[O_MemHostAlloc], pp, bytesize);
+}
+
+FK_API CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
+{
+	return host_alloc(&ops[O_MemAllocHost], pp, bytesize);
+}
+FK_ALIAS(cuMemAllocHost, cuMemAllocHost_v2);
+
+FK_API CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
+{
+	(void)Flags;
+	int r = fk_run(&ops[O_MemHostRegister], bytesize);
+	if (!r)
+		fk_pin(p, bytesize);
+	return r;
+}
+FK_ALIAS(cuMemHostRegister, cuMemHostRegister_v2);
+
+FK_API CUresult cuMemHostUnregister(void *p)
+{
+	fk_unpin(p);
+	return fk_run(&ops[O_MemHostUnregister], 0);
+}
+
+FK_API CUresult cuMemFreeHost(void *p)
+{
+	int r = fk_run(&ops[O_MemFreeHost], 0);
+	fk_unpin(p);
+	free(p);
+	return r;
+}
 
 FK_API CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 {
@@ -97,8 +207,9 @@ FK_API CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 FK_API CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount,
 			      CUstream hStream)
 {
-	(void)dst, (void)src, (void)hStream;
-	return fk_run(&ops[O_MemcpyAsync], ByteCount);
+	(void)hStream;
+	return fk_run(&ops[O_MemcpyAsync],
+		      fk_copy_bytes(ByteCount, (void *)(uintptr_t)src, (void *)(uintptr_t)dst, 1));
 }
 
 FK_API CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
@@ -122,15 +233,15 @@ FK_API CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, si
 FK_API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost,
 				     size_t ByteCount, CUstream hStream)
 {
-	(void)dstDevice, (void)srcHost, (void)hStream;
-	return fk_run(&ops[O_MemcpyHtoDAsync], ByteCount);
+	(void)dstDevice, (void)hStream;
+	return fk_run(&ops[O_MemcpyHtoDAsync], fk_copy_bytes(ByteCount, srcHost, NULL, 1));
 }
 
 FK_API CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount,
 				     CUstream hStream)
 {
-	(void)dstHost, (void)srcDevice, (void)hStream;
-	return fk_run(&ops[O_MemcpyDtoHAsync], ByteCount);
+	(void)srcDevice, (void)hStream;
+	return fk_run(&ops[O_MemcpyDtoHAsync], fk_copy_bytes(ByteCount, dstHost, NULL, 1));
 }
 
 /* The synchronizes wait for the fake NCCL's collectives first (cudart.c). */

@@ -18,6 +18,7 @@ typedef struct fk_stream *cudaStream_t;
 typedef struct fk_event *cudaEvent_t;
 typedef struct fk_graph *cudaGraph_t;
 typedef struct fk_graph_exec *cudaGraphExec_t;
+typedef struct fk_mempool *cudaMemPool_t;
 typedef struct { unsigned int x, y, z; } dim3; /* 12 bytes, passed in registers */
 
 enum cudaMemcpyKind {
@@ -39,6 +40,7 @@ typedef struct fk_func *CUfunction;
 typedef struct fk_module *CUmodule;
 typedef struct fk_library *CUlibrary;
 typedef struct fk_kernel *CUkernel;
+typedef struct fk_mempool *CUmemoryPool;
 typedef struct {
 	unsigned int gridDimX, gridDimY, gridDimZ;
 	unsigned int blockDimX, blockDimY, blockDimZ;
@@ -79,6 +81,13 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
 cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
 					  unsigned long long flags);
 cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream);
+cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags);
+cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags);
+cudaError_t cudaHostUnregister(void *ptr);
+cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t stream);
+cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t stream);
+cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool,
+				    cudaStream_t stream);
 
 /* driver (libcuda.so.1); the unsuffixed names are the legacy entry points */
 CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
@@ -100,6 +109,15 @@ CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteC
 			      CUstream hStream);
 CUresult cuCtxSynchronize(void);
 CUresult cuStreamSynchronize(CUstream hStream);
+CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags);
+CUresult cuMemAllocHost_v2(void **pp, size_t bytesize);
+CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags);
+CUresult cuMemHostUnregister(void *p);
+CUresult cuMemFreeHost(void *p);
+CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
+CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream);
+CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+				 CUstream hStream);
 
 /* NCCL (libnccl.so.2) */
 ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,

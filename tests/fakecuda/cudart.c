@@ -15,7 +15,8 @@ enum {
 	O_Malloc, O_MallocManaged, O_MallocHost, O_Free, O_FreeHost, O_LaunchKernel,
 	O_Memcpy, O_MemcpyAsync, O_Memset, O_MemsetAsync, O_StreamSynchronize,
 	O_DeviceSynchronize, O_EventSynchronize, O_StreamBeginCapture, O_StreamEndCapture,
-	O_GraphInstantiate, O_GraphInstantiateWithFlags, O_GraphLaunch, O__N
+	O_GraphInstantiate, O_GraphInstantiateWithFlags, O_GraphLaunch, O_HostAlloc,
+	O_HostRegister, O_HostUnregister, O_MallocAsync, O_FreeAsync, O_MallocFromPoolAsync, O__N
 };
 
 static struct fk_op ops[O__N] = {
@@ -37,6 +38,12 @@ static struct fk_op ops[O__N] = {
 	[O_GraphInstantiate] = { "cudaGraphInstantiate", 0 },
 	[O_GraphInstantiateWithFlags] = { "cudaGraphInstantiateWithFlags", 0 },
 	[O_GraphLaunch] = { "cudaGraphLaunch", 0 },
+	[O_HostAlloc] = { "cudaHostAlloc", 0 },
+	[O_HostRegister] = { "cudaHostRegister", 0 },
+	[O_HostUnregister] = { "cudaHostUnregister", 0 },
+	[O_MallocAsync] = { "cudaMallocAsync", 0 },
+	[O_FreeAsync] = { "cudaFreeAsync", 0 },
+	[O_MallocFromPoolAsync] = { "cudaMallocFromPoolAsync", 0 },
 };
 
 __attribute__((constructor)) static void init(void)
@@ -48,12 +55,61 @@ __attribute__((constructor)) static void init(void)
 #define GRAPH_BASE 0x6a0000000000ull
 #define EXEC_BASE 0x6b0000000000ull
 
+/* A device allocation: out of memory past FAKECUDA_DEVMEM_BYTES. */
+static cudaError_t dev_alloc(struct fk_op *op, void **devPtr, size_t size)
+{
+	int r = fk_run(op, size);
+	uint64_t h = r ? 0 : fk_dev_alloc(DEV_BASE, size);
+	if (!r && !h)
+		r = cudaErrorMemoryAllocation;
+	if (devPtr)
+		*devPtr = (void *)h;
+	return r;
+}
+
 FK_API cudaError_t cudaMalloc(void **devPtr, size_t size)
 {
-	int r = fk_run(&ops[O_Malloc], size);
-	if (devPtr)
-		*devPtr = r ? NULL : (void *)fk_handle(DEV_BASE);
-	return r;
+	return dev_alloc(&ops[O_Malloc], devPtr, size);
+}
+
+FK_API cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t stream)
+{
+	(void)stream;
+	return dev_alloc(&ops[O_MallocAsync], devPtr, size);
+}
+
+FK_API cudaError_t cudaMallocAsync_ptsz(void **devPtr, size_t size, cudaStream_t stream)
+{
+	(void)stream;
+	return dev_alloc(&ops[O_MallocAsync], devPtr, size);
+}
+
+FK_API cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t pool,
+					   cudaStream_t stream)
+{
+	(void)pool, (void)stream;
+	return dev_alloc(&ops[O_MallocFromPoolAsync], ptr, size);
+}
+
+FK_API cudaError_t cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size, cudaMemPool_t pool,
+						cudaStream_t stream)
+{
+	(void)pool, (void)stream;
+	return dev_alloc(&ops[O_MallocFromPoolAsync], ptr, size);
+}
+
+FK_API cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t stream)
+{
+	(void)stream;
+	fk_dev_free((uint64_t)(uintptr_t)devPtr);
+	return fk_run(&ops[O_FreeAsync], 0);
+}
+
+FK_API cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t stream)
+{
+	(void)stream;
+	fk_dev_free((uint64_t)(uintptr_t)devPtr);
+	return fk_run(&ops[O_FreeAsync], 0);
 }
 
 FK_API cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
@@ -65,26 +121,56 @@ FK_API cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int fl
 	return r;
 }
 
-FK_API cudaError_t cudaMallocHost(void **ptr, size_t size)
+/* Pinned host memory is real memory (a copy may read it), recorded as pinned. */
+static cudaError_t host_alloc(struct fk_op *op, void **ptr, size_t size)
 {
-	int r = fk_run(&ops[O_MallocHost], size);
+	int r = fk_run(op, size);
 	if (ptr) {
 		*ptr = r ? NULL : malloc(size ? size : 1);
 		if (!r && !*ptr)
 			return cudaErrorMemoryAllocation;
+		if (!r)
+			fk_pin(*ptr, size);
 	}
 	return r;
 }
 
+FK_API cudaError_t cudaMallocHost(void **ptr, size_t size)
+{
+	return host_alloc(&ops[O_MallocHost], ptr, size);
+}
+
+FK_API cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
+{
+	(void)flags;
+	return host_alloc(&ops[O_HostAlloc], pHost, size);
+}
+
+FK_API cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
+{
+	(void)flags;
+	int r = fk_run(&ops[O_HostRegister], size);
+	if (!r)
+		fk_pin(ptr, size);
+	return r;
+}
+
+FK_API cudaError_t cudaHostUnregister(void *ptr)
+{
+	fk_unpin(ptr);
+	return fk_run(&ops[O_HostUnregister], 0);
+}
+
 FK_API cudaError_t cudaFree(void *devPtr)
 {
-	(void)devPtr;
+	fk_dev_free((uint64_t)(uintptr_t)devPtr);
 	return fk_run(&ops[O_Free], 0);
 }
 
 FK_API cudaError_t cudaFreeHost(void *ptr)
 {
 	int r = fk_run(&ops[O_FreeHost], 0);
+	fk_unpin(ptr);
 	free(ptr);
 	return r;
 }
@@ -129,18 +215,31 @@ FK_API cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cud
 	return fk_run(&ops[O_Memcpy], count);
 }
 
+/* An async copy's bytes timed: its host side (the source to the device,
+ * the destination from it, either for the default kind) pinned or not. */
+static uint64_t async_bytes(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+	if (kind == cudaMemcpyHostToDevice)
+		return fk_copy_bytes(count, src, NULL, 1);
+	if (kind == cudaMemcpyDeviceToHost)
+		return fk_copy_bytes(count, dst, NULL, 1);
+	if (kind == cudaMemcpyDefault)
+		return fk_copy_bytes(count, src, dst, 1);
+	return count;
+}
+
 FK_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
 				   enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-	(void)dst, (void)src, (void)kind, (void)stream;
-	return fk_run(&ops[O_MemcpyAsync], count);
+	(void)stream;
+	return fk_run(&ops[O_MemcpyAsync], async_bytes(dst, src, count, kind));
 }
 
 FK_API cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count,
 					enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-	(void)dst, (void)src, (void)kind, (void)stream;
-	return fk_run(&ops[O_MemcpyAsync], count);
+	(void)stream;
+	return fk_run(&ops[O_MemcpyAsync], async_bytes(dst, src, count, kind));
 }
 
 FK_API cudaError_t cudaMemset(void *devPtr, int value, size_t count)

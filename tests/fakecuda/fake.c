@@ -209,3 +209,84 @@ void fk_nccl_wait(void *stream, int all)
 	if (h)
 		h->wait(stream, all);
 }
+
+/* ---- pinned host ranges and device memory (fake.h) ---- */
+#define FK_MAXRANGES 65536
+static struct { uint64_t a, n; } pins[FK_MAXRANGES], devs[FK_MAXRANGES];
+static unsigned npins, ndevs;
+static uint64_t dev_out;
+static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void fk_pin(const void *p, uint64_t size)
+{
+	pthread_mutex_lock(&mem_lock);
+	if (p && npins < FK_MAXRANGES)
+		pins[npins++] = (__typeof__(pins[0])){ (uint64_t)(uintptr_t)p, size ? size : 1 };
+	pthread_mutex_unlock(&mem_lock);
+}
+
+void fk_unpin(const void *p)
+{
+	pthread_mutex_lock(&mem_lock);
+	for (unsigned i = 0; i < npins; i++)
+		if (pins[i].a == (uint64_t)(uintptr_t)p) {
+			pins[i] = pins[--npins];
+			break;
+		}
+	pthread_mutex_unlock(&mem_lock);
+}
+
+static int pinned(const void *p)
+{
+	uint64_t a = (uint64_t)(uintptr_t)p;
+	int in = 0;
+	pthread_mutex_lock(&mem_lock);
+	for (unsigned i = 0; i < npins && !in; i++)
+		in = a >= pins[i].a && a - pins[i].a < pins[i].n;
+	pthread_mutex_unlock(&mem_lock);
+	return in;
+}
+
+uint64_t fk_copy_bytes(uint64_t bytes, const void *host, const void *host2, int async)
+{
+	static int mode = -1;
+	if (mode < 0)
+		mode = (int)env_u64("PINNED", "", "", 0);
+	if (!mode || !async)
+		return bytes;
+	return pinned(host) || (host2 && pinned(host2)) ? 0 : bytes;
+}
+
+uint64_t fk_dev_alloc(uint64_t base, uint64_t size)
+{
+	static uint64_t cap = UINT64_MAX;
+	static int read;
+	pthread_mutex_lock(&mem_lock);
+	if (!read) {
+		uint64_t v = env_u64("DEVMEM", "", "BYTES", 0);
+		cap = v ? v : UINT64_MAX;
+		read = 1;
+	}
+	uint64_t h = 0;
+	if (size <= cap && dev_out <= cap - size) {
+		h = fk_handle(base);
+		if (ndevs < FK_MAXRANGES) {
+			devs[ndevs++] = (__typeof__(devs[0])){ h, size };
+			dev_out += size;
+		}
+	}
+	pthread_mutex_unlock(&mem_lock);
+	return h;
+}
+
+void fk_dev_free(uint64_t h)
+{
+	pthread_mutex_lock(&mem_lock);
+	for (unsigned i = 0; i < ndevs; i++)
+		if (devs[i].a == h) {
+			dev_out -= devs[i].n;
+			devs[i] = devs[--ndevs];
+			break;
+		}
+	pthread_mutex_unlock(&mem_lock);
+}

@@ -41,6 +41,27 @@ int fk_api(uint64_t a, uint64_t b, uint64_t c, uint64_t d);
 uint64_t fk_handle(uint64_t base);
 
 /*
+ * Pinned host memory: the ranges the library's allocation and
+ * registration calls pinned.  With FAKECUDA_PINNED=1 an async copy whose
+ * host side lies in one spends no bandwidth time (the DMA engine copies
+ * while the call returns); from pageable memory it spends all of it, as
+ * the real runtime stages the data through a pinned buffer before
+ * returning.  fk_copy_bytes gives the bytes a copy is timed on.
+ */
+void fk_pin(const void *p, uint64_t size);
+void fk_unpin(const void *p);
+uint64_t fk_copy_bytes(uint64_t bytes, const void *host, const void *host2, int async);
+
+/*
+ * Device memory: FAKECUDA_DEVMEM_BYTES (0 = unlimited) is the device's
+ * size; an allocation that would exceed it with what is outstanding fails
+ * with out of memory (2 in both APIs).  fk_dev_alloc returns a handle of
+ * `base`'s range, or 0 when it fails; fk_dev_free returns its bytes.
+ */
+uint64_t fk_dev_alloc(uint64_t base, uint64_t size);
+void fk_dev_free(uint64_t h);
+
+/*
  * What the fake NCCL offers the runtime and driver: wait for the device
  * work of the collectives enqueued on a stream (all: on any stream).  A
  * data symbol, fakecuda_nccl_hooks, of libnccl.so.2 (no function of its own

@@ -14,8 +14,7 @@ cudart)
 	cudaStreamCreate cudaStreamCreateWithFlags cudaStreamCreateWithPriority cudaStreamDestroy
 	cudaStreamQuery cudaStreamWaitEvent cudaEventCreate cudaEventCreateWithFlags cudaEventRecord
 	cudaEventQuery cudaEventDestroy cudaEventElapsedTime cudaGetLastError cudaPeekAtLastError
-	cudaFuncGetAttributes cudaMemGetInfo cudaPointerGetAttributes cudaHostRegister
-	cudaHostUnregister cudaDeviceReset"
+	cudaFuncGetAttributes cudaMemGetInfo cudaPointerGetAttributes cudaDeviceReset"
 	fake=cudaFakeApi n=150 ;;
 cuda)
 	names="cuInit cuDriverGetVersion cuDeviceGet cuDeviceGetCount cuDeviceGetName

@@ -92,6 +92,9 @@ static struct {
 	2, 0, 0, 0, 1, 1, 0, { { 0 } } };
 
 #define S(p) ((cudaStream_t)(uintptr_t)(p))
+/* A copy's host side: the thread's newest pinned buffer, else an address
+ * no call pinned (pageable; never dereferenced by the fakes) */
+#define HOSTP (ts_.nhost ? ts_.host[ts_.nhost - 1] : (void *)0x10000)
 #define FN(type, fn) ((__typeof__(type) *)(fn))
 
 static int c_cudaMalloc(void *fn, struct sym *s)
@@ -121,6 +124,126 @@ static int c_cudaMallocHost(void *fn, struct sym *s)
 		ts_.host[ts_.nhost++] = p;
 	return r;
 }
+static int c_cudaHostAlloc(void *fn, struct sym *s)
+{
+	(void)s;
+	void *p = NULL;
+	int r = FN(cudaHostAlloc, fn)(&p, a.bytes, 0);
+	if (ts_.nhost < 64)
+		ts_.host[ts_.nhost++] = p;
+	return r;
+}
+/* registers a buffer of its own, which cudaFreeHost or cudaHostUnregister releases */
+static int c_cudaHostRegister(void *fn, struct sym *s)
+{
+	(void)s;
+	void *p = malloc(a.bytes ? a.bytes : 1);
+	int r = FN(cudaHostRegister, fn)(p, a.bytes, 0);
+	if (ts_.nhost < 64)
+		ts_.host[ts_.nhost++] = p;
+	else
+		free(p);
+	return r;
+}
+static int c_cudaHostUnregister(void *fn, struct sym *s)
+{
+	(void)s;
+	void *p = ts_.nhost ? ts_.host[--ts_.nhost] : NULL;
+	int r = FN(cudaHostUnregister, fn)(p);
+	free(p);
+	return r;
+}
+static int c_cudaMallocAsync(void *fn, struct sym *s)
+{
+	(void)s;
+	void *p = NULL;
+	int r = FN(cudaMallocAsync, fn)(&p, a.bytes, S(a.stream));
+	if (ts_.nptr < 64)
+		ts_.ptrs[ts_.nptr++] = (uintptr_t)p;
+	return r;
+}
+static int c_cudaMallocFromPoolAsync(void *fn, struct sym *s)
+{
+	(void)s;
+	void *p = NULL;
+	int r = FN(cudaMallocFromPoolAsync, fn)(&p, a.bytes, (cudaMemPool_t)0x7700, S(a.stream));
+	if (ts_.nptr < 64)
+		ts_.ptrs[ts_.nptr++] = (uintptr_t)p;
+	return r;
+}
+static int c_cudaFreeAsync(void *fn, struct sym *s)
+{
+	(void)s;
+	return FN(cudaFreeAsync, fn)((void *)(uintptr_t)(ts_.nptr ? ts_.ptrs[--ts_.nptr] : 0),
+				     S(a.stream));
+}
+static int c_cuMemHostAlloc(void *fn, struct sym *s)
+{
+	(void)s;
+	void *p = NULL;
+	int r = FN(cuMemHostAlloc, fn)(&p, a.bytes, 0);
+	if (ts_.nhost < 64)
+		ts_.host[ts_.nhost++] = p;
+	return r;
+}
+static int c_cuMemAllocHost(void *fn, struct sym *s)
+{
+	(void)s;
+	void *p = NULL;
+	int r = FN(cuMemAllocHost_v2, fn)(&p, a.bytes);
+	if (ts_.nhost < 64)
+		ts_.host[ts_.nhost++] = p;
+	return r;
+}
+static int c_cuMemHostRegister(void *fn, struct sym *s)
+{
+	(void)s;
+	void *p = malloc(a.bytes ? a.bytes : 1);
+	int r = FN(cuMemHostRegister_v2, fn)(p, a.bytes, 0);
+	if (ts_.nhost < 64)
+		ts_.host[ts_.nhost++] = p;
+	else
+		free(p);
+	return r;
+}
+static int c_cuMemHostUnregister(void *fn, struct sym *s)
+{
+	(void)s;
+	void *p = ts_.nhost ? ts_.host[--ts_.nhost] : NULL;
+	int r = FN(cuMemHostUnregister, fn)(p);
+	free(p);
+	return r;
+}
+static int c_cuMemFreeHost(void *fn, struct sym *s)
+{
+	(void)s;
+	return FN(cuMemFreeHost, fn)(ts_.nhost ? ts_.host[--ts_.nhost] : NULL);
+}
+static int c_cuMemAllocAsync(void *fn, struct sym *s)
+{
+	(void)s;
+	CUdeviceptr p = 0;
+	int r = FN(cuMemAllocAsync, fn)(&p, a.bytes, (CUstream)(uintptr_t)a.stream);
+	if (ts_.nptr < 64)
+		ts_.ptrs[ts_.nptr++] = p;
+	return r;
+}
+static int c_cuMemAllocFromPoolAsync(void *fn, struct sym *s)
+{
+	(void)s;
+	CUdeviceptr p = 0;
+	int r = FN(cuMemAllocFromPoolAsync, fn)(&p, a.bytes, (CUmemoryPool)0x7700,
+						 (CUstream)(uintptr_t)a.stream);
+	if (ts_.nptr < 64)
+		ts_.ptrs[ts_.nptr++] = p;
+	return r;
+}
+static int c_cuMemFreeAsync(void *fn, struct sym *s)
+{
+	(void)s;
+	return FN(cuMemFreeAsync, fn)(ts_.nptr ? ts_.ptrs[--ts_.nptr] : 0,
+				      (CUstream)(uintptr_t)a.stream);
+}
 static int c_cudaFree(void *fn, struct sym *s)
 {
 	(void)s;
@@ -146,7 +269,9 @@ static int c_cudaMemcpy(void *fn, struct sym *s)
 static int c_cudaMemcpyAsync(void *fn, struct sym *s)
 {
 	(void)s;
-	return FN(cudaMemcpyAsync, fn)((void *)0x7f0000001000, (void *)0x10000, a.bytes,
+	int d2h = a.kind == cudaMemcpyDeviceToHost;
+	return FN(cudaMemcpyAsync, fn)(d2h ? HOSTP : (void *)0x7f0000001000,
+				       d2h ? (void *)0x7f0000001000 : HOSTP, a.bytes,
 				       (enum cudaMemcpyKind)a.kind, S(a.stream));
 }
 static int c_cudaMemset(void *fn, struct sym *s)
@@ -250,12 +375,12 @@ static int c_cuMemcpyDtoD(void *fn, struct sym *s)
 static int c_cuMemcpyHtoDAsync(void *fn, struct sym *s)
 {
 	(void)s;
-	return FN(cuMemcpyHtoDAsync_v2, fn)(0x7d0000001000, (void *)0x10000, a.bytes, S(a.stream));
+	return FN(cuMemcpyHtoDAsync_v2, fn)(0x7d0000001000, HOSTP, a.bytes, S(a.stream));
 }
 static int c_cuMemcpyDtoHAsync(void *fn, struct sym *s)
 {
 	(void)s;
-	return FN(cuMemcpyDtoHAsync_v2, fn)((void *)0x10000, 0x7d0000001000, a.bytes, S(a.stream));
+	return FN(cuMemcpyDtoHAsync_v2, fn)(HOSTP, 0x7d0000001000, a.bytes, S(a.stream));
 }
 static int c_nccl_coll7(void *fn, struct sym *s)
 {
@@ -458,6 +583,24 @@ static struct sym syms[SYMCAP] = {
 	{ "cuMemcpyDtoD_v2", "cuMemcpyDtoD", D, c_cuMemcpyDtoD },
 	{ "cuMemcpyHtoDAsync_v2", "cuMemcpyHtoDAsync", D, c_cuMemcpyHtoDAsync },
 	{ "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoHAsync", D, c_cuMemcpyDtoHAsync },
+	{ "cudaHostAlloc", "cudaHostAlloc", R, c_cudaHostAlloc },
+	{ "cudaHostRegister", "cudaHostRegister", R, c_cudaHostRegister },
+	{ "cudaHostUnregister", "cudaHostUnregister", R, c_cudaHostUnregister },
+	{ "cudaMallocAsync", "cudaMallocAsync", R, c_cudaMallocAsync },
+	{ "cudaMallocAsync_ptsz", "cudaMallocAsync", R, c_cudaMallocAsync },
+	{ "cudaFreeAsync", "cudaFreeAsync", R, c_cudaFreeAsync },
+	{ "cudaFreeAsync_ptsz", "cudaFreeAsync", R, c_cudaFreeAsync },
+	{ "cudaMallocFromPoolAsync", "cudaMallocFromPoolAsync", R, c_cudaMallocFromPoolAsync },
+	{ "cuMemHostAlloc", "cuMemHostAlloc", D, c_cuMemHostAlloc },
+	{ "cuMemAllocHost", "cuMemAllocHost", D, c_cuMemAllocHost },
+	{ "cuMemAllocHost_v2", "cuMemAllocHost", D, c_cuMemAllocHost },
+	{ "cuMemHostRegister", "cuMemHostRegister", D, c_cuMemHostRegister },
+	{ "cuMemHostRegister_v2", "cuMemHostRegister", D, c_cuMemHostRegister },
+	{ "cuMemHostUnregister", "cuMemHostUnregister", D, c_cuMemHostUnregister },
+	{ "cuMemFreeHost", "cuMemFreeHost", D, c_cuMemFreeHost },
+	{ "cuMemAllocAsync", "cuMemAllocAsync", D, c_cuMemAllocAsync },
+	{ "cuMemFreeAsync", "cuMemFreeAsync", D, c_cuMemFreeAsync },
+	{ "cuMemAllocFromPoolAsync", "cuMemAllocFromPoolAsync", D, c_cuMemAllocFromPoolAsync },
 	{ "cuCtxSynchronize", "cuCtxSynchronize", D, c_void },
 	{ "cuCtxSynchronize_v2", "cuCtxSynchronize", D, c_void },
 	{ "cuStreamSynchronize", "cuStreamSynchronize", D, c_stream },

@@ -379,6 +379,19 @@ static void v_kinds(void)
 	rec.u.cuda.bytes = 256u << 20;
 	rec.u.cuda.handle = 0x7f8000000000ull;
 	put(w, &rec);
+	/* 1.5: pinned host memory, and a copy from it carrying its source */
+	rec = cuda(MONO0 + 1000120000, 412000, PID, ILOG_OP_cudaHostAlloc);
+	rec.u.cuda.stream = 0;
+	rec.u.cuda.bytes = 64u << 20;
+	rec.u.cuda.handle = 0x7f3a40000000ull;
+	put(w, &rec);
+	rec = cuda(MONO0 + 1000150000, 7200, PID, ILOG_OP_cudaMemcpyAsync);
+	rec.u.cuda.bytes = 4u << 20;
+	rec.u.cuda.kind = 1;
+	rec.u.cuda.handle = 0x7f8000000000ull;
+	rec.u.cuda.args[0] = 0x7f3a40000000ull;
+	rec.u.cuda.nargs = 1;
+	put(w, &rec);
 	rec = (struct ilog_record){ .kind = ILOG_K_HOST };
 	rec.u.host = (struct ingero_host_event){
 		.ts_ns = MONO0 + 1000200000, .type = ILOG_HOST_FORK, .pid = PID, .tid = PID,
