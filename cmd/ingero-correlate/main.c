@@ -149,6 +149,18 @@ static void usage(FILE *f)
 		"  device the job's requests went to, its p50/p99 latency in and outside\n"
 		"  the windows, and the process outside the job that moved at least half of\n"
 		"  the device's bytes in them, with its container.\n"
+		"  Pageable copies (%s): async copies (cudaMemcpyAsync, cuMemcpy*Async)\n"
+		"  whose host side (the source to the device, the destination from it) lies in\n"
+		"  no range the process pinned (cudaMallocHost, cudaHostAlloc,\n"
+		"  cudaHostRegister and the driver's cuMemHostAlloc, cuMemAllocHost,\n"
+		"  cuMemHostRegister; format 1.5 logs) and that took >= 50 us: the host waited\n"
+		"  for the transfer; >= 8 of them and most of the pageable copies (a few\n"
+		"  stretched by preemption are the CPU's), the lost time is theirs.  Memory\n"
+		"  pinned before the recording began looks pageable; its copies return at once.\n"
+		"  Hidden synchronizations (%s): copies and memsets of <= 4 KiB that took\n"
+		"  >= 50 us (a tensor's .item() or printing, a synchronous cudaMemset) waited\n"
+		"  for the GPU's queue; >= 8 of them, the lost time is theirs; the explicit\n"
+		"  synchronizes are counted beside them.\n"
 		"  Windows that hold such stalls at their rate do not hide them, and are no\n"
 		"  anomaly when they cost under 5%% without them.\n"
 		"  Materiality: a finding is a chain only when the time it lost, less what\n"
@@ -196,6 +208,7 @@ static void usage(FILE *f)
 		"  the medians of chunks of 32 steps): it names the ops and call sites whose\n"
 		"  calls or time per step changed most.\n",
 		ilog_patterns[ILOG_PAT_NET_RETRANSMITS].name, ilog_patterns[ILOG_PAT_DISK_STALL].name,
+		ilog_patterns[ILOG_PAT_PAGEABLE_COPY].name, ilog_patterns[ILOG_PAT_HIDDEN_SYNC].name,
 		ilog_patterns[ILOG_PAT_OVERSUBSCRIPTION].name,
 		ilog_patterns[ILOG_PAT_RECORDING_OVERHEAD].name);
 	usage_patterns(f);

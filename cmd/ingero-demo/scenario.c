@@ -622,6 +622,18 @@ static const struct { const char *name, *help; double seconds; } scen[] = {
 		       "only)", 8 },
 	{ "cpu-quota-ok", "the job's container has a CPU limit (2 CPUs) it stays under; nothing "
 			  "wrong (recorded only)", 8 },
+	{ "pageable-copy", "each step's async host-to-device copies come from unpinned memory and "
+			   "block (recorded only)", 8 },
+	{ "pinned-copy", "the same copies from pinned memory return at once; nothing wrong "
+			 "(recorded only)", 8 },
+	{ "hidden-sync", "each micro-batch reads a loss value back (.item()) and waits for the "
+			 "GPU (recorded only)", 8 },
+	{ "sync-free", "the loss values copied back asynchronously into pinned memory, one wait "
+		       "per step; nothing wrong (recorded only)", 8 },
+	{ "gpu-leak", "device memory allocated every 20 ms is never freed until cudaMalloc fails "
+		      "(recorded only)", 8 },
+	{ "gpu-spike", "2 GiB of device memory allocated and freed again; nothing wrong "
+		       "(recorded only)", 8 },
 };
 #define NSCEN (sizeof(scen) / sizeof(scen[0]))
 
@@ -726,7 +738,10 @@ int ilog_scenario_write(struct ilog_writer *w, const struct ilog_scenario_opts *
 		sc_train(&g, "clean");
 	else if (!strcmp(n, "net-retrans") || !strcmp(n, "straggler") || !strcmp(n, "hang") ||
 		 !strcmp(n, "ranks-clean") || !strncmp(n, "microbatch", 10) ||
-		 !strncmp(n, "cpu-quota", 9)) {
+		 !strncmp(n, "cpu-quota", 9) ||
+		 !strcmp(n, "pageable-copy") || !strcmp(n, "pinned-copy") ||
+		 !strcmp(n, "hidden-sync") || !strcmp(n, "sync-free") || !strcmp(n, "gpu-leak") ||
+		 !strcmp(n, "gpu-spike")) {
 		/* its retransmissions are the kernel's: nothing to synthesize */
 		snprintf(err, errlen, "'%s' is recorded only (ingero demo --bpf, as root)", n);
 		return -1;

@@ -79,6 +79,20 @@ const struct demo_scenario demo_scenarios[] = {
 	 * time, between its CUDA calls), or 2 CPUs (never reached) */
 	{ "cpu-quota", ILOG_PAT_CPU_THROTTLE, 8, { "base" }, NULL, 1 },
 	{ "cpu-quota-ok", DEMO_NONE, 8, { "base" }, NULL, 1 },
+	/* a step's async copies from unpinned memory block the host (the
+	 * fakes stage them: FAKECUDA_PINNED), or come from cudaMallocHost
+	 * memory and return at once; a loss value read back after each
+	 * micro-batch waits for the GPU, or is copied asynchronously into
+	 * pinned memory and read after the step's one synchronize */
+	{ "pageable-copy", ILOG_PAT_PAGEABLE_COPY, 8, { "base" } },
+	{ "pinned-copy", DEMO_NONE, 8, { "base" } },
+	{ "hidden-sync", ILOG_PAT_HIDDEN_SYNC, 8, { "base" } },
+	{ "sync-free", DEMO_NONE, 8, { "base" } },
+	/* device memory: 16 MiB every 20 ms never freed until an allocation
+	 * fails with out of memory (the fake device holds 4.5 GiB), or a spike
+	 * of 2 GiB freed again */
+	{ "gpu-leak", ILOG_PAT_GPU_MEMORY_LEAK, 8, { "base" } },
+	{ "gpu-spike", DEMO_NONE, 8, { "base" } },
 	{ NULL, DEMO_NONE, 0, { NULL } },
 };
 
@@ -151,6 +165,17 @@ static const char *copy_knobs(const char *scen, const char *copy)
 					     "FAKECUDA_MODE_cudaMemsetAsync=spin;"
 					     "FAKECUDA_LAT_cudaMemsetAsync_NS=4000;"
 					     "FAKECUDA_LAT_cudaMemcpy_NS=1000000;" },
+		/* copies at 4 GB/s, waited for only when from pageable memory */
+		{ "pageable-copy", "base", "FAKECUDA_PINNED=1;FAKECUDA_BW_cudaMemcpyAsync_MBPS=4000;" },
+		{ "pinned-copy", "base", "FAKECUDA_PINNED=1;FAKECUDA_BW_cudaMemcpyAsync_MBPS=4000;" },
+		/* a read-back of a few bytes waits 150 us for the queued work:
+		 * well above the 50 us rule, and the step's copies stay below its
+		 * synchronize (no memcpy-bound) even when a loaded host stretches
+		 * each sleep */
+		{ "hidden-sync", "base", "FAKECUDA_PINNED=1;FAKECUDA_LAT_cudaMemcpy_NS=150000;" },
+		{ "sync-free", "base", "FAKECUDA_PINNED=1;FAKECUDA_LAT_cudaMemcpy_NS=150000;" },
+		{ "gpu-leak", "base", "FAKECUDA_DEVMEM_BYTES=4831838208;" },
+		{ "gpu-spike", "base", "FAKECUDA_DEVMEM_BYTES=4831838208;" },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 		if (!strcmp(t[i].scen, scen) && !strcmp(t[i].copy, copy))
@@ -173,6 +198,7 @@ struct cu {
 	int (*end)(void *, void **);
 	int (*inst)(void **, void *, unsigned long long);
 	int (*glaunch)(void *, void *);
+	int (*malloc_host)(void **, size_t);
 };
 
 static void *const STREAM = (void *)0x5600000a0000ull;
@@ -262,10 +288,11 @@ static int load(struct cu *c, const char *lib_dir, const char *scen, const char 
 	SYM(end, "cudaStreamEndCapture");
 	SYM(inst, "cudaGraphInstantiate");
 	SYM(glaunch, "cudaGraphLaunch");
+	SYM(malloc_host, "cudaMallocHost");
 #undef SYM
 	if (!c->malloc_ || !c->free_ || !c->launch || !c->memcpy_ || !c->memcpy_async ||
-	    !c->memset_async || !c->sync ||
-	    !c->begin || !c->end || !c->inst || !c->glaunch) {
+	    !c->memset_async || !c->sync || !c->begin || !c->end || !c->inst || !c->glaunch ||
+	    !c->malloc_host) {
 		fprintf(stderr, "ingero-demo: %s: a CUDA runtime function is missing\n", path);
 		return -1;
 	}
@@ -279,15 +306,56 @@ static void launches(struct cu *c, int n)
 		c->launch(KERNEL, g, b, NULL, 0, STREAM);
 }
 
-/* One training step: host work, launches, an async copy, wait for the GPU. */
-static void step(struct cu *c, int n)
+/* One training step: host work, launches, an async copy of 1 MiB from
+ * host (pageable when NULL), wait for the GPU. */
+static void step_from(struct cu *c, int n, void *host)
 {
-	static char host[1 << 20], dev[16];
+	static char pageable[1 << 20], dev[16];
 	uint64_t until = now() + 150000;
 	while (now() < until)
 		;
 	launches(c, n);
-	c->memcpy_async(dev, host, sizeof(host), 1, STREAM);
+	c->memcpy_async(dev, host ? host : pageable, sizeof(pageable), 1, STREAM);
+	c->sync(STREAM);
+}
+
+static void step(struct cu *c, int n)
+{
+	step_from(c, n, NULL);
+}
+
+/*
+ * The copy scenarios' step: a 4 MiB batch copied to the device before the
+ * step (pinned: both copies from cudaMallocHost memory); or micro-batches
+ * each followed by a read-back of its 4-byte loss - a synchronous copy
+ * (.item(): it waits for the GPU), or with sync_free an async one into
+ * pinned memory, read after the step's synchronize.
+ */
+static void copy_step(struct cu *c, const char *scen)
+{
+	static char batch[4 << 20], dev[16];
+	static void *pin_batch, *pin_step, *pin_loss;
+	if (!pin_batch && (c->malloc_host(&pin_batch, sizeof(batch)) ||
+			   c->malloc_host(&pin_step, 1 << 20) || c->malloc_host(&pin_loss, 64)))
+		pin_batch = pin_step = pin_loss = NULL;
+	if (!strcmp(scen, "pageable-copy") || !strcmp(scen, "pinned-copy")) {
+		int pinned = !strcmp(scen, "pinned-copy") && pin_batch;
+		c->memcpy_async(dev, pinned ? pin_batch : batch, sizeof(batch), 1, STREAM);
+		step_from(c, 8, pinned ? pin_step : NULL);
+		return;
+	}
+	static float loss[16];
+	int sync_free = !strcmp(scen, "sync-free") && pin_loss;
+	uint64_t until = now() + 150000;
+	while (now() < until)
+		;
+	for (int mb = 0; mb < 4; mb++) {
+		launches(c, 2);
+		if (sync_free)
+			c->memcpy_async((float *)pin_loss + mb, dev, sizeof(float), 2, STREAM);
+		else
+			c->memcpy_(&loss[mb], dev, sizeof(float), 2);
+	}
 	c->sync(STREAM);
 }
 
@@ -1002,6 +1070,33 @@ int demo_workload(const struct demo_scenario *s, double seconds, const char *lib
 	} else if (!strncmp(n, "microbatch", 10)) {
 		while (now() < end)
 			microbatch_step(base, !strcmp(n, "microbatch-item"));
+	} else if (!strcmp(n, "pageable-copy") || !strcmp(n, "pinned-copy") ||
+		   !strcmp(n, "hidden-sync") || !strcmp(n, "sync-free")) {
+		while (now() < end)
+			copy_step(base, n);
+	} else if (!strcmp(n, "gpu-leak") || !strcmp(n, "gpu-spike")) {
+		/* time-driven, so that a loaded host leaks as fast */
+		int leak = !strcmp(n, "gpu-leak"), dead = 0, phase = 0;
+		void *spike[16] = { 0 };
+		for (uint64_t next = now(); now() < end && !dead;) {
+			while (leak && now() >= next && !dead) {
+				next += 20000000;
+				dead = base->malloc_(&ptr, 16u << 20) != 0; /* the job dies of it */
+			}
+			if (!leak && phase == 0 && now() >= AT(0.4)) {
+				for (int i = 0; i < 16; i++)
+					base->malloc_(&spike[i], 128u << 20);
+				phase = 1;
+			} else if (phase == 1 && now() >= AT(0.5)) {
+				for (int i = 0; i < 16; i++)
+					base->free_(spike[i]);
+				phase = 2;
+			}
+			void *q;
+			base->malloc_(&q, 64u << 20);
+			step(base, 8);
+			base->free_(q);
+		}
 	} else { /* incident, clean */
 		while (now() < end)
 			step(base, 8);

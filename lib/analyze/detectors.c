@@ -26,6 +26,9 @@
 	X(oversub)     /* CAUSAL_PROCESS: own threads outnumber the CPUs */    \
 	X(disk)        /* CAUSAL_PROCESS: the input pipeline stalls on disk */ \
 	X(throttle)    /* CAUSAL_PROCESS: its cgroup's CPU quota throttles it */ \
+	X(pageable)    /* CAUSAL_PROCESS: async copies from pageable memory */ \
+	X(hidden_sync) /* CAUSAL_PROCESS: small copies that wait for the GPU */ \
+	X(devmem)      /* CAUSAL_PROCESS: device memory never freed */         \
 	X(gpu_bound)   /* CAUSAL_PROCESS: waits on the GPU (informational) */  \
 	X(oom_kill)    /* CAUSAL_NODE: the kernel OOM killer */                \
 	X(overhead)    /* CAUSAL_NODE: the recorder's cost (a note, last) */  \

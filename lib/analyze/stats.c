@@ -13,6 +13,7 @@
 #include "ranks_int.h"
 #include "steps_int.h"
 #include "stats_int.h"
+#include "thresholds.h"
 
 #define BASE_WIDTH 1000000ull /* 1 ms */
 #define MAXT 256              /* adaptive: merge pairs at this many windows */
@@ -629,6 +630,23 @@ static int series_calls(struct ilog_stats *st, struct sseries *s, const uint32_t
 		s->bytes += e->bytes;
 		if (e->kind < 5)
 			s->bytes_kind[e->kind] += e->bytes;
+		if (e->mflag) {
+			uint32_t h = e->mflag & 3u;
+			if (h) {
+				s->host_n[h - 1]++;
+				s->host_ns[h - 1] += d;
+				s->host_bytes[h - 1] += e->bytes;
+			}
+			if (e->mflag & ILOG_MEM_WAITED) {
+				s->wait_n++;
+				s->wait_ns += d;
+				s->wait_bytes += e->bytes;
+			} else if (h == ILOG_HOST_PAGEABLE && d >= ILOG_PAGEABLE_BLOCK_NS) {
+				s->pg_n++;
+				s->pg_ns += d;
+				s->pg_bytes += e->bytes;
+			}
+		}
 		if (e->flags & ILOG_CUDA_F_NO_RETURN)
 			s->noret++;
 		if (e->ret) {
@@ -702,7 +720,7 @@ static int add_pending(struct ilog_stats *st)
 /* Hold a call of series si (window k; eager: a kernel launch outside any
  * capture) for add_pending. */
 static int series_add(struct ilog_stats *st, uint32_t si, const struct ingero_cuda_event *e,
-		      uint32_t k, int eager)
+		      uint32_t k, int eager, uint8_t mflag)
 {
 	if (st->npend == MAXPEND && add_pending(st))
 		return -1;
@@ -719,7 +737,7 @@ static int series_add(struct ilog_stats *st, uint32_t si, const struct ingero_cu
 		st->cappend = nc;
 	}
 	st->pend[st->npend++] = (struct spend){ e->ts_ns, e->dur_ns, e->bytes, si, k, e->tid,
-						e->ret, e->kind, e->flags, (uint8_t)eager };
+						e->ret, e->kind, e->flags, (uint8_t)eager, mflag };
 	return 0;
 }
 
@@ -1077,8 +1095,12 @@ static int add_cuda(struct ilog_stats *st, uint32_t node, struct snode *nd,
 		return -1;
 	if (ilog_steps_add(st->steps, node, e))
 		return -1;
+	/* pinned ranges and device memory, in record order (memory.c) */
+	uint8_t mflag = 0;
+	if (ilog_smem_call(st->ser[si]->proc, e, &mflag))
+		return -1;
 	/* the process's figures are counted with its series' (add_pending) */
-	return series_add(st, si, e, k, eager);
+	return series_add(st, si, e, k, eager, mflag);
 }
 
 static int add_loss(struct ilog_stats *st, const struct ilog_loss *l)
@@ -1383,8 +1405,10 @@ void ilog_stats_free(struct ilog_stats *st)
 		free(st->hs[i]->t);
 		free(st->hs[i]);
 	}
-	for (uint32_t i = 0; i < st->nprocs; i++)
+	for (uint32_t i = 0; i < st->nprocs; i++) {
+		ilog_smem_free(st->procs[i]->mem);
 		free(st->procs[i]);
+	}
 	for (uint32_t i = 0; i < st->nnodes; i++) {
 		free(st->nodes[i].snap);
 		free(st->nodes[i].calls);

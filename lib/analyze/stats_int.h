@@ -12,6 +12,7 @@
 #define ILOG_STATS_INT_H
 
 #include "ingero/hmap.h"
+#include "ingero/ilog.h"
 #include "ingero/nodemap.h"
 #include "ingero/stats.h"
 #include "ingero/vec.h"
@@ -93,6 +94,13 @@ struct sseries {
 	int32_t first_err;
 	uint64_t first_err_ts, first_err_bytes;
 	uint64_t nerr_oom;        /* ret == out of memory (2 in both APIs) */
+	/* async copies by host side (ILOG_HOST_* - 1): calls, time, bytes; the
+	 * pageable ones that blocked the host (ILOG_PAGEABLE_BLOCK_NS or
+	 * longer, not a small copy that waited); small synchronizing calls
+	 * that waited for the device (ILOG_MEM_WAITED) */
+	uint64_t host_n[3], host_ns[3], host_bytes[3];
+	uint64_t pg_n, pg_ns, pg_bytes;
+	uint64_t wait_n, wait_ns, wait_bytes;
 	uint64_t first_ts, last_end;
 	struct stick *t;
 	uint32_t nt;              /* ticks allocated */
@@ -122,6 +130,7 @@ struct spend {
 	int32_t ret;
 	uint8_t kind, flags;
 	uint8_t eager;            /* a kernel launch outside any capture */
+	uint8_t mflag;            /* ILOG_HOST_* | ILOG_MEM_WAITED (memory.c) */
 };
 
 struct htick { uint64_t n, dur, value, max; };
@@ -192,6 +201,50 @@ struct snaptick {
 
 #define MAXTIDS 64
 
+/*
+ * A process's memory from its CUDA calls (memory.c, format 1.5): the host
+ * ranges it pinned, sorted by base; its device allocations not yet freed
+ * (devmap: address -> index in live + 1); the outstanding device bytes
+ * over time; the first allocation that failed with out of memory.
+ */
+struct srange { uint64_t base, size; };
+struct salloc {
+	uint64_t ts, bytes, ptr, stack_id, pystack_id;
+	uint16_t op;
+};
+struct sout { uint64_t min, max, last; };
+#define SMEM_NT 512
+struct smem {
+	struct srange *pin;
+	uint32_t npin, cappin;
+	struct salloc *live;
+	uint32_t nlive, caplive;
+	struct ilog_hmap devmap;
+	uint64_t out, peak, peak_ts;      /* outstanding device bytes, the most */
+	uint64_t nalloc, nfree, alloc_bytes;
+	struct sout t[SMEM_NT];           /* bucket k: [t0 + k*t_width, ... + t_width) */
+	uint32_t nt;
+	uint64_t t0, t_width;
+	uint64_t oom_ts, oom_bytes, oom_out; /* the first out of memory; 0 none */
+	uint32_t oom_live;
+	uint16_t oom_op;
+};
+/* The host side of an async copy (spend.mflag, low bits), and a small
+ * synchronizing call that waited for the device (a flag bit). */
+#define ILOG_HOST_PINNED 1
+#define ILOG_HOST_PAGEABLE 2
+#define ILOG_HOST_UNKNOWN 3
+#define ILOG_MEM_WAITED 4
+/* A call's memory facts: pinned ranges and device allocations to p->mem,
+ * the copy's host side and whether it waited into *mflag.  0, or -1 out
+ * of memory. */
+int ilog_smem_call(struct sproc *p, const struct ingero_cuda_event *e, uint8_t *mflag);
+void ilog_smem_free(struct smem *m);
+/* Whether op allocates device memory (the ops memory.c keeps a ledger of). */
+int ilog_smem_dev_alloc(uint16_t op);
+/* Whether op is an async copy (the copies whose host side is classified). */
+int ilog_smem_async_copy(uint16_t op);
+
 struct sproc {
 	uint32_t node, pid, ppid;
 	char comm[32];
@@ -212,6 +265,7 @@ struct sproc {
 	uint32_t ser, ser_last;   /* its series, in the order of ilog_stats.ser:
 				   * the first's and the last's index + 1, 0 none */
 	uint32_t nser;
+	struct smem *mem;         /* its pinned and device memory; NULL: no such call */
 };
 
 /* Discrete host events worth a line each (OOM kills, exits). */

@@ -88,5 +88,21 @@
 #define ILOG_DISK_RATE_DROP 0.5 /* disk-stall: windows under this share of the median call rate */
 #define ILOG_DISK_IO_SHARE 0.5  /* ... whose I/O-wait rise is at least this share of the stall */
 #define ILOG_DISK_DOMINANT 0.5  /* ... a process moving this share of the device's bytes is named */
+/* pageable-copy: an async copy from pageable host memory that returned
+ * after this long blocked the host (an async copy from pinned memory
+ * returns in microseconds); at least ILOG_PAGEABLE_MIN_CALLS of them */
+#define ILOG_PAGEABLE_BLOCK_NS 50000
+#define ILOG_PAGEABLE_MIN_CALLS 8
+/* hidden-sync: a copy or memset of at most this many bytes that took
+ * ILOG_SYNC_WAIT_NS or longer waited for the device's queue (.item(), a
+ * printed tensor); at least ILOG_SYNC_MIN_CALLS of them */
+#define ILOG_SMALL_SYNC_BYTES 4096
+#define ILOG_SYNC_WAIT_NS 50000
+#define ILOG_SYNC_MIN_CALLS 8
+/* gpu-memory-leak: the least outstanding device memory of the last
+ * quarter at least this far above the first quarter's, and as many bytes
+ * in at least ILOG_LEAK_MIN_ALLOCS allocations made since still held */
+#define ILOG_LEAK_MIN_BYTES (16ull << 20)
+#define ILOG_LEAK_MIN_ALLOCS 8
 
 #endif

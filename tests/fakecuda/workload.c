@@ -94,7 +94,9 @@ static struct {
 #define S(p) ((cudaStream_t)(uintptr_t)(p))
 /* A copy's host side: the thread's newest pinned buffer, else an address
  * no call pinned (pageable; never dereferenced by the fakes) */
-#define HOSTP (ts_.nhost ? ts_.host[ts_.nhost - 1] : (void *)0x10000)
+static int pin_host;
+static void *pinned_buf(void);
+#define HOSTP (ts_.nhost ? ts_.host[ts_.nhost - 1] : pin_host ? pinned_buf() : (void *)0x10000)
 #define FN(type, fn) ((__typeof__(type) *)(fn))
 
 static int c_cudaMalloc(void *fn, struct sym *s)
@@ -460,6 +462,20 @@ static int c_ncclCommDestroy(void *fn, struct sym *s)
 }
 
 static void *libh[L__N];      /* the first copy's libraries */
+/* --pin-host: the thread's copies read a buffer of cudaMallocHost's, made
+ * at its first copy (a recorded call), as a clean job's do */
+static void *pinned_buf(void)
+{
+	static __thread void *buf;
+	if (!buf) {
+		__typeof__(cudaMallocHost) *fn =
+			libh[L_CUDART] ? (__typeof__(cudaMallocHost) *)dlsym(libh[L_CUDART], "cudaMallocHost")
+				       : NULL;
+		if (!fn || fn(&buf, a.bytes ? a.bytes : 1))
+			buf = (void *)0x10000;
+	}
+	return buf;
+}
 static int sym_index(const char *name);
 static void count_call(int sym, int r);
 __attribute__((format(printf, 1, 2), noreturn)) static void die(const char *fmt, ...);
@@ -948,6 +964,8 @@ static void usage(FILE *f)
 		"  --wait-file PATH     then wait until PATH exists before calling\n"
 		"  --pin CPU            run on this CPU only\n"
 		"  --gap-ns N           spin N ns of host work between calls\n"
+		"  --pin-host           async copies read a pinned buffer (one cudaMallocHost\n"
+		"                       per thread) when the thread has none of its own\n"
 		"  --bytes N            size for malloc/memcpy/memset, count for NCCL (1048576)\n"
 		"  --kind N             cudaMemcpyKind (default 1, host to device)\n"
 		"  --stream HEX         stream handle passed to every call (0x1000)\n"
@@ -969,7 +987,7 @@ int main(int argc, char **argv)
 	enum { O_MIX = 256, O_ITERS, O_SECONDS, O_THREADS, O_FORK, O_LIBDIR, O_SECOND, O_DLDELAY,
 	       O_AFTER, O_READY, O_WAIT, O_PIN, O_GAP, O_BYTES, O_KIND, O_STREAM, O_FUNC, O_GRID,
 	       O_BLOCK, O_SHARED, O_REPORT, O_NCCLID, O_NRANKS, O_RANK, O_REDOP, O_ROOT, O_PEER,
-	       O_SPLIT };
+	       O_SPLIT, O_PINHOST };
 	static const struct option lo[] = {
 		{ "mix", 1, 0, O_MIX }, { "iters", 1, 0, O_ITERS }, { "seconds", 1, 0, O_SECONDS },
 		{ "threads", 1, 0, O_THREADS }, { "fork", 1, 0, O_FORK },
@@ -982,7 +1000,7 @@ int main(int argc, char **argv)
 		{ "report", 1, 0, O_REPORT }, { "nccl-id", 1, 0, O_NCCLID },
 		{ "nranks", 1, 0, O_NRANKS }, { "rank", 1, 0, O_RANK }, { "redop", 1, 0, O_REDOP },
 		{ "root", 1, 0, O_ROOT }, { "peer", 1, 0, O_PEER }, { "split", 1, 0, O_SPLIT },
-		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+		{ "pin-host", 0, 0, O_PINHOST }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	static char self_dir[PATH_MAX];
 	a.func = (uint64_t)(uintptr_t)kernel_stub;
@@ -1006,6 +1024,7 @@ int main(int argc, char **argv)
 		case O_WAIT: o.wait_file = optarg; break;
 		case O_PIN: o.pin = atoi(optarg); break;
 		case O_GAP: o.gap_ns = strtoull(optarg, NULL, 0); break;
+		case O_PINHOST: pin_host = 1; break;
 		case O_BYTES: a.bytes = strtoull(optarg, NULL, 0); break;
 		case O_KIND: a.kind = atoi(optarg); break;
 		case O_STREAM: a.stream = strtoull(optarg, NULL, 16); break;

@@ -258,6 +258,111 @@ $ch.root_cause as $s |
     pct("copy share of wall"; (($copies | map(.dur_ns) | add) / $wall * 100); $p.x),
     dur("synchronization time"; ([$lay[] | select(.op as $o | $sy | index($o)) | .dur_ns] | add // 0); $p.sy),
     dur("other calls' time"; ([$lay[] | select(.op as $o | ($sy + $cp) | index($o) | not) | .dur_ns] | add // 0); $p.o)
+  elif $pattern == "pageable-copy" or $pattern == "hidden-sync" then
+    # the host side of each copy from the pinned ranges recorded before it
+    # (SPEC §5.4, format 1.5), in log order; memory.c's rules, written anew
+    def hex: ltrimstr("0x") | explode | reduce .[] as $c (0; . * 16 + (if $c >= 97 then $c - 87 elif $c >= 65 then $c - 55 else $c - 48 end));
+    def isin($l): . as $o | $l | index($o) != null;
+    ["cudaMallocHost", "cudaHostAlloc", "cudaHostRegister", "cuMemHostAlloc", "cuMemAllocHost", "cuMemHostRegister"] as $pinops |
+    ["cudaFreeHost", "cudaHostUnregister", "cuMemFreeHost", "cuMemHostUnregister"] as $unpinops |
+    ["cudaMemcpyAsync", "cuMemcpyAsync", "cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync"] as $async |
+    ["cudaMemcpy", "cudaMemset", "cuMemcpy", "cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemcpyDtoD"] as $syncdata |
+    ["cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cuCtxSynchronize", "cuStreamSynchronize"] as $sy |
+    def pinned($pins; $a): any($pins[]; $a >= .[0] and $a - .[0] < .[1]);
+    (reduce $mine[] as $r ({pins: [], calls: []};
+      if ($r.op | isin($pinops)) then
+        (if $r.ret == 0 and ($r.flags % 2) == 0 and $r.handle != "0x0" then
+           ($r.handle | hex) as $b | .pins = ([.pins[] | select(.[0] != $b)] + [[$b, (if $r.bytes > 0 then $r.bytes else 1 end)]])
+         else . end)
+      elif ($r.op | isin($unpinops)) then
+        ($r.handle | hex) as $b | .pins = [.pins[] | select(.[0] != $b)]
+      elif ($r.op | isin($async)) or ($r.op | isin($syncdata)) then
+        .pins as $pins |
+        (if ($r.op | isin($async)) then
+           (if ([1, 2, 4] | index($r.kind)) == null then null
+            elif (($r.args // []) | length) == 0 then "unknown"
+            elif $r.kind == 1 then (if pinned($pins; $r.args[0] | hex) then "pinned" else "pageable" end)
+            elif $r.kind == 2 then (if pinned($pins; $r.handle | hex) then "pinned" else "pageable" end)
+            elif pinned($pins; $r.handle | hex) or pinned($pins; $r.args[0] | hex) then "pinned"
+            else "unknown" end)
+         else null end) as $cls |
+        ((($r.op | isin($syncdata)) or (($r.op | isin($async)) and $r.kind == 2)) and $r.bytes <= 4096 and $r.dur_ns >= 50000) as $waited |
+        .calls += [{op: $r.op, layer: $r.layer, dur: $r.dur_ns, bytes: $r.bytes, cls: $cls, waited: $waited}]
+      else . end)) as $mem |
+    if $pattern == "pageable-copy" then
+      ($s | capture("^PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) made (?<n>\\d+) async copies from pageable host memory that blocked it: they moved (?<b>[0-9.]+ \\w+) in (?<t>[0-9.]+ \\w+), (?<x>[0-9.]+)% of its (?<w>[0-9.]+ \\w+), the host waiting for each transfer \\(of its (?<all>\\d+) async copies (?<pin>\\d+) had a pinned host side, (?<pg>\\d+) a pageable one, (?<unk>\\d+) an unknown one\\)")) as $p |
+      (if any($mem.calls[]; (.op | isin($async)) and .layer == "runtime") then "runtime" else "driver" end) as $lay |
+      [$mem.calls[] | select((.op | isin($async)) and .layer == $lay and .cls != null)] as $ac |
+      [$ac[] | select(.cls == "pageable" and .dur >= 50000 and (.waited | not))] as $blk |
+      count("pid"; $ch.pid; $p.pid),
+      count("blocking pageable copies"; ($blk | length); $p.n),
+      size("their bytes"; ($blk | map(.bytes) | add); $p.b),
+      dur("their time"; ($blk | map(.dur) | add); $p.t),
+      dur("wall"; $wall; $p.w),
+      pct("share of wall"; (($blk | map(.dur) | add) / $wall * 100); $p.x),
+      count("async copies"; ($ac | length); $p.all),
+      count("pinned host side"; ([$ac[] | select(.cls == "pinned")] | length); $p.pin),
+      count("pageable host side"; ([$ac[] | select(.cls == "pageable")] | length); $p.pg),
+      count("unknown host side"; ([$ac[] | select(.cls == "unknown")] | length); $p.unk)
+    else
+      ($s | capture("^PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) waited for the GPU in (?<n>\\d+) small copies and memsets \\((?<lim>[0-9.]+ \\w+) or less each, (?<b>[0-9.]+ \\w+) in all\\): (?<t>[0-9.]+ \\w+), (?<x>[0-9.]+)% of its (?<w>[0-9.]+ \\w+); (?<tn>\\d+) of them were (?<top>\\w+) calls \\((?<tt>[0-9.]+ \\w+)\\); besides these it made (?<sn>\\d+) synchronize calls \\((?<st>[0-9.]+ \\w+)\\)")) as $p |
+      (if any($mem.calls[]; .waited and .layer == "runtime") then "runtime" else "driver" end) as $lay |
+      [$mem.calls[] | select(.waited and .layer == $lay)] as $w |
+      [$w[] | select(.op == $p.top)] as $wt |
+      [$mine[] | select(.op | isin($sy))] as $syncs |
+      count("pid"; $ch.pid; $p.pid),
+      count("small calls that waited"; ($w | length); $p.n),
+      size("their bytes"; ($w | map(.bytes) | add); $p.b),
+      dur("their time"; ($w | map(.dur) | add); $p.t),
+      dur("wall"; $wall; $p.w),
+      pct("share of wall"; (($w | map(.dur) | add) / $wall * 100); $p.x),
+      check("top op is the chain's"; $p.top == $ch.op; $ch.op; $p.top),
+      count("calls of the top op"; ($wt | length); $p.tn),
+      dur("time of the top op"; ($wt | map(.dur) | add); $p.tt),
+      count("synchronize calls"; ($syncs | length); $p.sn),
+      dur("synchronize time"; ($syncs | map(.dur_ns) | add // 0); $p.st)
+    end
+  elif $pattern == "gpu-memory-leak" then
+    # the device allocations not yet freed, replayed in log order (memory.c's ledger, anew)
+    ["cudaMalloc", "cuMemAlloc", "cudaMallocAsync", "cuMemAllocAsync", "cudaMallocFromPoolAsync", "cuMemAllocFromPoolAsync"] as $allocs |
+    ["cudaFree", "cuMemFree", "cudaFreeAsync", "cuMemFreeAsync"] as $frees |
+    (reduce $mine[] as $r ({live: {}, out: 0, peak: 0, oom: null};
+      ($r.ret == 0 and ($r.flags % 2) == 0) as $ok |
+      if ($allocs | index($r.op)) != null then
+        if $ok and $r.handle != "0x0" then
+          (.live[$r.handle].bytes // 0) as $old |
+          .out = .out - $old + $r.bytes |
+          .live[$r.handle] = {ts: $r.ts_ns, bytes: $r.bytes, path: "\($r.stack_id)/\($r.pystack_id)/\($r.op)", op: $r.op} |
+          .peak = ([.peak, .out] | max)
+        elif $r.ret == 2 and .oom == null then
+          .oom = {ts: $r.ts_ns, bytes: $r.bytes, op: $r.op, out: .out, n: (.live | length)}
+        else . end
+      elif ($frees | index($r.op)) != null and $ok and .live[$r.handle] != null then
+        .out -= .live[$r.handle].bytes | del(.live[$r.handle])
+      else . end)) as $led |
+    ($s | capture("^PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) leaked device memory: (?<n>\\d+) allocations made between \\+(?<a>[0-9.]+) s and \\+(?<b>[0-9.]+) s \\((?<kb>[0-9.]+ \\w+), (?<rate>[0-9.]+ \\w+)/s\\) were never freed, (?<tn>\\d+) of them \\((?<tb>[0-9.]+ \\w+)\\) from one call path of (?<top>\\w+) \\((?<np>\\d+) paths in all\\); it held (?<out>[0-9.]+ \\w+) at the end of the recording, (?<peak>[0-9.]+ \\w+) at most(; at \\+(?<ot>[0-9.]+) s (?<oop>\\w+) failed with out of memory asking for (?<ob>[0-9.]+ \\w+) while (?<oout>[0-9.]+ \\w+) was outstanding in (?<olive>\\d+) allocations)?")) as $p |
+    [$led.live[] | select(.ts >= $a)] as $kept |
+    ($kept | group_by(.path) | map({n: length, bytes: (map(.bytes) | add), op: .[0].op}) | sort_by([.bytes, .n]) | last) as $tp |
+    count("pid"; $ch.pid; $p.pid),
+    secs("leak window start"; rel($a); $p.a),
+    secs("leak window end"; rel($b); $p.b),
+    count("allocations never freed"; ($kept | length); $p.n),
+    size("their bytes"; ($kept | map(.bytes) | add); $p.kb),
+    size("bytes per second"; (($kept | map(.bytes) | add) / (($b - $a) / 1e9)); $p.rate),
+    count("call paths"; ($kept | group_by(.path) | length); $p.np),
+    count("allocations of the top path"; $tp.n; $p.tn),
+    size("bytes of the top path"; $tp.bytes; $p.tb),
+    check("top path's op"; $tp.op == $p.top; $tp.op; $p.top),
+    size("outstanding at the end"; $led.out; $p.out),
+    size("outstanding at most"; $led.peak; $p.peak),
+    (if $p.ot then
+       check("an out of memory was recorded"; $led.oom != null; "an allocation with error 2"; $led.oom),
+       secs("out of memory at"; rel($led.oom.ts); $p.ot),
+       check("failed op"; $led.oom.op == $p.oop; $led.oom.op; $p.oop),
+       size("bytes asked for"; $led.oom.bytes; $p.ob),
+       size("outstanding then"; $led.oom.out; $p.oout),
+       count("allocations held then"; $led.oom.n; $p.olive)
+     else empty end)
   elif $pattern == "periodic-spike" then
     ($s | capture("^(?<op>\\w+) in PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) stalls every (?<g>[0-9.]+ \\w+): (?<n>\\d+) calls took (?<d>[0-9.]+ \\w+) \\(median\\) against a median of (?<md>[0-9.]+ \\w+) for all (?<k>\\d+) calls, costing (?<l>[0-9.]+ \\w+) \\((?<x>[0-9.]+)% of its (?<w>[0-9.]+ \\w+)\\)")) as $p |
     [$mine[] | select(.op == $p.op)] as $calls |

@@ -79,7 +79,8 @@ job_setup() {
 		FAKECUDA_JITTER_PCT=$jit FAKECUDA_FIRST_${lop}_NS=$cold FAKECUDA_SEED=$RANDOM)
 	local iters=$((life_ms * 1000000 / step / threads))
 	((iters < 1)) && iters=1
-	args=(--mix "$mix" --threads "$threads" --gap-ns "$gap" --iters "$iters")
+	# a clean job's async copies read pinned memory (pageable ones block)
+	args=(--mix "$mix" --threads "$threads" --gap-ns "$gap" --iters "$iters" --pin-host)
 	echo "    mix $mix, threads $threads, step $((step / 1000)) us, $iters iterations;" \
 		"launch $launch ns, copy $copy ns, sync $sync ns, alloc $alloc ns, jitter $jit%, first call +$cold ns, host work $gap ns"
 }

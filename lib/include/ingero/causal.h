@@ -76,6 +76,16 @@
 	X(OVERSUBSCRIPTION, "oversubscription", 0,                                              \
 	  "the process's own threads took the CPU from its CUDA threads: more busy threads "    \
 	  "than its CPUs")                                                                      \
+	X(PAGEABLE_COPY, "pageable-copy", 0,                                                    \
+	  "at least 8 async copies from host memory the process had not pinned, and most of "   \
+	  "them, took 50 us or more each: the host waited for the transfer")                    \
+	X(HIDDEN_SYNC, "hidden-sync", 0,                                                        \
+	  "at least 8 copies or memsets of 4 KiB or less (.item(), a printed tensor) took 50 "  \
+	  "us or more each: they waited for the GPU's queue")                                   \
+	X(GPU_MEMORY_LEAK, "gpu-memory-leak", 0,                                                \
+	  "device memory outstanding grew by 16 MiB or more from the first quarter of the run "  \
+	  "to the last and was never freed (HIGH when an allocation then failed with out of "   \
+	  "memory)")                                                                            \
 	X(GPU_BOUND, "gpu-bound", 0,                                                            \
 	  "a note, not a chain: the process spent at least half its time waiting for the GPU "  \
 	  "and nothing found a cause of MEDIUM or worse")                                       \
