@@ -146,13 +146,13 @@ static __attribute__((noinline)) uint32_t site_miss(struct stp *p,
 	return p->cache[c].site = (uint32_t)(*v - 1);
 }
 
-/* An op's bit in a segment's signature: the table's ops each their own,
- * named ops (--api) share the rest. */
+/* An op's bit in a segment's signature: the table's ops (64 since format
+ * 1.5) each their own, named ops (--api) share theirs. */
 static inline uint64_t seg_bit(uint16_t op)
 {
-	return 1ull << (op < ILOG_OP__COUNT ? op : ILOG_OP__COUNT + op % (64 - ILOG_OP__COUNT));
+	return 1ull << (op & 63);
 }
-_Static_assert(ILOG_OP__COUNT < 64, "an op's bit in a segment signature");
+_Static_assert(ILOG_OP__COUNT <= 64, "an op's bit in a segment signature");
 
 /* A segment's signature: its ops and how many calls it holds. */
 static inline uint64_t seg_sig(uint64_t ops, uint64_t n)
