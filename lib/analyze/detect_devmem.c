@@ -48,7 +48,10 @@ static void devmem(struct ctx *x, struct causal_proc *pc, const struct causal_se
 	const struct sproc *p = pc->p;
 	const struct smem *m = p->mem;
 	(void)sc;
-	if (!m || m->nt < 8 || p->last_end <= p->first_ts)
+	/* most frees of addresses no recorded allocation returned: the ledger
+	 * does not see the process's memory (allocated before the recording,
+	 * or a synthetic log) */
+	if (!m || m->nt < 8 || p->last_end <= p->first_ts || m->nfree_unknown > m->nfree)
 		return;
 	uint64_t end = m->oom_ts ? m->oom_ts : p->last_end;
 	if (end <= p->first_ts)

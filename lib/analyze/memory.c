@@ -184,8 +184,10 @@ static int dev_add(struct smem *m, const struct ingero_cuda_event *e)
 static void dev_del(struct smem *m, uint64_t h)
 {
 	uint64_t *v = ilog_hmap_get(&m->devmap, h, 0);
-	if (!v || !*v)
+	if (!v || !*v) {
+		m->nfree_unknown++; /* allocated before the recording, or not recorded */
 		return;
+	}
 	uint32_t i = (uint32_t)(*v - 1);
 	*v = 0;
 	m->out -= m->live[i].bytes;
@@ -236,7 +238,9 @@ int ilog_smem_call(struct sproc *p, const struct ingero_cuda_event *e, uint8_t *
 		return 0;
 	}
 	if (dev_free(e->op)) {
-		if (m && ok) {
+		if (!m && ok && !(m = p->mem = calloc(1, sizeof(*m))))
+			return -1;
+		if (ok) {
 			dev_del(m, e->handle);
 			out_sample(m, e->ts_ns + e->dur_ns);
 		}

@@ -222,6 +222,7 @@ struct smem {
 	struct ilog_hmap devmap;
 	uint64_t out, peak, peak_ts;      /* outstanding device bytes, the most */
 	uint64_t nalloc, nfree, alloc_bytes;
+	uint64_t nfree_unknown;           /* frees of addresses no recorded allocation returned */
 	struct sout t[SMEM_NT];           /* bucket k: [t0 + k*t_width, ... + t_width) */
 	uint32_t nt;
 	uint64_t t0, t_width;
