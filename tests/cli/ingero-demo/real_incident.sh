@@ -8,6 +8,7 @@ check_chain run.ilog cpu-contention "backup" ""
 # ... and says where the slowed calls came from: the workload's own code
 # (step, demo_workload where the compiler made the sync a tail call, or
 # launches for a chain on cudaLaunchKernel; a whole-run chain names the
-# process's heaviest path over all its calls)
-grep -Eq '^   Called from: (step|demo_workload|launches) \(workload\.c:[0-9]+\) \([0-9]+% of its (cuda[A-Za-z]+|CUDA) time' out.txt ||
+# process's heaviest path over all its calls), innermost first, the frames
+# that called it after it
+grep -Eq '^   Called from: (step|demo_workload|launches) \(workload\.c:[0-9]+\)( < [A-Za-z_]+ \([^)]*\))* \([0-9]+% of its (cuda[A-Za-z]+|CUDA) time' out.txt ||
 	{ echo "no call site for the chain:" >&2; grep -A1 'Root cause' out.txt >&2; exit 1; }
