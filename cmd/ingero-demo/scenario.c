@@ -58,6 +58,8 @@
  *   microbatch-item     without a blocking copy in each (the gate's pair)
  *   cpu-quota,        recorded only: the job in a container whose cgroup has
  *   cpu-quota-ok        a CPU quota of 0.1 CPU (throttled) or 2 CPUs (not)
+ *   launch-bound,     recorded only: 200 kernels launched one by one per
+ *   launch-graphs       step, or the same step as one CUDA graph
  */
 #include <math.h>
 #include <stdio.h>
@@ -614,6 +616,10 @@ static const struct { const char *name, *help; double seconds; } scen[] = {
 	{ "hang", "4 ranks: rank 2 blocks before an all-reduce the others entered (recorded "
 		  "only)", 6 },
 	{ "ranks-clean", "4 ranks in step, nothing wrong (recorded only)", 6 },
+	{ "launch-bound", "200 small kernels launched one by one per step: the GPU waits for "
+			  "the CPU (recorded only)", 6 },
+	{ "launch-graphs", "the same step captured in a CUDA graph; nothing wrong (recorded "
+			   "only)", 6 },
 	{ "microbatch", "steps of 4 micro-batches and the optimizer, nothing wrong (recorded "
 			"only)", 6 },
 	{ "microbatch-item", "the same with a tensor.item() per micro-batch: a blocking copy "
@@ -741,7 +747,7 @@ int ilog_scenario_write(struct ilog_writer *w, const struct ilog_scenario_opts *
 		 !strncmp(n, "cpu-quota", 9) ||
 		 !strcmp(n, "pageable-copy") || !strcmp(n, "pinned-copy") ||
 		 !strcmp(n, "hidden-sync") || !strcmp(n, "sync-free") || !strcmp(n, "gpu-leak") ||
-		 !strcmp(n, "gpu-spike")) {
+		 !strcmp(n, "gpu-spike") || !strncmp(n, "launch-", 7)) {
 		/* its retransmissions are the kernel's: nothing to synthesize */
 		snprintf(err, errlen, "'%s' is recorded only (ingero demo --bpf, as root)", n);
 		return -1;

@@ -93,6 +93,10 @@ const struct demo_scenario demo_scenarios[] = {
 	 * of 2 GiB freed again */
 	{ "gpu-leak", ILOG_PAT_GPU_MEMORY_LEAK, 8, { "base" } },
 	{ "gpu-spike", DEMO_NONE, 8, { "base" } },
+	/* a loop of small kernels whose launches take longer than their GPU
+	 * work; the same step captured in a CUDA graph */
+	{ "launch-bound", ILOG_PAT_LAUNCH_BOUND, 6, { "base" } },
+	{ "launch-graphs", DEMO_NONE, 6, { "base" } },
 	{ NULL, DEMO_NONE, 0, { NULL } },
 };
 
@@ -156,6 +160,11 @@ static const char *copy_knobs(const char *scen, const char *copy)
 		{ "straggler", "base", RANK_KNOBS },
 		{ "hang", "base", RANK_KNOBS },
 		{ "ranks-clean", "base", RANK_KNOBS },
+		/* launches of 20 us that spin; a synchronize that finds nothing to
+		 * wait for, or the graph's 4 ms of GPU work */
+		{ "launch-bound", "base", "FAKECUDA_LAT_cudaLaunchKernel_NS=20000;"
+					  "FAKECUDA_LAT_cudaStreamSynchronize_NS=10000;" },
+		{ "launch-graphs", "base", "FAKECUDA_LAT_cudaStreamSynchronize_NS=4000000;" },
 		/* micro-batches of 500 us of GPU work; launches and the zeroing of
 		 * the gradients spin */
 		{ "microbatch", "base", "FAKECUDA_LAT_cudaStreamSynchronize_NS=500000;"
@@ -1067,6 +1076,19 @@ int demo_workload(const struct demo_scenario *s, double seconds, const char *lib
 		while (now() < end && read(batches, tok, sizeof(tok)) > 0)
 			step(base, 8);
 		close(batches);
+	} else if (!strcmp(n, "launch-bound")) {
+		/* 200 kernels of a few microseconds each per step, launched one
+		 * by one: the synchronize finds the GPU done */
+		while (now() < end) {
+			launches(base, 200);
+			base->sync(STREAM);
+		}
+	} else if (!strcmp(n, "launch-graphs")) {
+		/* the same step as one graph launch; the GPU runs its 200
+		 * kernels (4 ms) while the host waits in the synchronize */
+		capture(base, 200);
+		while (now() < end)
+			graph_step(base);
 	} else if (!strncmp(n, "microbatch", 10)) {
 		while (now() < end)
 			microbatch_step(base, !strcmp(n, "microbatch-item"));

@@ -13,9 +13,11 @@ static void gpu_bound(struct ctx *x, struct causal_proc *pc, const struct causal
 	struct sseries **ser = pc->ser;
 	uint32_t ns = pc->ns, lo = pc->lo, hi = pc->hi;
 	(void)sc;
-	/* "the GPU sets the pace" only when nothing else explains the time */
+	/* "the GPU sets the pace" only when nothing else explains the time, and
+	 * never beside launch-bound (the CPU sets it) */
 	for (uint32_t i = pc->before; i < x->n; i++)
-		if (causal_severity(&x->c[i]) >= ILOG_SEV_MEDIUM)
+		if (causal_severity(&x->c[i]) >= ILOG_SEV_MEDIUM ||
+		    x->c[i].pattern == ILOG_PAT_LAUNCH_BOUND)
 			return;
 	const struct sseries *top = NULL;
 	uint64_t tsync = 0;

@@ -104,5 +104,8 @@
  * in at least ILOG_LEAK_MIN_ALLOCS allocations made since still held */
 #define ILOG_LEAK_MIN_BYTES (16ull << 20)
 #define ILOG_LEAK_MIN_ALLOCS 8
+#define ILOG_LAUNCH_BOUND_SHARE 0.5 /* launch-bound: kernel launches take this share of the wall time */
+#define ILOG_LAUNCH_BOUND_SYNC 0.1  /* ... while synchronizes take at most this share */
+#define ILOG_LAUNCH_BOUND_MIN 1000  /* ... over at least this many launches */
 
 #endif

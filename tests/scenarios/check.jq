@@ -363,6 +363,31 @@ $ch.root_cause as $s |
        size("outstanding then"; $led.oom.out; $p.oout),
        count("allocations held then"; $led.oom.n; $p.olive)
      else empty end)
+  elif $pattern == "launch-bound" then
+    ($s | capture("^PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) is launch-bound: (?<n>\\d+) kernel launches took (?<t>[0-9.]+ \\w+), (?<x>[0-9.]+)% of its (?<w>[0-9.]+ \\w+) \\((?<r>[0-9.]+) launches/s, (?<a>[0-9.]+ \\w+) each on average(, (?<k>[0-9.]+) kernels per step over (?<st>\\d+) steps)?\\), while its synchronizes took (?<sy>[0-9.]+ \\w+) \\((?<y>[0-9.]+)%; its CUDA threads waited (?<rq>[0-9.]+ \\w+) for a CPU after waking\\)")) as $p |
+    ["cudaLaunchKernel", "cuLaunchKernel", "cuLaunchKernelEx"] as $lo |
+    ["cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cuCtxSynchronize", "cuStreamSynchronize"] as $sy |
+    [$mine[] | select(.op as $o | $lo | index($o))] as $l |
+    # launches recorded at entry (flags bit 2, UNTIMED: --launch-timing)
+    # stand in at the mean of the timed ones (SPEC 5.4)
+    [$l[] | select((.flags / 4 | floor) % 2 == 0)] as $timed |
+    (($timed | map(.dur_ns) | add) / ($timed | length) * ($l | length)) as $lt |
+    ([$mine[] | select(.op as $o | $sy | index($o)) | .dur_ns] | add // 0) as $st |
+    count("launches"; ($l | length); $p.n),
+    dur("launch time"; $lt; $p.t),
+    dur("wall"; $wall; $p.w),
+    pct("launch share of wall"; ($lt / $wall * 100); $p.x),
+    check("launch rate"; near(($l | length) / ($wall / 1e9); ($p.r | tonumber); 0; 0.51); ($l | length) / ($wall / 1e9); $p.r),
+    dur("mean launch"; ($lt / ($l | length)); $p.a),
+    dur("synchronize time"; $st; $p.sy),
+    pct("synchronize share of wall"; ($st / $wall * 100); $p.y),
+    dur("run-queue waits after wakeups"; ([$host[] | select(.host_type == "wakeup" and .pid == $ch.pid and (.tid as $t | $tids | index($t))) | .dur_ns] | add // 0); $p.rq),
+    (if $p.k then
+       ($c | map(select(.type == "steps" and .pid == $ch.pid)) | first) as $steps |
+       count("steps"; $steps.steps; $p.st),
+       check("kernels per step"; near(([$l[] | select(.ts_ns >= $steps.start_ns and .ts_ns < $steps.end_ns)] | length) / $steps.steps; ($p.k | tonumber); 0; 0.51);
+             ([$l[] | select(.ts_ns >= $steps.start_ns and .ts_ns < $steps.end_ns)] | length) / $steps.steps; $p.k)
+     else empty end)
   elif $pattern == "periodic-spike" then
     ($s | capture("^(?<op>\\w+) in PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) stalls every (?<g>[0-9.]+ \\w+): (?<n>\\d+) calls took (?<d>[0-9.]+ \\w+) \\(median\\) against a median of (?<md>[0-9.]+ \\w+) for all (?<k>\\d+) calls, costing (?<l>[0-9.]+ \\w+) \\((?<x>[0-9.]+)% of its (?<w>[0-9.]+ \\w+)\\)")) as $p |
     [$mine[] | select(.op == $p.op)] as $calls |

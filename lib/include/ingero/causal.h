@@ -89,6 +89,9 @@
 	X(GPU_BOUND, "gpu-bound", 0,                                                            \
 	  "a note, not a chain: the process spent at least half its time waiting for the GPU "  \
 	  "and nothing found a cause of MEDIUM or worse")                                       \
+	X(LAUNCH_BOUND, "launch-bound", 0,                                                      \
+	  "kernel launches took at least half the process's time over 1,000 or more launches "  \
+	  "while its synchronizes took at most a tenth: the GPU waits for the CPU")             \
 	X(STRAGGLER, "straggler", 0,                                                            \
 	  "one rank arrived last at a communicator's collectives significantly more often "     \
 	  "than 1 in nranks; the others waited for it")                                         \
