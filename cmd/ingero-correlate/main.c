@@ -161,6 +161,17 @@ static void usage(FILE *f)
 		"  >= 50 us (a tensor's .item() or printing, a synchronous cudaMemset) waited\n"
 		"  for the GPU's queue; >= 8 of them, the lost time is theirs; the explicit\n"
 		"  synchronizes are counted beside them.\n"
+		"  Launch-bound (%s): kernel launches (the runtime's, else the driver's;\n"
+		"  launches recorded at entry count at the mean of the timed ones) take >= half\n"
+		"  the process's wall time over >= 1000 launches while its synchronizes, less\n"
+		"  the time its CUDA threads waited for a CPU after waking, take <= a tenth:\n"
+		"  the GPU waits for the CPU; the GPU-bound note never sits beside it.\n"
+		"  Device memory never freed (%s): the allocations (cudaMalloc, cuMemAlloc\n"
+		"  and the async and pool forms) less the frees, replayed per process: the\n"
+		"  least outstanding in the last quarter of the run >= 16 MiB above the least\n"
+		"  in the first quarter, with >= 8 allocations made since still held (a\n"
+		"  spike freed again is no leak); HIGH when an allocation then failed with\n"
+		"  out of memory.\n"
 		"  Windows that hold such stalls at their rate do not hide them, and are no\n"
 		"  anomaly when they cost under 5%% without them.\n"
 		"  Materiality: a finding is a chain only when the time it lost, less what\n"
@@ -209,6 +220,7 @@ static void usage(FILE *f)
 		"  calls or time per step changed most.\n",
 		ilog_patterns[ILOG_PAT_NET_RETRANSMITS].name, ilog_patterns[ILOG_PAT_DISK_STALL].name,
 		ilog_patterns[ILOG_PAT_PAGEABLE_COPY].name, ilog_patterns[ILOG_PAT_HIDDEN_SYNC].name,
+		ilog_patterns[ILOG_PAT_LAUNCH_BOUND].name, ilog_patterns[ILOG_PAT_GPU_MEMORY_LEAK].name,
 		ilog_patterns[ILOG_PAT_OVERSUBSCRIPTION].name,
 		ilog_patterns[ILOG_PAT_RECORDING_OVERHEAD].name);
 	usage_patterns(f);
