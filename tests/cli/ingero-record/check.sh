@@ -30,8 +30,8 @@ fi
 # how calls will be probed: the attachment this kernel allows
 grep -Eq "^(ok|warn) +probes +(uprobe session programs|uprobe_multi entry and return links|a perf-event uprobe and uretprobe per function) .* at each function's entry; returns by " check.out ||
 	fail "no probes line naming the attachment"
-grep -Eq "^ok +cuda library +$FAKE/libcudart.so.13 \(pids [0-9,]*$wpid[0-9,]*\): 18/18 functions$" check.out ||
-	fail "the workload's library is not reported with all 18 runtime/graph functions"
+grep -Eq "^ok +cuda library +$FAKE/libcudart.so.13 \(pids [0-9,]*$wpid[0-9,]*\): ([0-9]+)/\1 functions$" check.out ||
+	fail "the workload's library is not reported with all its functions found"
 last=$(tail -n 1 check.out)
 if [[ $rc == 0 ]]; then
 	[[ $last == "ready: 0 failed, "* ]] || fail "last line: $last"
