@@ -48,7 +48,7 @@ struct cand *causal_cand_new(struct ctx *x, const struct sproc *p, enum ilog_pat
 	c->ts_start = a;
 	c->ts_end = b;
 	c->lost = lost;
-	c->wall = p && p->last_end > p->first_ts ? p->last_end - p->first_ts : 1;
+	c->wall = p ? causal_proc_wall(p) : 1;
 	c->span = x->nd->last_ts > x->nd->t0 ? x->nd->last_ts - x->nd->t0 : 1;
 	if (c->span < c->wall)
 		c->span = c->wall;

@@ -34,7 +34,7 @@ static void gpu_bound(struct ctx *x, struct causal_proc *pc, const struct causal
 				if (!top || ser[i]->total > top->total)
 					top = ser[i];
 			}
-	double wall = (double)(p->last_end > p->first_ts ? p->last_end - p->first_ts : 1);
+	double wall = (double)causal_proc_wall(p);
 	if (!top || (double)tsync / wall < 0.5)
 		return;
 	struct preempt pr[4];

@@ -38,7 +38,7 @@ static void hidden_sync(struct ctx *x, struct causal_proc *pc, const struct caus
 	}
 	if (!top || n < ILOG_SYNC_MIN_CALLS)
 		return;
-	double wall = (double)(p->last_end > p->first_ts ? p->last_end - p->first_ts : 1);
+	double wall = (double)causal_proc_wall(p);
 	struct cand *c = causal_cand_new(x, p, ILOG_PAT_HIDDEN_SYNC, top->op, p->first_ts,
 					 p->last_end, ns);
 	if (!c)

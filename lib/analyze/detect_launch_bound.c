@@ -47,7 +47,7 @@ static void launch_bound(struct ctx *x, struct causal_proc *pc, const struct cau
 			ns += s->n;
 		}
 	}
-	double wall = (double)(p->last_end > p->first_ts ? p->last_end - p->first_ts : 1);
+	double wall = (double)causal_proc_wall(p);
 	if (!top || nl < ILOG_LAUNCH_BOUND_MIN || tl < ILOG_LAUNCH_BOUND_SHARE * wall)
 		return;
 	/* the synchronizes less the time the threads waited for a CPU after

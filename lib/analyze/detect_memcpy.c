@@ -45,7 +45,7 @@ static void memcpy_bound(struct ctx *x, struct causal_proc *pc, const struct cau
 	}
 	if (!top)
 		return;
-	double wall = (double)(p->last_end > p->first_ts ? p->last_end - p->first_ts : 1);
+	double wall = (double)causal_proc_wall(p);
 	double frac = (double)tmem / wall;
 	/* memcpy-bound: copies are where the job's time goes - the largest
 	 * group of calls and most of the wall time */

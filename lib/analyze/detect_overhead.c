@@ -22,7 +22,7 @@ static void overhead(struct ctx *x, struct causal_proc *pc, const struct causal_
 		struct preempt own, r;
 		causal_own_preempt(x, p, tick_at(x, p->first_ts), tick_at(x, p->last_end) + 1, &own, &r,
 				   &n, &d);
-		wall += p->last_end > p->first_ts ? p->last_end - p->first_ts : 1;
+		wall += causal_proc_wall(p);
 		all_n += n, all_d += d;
 		if (!r.n)
 			continue;

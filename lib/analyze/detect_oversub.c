@@ -27,7 +27,7 @@ static void oversub(struct ctx *x, struct causal_proc *pc, const struct causal_s
 	 * queue); on a host others keep busy the fix is elsewhere */
 	if (2 * own.dur < d + wq)
 		return;
-	uint64_t wall = p->last_end > p->first_ts ? p->last_end - p->first_ts : 1;
+	uint64_t wall = causal_proc_wall(p);
 	uint64_t span = x->nd->last_ts > x->nd->t0 ? x->nd->last_ts - x->nd->t0 : 1;
 	uint64_t floor = ILOG_SEV_FLOOR_CALLS * causal_typical(x, p, ILOG_OP_UNKNOWN);
 	if (causal_grade(own.dur, wall, span > wall ? span : wall, floor) < ILOG_SEV_MEDIUM)

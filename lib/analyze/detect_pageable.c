@@ -40,7 +40,7 @@ static void pageable(struct ctx *x, struct causal_proc *pc, const struct causal_
 	 * CPU's, not the staging's */
 	if (!top || n < ILOG_PAGEABLE_MIN_CALLS || 2 * n < cls[1])
 		return;
-	double wall = (double)(p->last_end > p->first_ts ? p->last_end - p->first_ts : 1);
+	double wall = (double)causal_proc_wall(p);
 	struct cand *c = causal_cand_new(x, p, ILOG_PAT_PAGEABLE_COPY, top->op, p->first_ts,
 					 p->last_end, ns);
 	if (!c)
