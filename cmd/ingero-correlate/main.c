@@ -212,11 +212,15 @@ static void usage(FILE *f)
 		"  calls that took longer than their mean per step.\n"
 		"  The gate flags an op when its p99 (or p50) grew beyond --threshold,\n"
 		"  significantly more than 1%% (50%%) of new calls exceed the old p99 (p50)\n"
-		"  x (1 + threshold), and the growth exceeds the old run's window-to-window\n"
-		"  spread of that quantile; or when a HIGH chain is new; or when a program's\n"
-		"  median step (its process with the most steps in each run, by name) grew\n"
-		"  beyond --threshold and beyond both runs' own spread (3.5 robust sigmas of\n"
-		"  the medians of chunks of 32 steps): it names the ops and call sites whose\n"
+		"  x (1 + threshold), the growth holds through the run (each run's calls cut\n"
+		"  into 12 chunks of consecutive calls: the new chunks' quantiles lie above\n"
+		"  the old ones', one-sided exact rank-sum test; else \"ok (noise)\"), and the\n"
+		"  op's share of the wall time grew by 1 point or more (else \"ok (minor)\");\n"
+		"  significance is at alpha 0.01 over 2 x the ops compared.  Or when a HIGH\n"
+		"  chain is new; or when a program's median step (its process with the most\n"
+		"  steps in each run, by name) grew beyond --threshold and beyond both runs'\n"
+		"  own spread (3.5 robust sigmas of the medians of chunks of 32 steps): it\n"
+		"  names the ops and call sites whose\n"
 		"  calls or time per step changed most.\n",
 		ilog_patterns[ILOG_PAT_NET_RETRANSMITS].name, ilog_patterns[ILOG_PAT_DISK_STALL].name,
 		ilog_patterns[ILOG_PAT_PAGEABLE_COPY].name, ilog_patterns[ILOG_PAT_HIDDEN_SYNC].name,

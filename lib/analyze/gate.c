@@ -30,28 +30,25 @@ static uint64_t calls_above(struct ilog_stats *st, const struct ilog_stat_row *r
 	return n;
 }
 
-/*
- * How much the op's p99 moves from window to window inside one run: the
- * median window p99 + 3.5 robust sigmas, relative to the median.  A
- * change smaller than that is the run's own noise.
- */
-static double window_noise(struct ilog_stats *st, const struct ilog_stat_row *r, int pp, int p50)
+/* The op's chunk quantiles (p99, or p50) in one run's chunk rows, into
+ * v[ILOG_GATE_CHUNKS]; their number. */
+static uint32_t chunk_q(const struct ilog_stat_row *w, int n, const struct ilog_stat_row *r,
+			int pp, int p50, double *v)
 {
-	struct ilog_stat_row *w;
-	int n = ilog_stats_window_rows(st, pp, &w);
-	if (n <= 0)
-		return 0;
-	double *v = malloc((size_t)n * sizeof(*v));
 	uint32_t m = 0;
-	for (int i = 0; v && i < n; i++)
-		if (same_key(&w[i], r, pp) && w[i].count >= (p50 ? 2u : 100u)) /* p99: 100 calls */
+	for (int i = 0; i < n && m < ILOG_GATE_CHUNKS; i++)
+		if (same_key(&w[i], r, pp))
 			v[m++] = (double)(p50 ? w[i].p50_ns : w[i].p99_ns);
-	free(w);
-	double med = 0, mad = 0;
-	if (m >= 4)
-		ilog_robust(v, m, &med, &mad);
-	free(v);
-	return med > 0 ? 3.5 * 1.4826 * mad / med : 0;
+	return m;
+}
+
+/* The p of the new run's chunk quantiles lying above the old run's. */
+static double shift_p(const struct ilog_stat_row *wo, int nwo, const struct ilog_stat_row *wn,
+		      int nwn, const struct ilog_gate_row *r, int pp, int p50)
+{
+	double x[ILOG_GATE_CHUNKS], y[ILOG_GATE_CHUNKS];
+	uint32_t m = chunk_q(wo, nwo, &r->old, pp, p50, x), n = chunk_q(wn, nwn, &r->cur, pp, p50, y);
+	return ilog_ranksum_p(x, m, y, n);
 }
 
 static int chain_key_eq(const struct ilog_chain *a, const struct ilog_chain *b)
@@ -67,9 +64,11 @@ int ilog_gate_compare(struct ilog_stats *old, const struct ilog_chain_set *cold,
 {
 	memset(g, 0, sizeof(*g));
 	g->threshold = threshold;
-	struct ilog_stat_row *ro = NULL, *rn = NULL;
+	struct ilog_stat_row *ro = NULL, *rn = NULL, *wo = NULL, *wn = NULL;
 	int no = ilog_stats_rows(old, pp, &ro), nn = ilog_stats_rows(cur, pp, &rn);
-	if (no < 0 || nn < 0)
+	int nwo = ilog_stats_chunk_rows(old, pp, ILOG_GATE_CHUNKS, &wo);
+	int nwn = ilog_stats_chunk_rows(cur, pp, ILOG_GATE_CHUNKS, &wn);
+	if (no < 0 || nn < 0 || nwo < 0 || nwn < 0)
 		goto oom;
 	g->rows = calloc((size_t)(no + nn) + 1, sizeof(*g->rows));
 	if (!g->rows)
@@ -118,16 +117,22 @@ int ilog_gate_compare(struct ilog_stats *old, const struct ilog_chain_set *cold,
 		double alpha = ILOG_FAMILY_ALPHA / (2.0 * nboth);
 		uint64_t lim = ilog_sat_u64((double)r->old.p99_ns * (1 + threshold));
 		r->above = calls_above(cur, &r->cur, pp, lim);
-		r->noise = window_noise(old, &r->old, pp, 0);
-		if (r->d_p99 > threshold && r->d_p99 > r->noise &&
-		    ilog_chernoff(r->cur.count, r->above, 0.01) < alpha)
-			r->regressed |= 1;
+		double v[ILOG_GATE_CHUNKS];
+		r->chunks_old = chunk_q(wo, nwo, &r->old, pp, 0, v);
+		r->chunks_new = chunk_q(wn, nwn, &r->cur, pp, 0, v);
+		r->p_shift = shift_p(wo, nwo, wn, nwn, r, pp, 0);
+		if (r->d_p99 > threshold && ilog_chernoff(r->cur.count, r->above, 0.01) < alpha &&
+		    r->p_shift < alpha)
+			r->significant |= 1;
 		lim = ilog_sat_u64((double)r->old.p50_ns * (1 + threshold));
 		r->above50 = calls_above(cur, &r->cur, pp, lim);
-		r->noise50 = window_noise(old, &r->old, pp, 1);
-		if (r->d_p50 > threshold && r->d_p50 > r->noise50 &&
-		    ilog_chernoff(r->cur.count, r->above50, 0.5) < alpha)
-			r->regressed |= 2;
+		r->p_shift50 = shift_p(wo, nwo, wn, nwn, r, pp, 1);
+		if (r->d_p50 > threshold && ilog_chernoff(r->cur.count, r->above50, 0.5) < alpha &&
+		    r->p_shift50 < alpha)
+			r->significant |= 2;
+		r->d_wall = r->cur.frac - r->old.frac;
+		if (r->d_wall >= ILOG_GATE_MATERIAL)
+			r->regressed = r->significant;
 		g->regressed += !!r->regressed;
 	}
 	/* chains of the new run that the old run did not have */
@@ -147,10 +152,14 @@ int ilog_gate_compare(struct ilog_stats *old, const struct ilog_chain_set *cold,
 	}
 	free(ro);
 	free(rn);
+	free(wo);
+	free(wn);
 	return 0;
 oom:
 	free(ro);
 	free(rn);
+	free(wo);
+	free(wn);
 	ilog_gate_free(g);
 	return -1;
 }
@@ -391,7 +400,8 @@ int ilog_gate_text(struct ilog_buf *b, const struct ilog_gate *g, const char *ol
 		snprintf(cols, sizeof(cols), "%llu/%llu", (unsigned long long)r->old.count,
 			 (unsigned long long)r->cur.count);
 		const char *verdict = !r->in_old ? "new op" : !r->in_new ? "gone"
-				   : r->regressed ? "REGRESSED" : r->d_p99 < -g->threshold ? "faster"
+				   : r->regressed ? "REGRESSED" : r->significant ? "ok (minor)"
+				   : r->d_p99 < -g->threshold ? "faster"
 				   : r->d_p99 > g->threshold || r->d_p50 > g->threshold ? "ok (noise)" : "ok";
 		char p50[64], p99[64];
 		snprintf(p50, sizeof(p50), "%s -> %s (%s)", ilog_fmt_dur(a, 32, (double)r->old.p50_ns),
@@ -457,14 +467,17 @@ int ilog_gate_json(struct ilog_buf *b, const struct ilog_gate *g)
 		bprintf(b, ",\"in_old\":%s,\"in_new\":%s,\"old_count\":%llu,\"new_count\":%llu,"
 			"\"old_p50_ns\":%llu,\"new_p50_ns\":%llu,\"old_p99_ns\":%llu,\"new_p99_ns\":%llu,"
 			"\"old_wall_frac\":%.6g,\"new_wall_frac\":%.6g,\"d_p50\":%.6g,\"d_p99\":%.6g,"
-			"\"above_limit\":%llu,\"noise\":%.6g,\"above_limit_p50\":%llu,\"noise_p50\":%.6g,"
+			"\"above_limit\":%llu,\"p_shift\":%.6g,\"above_limit_p50\":%llu,\"p_shift_p50\":%.6g,"
+			"\"chunks_old\":%u,\"chunks_new\":%u,"
+			"\"d_wall\":%.6g,\"significant\":%s,"
 			"\"regressed\":%s,\"regressed_p99\":%s,\"regressed_p50\":%s}\n",
 			r->in_old ? "true" : "false", r->in_new ? "true" : "false",
 			(unsigned long long)r->old.count, (unsigned long long)r->cur.count,
 			(unsigned long long)r->old.p50_ns, (unsigned long long)r->cur.p50_ns,
 			(unsigned long long)r->old.p99_ns, (unsigned long long)r->cur.p99_ns,
 			r->old.frac, r->cur.frac, r->d_p50, r->d_p99, (unsigned long long)r->above,
-			r->noise, (unsigned long long)r->above50, r->noise50,
+			r->p_shift, (unsigned long long)r->above50, r->p_shift50, r->chunks_old,
+			r->chunks_new, r->d_wall, r->significant ? "true" : "false",
 			r->regressed ? "true" : "false", r->regressed & 1 ? "true" : "false",
 			r->regressed & 2 ? "true" : "false");
 	}

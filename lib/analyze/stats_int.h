@@ -431,5 +431,13 @@ void ilog_robust(const double *v, uint32_t n, double *med, double *mad);
  * (Chernoff).  Conservative, so "significant" is never overstated.
  */
 double ilog_chernoff(uint64_t n, uint64_t k, double p);
+/*
+ * One-sided rank-sum (Mann-Whitney) test, exact: the probability, when
+ * x[0..m) and y[0..n) come from one distribution, that y ranks at least
+ * as far above x as it does (pairs y > x, ties counted half).  1 when m or
+ * n is 0 or above ILOG_RANKSUM_MAX.
+ */
+#define ILOG_RANKSUM_MAX 16
+double ilog_ranksum_p(const double *x, uint32_t m, const double *y, uint32_t n);
 
 #endif

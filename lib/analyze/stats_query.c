@@ -220,6 +220,40 @@ double ilog_chernoff(uint64_t n, uint64_t k, double p)
 	return exp(-(double)n * d);
 }
 
+double ilog_ranksum_p(const double *x, uint32_t m, const double *y, uint32_t n)
+{
+	if (!m || !n || m > ILOG_RANKSUM_MAX || n > ILOG_RANKSUM_MAX)
+		return 1;
+	/* u: pairs with y above x, a tie counting half; under the null every
+	 * order of the m + n values is as likely, and f[i][j][u] counts the
+	 * orders of i x's and j y's with u such pairs (the largest value is a
+	 * y, above all i x's, or an x) */
+	double u = 0;
+	for (uint32_t i = 0; i < m; i++)
+		for (uint32_t j = 0; j < n; j++)
+			u += y[j] > x[i] ? 1 : y[j] == x[i] ? 0.5 : 0;
+	uint32_t U = m * n + 1;
+	double *f = malloc((size_t)(m + 1) * (n + 1) * U * sizeof(*f));
+	if (!f)
+		return 1; /* nothing shown */
+#define F(i, j, k) f[((size_t)(i) * (n + 1) + (j)) * U + (k)]
+	for (uint32_t i = 0; i <= m; i++)
+		for (uint32_t j = 0; j <= n; j++)
+			for (uint32_t k = 0; k <= i * j; k++)
+				F(i, j, k) = !i || !j ? (k == 0)
+						      : (k >= i ? F(i, j - 1, k - i) : 0) +
+							(k <= (i - 1) * j ? F(i - 1, j, k) : 0);
+	double tail = 0, all = 0;
+	for (uint32_t k = 0; k < U; k++) {
+		all += F(m, n, k);
+		if ((double)k >= u)
+			tail += F(m, n, k);
+	}
+#undef F
+	free(f);
+	return all > 0 ? tail / all : 1;
+}
+
 /* ---- logs given unmerged ---- */
 uint32_t ilog_stats_logs(struct ilog_stats *st, int *overlap, char *ranks, size_t rlen)
 {
@@ -397,7 +431,18 @@ static int fill_row(struct ilog_stat_row *row, struct sseries **g,
 	return 0;
 }
 
-static int rows_impl(struct ilog_stats *st, int per_process, int windows,
+/* Timed calls of the series g[0..ng) in tick k. */
+static uint64_t tick_calls(struct sseries **g, uint32_t ng, uint32_t k)
+{
+	uint64_t c = 0;
+	for (uint32_t i = 0; i < ng; i++)
+		c += k < g[i]->nt ? g[i]->t[k].n : 0;
+	return c;
+}
+
+/* windows: a row per window; chunks (with windows): a row per run of
+ * windows holding 1/chunks of the group's timed calls (at least 1) */
+static int rows_impl(struct ilog_stats *st, int per_process, int windows, uint32_t chunks,
 		     struct ilog_stat_row **out)
 {
 	*out = NULL;
@@ -427,10 +472,22 @@ static int rows_impl(struct ilog_stats *st, int per_process, int windows,
 			wall = p && p->last_end > p->first_ts ? (double)(p->last_end - p->first_ts) : 1;
 		}
 		uint32_t nw = windows ? nd->nticks : 1;
-		for (uint32_t w = 0; w < nw; w++) {
+		uint64_t per = 0;
+		for (uint32_t j = 0; chunks && j < ng; j++)
+			per += g[j]->n;
+		per = chunks ? (per + chunks - 1) / chunks : 0;
+		for (uint32_t w = 0, b; w < nw; w = b) {
 			struct ilog_stat_row row = { 0 };
-			uint32_t a = windows ? w : 0, b = windows ? w + 1 : UINT32_MAX;
-			double span = windows ? (double)nd->width : wall;
+			uint32_t a = windows ? w : 0;
+			b = windows ? w + 1 : UINT32_MAX;
+			if (per) { /* the windows up to the chunk's calls; a last, short one is left out */
+				uint64_t c = 0;
+				for (b = w; b < nw && c < per; b++)
+					c += tick_calls(g, ng, b);
+				if (c < per)
+					break;
+			}
+			double span = windows ? (double)nd->width * (b - a) : wall;
 			if (fill_row(&row, g, ng, a, b, span))
 				goto oom;
 			if (!row.count)
@@ -443,7 +500,7 @@ static int rows_impl(struct ilog_stats *st, int per_process, int windows,
 			row.op = s->op;
 			if (windows) {
 				row.start_ns = nd->t0 + (uint64_t)w * nd->width;
-				row.end_ns = row.start_ns + nd->width;
+				row.end_ns = row.start_ns + (uint64_t)(b - a) * nd->width;
 			}
 			if (ilog_reserve0((void **)&rows, &caprows, nrows + 1, sizeof(*rows), 16))
 				goto oom;
@@ -465,12 +522,18 @@ oom:
 
 int ilog_stats_rows(struct ilog_stats *st, int per_process, struct ilog_stat_row **rows)
 {
-	return rows_impl(st, per_process, 0, rows);
+	return rows_impl(st, per_process, 0, 0, rows);
 }
 
 int ilog_stats_window_rows(struct ilog_stats *st, int per_process, struct ilog_stat_row **rows)
 {
-	return rows_impl(st, per_process, 1, rows);
+	return rows_impl(st, per_process, 1, 0, rows);
+}
+
+int ilog_stats_chunk_rows(struct ilog_stats *st, int per_process, uint32_t chunks,
+			  struct ilog_stat_row **rows)
+{
+	return rows_impl(st, per_process, 1, chunks ? chunks : 1, rows);
 }
 
 /* ---- processes by container ---- */

@@ -335,8 +335,56 @@ static void test_severity(void)
 	       "at the floor: HIGH");
 }
 
+/* ilog_ranksum_p against the permutation test it computes, by brute force
+ * over every split of the pooled values (distinct: no ties). */
+static void test_ranksum(void)
+{
+	int bad = 0;
+	for (int t = 0; t < 300; t++) {
+		uint32_t m = 1 + rnd() % 7, n = 1 + rnd() % 7, N = m + n;
+		double v[14], x[7], y[7];
+		for (uint32_t i = 0; i < N; i++)
+			v[i] = u01() + (i >= m ? 0.3 * u01() : 0); /* y leans above x, at times */
+		for (uint32_t i = 0; i < m; i++)
+			x[i] = v[i];
+		for (uint32_t j = 0; j < n; j++)
+			y[j] = v[m + j];
+		double uobs = 0;
+		for (uint32_t i = 0; i < m; i++)
+			for (uint32_t j = 0; j < n; j++)
+				uobs += y[j] > x[i];
+		uint64_t all = 0, tail = 0;
+		for (uint32_t mask = 0; mask < (1u << N); mask++) {
+			if ((uint32_t)__builtin_popcount(mask) != n)
+				continue; /* the n positions taken as y */
+			double u = 0;
+			for (uint32_t a = 0; a < N; a++)
+				for (uint32_t b = 0; b < N; b++)
+					if (!(mask >> a & 1) && (mask >> b & 1))
+						u += v[b] > v[a];
+			all++;
+			tail += u >= uobs;
+		}
+		double want = (double)tail / (double)all, got = ilog_ranksum_p(x, m, y, n);
+		if (fabs(got - want) > 1e-12 && bad++ < 3)
+			diag("m %u n %u: p %.12g, by enumeration %.12g", m, n, got, want);
+	}
+	ok(!bad, "rank-sum p equals the permutation test's on 300 random pairs of samples");
+	double x[12], y[12];
+	for (int i = 0; i < 12; i++) {
+		x[i] = i;
+		y[i] = 100 + i;
+	}
+	ok(fabs(ilog_ranksum_p(x, 12, y, 12) * 2704156.0 - 1) < 1e-9,
+	   "12 above 12: p = 1 / C(24, 12)");
+	ok(ilog_ranksum_p(y, 12, x, 12) == 1, "12 below 12: p = 1");
+	ok(ilog_ranksum_p(x, 0, y, 12) == 1 && ilog_ranksum_p(x, 17, y, 3) == 1,
+	   "no sample, or one above ILOG_RANKSUM_MAX: p = 1");
+}
+
 int main(void)
 {
+	test_ranksum();
 	test_severity();
 	test_buckets();
 	test_quantiles();

@@ -9,6 +9,8 @@
 #include "ingero/callsite.h"
 #include "ingero/causal.h"
 
+#define ILOG_GATE_CHUNKS 12
+
 struct ilog_gate_row {
 	uint8_t layer;
 	uint16_t op;
@@ -17,8 +19,13 @@ struct ilog_gate_row {
 	struct ilog_stat_row old, cur;
 	double d_p50, d_p99;        /* relative change, new/old - 1 */
 	uint64_t above, above50;    /* new calls above old p99 (p50) * (1 + threshold) */
-	double noise, noise50;      /* relative spread of the old run's window p99s (p50s) */
-	int regressed;              /* bit 0: p99, bit 1: p50 */
+	/* the rank-sum p of the new run's chunk p99s (p50s) lying above the old
+	 * run's (ILOG_GATE_CHUNKS chunks of equal calls each run) */
+	double p_shift, p_shift50;
+	uint32_t chunks_old, chunks_new;
+	double d_wall;              /* share of the wall time, new - old */
+	int significant;            /* bit 0: p99, bit 1: p50 grew, tests (1) to (3) */
+	int regressed;              /* the same, where the growth is material (4) */
 };
 
 /* An (op, call site) whose calls or time per step changed. */
@@ -61,9 +68,17 @@ struct ilog_gate {
  * the quantile grew beyond threshold, (2) the share of new calls above
  * old_quantile * (1 + threshold) is significantly above the quantile's
  * own share (1% for p99, 50% for p50; Chernoff bound, alpha 0.01 / tests),
- * and (3) the growth exceeds the old run's own window-to-window spread of
- * that quantile (3.5 robust sigma).  The p50 test catches a slowdown of
- * every call when the p99 is ruled by host noise.  A chain is new when no
+ * and (3) the growth holds through the run: each run's calls of the op cut
+ * into ILOG_GATE_CHUNKS chunks of consecutive calls, the new run's chunk
+ * quantiles lie significantly above the old run's (one-sided rank-sum
+ * test, exact, at the same alpha).  (3) tells a slower op from a tail that
+ * a busy host fattened for a while in one run and not the other: the
+ * whole-run p99 of a microsecond call jumps when preemptions reach 1% of
+ * its calls, but not in every chunk; and (4) the op's share of the wall
+ * time grew by ILOG_GATE_MATERIAL (1 point) or more: a tail that a busy
+ * host made slower throughout a run, on a call that takes a few percent of
+ * the time, is not why a job got slower.  The p50 test catches a slowdown
+ * of every call when the p99 is ruled by host noise.  A chain is new when no
  * chain of the old run has its pattern, process name and op at the same
  * or a higher severity.  0 or -1 (out of memory).
  */

@@ -81,6 +81,11 @@ int ilog_stats_rows(struct ilog_stats *st, int per_process, struct ilog_stat_row
 /* The same per window (rows with count 0 are left out). */
 int ilog_stats_window_rows(struct ilog_stats *st, int per_process,
 			   struct ilog_stat_row **rows);
+/* The same per chunk: consecutive windows holding 1/chunks of the row's
+ * timed calls (at least 1; a last, shorter run of windows left out), so
+ * each row's calls have about chunks rows of equal calls. */
+int ilog_stats_chunk_rows(struct ilog_stats *st, int per_process, uint32_t chunks,
+			  struct ilog_stat_row **rows);
 
 struct ilog_stats_summary {
 	uint32_t node;
