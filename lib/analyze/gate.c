@@ -130,8 +130,12 @@ int ilog_gate_compare(struct ilog_stats *old, const struct ilog_chain_set *cold,
 		if (r->d_p50 > threshold && ilog_chernoff(r->cur.count, r->above50, 0.5) < alpha &&
 		    r->p_shift50 < alpha)
 			r->significant |= 2;
-		r->d_wall = r->cur.frac - r->old.frac;
-		if (r->d_wall >= ILOG_GATE_MATERIAL)
+		/* cur.frac * (1 - old mean / new mean) */
+		double mo = r->old.count ? (double)r->old.total_ns / (double)r->old.count : 0;
+		r->cost = r->cur.total_ns ? r->cur.frac * (1 - mo * (double)r->cur.count /
+							      (double)r->cur.total_ns)
+					  : 0;
+		if (r->cost >= ILOG_GATE_MATERIAL)
 			r->regressed = r->significant;
 		g->regressed += !!r->regressed;
 	}
@@ -469,7 +473,7 @@ int ilog_gate_json(struct ilog_buf *b, const struct ilog_gate *g)
 			"\"old_wall_frac\":%.6g,\"new_wall_frac\":%.6g,\"d_p50\":%.6g,\"d_p99\":%.6g,"
 			"\"above_limit\":%llu,\"p_shift\":%.6g,\"above_limit_p50\":%llu,\"p_shift_p50\":%.6g,"
 			"\"chunks_old\":%u,\"chunks_new\":%u,"
-			"\"d_wall\":%.6g,\"significant\":%s,"
+			"\"cost\":%.6g,\"significant\":%s,"
 			"\"regressed\":%s,\"regressed_p99\":%s,\"regressed_p50\":%s}\n",
 			r->in_old ? "true" : "false", r->in_new ? "true" : "false",
 			(unsigned long long)r->old.count, (unsigned long long)r->cur.count,
@@ -477,7 +481,7 @@ int ilog_gate_json(struct ilog_buf *b, const struct ilog_gate *g)
 			(unsigned long long)r->old.p99_ns, (unsigned long long)r->cur.p99_ns,
 			r->old.frac, r->cur.frac, r->d_p50, r->d_p99, (unsigned long long)r->above,
 			r->p_shift, (unsigned long long)r->above50, r->p_shift50, r->chunks_old,
-			r->chunks_new, r->d_wall, r->significant ? "true" : "false",
+			r->chunks_new, r->cost, r->significant ? "true" : "false",
 			r->regressed ? "true" : "false", r->regressed & 1 ? "true" : "false",
 			r->regressed & 2 ? "true" : "false");
 	}

@@ -67,7 +67,7 @@
 #define ILOG_SEV_MEDIUM_IMPACT 0.05
 #define ILOG_MATERIAL_SHARE 0.05   /* material: share of the process's CUDA wall time */
 #define ILOG_MATERIAL_NS 50000000.0 /* material: absolute lost time (50 ms) */
-#define ILOG_GATE_MATERIAL 0.01    /* gate: an op's share of the wall time grew >= 1 point */
+#define ILOG_GATE_MATERIAL 0.01    /* gate: an op's growth costs >= 1% of the new run's time */
 #define ILOG_SPREAD_Z 3.0          /* standard errors of the interval's mean the spread explains */
 #define ILOG_SEV_HIGH_SPAN 0.05   /* HIGH: share of the recording's length */
 #define ILOG_SEV_MEDIUM_SPAN 0.01 /* MEDIUM: share of the recording's length */

@@ -23,7 +23,8 @@ struct ilog_gate_row {
 	 * run's (ILOG_GATE_CHUNKS chunks of equal calls each run) */
 	double p_shift, p_shift50;
 	uint32_t chunks_old, chunks_new;
-	double d_wall;              /* share of the wall time, new - old */
+	double cost;                /* the new run's time in the op beyond the old
+				     * run's mean per call, a share of its wall time */
 	int significant;            /* bit 0: p99, bit 1: p50 grew, tests (1) to (3) */
 	int regressed;              /* the same, where the growth is material (4) */
 };
@@ -74,10 +75,11 @@ struct ilog_gate {
  * test, exact, at the same alpha).  (3) tells a slower op from a tail that
  * a busy host fattened for a while in one run and not the other: the
  * whole-run p99 of a microsecond call jumps when preemptions reach 1% of
- * its calls, but not in every chunk; and (4) the op's share of the wall
- * time grew by ILOG_GATE_MATERIAL (1 point) or more: a tail that a busy
- * host made slower throughout a run, on a call that takes a few percent of
- * the time, is not why a job got slower.  The p50 test catches a slowdown
+ * its calls, but not in every chunk; and (4) the growth costs the new run
+ * ILOG_GATE_MATERIAL (1%) of its wall time or more (its calls' time beyond
+ * the old mean per call): a tail that a busy host made slower throughout a
+ * run, on a call that takes a few percent of the time, is not why a job
+ * got slower.  The p50 test catches a slowdown
  * of every call when the p99 is ruled by host noise.  A chain is new when no
  * chain of the old run has its pattern, process name and op at the same
  * or a higher severity.  0 or -1 (out of memory).
