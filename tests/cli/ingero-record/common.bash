@@ -95,6 +95,35 @@ wait_held() {
 	fail "process $1 was never held (state $(proc_state "$1"))"
 }
 
+# state_of PID: its state letter into $ST (gone: g), read by the shell
+# itself (no program run, no subshell)
+state_of() {
+	local l
+	ST=g
+	read -r l <"/proc/$1/stat" 2>/dev/null || return 0
+	l=${l##*) }
+	ST=${l%% *}
+}
+
+# hold_where WATCHDOG: the dying recorder's and the watchdog's threads:
+# state, flags (PF_EXITING 0x4), wait channel and kernel stack (builtins
+# only, as kill_holder's loop).
+hold_where() {
+	local p t l f w x
+	echo "at +$(((${EPOCHREALTIME/./} - t0) / 1000)) ms:"
+	for p in "$RECPID" "$1"; do
+		for t in /proc/"$p"/task/*; do
+			read -r l <"$t/stat" 2>/dev/null || continue
+			l=${l##*) }
+			f=($l)
+			read -r -d '' w <"$t/wchan" 2>/dev/null
+			printf -v x '%#x' "${f[6]}"
+			echo "$p/${t##*/}: state ${f[0]} flags $x wchan $w"
+			while read -r l; do echo "    $l"; done <"$t/stack" 2>/dev/null
+		done
+	done
+}
+
 # kill_holder PID WATCHDOG: PID is held by the recorder RECPID, which is
 # stopped: it stays held, then SIGKILL the recorder; PID must be resumed
 # within 1 s, the watchdog gone.
@@ -103,15 +132,28 @@ kill_holder() {
 	wait_held "$w"
 	sleep 0.3
 	[[ $(proc_state "$w") == T ]] || fail "released before --hold-max with the recorder stopped"
+	# watched with shell builtins only: a dying recorder's uprobes are taken
+	# out under a lock that every fork() of the host waits for (seconds on a
+	# loaded host), so a watching loop that ran programs (date, sleep) would
+	# time that and not the watchdog
+	local tick t1
+	[[ -p tick ]] || mkfifo tick
+	exec {tick}<>tick
 	kill -KILL "$RECPID"
-	t0=$(date +%s%N)
-	for ((i = 0; i < 300; i++)); do
-		[[ $(proc_state "$w") != T ]] && break
-		sleep 0.005
+	t0=${EPOCHREALTIME/./}
+	for ((i = 0; i < 400; i++)); do
+		state_of "$w"
+		[[ $ST != T ]] && break
+		read -r -t 0.005 -u "$tick"
+		# still stopped after about half a second: where the recorder's
+		# exit and the watchdog are, for the failure's message
+		((i == 100)) && hold_where "$wd" >hold-where.txt
 	done
-	ms=$((($(date +%s%N) - t0) / 1000000))
+	t1=${EPOCHREALTIME/./}
+	exec {tick}>&-
+	ms=$(((t1 - t0) / 1000))
 	echo "resumed ${ms} ms after the recorder's SIGKILL" >&2
-	((ms < 1000)) || fail "process $w still stopped ${ms} ms after the recorder's SIGKILL"
+	((ms < 1000)) || { cat hold-where.txt >&2; fail "process $w still stopped ${ms} ms after the recorder's SIGKILL"; }
 	wait "$RECPID" 2>/dev/null || true
 	# gone, or a zombie its new parent has not reaped yet
 	for ((i = 0; i < 100; i++)); do
