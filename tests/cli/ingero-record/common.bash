@@ -116,7 +116,7 @@ hold_where() {
 			read -r l <"$t/stat" 2>/dev/null || continue
 			l=${l##*) }
 			f=($l)
-			read -r -d '' w <"$t/wchan" 2>/dev/null
+			read -r -d "" w <"$t/wchan" 2>/dev/null || true
 			printf -v x '%#x' "${f[6]}"
 			echo "$p/${t##*/}: state ${f[0]} flags $x wchan $w"
 			while read -r l; do echo "    $l"; done <"$t/stack" 2>/dev/null
@@ -144,7 +144,7 @@ kill_holder() {
 	for ((i = 0; i < 400; i++)); do
 		state_of "$w"
 		[[ $ST != T ]] && break
-		read -r -t 0.005 -u "$tick"
+		read -r -t 0.005 -u "$tick" || true
 		# still stopped after about half a second: where the recorder's
 		# exit and the watchdog are, for the failure's message
 		((i == 100)) && hold_where "$wd" >hold-where.txt
