@@ -385,11 +385,9 @@ static const struct ilog_kind_desc kinds[ILOG_K__COUNT] = {
 	K(ILOG_K_BLKIO, "blkio", blkio, blkio_f, .sql_index = { "ts(ts)" }, .ch_key = "disk"),
 	K(ILOG_K_RETRANS, "retrans", retrans, retrans_f, .sql_index = { "ts(ts)" }),
 	K(ILOG_K_SOCKIO, "sockio", sockio, sockio_f, .sql_index = { "ts(ts)" }, .ch_key = "pid"),
-	/* no SQL table yet (stored as before: counted as unknown records); without
-	 * NONE it gets one in SQLite and in ClickHouse, once docs/schema.md and
-	 * docs/fleet.md say what it holds */
-	K(ILOG_K_INFLIGHT, "inflight", inflight, inflight_f, NONE),
-	K(ILOG_K_TRIGGER, "trigger", trigger, trigger_f, NONE),
+	K(ILOG_K_INFLIGHT, "inflight", inflight, inflight_f, .table = "inflight",
+	  .sql_index = { "pid(pid, ts)" }, .ch_key = "pid"),
+	K(ILOG_K_TRIGGER, "trigger", trigger, trigger_f, .table = "triggers"),
 };
 #undef NONE
 #undef LOCAL

@@ -130,6 +130,8 @@ static const char *const kind_what[ILOG_K__COUNT] = {
 	[ILOG_K_BLKIO] = "block I/O per window, device and process (format 1.3)",
 	[ILOG_K_RETRANS] = "TCP retransmissions per flow and window (format 1.3)",
 	[ILOG_K_SOCKIO] = "TCP socket bytes per process and window (format 1.3)",
+	[ILOG_K_INFLIGHT] = "calls still in progress when written, each second (format 1.4)",
+	[ILOG_K_TRIGGER] = "what made a flight recording write its log (format 1.5)",
 };
 
 /* The order of the DDL (docs/fleet.md's); a kind's table not named here

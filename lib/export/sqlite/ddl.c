@@ -12,14 +12,15 @@
 #include "ingero/vec.h"
 #include "sqlite.h"
 
-#define SCHEMA_VERSION 7 /* 2: pystacks.entry; 3: summary tables; 4: the whole host
+#define SCHEMA_VERSION 8 /* 2: pystacks.entry; 3: summary tables; 4: the whole host
 			  * (format 1.2: cgroups, PSI, RSS growth); 5: format 1.3
 			  * (blkio, retrans, sockio; new tables only: the DDL below
 			  * adds them);
 			  * 6: a multi-rank job (collectives, summary_ranks, rank_skew;
 			  * new only: ranks.c's DDL adds them);
 			  * 7: training steps (summary_steps, steps, step_sites, step_ops;
-			  * new only: steps.c's DDL adds them) */
+			  * new only: steps.c's DDL adds them);
+			  * 8: format 1.5's records (inflight, triggers; new tables only) */
 #define APP_ID 0x494e4752 /* "INGR": PRAGMA application_id of an ingero database */
 
 /* Tables (docs/schema.md).  u64 values (ids, handles, addresses) are

@@ -7,7 +7,9 @@
 # columns of version 4 (cgroups, PSI, RSS growth), empty for the old rows,
 # and the tables of version 5 (blkio; retrans, sockio: format 1.3's
 # network).  A database of version 4 gains them and takes the new
-# session's rows.  Any other version is refused.
+# session's rows; one of version 7 gains version 8's (inflight, triggers:
+# format 1.4's and 1.5's records), whose rows are the log's.  Any other
+# version is refused.
 set -uo pipefail
 synth=$INGERO_OUT/tests/tools/synth
 $synth --events 2000 --seed 3 -o a.ilog
@@ -23,6 +25,9 @@ v4='ALTER TABLE processes DROP COLUMN cgroup; ALTER TABLE processes DROP COLUMN 
 	DROP TABLE blkio;'
 # the tables version 5 added
 v5='DROP INDEX retrans_ts; DROP INDEX sockio_ts; DROP TABLE retrans; DROP TABLE sockio;'
+# the tables version 8 added
+v8='DROP INDEX inflight_pid; DROP TABLE inflight; DROP TABLE triggers;'
+v5="$v8 $v5"
 v4="$v5 $v4"
 # make it what schema version 1 wrote
 sqlite3 run.db "ALTER TABLE pystacks DROP COLUMN entry; $v4 PRAGMA user_version = 1"
@@ -67,6 +72,29 @@ sqlite3 -separator ' ' v4.db 'PRAGMA user_version' 'SELECT family, saddr, daddr,
 	others FROM sockio ORDER BY rowid'
 sqlite3 run.db 'SELECT count(*) FROM retrans'
 sqlite3 v4.db 'PRAGMA integrity_check'
-sqlite3 run.db 'PRAGMA user_version = 8'
+# what version 7 wrote: neither inflight nor triggers; appended, their rows
+# are the log's records, times as wall clock (the records' time field)
+ingero-export -f sqlite -o v7.db a.ilog
+sqlite3 v7.db "$v8 PRAGMA user_version = 7"
+ingero-export -f sqlite -o v7.db "$INGERO_TESTS/vectors/kinds.ilog" && echo "appended to version 7"
+sqlite3 v7.db 'PRAGMA user_version'
+ingero-export "$INGERO_TESTS/vectors/kinds.ilog" | jq -r 'select(.type == "inflight")
+	| [(.time | sub("\\.[0-9]+Z$"; "Z") | fromdate), .dur_ns, .pid, .tid, .layer, .op, .ret,
+	   .bytes, .kind, .flags] | @tsv' >want.tsv
+sqlite3 -separator '	' v7.db 'SELECT e.ts / 1000000000, e.dur_ns, e.pid, e.tid, l.name, o.name,
+	e.ret, e.bytes, e.kind, e.flags FROM inflight e JOIN layers l USING (layer)
+	JOIN ops o USING (op) ORDER BY e.rowid' >got.tsv
+if [[ -s want.tsv ]] && cmp -s got.tsv want.tsv; then echo "inflight rows: the log's"; else
+	echo "inflight rows differ"; diff got.tsv want.tsv; fi
+ingero-export "$INGERO_TESTS/vectors/kinds.ilog" | jq -r 'select(.type == "trigger")
+	| [(.time | sub("\\.[0-9]+Z$"; "Z") | fromdate), .reason, .pid, .tid, .op, .value_ns,
+	   .baseline_ns, .before_ns, .after_ns, .seq] | @tsv' >want.tsv
+sqlite3 -separator '	' v7.db 'SELECT t.ts / 1000000000, t.reason, t.pid, t.tid, o.name,
+	t.value_ns, t.baseline_ns, t.before_ns, t.after_ns, t.seq FROM triggers t
+	JOIN ops o USING (op) ORDER BY t.rowid' >got.tsv
+if [[ -s want.tsv ]] && cmp -s got.tsv want.tsv; then echo "trigger rows: the log's"; else
+	echo "trigger rows differ"; diff got.tsv want.tsv; fi
+sqlite3 v7.db 'PRAGMA integrity_check'
+sqlite3 run.db 'PRAGMA user_version = 9'
 ingero-export -f sqlite -o run.db a.ilog 2>&1
 echo "exit $?"
