@@ -4,8 +4,11 @@
  * time goes (more than synchronization, more than all other calls, and
  * at least half of its wall time), counting the copies' own time: the
  * calling threads' time off the CPU in the copies' windows, above its rate
- * elsewhere, is taken out (copies a saturated host stretched are the
- * CPU's, causal_offcpu_explains).
+ * elsewhere (causal_offcpu_explains), is the host's take; the copies' part
+ * of it (their share of the calls' time in those windows) is taken out of
+ * their time and all of it out of the wall time, so that copies a busy
+ * host stretched are the CPU's, and copies that dominate a job a busy host
+ * also slowed are still named.
  */
 #include <stdlib.h>
 #include "causal_int.h"
@@ -62,10 +65,21 @@ static void memcpy_bound(struct ctx *x, struct causal_proc *pc, const struct cau
 				mark[k] |= ser[i]->t[k].n > 0;
 	double off_excess;
 	causal_offcpu_explains(x, p, mark, pc->lo, pc->hi, tmem, &off_excess);
+	if (off_excess < 0)
+		off_excess = 0;
+	/* the host's take happened inside the calls of those windows (switch
+	 * records are written inside traced calls): the copies' part of it is
+	 * their part of the calls' time there */
+	double in_calls = 0;
+	for (uint32_t i = 0; i < ns; i++)
+		for (uint32_t k = pc->lo; k < pc->hi && k < ser[i]->nt; k++)
+			in_calls += mark[k] ? (double)ser[i]->t[k].total : 0;
 	free(mark);
-	/* the copies' own time: without what the host took from their threads */
-	double own = (double)tmem - (off_excess > 0 ? off_excess : 0);
-	if (own <= (double)tsync || own <= (double)tother || own / wall < 0.5)
+	double take = in_calls > 0 ? off_excess * (double)tmem / in_calls : off_excess;
+	/* the copies' own time, without what the host took from them, against
+	 * the time the process had (its wall less the host's whole take) */
+	double own = (double)tmem - take, had = wall - off_excess;
+	if (own <= (double)tsync || own <= (double)tother || had <= 0 || own / had < 0.5)
 		return;
 	struct cand *c = causal_cand_new(x, p, ILOG_PAT_MEMCPY_BOUND, top->op, p->first_ts, p->last_end,
 					 tmem);
