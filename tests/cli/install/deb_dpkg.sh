@@ -21,8 +21,17 @@ trap 'exit 1' TERM INT HUP
 dpkg -i dist/ingero_*.deb >dpkg.log 2>&1 || { cat dpkg.log >&2; exit 1; }
 dpkg -L ingero >files
 INGERO_FAKECUDA_DIR=$PWD/nowhere recorder \
-	/usr/bin/ingero demo --bpf --check -q incident >out.txt 2>err.txt || { cat out.txt err.txt >&2; exit 1; }
-grep -q '^demo check: staged cpu-contention; ingero ranked it first$' out.txt || { cat out.txt >&2; exit 1; }
+	/usr/bin/ingero demo --bpf --check -q incident -o incident.ilog >out.txt 2>err.txt ||
+	{ cat out.txt err.txt >&2; exit 1; }
+# on a miss: the processes that preempted the job's threads, for the reason
+grep -q '^demo check: staged cpu-contention; ingero ranked it first$' out.txt || {
+	cat out.txt >&2
+	echo "preemptions of the traced threads by process (count, off-CPU ms):" >&2
+	/usr/bin/ingero export -t host incident.ilog | jq -rs '[.[] | select(.host_type == "switch"
+		and .value == 0)] | group_by(.other_comm)
+		| map("  \(.[0].other_comm): \(length), \(map(.dur_ns) | add / 1e6 | floor)") | .[]' >&2
+	exit 1
+}
 MANWIDTH=80 man -P cat ingero-record 2>&1 | sed 's/.\x08//g' >man.txt
 grep -q '^ *ingero-record - record CUDA' man.txt || { head man.txt >&2; exit 1; }
 MANWIDTH=80 man -P cat 5 ingero-log 2>&1 | sed 's/.\x08//g' | grep -q 'ingero-log - the ingero event log format' ||
