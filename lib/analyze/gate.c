@@ -30,14 +30,14 @@ static uint64_t calls_above(struct ilog_stats *st, const struct ilog_stat_row *r
 	return n;
 }
 
-/* The op's chunk quantiles (p99, or p50) in one run's chunk rows, into
- * v[ILOG_GATE_CHUNKS]; their number. */
+/* The op's chunk quantiles (p99, or p50) in one run's chunk rows, of the
+ * row's node, into v[ILOG_GATE_CHUNKS]; their number. */
 static uint32_t chunk_q(const struct ilog_stat_row *w, int n, const struct ilog_stat_row *r,
 			int pp, int p50, double *v)
 {
 	uint32_t m = 0;
 	for (int i = 0; i < n && m < ILOG_GATE_CHUNKS; i++)
-		if (same_key(&w[i], r, pp))
+		if (w[i].node == r->node && same_key(&w[i], r, pp))
 			v[m++] = (double)(p50 ? w[i].p50_ns : w[i].p99_ns);
 	return m;
 }
