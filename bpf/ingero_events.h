@@ -14,6 +14,10 @@
 #endif
 
 #define INGERO_COMM_LEN 16
+/* The task name of ingero-record's watchdog, its second process
+ * (cmd/ingero-record/hold.c): analysis counts its CPU time as the
+ * recorder's own, never as a culprit's. */
+#define INGERO_WATCHDOG_COMM "ingero-watchdog"
 #define INGERO_MAX_STACK 127   /* kernel perf_event_max_stack default */
 #define INGERO_MAX_PYFRAMES 32
 

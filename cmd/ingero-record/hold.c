@@ -277,7 +277,7 @@ static void __attribute__((noreturn)) watchdog(int rd, int holds_fd, int stats_f
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)recorder);
 	int stat_fd = open(path, O_RDONLY | O_CLOEXEC);
 	setsid(); /* a signal to the recorder's process group does not reach it */
-	prctl(PR_SET_NAME, "ingero-watchdog");
+	prctl(PR_SET_NAME, INGERO_WATCHDOG_COMM);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);

@@ -240,12 +240,13 @@ static inline int has_tid(const struct sproc *p, uint32_t tid)
 }
 
 /* Whether pid is the recorder that wrote the node's log (its process name
- * is the header's program, "ingero-record"): the cost of observing, never
- * a culprit. */
+ * is the header's program, "ingero-record") or the recorder's watchdog
+ * (INGERO_WATCHDOG_COMM): the cost of observing, never a culprit. */
 static inline int causal_is_recorder(struct ctx *x, uint32_t pid)
 {
 	const char *r = x->nd->recorder[0] ? x->nd->recorder : "ingero-record";
-	return pid && !strcmp(ilog_stats_comm(x->st, x->nd->idx, pid), r);
+	const char *c = ilog_stats_comm(x->st, x->nd->idx, pid);
+	return pid && (!strcmp(c, r) || !strcmp(c, INGERO_WATCHDOG_COMM));
 }
 
 /* Preemptions of p's CUDA threads in windows [a, b), by preempter. */

@@ -12,12 +12,14 @@
 #   no_pattern LOG PATTERN        fail if any chain has PATTERN
 
 # No chain is about PID 0, the idle task or an empty comm, as its subject
-# or its culprit (every demo and scenario test goes through here).
+# or its culprit, nor blames the recorder or its watchdog (every demo and
+# scenario test goes through here).
 no_ghost_chain() {
 	if jq -se 'any(.[]; .type=="chain" and (.pid == 0 or .comm == "" or
 		(.culprit_pid != 0 and .culprit_comm == "") or
+		.culprit_comm == "ingero-record" or .culprit_comm == "ingero-watchdog" or
 		((.title + " " + .root_cause + " " + .fix) | test("\\(PID 0\\)|\\bPID 0\\b"))))' "$1" >/dev/null; then
-		echo "a chain names PID 0 or an empty comm:" >&2
+		echo "a chain names PID 0, an empty comm, or the recorder (or its watchdog) as culprit:" >&2
 		jq -r 'select(.type=="chain") | "  #\(.rank) \(.pattern) pid \(.pid) (\(.comm)) culprit \(.culprit_pid) (\(.culprit_comm)): \(.title)"' "$1" >&2
 		return 1
 	fi
