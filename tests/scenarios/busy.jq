@@ -3,7 +3,8 @@
 # proven_busy: whether a chain (.) is CPU contention the exported records
 # prove - the host was busy, which is real, not a false alarm of a clean
 # workload.  $sw: the log's switch records with value 0 (preemptions:
-# a thread switched out runnable), $snaps: its snapshots with PSI.
+# a thread switched out runnable) and its wakeup records (dur_ns: woken to
+# running, the wait for a CPU), $snaps: its snapshots with PSI.
 #   - cpu-contention or oversubscription, or isolated stalls whose cause
 #     is CPU contention (metrics.cause: calls preempted at random times),
 #     and
@@ -11,17 +12,23 @@
 #     chain's interval took at least a tenth of the time the chain says
 #     was lost (it is there, and it took CPU time that counts); or
 #   - no culprit (a saturated host): the snapshots in the interval (all of
-#     them when none falls inside) average PSI "cpu some" >= 20%.
+#     them when none falls inside) average PSI "cpu some" >= 20%, or the
+#     chain's process's threads, woken in the interval, waited for a CPU
+#     at least as long as the chain says was lost.
 def proven_busy($sw; $snaps):
   . as $ch |
   (.pattern == "cpu-contention" or .pattern == "oversubscription" or
    (.pattern == "isolated-stall" and .metrics.cause == "cpu-contention")) and
   (if (.culprit_pid // 0) != 0 then
-     ([$sw[] | select(.pid == $ch.pid and .other_pid == $ch.culprit_pid and
+     ([$sw[] | select(.host_type == "switch" and .pid == $ch.pid and
+                      .other_pid == $ch.culprit_pid and
                       .ts_ns >= $ch.ts_start and .ts_ns < $ch.ts_end) | .dur_ns] | add // 0)
        >= 0.1 * $ch.lost_ns
    else
      ([$snaps[] | select(.ts_ns >= $ch.ts_start and .ts_ns < $ch.ts_end) | .psi_cpu_some] as $in |
       (if ($in | length) > 0 then $in else [$snaps[] | .psi_cpu_some] end) |
-      if length > 0 then add / length else 0 end) >= 20
+      if length > 0 then add / length else 0 end) >= 20 or
+     ([$sw[] | select(.host_type == "wakeup" and .pid == $ch.pid and
+                      .ts_ns >= $ch.ts_start and .ts_ns < $ch.ts_end) | .dur_ns] | add // 0)
+       >= $ch.lost_ns
    end);

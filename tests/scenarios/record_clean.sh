@@ -19,7 +19,9 @@
 # interval, recomputed from the exported switch records, took at least a
 # tenth of the time the chain says was lost; or, with no culprit named
 # (a saturated host), the recorder's snapshots in the interval show PSI
-# "cpu some" (share of time a task waited for a CPU) of 20% or more.  BAD:
+# "cpu some" (share of time a task waited for a CPU) of 20% or more, or
+# the victim's threads waited for a CPU after wakeups, in the interval, at
+# least as long as the chain says was lost (wakeup records).  BAD:
 # a self, recorder, PID 0 or empty-comm chain, or two overhead notes on a
 # node.  Exit 0 ok, 1 ALARM or BAD, 2 the recording failed.  The line also
 # gives the load average at the start and the mean PSI cpu some of the
@@ -44,7 +46,8 @@ jq -rs -L "$here" --arg seed "$seed" --arg load "$load" --argjson psi "${psi:-0}
   include "busy";
   [.[] | select(.type == "chain")] as $c |
   ["workload", "cleanload.sh", "bash", "cksum", "head", "dd", "sleep", "env"] as $mine |
-  [$r[] | select(.type == "host" and .host_type == "switch" and .value == 0)] as $sw |
+  [$r[] | select(.type == "host" and ((.host_type == "switch" and .value == 0) or
+                                       .host_type == "wakeup"))] as $sw |
   [$r[] | select(.type == "snapshot" and .psi_cpu_some != null)] as $snaps |
   def proven: ((.culprit_pid // 0) != 0 and (.culprit_comm as $n | $mine | index($n) | not) and
                 (.pattern == "cpu-contention" or .pattern == "oversubscription")) or
