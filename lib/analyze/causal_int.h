@@ -126,14 +126,14 @@ void causal_met_s(struct cand *c, const char *k, const char *v);
 void causal_met_anomalies(struct ctx *x, struct cand *c, const uint8_t *inany);
 
 /* ---- candidates (causal.c) ---- */
-/* A new candidate for p (NULL: none) in [a, b) that lost `lost` ns; NULL
- * (and x->oom set) when out of memory. */
 /* A process's CUDA wall time: first call to last return, at least 1 ns
  * (a chain's share of it is a division by it). */
 static inline uint64_t causal_proc_wall(const struct sproc *p)
 {
 	return p->last_end > p->first_ts ? p->last_end - p->first_ts : 1;
 }
+/* A new candidate for p (NULL: none) in [a, b) that lost `lost` ns; NULL
+ * (and x->oom set) when out of memory. */
 struct cand *causal_cand_new(struct ctx *x, const struct sproc *p, enum ilog_pattern pattern,
 			     uint16_t op, uint64_t a, uint64_t b, uint64_t lost);
 /*

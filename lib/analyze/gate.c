@@ -42,13 +42,15 @@ static uint32_t chunk_q(const struct ilog_stat_row *w, int n, const struct ilog_
 	return m;
 }
 
-/* The p of the new run's chunk quantiles lying above the old run's. */
+/* The p of the new run's chunk quantiles lying above the old run's; the
+ * chunks of each run in r->chunks_old, r->chunks_new. */
 static double shift_p(const struct ilog_stat_row *wo, int nwo, const struct ilog_stat_row *wn,
-		      int nwn, const struct ilog_gate_row *r, int pp, int p50)
+		      int nwn, struct ilog_gate_row *r, int pp, int p50)
 {
 	double x[ILOG_GATE_CHUNKS], y[ILOG_GATE_CHUNKS];
-	uint32_t m = chunk_q(wo, nwo, &r->old, pp, p50, x), n = chunk_q(wn, nwn, &r->cur, pp, p50, y);
-	return ilog_ranksum_p(x, m, y, n);
+	r->chunks_old = chunk_q(wo, nwo, &r->old, pp, p50, x);
+	r->chunks_new = chunk_q(wn, nwn, &r->cur, pp, p50, y);
+	return ilog_ranksum_p(x, r->chunks_old, y, r->chunks_new);
 }
 
 static int chain_key_eq(const struct ilog_chain *a, const struct ilog_chain *b)
@@ -117,9 +119,6 @@ int ilog_gate_compare(struct ilog_stats *old, const struct ilog_chain_set *cold,
 		double alpha = ILOG_FAMILY_ALPHA / (2.0 * nboth);
 		uint64_t lim = ilog_sat_u64((double)r->old.p99_ns * (1 + threshold));
 		r->above = calls_above(cur, &r->cur, pp, lim);
-		double v[ILOG_GATE_CHUNKS];
-		r->chunks_old = chunk_q(wo, nwo, &r->old, pp, 0, v);
-		r->chunks_new = chunk_q(wn, nwn, &r->cur, pp, 0, v);
 		r->p_shift = shift_p(wo, nwo, wn, nwn, r, pp, 0);
 		if (r->d_p99 > threshold && ilog_chernoff(r->cur.count, r->above, 0.01) < alpha &&
 		    r->p_shift < alpha)

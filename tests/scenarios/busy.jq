@@ -32,3 +32,9 @@ def proven_busy($sw; $snaps):
                       .ts_ns >= $ch.ts_start and .ts_ns < $ch.ts_end) | .dur_ns] | add // 0)
        >= $ch.lost_ns
    end);
+
+# The records proven_busy reads as $sw: a log's preemptions (switch, value
+# 0) and wakeups (usage: [$r[] | cpu_wait_records] as $sw).
+def cpu_wait_records:
+  select(.type == "host" and ((.host_type == "switch" and .value == 0) or
+                              .host_type == "wakeup"));

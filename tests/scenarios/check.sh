@@ -60,8 +60,7 @@ no_chain_above() {
 	ingero-export -t host,snapshot "$log" >busy-recs.jsonl || return 1
 	# jq -e: 0 found, 1 none; anything else is an error, not "none"
 	jq -se -L "$INGERO_TESTS/scenarios" --slurpfile r busy-recs.jsonl "include \"busy\";
-		[\$r[] | select(.type == \"host\" and ((.host_type == \"switch\" and .value == 0) or
-			.host_type == \"wakeup\"))] as \$sw |
+		[\$r[] | cpu_wait_records] as \$sw |
 		[\$r[] | select(.type == \"snapshot\" and .psi_cpu_some != null)] as \$snaps |
 		any(.[]; .type==\"chain\" and (.severity as \$s | [$bad] | index(\$s) != null) and
 			(proven_busy(\$sw; \$snaps) | not))" \

@@ -46,8 +46,7 @@ jq -rs -L "$here" --arg seed "$seed" --arg load "$load" --argjson psi "${psi:-0}
   include "busy";
   [.[] | select(.type == "chain")] as $c |
   ["workload", "cleanload.sh", "bash", "cksum", "head", "dd", "sleep", "env"] as $mine |
-  [$r[] | select(.type == "host" and ((.host_type == "switch" and .value == 0) or
-                                       .host_type == "wakeup"))] as $sw |
+  [$r[] | cpu_wait_records] as $sw |
   [$r[] | select(.type == "snapshot" and .psi_cpu_some != null)] as $snaps |
   def proven: ((.culprit_pid // 0) != 0 and (.culprit_comm as $n | $mine | index($n) | not) and
                 (.pattern == "cpu-contention" or .pattern == "oversubscription")) or

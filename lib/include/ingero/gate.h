@@ -79,10 +79,10 @@ struct ilog_gate {
  * ILOG_GATE_MATERIAL (1%) of its wall time or more (its calls' time beyond
  * the old mean per call): a tail that a busy host made slower throughout a
  * run, on a call that takes a few percent of the time, is not why a job
- * got slower.  The p50 test catches a slowdown
- * of every call when the p99 is ruled by host noise.  A chain is new when no
- * chain of the old run has its pattern, process name and op at the same
- * or a higher severity.  0 or -1 (out of memory).
+ * got slower.  The p50 test catches a slowdown of every call when the p99
+ * is ruled by host noise.  A chain is new when no chain of the old run has
+ * its pattern, process name and op at the same or a higher severity.  0 or
+ * -1 (out of memory).
  */
 int ilog_gate_compare(struct ilog_stats *old, const struct ilog_chain_set *cold,
 		      struct ilog_stats *cur, const struct ilog_chain_set *ccur,

@@ -72,6 +72,11 @@ sqlite3 -separator ' ' v4.db 'PRAGMA user_version' 'SELECT family, saddr, daddr,
 	others FROM sockio ORDER BY rowid'
 sqlite3 run.db 'SELECT count(*) FROM retrans'
 sqlite3 v4.db 'PRAGMA integrity_check'
+# rows_match WHAT: got.tsv (the database's rows) is want.tsv (the log's), not empty
+rows_match() {
+	if [[ -s want.tsv ]] && cmp -s got.tsv want.tsv; then echo "$1 rows: the log's"; else
+		echo "$1 rows differ"; diff got.tsv want.tsv; fi
+}
 # what version 7 wrote: neither inflight nor triggers; appended, their rows
 # are the log's records, times as wall clock (the records' time field)
 ingero-export -f sqlite -o v7.db a.ilog
@@ -84,16 +89,14 @@ ingero-export "$INGERO_TESTS/vectors/kinds.ilog" | jq -r 'select(.type == "infli
 sqlite3 -separator '	' v7.db 'SELECT e.ts / 1000000000, e.dur_ns, e.pid, e.tid, l.name, o.name,
 	e.ret, e.bytes, e.kind, e.flags FROM inflight e JOIN layers l USING (layer)
 	JOIN ops o USING (op) ORDER BY e.rowid' >got.tsv
-if [[ -s want.tsv ]] && cmp -s got.tsv want.tsv; then echo "inflight rows: the log's"; else
-	echo "inflight rows differ"; diff got.tsv want.tsv; fi
+rows_match inflight
 ingero-export "$INGERO_TESTS/vectors/kinds.ilog" | jq -r 'select(.type == "trigger")
 	| [(.time | sub("\\.[0-9]+Z$"; "Z") | fromdate), .reason, .pid, .tid, .op, .value_ns,
 	   .baseline_ns, .before_ns, .after_ns, .seq] | @tsv' >want.tsv
 sqlite3 -separator '	' v7.db 'SELECT t.ts / 1000000000, t.reason, t.pid, t.tid, o.name,
 	t.value_ns, t.baseline_ns, t.before_ns, t.after_ns, t.seq FROM triggers t
 	JOIN ops o USING (op) ORDER BY t.rowid' >got.tsv
-if [[ -s want.tsv ]] && cmp -s got.tsv want.tsv; then echo "trigger rows: the log's"; else
-	echo "trigger rows differ"; diff got.tsv want.tsv; fi
+rows_match trigger
 sqlite3 v7.db 'PRAGMA integrity_check'
 sqlite3 run.db 'PRAGMA user_version = 9'
 ingero-export -f sqlite -o run.db a.ilog 2>&1

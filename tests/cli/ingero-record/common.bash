@@ -82,8 +82,21 @@ wait_for() {
 	fail "$1 never appeared"
 }
 
+# state_of PID: its state letter into $ST (gone: g), read by the shell
+# itself (no program run, no subshell)
+state_of() {
+	local l
+	ST=g
+	read -r l <"/proc/$1/stat" 2>/dev/null || return 0
+	l=${l##*) }
+	ST=${l%% *}
+}
+
 # proc_state PID: its state letter in /proc (T: stopped), or "gone"
-proc_state() { sed 's/.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null || echo gone; }
+proc_state() {
+	state_of "$1"
+	[[ $ST == g ]] && echo gone || echo "$ST"
+}
 
 # wait_held PID: until PID is stopped (held), 10 s at most
 wait_held() {
@@ -93,16 +106,6 @@ wait_held() {
 		sleep 0.01
 	done
 	fail "process $1 was never held (state $(proc_state "$1"))"
-}
-
-# state_of PID: its state letter into $ST (gone: g), read by the shell
-# itself (no program run, no subshell)
-state_of() {
-	local l
-	ST=g
-	read -r l <"/proc/$1/stat" 2>/dev/null || return 0
-	l=${l##*) }
-	ST=${l%% *}
 }
 
 # hold_where WATCHDOG: the dying recorder's and the watchdog's threads:
