@@ -237,9 +237,13 @@ int causal_offcpu(struct ctx *x, const struct sproc *p, const uint8_t *in, uint3
 	double by_others = (double)o->pd - (double)own.dur;
 	/* and its own rise is a quarter of the threads' off-CPU excess at
 	 * least: 7 ms of preemptions are not who took a second of run-queue
-	 * waits on a saturated host */
+	 * waits on a saturated host.  With no excess at all (the threads were
+	 * off-CPU no more in the windows than outside, a host busy all along)
+	 * nothing rose for anyone to explain: 5 ms of a sibling's preemptions
+	 * beside 103 ms of run-queue waits named it the culprit of a clean
+	 * workload's stalls on a loaded host */
 	o->named = o->npr && o->pr[0].excess > 0 && (double)o->pr[0].dur >= 0.5 * by_others &&
-		   o->pr[0].excess >= 0.25 * excess;
+		   excess > 0 && o->pr[0].excess >= 0.25 * excess;
 	o->host = o->share >= 0.5;
 	free(out);
 	return 0;
