@@ -261,9 +261,10 @@ uint64_t causal_runq_wait(struct ctx *x, const struct sproc *p, uint32_t a, uint
 /* Whether the time p's CUDA threads spent off-CPU (preempted, or woken
  * and waiting for a CPU) in the windows of [lo, hi) set in mark, above
  * their rate in the other windows, is at least half of lost: the CPU, not
- * the GPU, took that time.  The excess (ns) in *excess. */
+ * the GPU, took that time.  The excess (ns) in *excess, all of that time
+ * in the marked windows in *in (NULL: not wanted). */
 int causal_offcpu_explains(struct ctx *x, const struct sproc *p, const uint8_t *mark,
-			   uint32_t lo, uint32_t hi, uint64_t lost, double *excess);
+			   uint32_t lo, uint32_t hi, uint64_t lost, double *excess, double *in);
 /* Preemptions of p's CUDA threads in windows [a, b) by p's own threads
  * (own) and by the recorder (rec), and by anyone (n_all, dur_all). */
 void causal_own_preempt(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t b,

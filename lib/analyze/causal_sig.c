@@ -126,7 +126,7 @@ uint64_t causal_runq_wait(struct ctx *x, const struct sproc *p, uint32_t a, uint
 }
 
 int causal_offcpu_explains(struct ctx *x, const struct sproc *p, const uint8_t *mark,
-			   uint32_t lo, uint32_t hi, uint64_t lost, double *excess)
+			   uint32_t lo, uint32_t hi, uint64_t lost, double *excess, double *in_all)
 {
 	double in = 0, out = 0;
 	uint32_t nin = 0, nout = 0;
@@ -141,6 +141,8 @@ int causal_offcpu_explains(struct ctx *x, const struct sproc *p, const uint8_t *
 	/* too few other windows for a rate: all of it counts */
 	double rate = nout >= 3 ? out / nout : 0;
 	*excess = in - rate * nin;
+	if (in_all)
+		*in_all = in;
 	return *excess >= 0.5 * (double)lost;
 }
 

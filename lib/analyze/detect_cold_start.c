@@ -44,7 +44,7 @@ static void cold_start(struct ctx *x, struct causal_proc *pc, const struct causa
 	for (uint32_t k = pc->lo; k < pc->hi && k <= tick_at(x, end); k++)
 		mark[k] = 1;
 	double off = 0;
-	causal_offcpu_explains(x, p, mark, pc->lo, pc->hi, lost, &off);
+	causal_offcpu_explains(x, p, mark, pc->lo, pc->hi, lost, &off, NULL);
 	free(mark);
 	struct cand *c = causal_cand_new(x, p, ILOG_PAT_COLD_START, cl[0].s->op, p->first_ts, end, lost);
 	if (!c)

@@ -210,7 +210,11 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 	 */
 	else if (oc.off_in >= lost_kept)
 		cause = ILOG_PAT_CPU_CONTENTION;
-	if (cov_gpu >= ILOG_COVERAGE && cov_gpu > best)
+	/* another process's calls around the stalls say only that it was
+	 * busy then; when the threads' own off-CPU excess accounts for half
+	 * the time lost, the time was spent waiting for a CPU (a sibling that
+	 * calls more while the victim waits is taking its CPU, not its GPU) */
+	if (cov_gpu >= ILOG_COVERAGE && cov_gpu > best && !oc.host)
 		best = cov_gpu, cause = ILOG_PAT_GPU_CONTENTION;
 	if (cov_mem >= ILOG_COVERAGE && cov_mem > best)
 		best = cov_mem, cause = ILOG_PAT_MEMORY_PRESSURE;
@@ -262,7 +266,7 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 	 * calls wait on look like: the GPU side is not shown then; stalls of
 	 * a mode of their own (bimodal) are the work's */
 	double sat[2] = { 0, 0 };
-	int saturated = !host && g->ratio <= 0 &&
+	int saturated = cause == ILOG_PAT_GPU_SLOW && g->ratio <= 0 &&
 			causal_cpu_saturated(x, tick_at(x, a), tick_at(x, b) + 1, &sat[0], &sat[1]);
 	const char *side = host ? "host" : saturated ? "undetermined" : "GPU";
 	stall_side(x, c, p, cause, &oc, opid, on, ppid, pg, oth, cov_mem, saturated ? sat : NULL);

@@ -64,7 +64,7 @@ static void memcpy_bound(struct ctx *x, struct causal_proc *pc, const struct cau
 			for (uint32_t k = pc->lo; k < pc->hi && k < ser[i]->nt; k++)
 				mark[k] |= ser[i]->t[k].n > 0;
 	double off_excess;
-	causal_offcpu_explains(x, p, mark, pc->lo, pc->hi, tmem, &off_excess);
+	causal_offcpu_explains(x, p, mark, pc->lo, pc->hi, tmem, &off_excess, NULL);
 	if (off_excess < 0)
 		off_excess = 0;
 	/* the host's take happened inside the calls of those windows (switch
