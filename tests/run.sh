@@ -107,12 +107,20 @@ status_text() {
 	esac
 }
 
+# The seconds a test took, kept for the slowest-tests lines at the end.
+took() { # id start
+	local t0=${2/./} t1=${EPOCHREALTIME/./}
+	printf '%d.%06d %s\n' $(((t1 - t0) / 1000000)) $(((t1 - t0) % 1000000)) "$1" \
+		>>"$scratch/times"
+}
+
 run_unit() {
-	local bin=$1 id=$2 dir rc line n=0 plan= fails=0 skips=0 p=0
+	local bin=$1 id=$2 dir rc line n=0 plan= fails=0 skips=0 p=0 t0=$EPOCHREALTIME
 	dir=$(mktemp -d "$scratch/unit.XXXXXX")
 	mkdir -p "$dir/cwd"
 	(cd "$dir/cwd" && timeout -k 10 "$timeout_s" "$bin" </dev/null >"$dir/out" 2>"$dir/err")
 	rc=$?
+	took "$id" "$t0"
 	: >"$dir/report"
 	while IFS= read -r line; do
 		case $line in
@@ -163,13 +171,14 @@ run_unit() {
 }
 
 run_case() {
-	local sh=$1 id=$2 base=${1%.sh} work cwd rc want=0 why= msg=
+	local sh=$1 id=$2 base=${1%.sh} work cwd rc want=0 why= msg= t0=$EPOCHREALTIME
 	work=$(mktemp -d "$scratch/case.XXXXXX")
 	cwd="$work/cwd"
 	mkdir "$cwd"
 	(cd "$cwd" && PATH="$INGERO_BIN:$PATH" timeout -k 10 "$timeout_s" bash "$sh" \
 		</dev/null >"$work/stdout" 2>"$work/stderr")
 	rc=$?
+	took "$id" "$t0"
 	[[ -f $base.exit ]] && want=$(tr -d ' \n' <"$base.exit")
 	if ((rc == 77 && want != 77)); then
 		why=$(tail -n 1 "$work/stderr")
@@ -267,7 +276,7 @@ for src in "$INGERO_TESTS"/unit/*.c; do
 done
 
 # CLI cases, a group per tool; exclusive tools wait for the end.
-exclusive=()
+exclusive=() excl_tools=" "
 for dir in "$INGERO_TESTS"/cli/*/; do
 	tool=$(basename "$dir")
 	cases=()
@@ -280,6 +289,7 @@ for dir in "$INGERO_TESTS"/cli/*/; do
 	((${#cases[@]})) || continue
 	if [[ $EXCLUSIVE_TOOLS == *" $tool "* || -e $dir/EXCLUSIVE ]]; then
 		exclusive+=("${cases[*]}")
+		excl_tools+="$tool "
 	else
 		start_group "${cases[@]}"
 	fi
@@ -313,6 +323,15 @@ for f in "$INGERO_TESTS"/cli/*/*.exit "$INGERO_TESTS"/cli/*/*.stdout.exact \
 	fi
 done
 
+# where the time went: the slowest tests, and the exclusive groups' share
+# (they run alone, one after another)
+if [[ -s $scratch/times ]]; then
+	echo "slowest: $(sort -rn "$scratch/times" | head -n 8 | awk '{ printf "%s%s %.0fs", (NR > 1 ? ", " : ""), $2, $1 }')"
+	awk -v ex="$excl_tools" '
+		{ split($2, a, "/"); if (a[1] == "cli" && index(ex, " " a[2] " ")) e += $1; else o += $1 }
+		END { printf "test time: %.0f s in exclusive groups (run alone), %.0f s in the others (run %d at a time)\n", e, o, '"$njobs"' }' \
+		"$scratch/times"
+fi
 ((nexcluded)) && echo "$nexcluded tests not run (INGERO_TEST_EXCLUDE=${INGERO_TEST_EXCLUDE})"
 echo "$passed passed, $failed failed, $skipped skipped"
 ((failed == 0))
