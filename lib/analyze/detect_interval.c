@@ -656,13 +656,18 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 		 * loaded host's varying load makes such intervals (beside two
 		 * CPU hogs a clean loop's synchronize p99 doubled for 0.9 s, 86
 		 * ms lost, while its thread waited 278 ms for a CPU there; a
-		 * GPU staged 2.3 s slower had 307 ms) */
+		 * GPU staged 2.3 s slower had 307 ms).  And an NCCL call on a
+		 * host saturated there: it waits for its peers, whose progress
+		 * a saturated host delays where the caller's own accounting
+		 * cannot see it (beside two CPU hogs a TCP all-reduce's p50
+		 * went 235 us -> 1.27 ms with its caller off-CPU 1.2% of the
+		 * time, its peer rank a process starved of CPU) */
 		double sat[2], all[2];
 		int saturated = causal_cpu_saturated(x, iv.a, iv.b, &sat[0], &sat[1]);
 		causal_cpu_saturated(x, lo, hi, &all[0], &all[1]);
 		saturated = saturated && ((sat[0] >= ILOG_SAT_PSI && sat[0] >= ILOG_SAT_RISE * all[0]) ||
 					  (sat[1] >= ILOG_SAT_CPU && sat[1] >= all[1] + 10) ||
-					  oc.off_in >= (double)lost);
+					  oc.off_in >= (double)lost || s->layer == ILOG_LAYER_NCCL);
 		causal_met_u(c, "host_saturated", (uint64_t)saturated);
 		slow_chain(x, c, p, s, head, &oc, len, oth, pg, &ss, saturated ? sat : NULL);
 	}
