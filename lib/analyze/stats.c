@@ -20,7 +20,8 @@
 #define MAXT_FIXED 65536      /* --window: later events count in the last window */
 #define MAXEV 65536
 #define MAXCAP 65536
-#define MAXPEND (1u << 18)    /* CUDA calls held before they go to their series */
+#define MAXPEND (1u << 18)    /* CUDA calls held before they go to their series... */
+#define MINPEND (1u << 13)    /* ... at least (see pend_limit) */
 
 /* ---- the tables' lookups (values are indexes; UINT32_MAX: absent) ---- */
 static uint32_t hmap_get(const struct ilog_hmap *m, uint64_t a, uint64_t b)
@@ -717,12 +718,27 @@ static int add_pending(struct ilog_stats *st)
 	return rc;
 }
 
+/*
+ * How many calls are held before they go to their series: enough that
+ * each series has ~128 of a batch when many interleave (a job of a
+ * thousand ranks: MAXPEND), no more than that when few do.  A batch is
+ * written and read back twice (counted, then added): held in the cache
+ * (MINPEND calls, 384 KiB) it costs little, spread over 12 MiB it costs
+ * a miss per call, a fifth of the statistics' time on a process of a few
+ * series.  The batches' sizes change nothing (struct spend).
+ */
+static uint32_t pend_limit(const struct ilog_stats *st)
+{
+	uint64_t n = (uint64_t)st->nser * 128;
+	return n < MINPEND ? MINPEND : n > MAXPEND ? MAXPEND : (uint32_t)n;
+}
+
 /* Hold a call of series si (window k; eager: a kernel launch outside any
  * capture) for add_pending. */
 static int series_add(struct ilog_stats *st, uint32_t si, const struct ingero_cuda_event *e,
 		      uint32_t k, int eager, uint8_t mflag)
 {
-	if (st->npend == MAXPEND && add_pending(st))
+	if (st->npend >= pend_limit(st) && add_pending(st))
 		return -1;
 	if (st->npend == st->cappend) {
 		uint32_t nc = st->cappend ? st->cappend * 4 : 1024;

@@ -61,7 +61,9 @@ void ilog_steps_free(struct steps *s)
 		struct stp *p = s->p[i];
 		stp_scratch_free(p);
 		free(p->sites);
-		free(p->steps);
+		for (uint32_t b = 0; b < p->nblk; b++)
+			free(p->blk[b]);
+		free(p->blk);
 		free(p->ents);
 		free(p->comp);
 		free(p->cur);
@@ -78,6 +80,38 @@ const struct stp *ilog_steps_proc(const struct steps *s, uint32_t node, uint32_t
 {
 	const uint64_t *v = s ? ilog_hmap_get(&s->map, node, pid) : NULL;
 	return v ? s->p[*v - 1] : NULL;
+}
+
+/* Step i's end, start, CUDA time and calls (i < p->nsteps). */
+static inline uint64_t step_end(const struct stp *p, uint32_t i)
+{
+	return p->blk[i / STEP_BLOCK]->end[i % STEP_BLOCK];
+}
+
+static inline uint64_t step_start(const struct stp *p, uint32_t i)
+{
+	return i ? step_end(p, i - 1) : p->first_start;
+}
+
+static inline uint64_t step_ns(const struct stp *p, uint32_t i)
+{
+	return p->blk[i / STEP_BLOCK]->ns[i % STEP_BLOCK];
+}
+
+static inline uint32_t step_calls(const struct stp *p, uint32_t i)
+{
+	return p->blk[i / STEP_BLOCK]->calls[i % STEP_BLOCK];
+}
+
+/* What step i called: its stp.comp index + 1, 0 when not kept. */
+static uint32_t step_comp(const struct stp *p, uint32_t i)
+{
+	if (i < STEP_KEEP)
+		return i + 1;
+	for (uint32_t k = 0; k < p->nslowc; k++)
+		if (p->slowc[k].step == i)
+			return p->slowc[k].comp;
+	return 0;
 }
 
 static __attribute__((noinline)) struct stp *proc_get(struct steps *s, uint32_t node,
@@ -194,11 +228,17 @@ static __attribute__((noinline)) int boundary(struct stp *p, uint64_t end)
 		uint64_t d = end - p->open_start;
 		int keep = p->nsteps < STEP_KEEP;
 		struct stslow *sl = keep ? NULL : slow_slot(p, d);
-		if (ilog_grow((void **)&p->steps, &p->capsteps, p->nsteps, sizeof(*p->steps), 64) ||
-		    (keep && (ilog_reserve((void **)&p->ents, &p->capents, p->nents + p->ntouched,
-					   sizeof(*p->ents), 256) ||
-			      ilog_grow((void **)&p->comp, &p->capcomp, p->ncomp, sizeof(*p->comp),
-					64))))
+		uint32_t b = p->nsteps / STEP_BLOCK, bi = p->nsteps % STEP_BLOCK;
+		if (b == p->nblk) {
+			if (ilog_grow((void **)&p->blk, &p->capblk, p->nblk, sizeof(*p->blk), 16) ||
+			    !(p->blk[p->nblk] = malloc(sizeof(**p->blk))))
+				return -1;
+			p->nblk++;
+		}
+		if (keep && (ilog_reserve((void **)&p->ents, &p->capents, p->nents + p->ntouched,
+					  sizeof(*p->ents), 256) ||
+			     ilog_grow((void **)&p->comp, &p->capcomp, p->ncomp, sizeof(*p->comp),
+				       64)))
 			return -1;
 		if (keep)
 			p->comp[p->ncomp++] = (struct stcomp){ p->nents, p->ntouched };
@@ -208,13 +248,13 @@ static __attribute__((noinline)) int boundary(struct stp *p, uint64_t end)
 				return -1;
 			*sl = (struct stslow){ d, p->nsteps, p->ntouched, e };
 		}
-		/* the next steps' line, ahead of its store: a store to memory not
-		 * yet in the cache otherwise waits for it */
-		if (p->nsteps + 4 < p->capsteps)
-			__builtin_prefetch(&p->steps[p->nsteps + 4], 1);
-		p->steps[p->nsteps++] = (struct ststep){ p->open_start, end, p->open_ns,
-							 (uint32_t)p->open_calls,
-							 keep ? p->ncomp : 0 };
+		if (!p->nsteps)
+			p->first_start = p->open_start;
+		struct stblock *bk = p->blk[b];
+		bk->end[bi] = end;
+		bk->ns[bi] = p->open_ns;
+		bk->calls[bi] = (uint32_t)p->open_calls;
+		p->nsteps++;
 		/* what it called, where it is kept */
 		for (uint32_t i = 0; (keep || sl) && i < p->ntouched; i++) {
 			uint32_t j = p->touched[i];
@@ -488,20 +528,25 @@ static int summarize(struct stp *p)
 	struct dhist h = { .c = calloc(HB_N, sizeof(uint64_t)), .min = UINT64_MAX };
 	if (!h.c)
 		return -1;
+	uint64_t topd[STEP_SLOW], start = p->first_start; /* top[]'s durations */
 	for (uint32_t k = 0; k < p->nsteps; k++) {
-		uint64_t d = p->steps[k].end - p->steps[k].start;
+		uint64_t end = step_end(p, k), d = end - start;
+		start = end;
 		h.c[hb_index(d)]++;
 		h.total += d;
 		h.min = d < h.min ? d : h.min;
 		h.max = d > h.max ? d : h.max;
 		/* the slowest steps, slowest first */
 		uint32_t at = p->ntop;
-		while (at > 0 && d > p->steps[p->top[at - 1]].end - p->steps[p->top[at - 1]].start)
+		while (at > 0 && d > topd[at - 1])
 			at--;
 		if (at < STEP_SLOW) {
-			for (uint32_t q = p->ntop < STEP_SLOW ? p->ntop : STEP_SLOW - 1; q > at; q--)
+			for (uint32_t q = p->ntop < STEP_SLOW ? p->ntop : STEP_SLOW - 1; q > at; q--) {
 				p->top[q] = p->top[q - 1];
+				topd[q] = topd[q - 1];
+			}
 			p->top[at] = k;
+			topd[at] = d;
 			p->ntop += p->ntop < STEP_SLOW;
 		}
 	}
@@ -521,7 +566,8 @@ static int summarize(struct stp *p)
 		    ilog_grow((void **)&p->comp, &p->capcomp, p->ncomp, sizeof(*p->comp), 64))
 			return -1;
 		p->comp[p->ncomp++] = (struct stcomp){ p->nents, sl->n };
-		p->steps[sl->step].comp = p->ncomp;
+		p->slowc[p->nslowc].step = sl->step;
+		p->slowc[p->nslowc++].comp = p->ncomp;
 		memcpy(p->ents + p->nents, sl->e, sl->n * sizeof(*sl->e));
 		p->nents += sl->n;
 		free(sl->e);
@@ -588,8 +634,8 @@ int ilog_stats_step_procs(struct ilog_stats *st, struct ilog_step_proc **out)
 		*q = (struct ilog_step_proc){
 			.node = p->node, .pid = p->pid, .comm = ilog_stats_comm(st, p->node, p->pid),
 			.marker = p->marker, .rule = p->rule, .per_step = p->k,
-			.nsteps = p->nsteps, .first_ns = p->steps[0].start,
-			.last_ns = p->steps[p->nsteps - 1].end, .p50_ns = p->p50, .p90_ns = p->p90,
+			.nsteps = p->nsteps, .first_ns = p->first_start,
+			.last_ns = step_end(p, p->nsteps - 1), .p50_ns = p->p50, .p90_ns = p->p90,
 			.min_ns = p->min, .max_ns = p->max, .mean_ns = p->mean, .nsites = p->nused,
 		};
 		for (uint32_t k = 0; k < p->nsites; k++)
@@ -612,8 +658,8 @@ int ilog_stats_steps(struct ilog_stats *st, uint32_t node, uint32_t pid,
 	if (!r)
 		return -1;
 	for (uint32_t i = 0; i < p->nsteps; i++)
-		r[i] = (struct ilog_step_row){ i, p->steps[i].start, p->steps[i].end,
-					       p->steps[i].calls, p->steps[i].ns };
+		r[i] = (struct ilog_step_row){ i, step_start(p, i), step_end(p, i), step_calls(p, i),
+					       step_ns(p, i) };
 	*out = r;
 	return (int)p->nsteps;
 }
@@ -624,8 +670,8 @@ int ilog_stats_step(struct ilog_stats *st, uint32_t node, uint32_t pid, uint32_t
 	const struct stp *p = ilog_steps_proc(st->steps, node, pid);
 	if (!p || i >= p->nsteps)
 		return -1;
-	*r = (struct ilog_step_row){ i, p->steps[i].start, p->steps[i].end, p->steps[i].calls,
-				     p->steps[i].ns };
+	*r = (struct ilog_step_row){ i, step_start(p, i), step_end(p, i), step_calls(p, i),
+				     step_ns(p, i) };
 	return 0;
 }
 
@@ -684,9 +730,10 @@ uint32_t ilog_stats_step_ops(struct ilog_stats *st, uint32_t node, uint32_t pid,
 	*ops = NULL;
 	if (!p || i >= p->nsteps)
 		return 0;
-	if (!p->steps[i].comp)
+	uint32_t k = step_comp(p, i);
+	if (!k)
 		return 0;
-	const struct stcomp *c = &p->comp[p->steps[i].comp - 1];
+	const struct stcomp *c = &p->comp[k - 1];
 	*ops = p->ents + c->ent;
 	return c->n;
 }
@@ -694,12 +741,12 @@ uint32_t ilog_stats_step_ops(struct ilog_stats *st, uint32_t node, uint32_t pid,
 int64_t ilog_stats_step_at(struct ilog_stats *st, uint32_t node, uint32_t pid, uint64_t ts)
 {
 	const struct stp *p = ilog_steps_proc(st->steps, node, pid);
-	if (!p || !p->nsteps || ts < p->steps[0].start || ts >= p->steps[p->nsteps - 1].end)
+	if (!p || !p->nsteps || ts < p->first_start || ts >= step_end(p, p->nsteps - 1))
 		return -1;
 	uint32_t lo = 0, hi = p->nsteps;
 	while (hi - lo > 1) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (p->steps[mid].start <= ts)
+		if (step_start(p, mid) <= ts)
 			lo = mid;
 		else
 			hi = mid;

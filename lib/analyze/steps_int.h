@@ -51,11 +51,18 @@ struct stsite {
 };
 
 
-struct ststep {
-	uint64_t start, end;      /* monotonic ns: the returns of its bounding marker calls */
-	uint64_t ns;              /* its CUDA calls' time */
-	uint32_t calls;           /* its CUDA calls */
-	uint32_t comp;            /* what it called: stp.comp[comp - 1], 0 not kept */
+/*
+ * The steps' figures, STEP_BLOCK to a block: a step ends at a marker
+ * call's return (monotonic ns) and the next starts there (the first at
+ * stp.first_start); its CUDA calls and their time.  A job's process may
+ * take a million steps: blocks, not one array grown by doubling, so that
+ * no step is moved once written, and 20 bytes a step (what it called is
+ * stp.comp[i] for the first STEP_KEEP, stp.slowc for the slowest).
+ */
+#define STEP_BLOCK 1024
+struct stblock {
+	uint64_t end[STEP_BLOCK], ns[STEP_BLOCK];
+	uint32_t calls[STEP_BLOCK];
 };
 
 /* A site's figures: in the open step (when gen is the open step's) and
@@ -66,7 +73,8 @@ struct stcur {
 	uint16_t op;
 };
 
-/* A kept step's entries: stp.ents[ent .. ent + n). */
+/* A kept step's entries: stp.ents[ent .. ent + n); the first STEP_KEEP
+ * steps' in their order, then the slowest of the others'. */
 struct stcomp { uint32_t ent, n; };
 
 #define STEP_CACHE 256         /* a process's recent (op, call path) lookups */
@@ -109,14 +117,17 @@ struct stp {
 	uint32_t ntouched, capcur;
 	uint32_t gen;              /* the open step's number + 1 (stcur.gen) */
 	uint64_t open_calls, open_ns;
-	struct ststep *steps;
-	uint32_t nsteps, capsteps;
+	struct stblock **blk;      /* the steps: step i is blk[i / STEP_BLOCK] */
+	uint32_t nsteps, nblk, capblk;
+	uint64_t first_start;      /* the first step's start */
 	struct ilog_step_op *ents; /* the kept steps' (op, call path) entries */
 	uint32_t nents, capents;
 	struct stcomp *comp;       /* the kept steps' */
 	uint32_t ncomp, capcomp;
 	struct stslow slow[STEP_SLOW];
 	uint32_t nslow;
+	struct { uint32_t step, comp; } slowc[STEP_SLOW]; /* the slowest steps' comp + 1 */
+	uint32_t nslowc;
 	uint64_t slowmin;          /* the fastest of them, once all are taken */
 	/* made by ilog_steps_finish for the queries */
 	uint32_t nused;               /* sites that some step called */
