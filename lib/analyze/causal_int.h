@@ -132,6 +132,25 @@ static inline uint64_t causal_proc_wall(const struct sproc *p)
 {
 	return p->last_end > p->first_ts ? p->last_end - p->first_ts : 1;
 }
+/*
+ * A series' calls and time with its launches recorded at entry (SPEC §5.4
+ * UNTIMED, --launch-timing N) counted: each is a call, timed at the mean of
+ * the series' timed calls, as the stats rows count them (stats_query.c).
+ * Its quantiles, slowest and first calls stay the timed ones'.
+ */
+static inline uint64_t causal_ser_calls(const struct sseries *s)
+{
+	return s->n + s->untimed;
+}
+static inline uint64_t causal_tick_calls(const struct stick *t)
+{
+	return t->n + t->untimed;
+}
+static inline double causal_ser_total(const struct sseries *s)
+{
+	return s->n && s->untimed ? (double)s->total * (double)(s->n + s->untimed) / (double)s->n
+				  : (double)s->total;
+}
 /* A new candidate for p (NULL: none) in [a, b) that lost `lost` ns; NULL
  * (and x->oom set) when out of memory. */
 struct cand *causal_cand_new(struct ctx *x, const struct sproc *p, enum ilog_pattern pattern,

@@ -344,7 +344,7 @@ uint64_t causal_others_calls(struct ctx *x, const struct sproc *p, const uint8_t
 			const struct sseries *s = x->st->ser[j - 1];
 			for (uint32_t k = 0; k < x->T && k < s->nt; k++)
 				if (in[k])
-					n += s->t[k].n;
+					n += causal_tick_calls(&s->t[k]);
 		}
 		all += n;
 		if (n > *top_n) {
@@ -490,7 +490,7 @@ static const uint64_t *node_calls(struct ctx *x)
 		const struct sseries *s = x->st->ser[i];
 		if (s->node == nd->idx)
 			for (uint32_t k = 0; k < x->T && k < s->nt; k++)
-				nd->calls[k] += s->t[k].n;
+				nd->calls[k] += causal_tick_calls(&s->t[k]);
 	}
 	return nd->calls;
 }
@@ -569,7 +569,7 @@ int causal_sig_build(struct ctx *x, const struct sproc *p, struct sig *g, uint32
 	for (uint32_t i = p->ser; i; i = x->st->ser[i - 1]->next) {
 		const struct sseries *s = x->st->ser[i - 1];
 		for (uint32_t k = 0; k < T && k < s->nt; k++)
-			own[k] += s->t[k].n;
+			own[k] += causal_tick_calls(&s->t[k]);
 	}
 	for (uint32_t k = 0; k < T; k++)
 		g->gpu[k] = (double)(all[k] - own[k]);

@@ -57,7 +57,7 @@ static void cold_start(struct ctx *x, struct causal_proc *pc, const struct causa
 				      i ? (i + 1 == ncl || i == 2 ? " and " : ", ") : "",
 				      cl[i].n > 1 ? "the first calls of" : "the first",
 				      opn(cl[i].s->op), D(x, (double)cl[i].first_dur),
-				      D(x, (double)cl[i].med), (unsigned long long)cl[i].s->n);
+				      D(x, (double)cl[i].med), (unsigned long long)causal_ser_calls(cl[i].s));
 		if (l >= sizeof(list))
 			break;
 	}
@@ -82,7 +82,7 @@ static void cold_start(struct ctx *x, struct causal_proc *pc, const struct causa
 		snprintf(k, sizeof(k), "median_%s_ns", opn(cl[i].s->op));
 		causal_met_u(c, k, cl[i].med);
 		snprintf(k, sizeof(k), "calls_%s", opn(cl[i].s->op));
-		causal_met_u(c, k, cl[i].s->n);
+		causal_met_u(c, k, causal_ser_calls(cl[i].s));
 	}
 	causal_ev_add(x, c, p->first_ts, "first CUDA call of PID %u", p->pid);
 	for (uint32_t i = 0; i < ncl && i < 6; i++)

@@ -120,7 +120,8 @@ static void window_calls(struct ctx *x, const struct causal_proc *pc, struct dwi
 				continue;
 			for (uint32_t i = 0; i < pc->ns; i++)
 				if (k < pc->ser[i]->nt)
-					n += (double)pc->ser[i]->t[k].n * (double)(o1 - o0) /
+					n += (double)causal_tick_calls(&pc->ser[i]->t[k]) *
+					     (double)(o1 - o0) /
 					     (double)x->nd->width;
 		}
 		w[j].calls = (uint64_t)(n + 0.5);

@@ -409,7 +409,7 @@ static void gpu_chain(struct ctx *x, struct cand *c, const struct sproc *p, cons
 	for (uint32_t j = 0; j < x->st->nser; j++) {
 		const struct sseries *q = x->st->ser[j];
 		if (q->node == x->nd->idx && q->pid == opid)
-			all += q->n;
+			all += causal_ser_calls(q);
 	}
 	uint64_t on_out = all > on ? all - on : 0;
 	c->culprit = opid;

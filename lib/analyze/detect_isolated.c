@@ -257,7 +257,7 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 		 "%llu calls above %s where the spread of the other calls predicts %.3g (the "
 		 "cost is their %s above the median less the %s the spread puts there)",
 		 opn(s->op), p->pid, c->comm, (unsigned long long)g->k,
-		 (unsigned long long)s->n, D(x, (double)g->med), D(x, (double)bs->med),
+		 (unsigned long long)causal_ser_calls(s), D(x, (double)g->med), D(x, (double)bs->med),
 		 D(x, g->lost), P(x, g->lost / (double)c->wall), D(x, (double)c->wall), shape,
 		 (unsigned long long)g->k, D(x, (double)g->cut), g->expect, D(x, g->above),
 		 D(x, g->spread));
@@ -273,10 +273,10 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 	causal_met_u(c, "host_saturated", (uint64_t)saturated);
 	snprintf(c->title, sizeof(c->title), "Isolated stalls: %s in %s (PID %u), %llu of %llu "
 		 "calls (%s side)", opn(s->op), c->comm, p->pid, (unsigned long long)g->k,
-		 (unsigned long long)s->n, side);
+		 (unsigned long long)causal_ser_calls(s), side);
 	causal_met_s(c, "op", opn(s->op));
 	causal_met_u(c, "stalls", g->k);
-	causal_met_u(c, "calls", s->n);
+	causal_met_u(c, "calls", causal_ser_calls(s));
 	causal_met_u(c, "calls_considered", g->n);
 	causal_met_u(c, "stall_median_ns", g->med);
 	causal_met_u(c, "median_ns", bs->med);

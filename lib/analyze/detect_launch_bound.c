@@ -36,10 +36,9 @@ static void launch_bound(struct ctx *x, struct causal_proc *pc, const struct cau
 		const struct sseries *s = pc->ser[i];
 		if (is_launch(s->op) && (!have_rt || s->layer == ILOG_LAYER_RUNTIME)) {
 			/* the timed launches stand for the untimed ones */
-			double t = s->n ? (double)s->total * (double)(s->n + s->untimed) / (double)s->n
-					: 0;
+			double t = causal_ser_total(s);
 			tl += t;
-			nl += s->n + s->untimed;
+			nl += causal_ser_calls(s);
 			if (!top || t > ttop)
 				top = s, ttop = t;
 		} else if (is_sync(s->op)) {

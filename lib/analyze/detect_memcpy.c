@@ -43,7 +43,7 @@ static void memcpy_bound(struct ctx *x, struct causal_proc *pc, const struct cau
 		} else if (is_sync(s->op)) {
 			tsync += s->total;
 		} else {
-			tother += s->total;
+			tother += (uint64_t)causal_ser_total(s);
 		}
 	}
 	if (!top)
@@ -69,11 +69,16 @@ static void memcpy_bound(struct ctx *x, struct causal_proc *pc, const struct cau
 		off_excess = 0;
 	/* the host's take happened inside the calls of those windows (switch
 	 * records are written inside traced calls): the copies' part of it is
-	 * their part of the calls' time there */
+	 * their part of the calls' time there (a launch recorded at entry at
+	 * its series' timed mean) */
 	double in_calls = 0;
-	for (uint32_t i = 0; i < ns; i++)
+	for (uint32_t i = 0; i < ns; i++) {
+		double mean = ser[i]->n ? (double)ser[i]->total / (double)ser[i]->n : 0;
 		for (uint32_t k = pc->lo; k < pc->hi && k < ser[i]->nt; k++)
-			in_calls += mark[k] ? (double)ser[i]->t[k].total : 0;
+			if (mark[k])
+				in_calls += (double)ser[i]->t[k].total +
+					    (double)ser[i]->t[k].untimed * mean;
+	}
 	free(mark);
 	double take = in_calls > 0 ? off_excess * (double)tmem / in_calls : off_excess;
 	/* the copies' own time, without what the host took from them, against

@@ -127,7 +127,7 @@ static void periodic(struct ctx *x, struct causal_proc *pc, const struct causal_
 		 "%s in PID %u (%s) stalls every %s: %u calls took %s (median) against a median of "
 		 "%s for all %llu calls, costing %s (%s of its %s)",
 		 opn(s->op), p->pid, c->comm, D(x, gmed), m, D(x, (double)dmed), D(x, (double)bs->med),
-		 (unsigned long long)s->n, D(x, (double)lost), P(x, (double)lost / (double)c->wall),
+		 (unsigned long long)causal_ser_calls(s), D(x, (double)lost), P(x, (double)lost / (double)c->wall),
 		 D(x, (double)c->wall));
 	if (is_alloc(s->op)) {
 		snprintf(c->title, sizeof(c->title),
@@ -151,7 +151,7 @@ static void periodic(struct ctx *x, struct causal_proc *pc, const struct causal_
 	causal_met_u(c, "period_ns", (uint64_t)gmed);
 	causal_met_u(c, "spike_median_ns", dmed);
 	causal_met_u(c, "median_ns", bs->med);
-	causal_met_u(c, "calls", s->n);
+	causal_met_u(c, "calls", causal_ser_calls(s));
 	causal_met_u(c, "outlier_threshold_ns", bs->thr);
 	causal_met_u(c, "spike_threshold_ns", cut > bs->thr ? cut : bs->thr);
 	causal_met_u(c, "lost_ns", lost);

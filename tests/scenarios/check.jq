@@ -12,6 +12,16 @@
 # Tolerances: durations and sizes are printed with 3 significant digits
 # (<= 0.5%) from histograms within 0.39%: 1% + 1 ns; percentages to 0.1;
 # times to 0.01 s; counts exactly.
+#
+# Kernel launches recorded at entry (--launch-timing N; SPEC 5.4, cuda
+# flags bit 2, UNTIMED) have no duration: they are calls (every count of
+# calls, rates and "made N CUDA calls" count them) but stay out of every
+# duration figure (quantiles, medians, first calls, spikes, stalls and the
+# call counts those are taken over, as the engine's histograms hold only
+# timed calls); a sum of an op's time counts each at the mean of that
+# op's timed calls in the process (optime), as the statistics do.  The
+# wall (first call to last return) takes an untimed launch's end as its
+# start, as the engine does.
 
 def unit: {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9};
 def bunit: {"B": 1, "KiB": 1024, "MiB": 1048576, "GiB": 1073741824, "TiB": 1099511627776};
@@ -19,6 +29,11 @@ def dn: capture("^(?<v>[0-9.]+) (?<u>ns|us|ms|s)$") | (.v | tonumber) * unit[.u]
 def bn: capture("^(?<v>[0-9.]+) (?<u>B|KiB|MiB|GiB|TiB)$") | (.v | tonumber) * bunit[.u];
 def rank($q; $n): (($n * (($q * 1000) | round) + 999) / 1000 | floor) as $r | if $r < 1 then 1 else $r end;
 def quant($q): sort as $s | ($s | length) as $n | if $n == 0 then null else $s[rank($q; $n) - 1] end;
+def timed: (.flags / 4 | floor) % 2 == 0;
+# the time of a process's calls xs, each op's untimed launches at the mean
+# of its timed calls (0 when it has none)
+def optime: group_by(.op) | map([.[] | select(timed)] as $t |
+  if ($t | length) == 0 then 0 else ($t | map(.dur_ns) | add) * length / ($t | length) end) | add // 0;
 def near($a; $b; $rel; $abs): ($a != null and $b != null) and ((($a - $b) | fabs) <= ($rel * ([($a | fabs), ($b | fabs)] | max) + $abs));
 
 def check($what; $ok; $exp; $got):
@@ -55,7 +70,8 @@ def preempt: $host[] | select(.host_type == "switch" and .value == 0 and .pid ==
 def outside: . as $x | ($m.anomalies // [[$a, $b]]) | all(($x.ts_ns < .[0]) or ($x.ts_ns >= .[1]));
 def head($s):
   ($s | capture("^(?<op>\\w+) in PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) slowed from p50 (?<a>[0-9.]+ \\w+) to (?<b>[0-9.]+ \\w+) and p99 (?<c>[0-9.]+ \\w+) to (?<d>[0-9.]+ \\w+) \\([0-9.]+x\\) between \\+(?<s>-?[0-9.]+) s and \\+(?<e>[0-9.]+) s")) as $h |
-  [$mine[] | select(.op == $h.op)] as $calls |
+  # the op's timed calls: the interval's figures and counts are theirs
+  [$mine[] | select(.op == $h.op and timed)] as $calls |
   [$calls[] | select(inwin) | .dur_ns] as $in |
   [$calls[] | select(outside) | .dur_ns] as $out |
   check("op"; $h.op == $ch.op; $ch.op; $h.op),
@@ -237,12 +253,12 @@ $ch.root_cause as $s |
     count("pid"; $ch.pid; $p.pid),
     dur("wall"; $wall; $p.w),
     ($items[] as $it |
-      [$mine[] | select(.op == $it[1])] as $calls |
+      [$mine[] | select(.op == $it[1] and timed)] as $calls |
       dur("first \($it[1])"; ($calls | min_by(.ts_ns) | .dur_ns); $it[2]),
       dur("median \($it[1])"; ($calls | map(.dur_ns) | quant(0.5)); $it[3]),
-      count("calls of \($it[1])"; ($calls | length); $it[4])),
+      count("calls of \($it[1])"; ([$mine[] | select(.op == $it[1])] | length); $it[4])),
     (if ($items | all(.[0] == "the first")) and ($items | length) == ($p.k | tonumber) then
-       dur("cold-start cost"; ($items | map(. as $it | [$mine[] | select(.op == $it[1])] as $calls |
+       dur("cold-start cost"; ($items | map(. as $it | [$mine[] | select(.op == $it[1] and timed)] as $calls |
             ($calls | min_by(.ts_ns) | .dur_ns) - ($calls | map(.dur_ns) | quant(0.5))) | add); $p.l)
      else empty end)
   elif $pattern == "memcpy-bound" then
@@ -256,8 +272,8 @@ $ch.root_cause as $s |
     size("bytes copied"; ($copies | map(.bytes) | add); $p.by),
     dur("wall"; $wall; $p.w),
     pct("copy share of wall"; (($copies | map(.dur_ns) | add) / $wall * 100); $p.x),
-    dur("synchronization time"; ([$lay[] | select(.op as $o | $sy | index($o)) | .dur_ns] | add // 0); $p.sy),
-    dur("other calls' time"; ([$lay[] | select(.op as $o | ($sy + $cp) | index($o) | not) | .dur_ns] | add // 0); $p.o)
+    dur("synchronization time"; ([$lay[] | select(.op as $o | $sy | index($o))] | optime); $p.sy),
+    dur("other calls' time"; ([$lay[] | select(.op as $o | ($sy + $cp) | index($o) | not)] | optime); $p.o)
   elif $pattern == "pageable-copy" or $pattern == "hidden-sync" then
     # the host side of each copy from the pinned ranges recorded before it
     # (SPEC §5.4, format 1.5), in log order; memory.c's rules, written anew
@@ -368,11 +384,9 @@ $ch.root_cause as $s |
     ["cudaLaunchKernel", "cuLaunchKernel", "cuLaunchKernelEx"] as $lo |
     ["cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cuCtxSynchronize", "cuStreamSynchronize"] as $sy |
     [$mine[] | select(.op as $o | $lo | index($o))] as $l |
-    # launches recorded at entry (flags bit 2, UNTIMED: --launch-timing)
-    # stand in at the mean of the timed ones (SPEC 5.4)
-    [$l[] | select((.flags / 4 | floor) % 2 == 0)] as $timed |
-    (($timed | map(.dur_ns) | add) / ($timed | length) * ($l | length)) as $lt |
-    ([$mine[] | select(.op as $o | $sy | index($o)) | .dur_ns] | add // 0) as $st |
+    # launches recorded at entry stand in at the mean of their op's timed ones
+    ($l | optime) as $lt |
+    ([$mine[] | select(.op as $o | $sy | index($o))] | optime) as $st |
     count("launches"; ($l | length); $p.n),
     dur("launch time"; $lt; $p.t),
     dur("wall"; $wall; $p.w),
@@ -390,20 +404,22 @@ $ch.root_cause as $s |
      else empty end)
   elif $pattern == "periodic-spike" then
     ($s | capture("^(?<op>\\w+) in PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) stalls every (?<g>[0-9.]+ \\w+): (?<n>\\d+) calls took (?<d>[0-9.]+ \\w+) \\(median\\) against a median of (?<md>[0-9.]+ \\w+) for all (?<k>\\d+) calls, costing (?<l>[0-9.]+ \\w+) \\((?<x>[0-9.]+)% of its (?<w>[0-9.]+ \\w+)\\)")) as $p |
-    [$mine[] | select(.op == $p.op)] as $calls |
+    [$mine[] | select(.op == $p.op)] as $all |
+    [$all[] | select(timed)] as $calls |
     [$calls[] | select(.dur_ns > $m.spike_threshold_ns and inwin and outside)] as $sp |
     ($sp | sort_by(.ts_ns)) as $sps |
     check("op"; $p.op == $ch.op; $ch.op; $p.op),
     count("spikes above \($m.spike_threshold_ns) ns"; ($sp | length); $p.n),
     dur("median spike"; ($sp | map(.dur_ns) | quant(0.5)); $p.d),
     dur("median of all calls"; ($calls | map(.dur_ns) | quant(0.5)); $p.md),
-    count("calls"; ($calls | length); $p.k),
+    count("calls"; ($all | length); $p.k),
     dur("period (median gap)"; ([range(1; $sps | length) as $i | $sps[$i].ts_ns - $sps[$i - 1].ts_ns] | quant(0.5)); $p.g),
     dur("cost"; (($sp | map(.dur_ns) | add) - ($sp | length) * ($calls | map(.dur_ns) | quant(0.5))); $p.l),
     dur("wall"; $wall; $p.w)
   elif $pattern == "isolated-stall" then
     ($s | capture("^(?<op>\\w+) in PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) stalled at random times in (?<n>\\d+) of (?<k>\\d+) calls: they took (?<d>[0-9.]+ \\w+) \\(median\\) against a median of (?<md>[0-9.]+ \\w+) for all calls, costing (?<l>[0-9.]+ \\w+) \\((?<x>[0-9.]+)% of its (?<w>[0-9.]+ \\w+)\\)")) as $p |
-    [$mine[] | select(.op == $p.op)] as $calls |
+    [$mine[] | select(.op == $p.op)] as $all |
+    [$all[] | select(timed)] as $calls |
     [$calls[] | select(.dur_ns > $m.stall_threshold_ns and inwin and outside)] as $st |
     ($calls | map(.dur_ns) | quant(0.5)) as $med |
     def tick($ts): (($ts - $t0) / $m.window_ns | floor);
@@ -412,7 +428,7 @@ $ch.root_cause as $s |
     [preempt | select(install)] as $sw |
     check("op"; $p.op == $ch.op; $ch.op; $p.op),
     count("stalls above \($m.stall_threshold_ns) ns"; ($st | length); $p.n),
-    count("calls"; ($calls | length); $p.k),
+    count("calls"; ($all | length); $p.k),
     dur("median stall"; ($st | map(.dur_ns) | quant(0.5)); $p.d),
     dur("median of all calls"; $med; $p.md),
     # the time above the median, less what the log-normal fit (its mu and
