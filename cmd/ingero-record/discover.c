@@ -359,6 +359,17 @@ int rec_write_other(struct rec *r, uint32_t pid, const char *comm, uint64_t cgid
 	return 1;
 }
 
+void rec_proc_comm(uint32_t pid, char *buf, size_t n)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	ssize_t k = read_file(path, buf, n);
+	if (k <= 0)
+		snprintf(buf, n, "?");
+	else
+		buf[strcspn(buf, "\n")] = 0;
+}
+
 static int write_process_rec(struct rec *r, uint32_t pid, uint32_t from, int track)
 {
 	char path[64], comm[64] = "", exe[4096] = "";

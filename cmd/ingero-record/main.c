@@ -115,19 +115,23 @@ static void usage(FILE *f)
 		"                         is DUR old (10m, 1h): -o DIR/NAME.ilog names them\n"
 		"                         DIR/NAME.YYYYMMDDTHHMMSSZ.ilog by their start (UTC)\n"
 		"      --keep N           with --rotate: keep the newest N files (the current\n"
-		"                         one counted), delete older ones, of earlier runs too\n"
+		"                         one counted), delete older ones, of earlier runs too;\n"
+		"                         with --flight: the newest N dumps, after each dump\n"
 		"      --keep-size SIZE   with --rotate: keep at most SIZE of files (the\n"
 		"                         current one counted at its full --rotate size).\n"
 		"                         A full disk: the file being written ends at its last\n"
 		"                         whole frame, the oldest file goes and recording goes\n"
-		"                         on in a new file; with none left to delete it stops\n"
+		"                         on in a new file; with none left to delete it stops.\n"
+		"                         With --flight: at most SIZE of dumps, the newest\n"
+		"                         always kept; a full disk deletes the oldest dump\n"
+		"                         and writes the new one again\n"
 		"      --flight DUR       flight recorder: keep the last DUR of compressed\n"
 		"                         frames in memory and write nothing until a trigger\n"
 		"                         (SIGUSR1, --hang-after, --p99-over); each trigger\n"
 		"                         writes a log of the DUR before it and the DUR\n"
 		"                         after it, with a trigger record, to OUT's name\n"
 		"                         less .ilog plus .flight-N-UTCTIME.ilog (never over\n"
-		"                         another file)\n"
+		"                         another file; --keep, --keep-size bound them)\n"
 		"      --flight-size SIZE  memory bound of --flight: at most SIZE of event\n"
 		"                         frames (default 256M; the oldest go first), plus\n"
 		"                         the definitions every dump needs (processes,\n"
@@ -135,12 +139,15 @@ static void usage(FILE *f)
 		"      --hang-after DUR   with --flight: a traced call in progress for longer\n"
 		"                         than DUR triggers a dump, once per call (checked\n"
 		"                         each second)\n"
-		"      --p99-over FACTOR  with --flight: an op's p99 over the last 5 s above\n"
-		"                         FACTOR (> 1) times its p99 over the 60 s before\n"
-		"                         triggers a dump, once until it is back under;\n"
-		"                         judged each second when the 5 s hold 50 calls\n"
-		"                         of the op and the 60 s 500 (the live model's\n"
-		"                         histogram: p99s within 1/32)\n"
+		"      --p99-over FACTOR  with --flight: a process's p99 of an op over the\n"
+		"                         last 5 s above FACTOR (> 1) times its own p99 over\n"
+		"                         the 60 s before triggers a dump, once until it is\n"
+		"                         back under; each (process, op) judged each second\n"
+		"                         when its 5 s hold 50 calls and its 60 s 500 (the\n"
+		"                         live model's histogram: p99s within 1/32).  Memory:\n"
+		"                         70 KiB per (process, op) with a call in the last\n"
+		"                         65 s, at most 256 of them (18 MiB); more go\n"
+		"                         unjudged until some are quiet\n"
 		"      --rank N           job rank in the header (default $RANK or -1)\n"
 		"      --check            print a readiness report and exit\n"
 		"  -q, --quiet            errors only: no status lines, live table or warnings\n"
@@ -515,8 +522,9 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		if (!have_mode)
 			o->mode = REC_MODE_PIDS; /* the command and its children */
 	}
-	if ((o->rot.keep || o->rot.keep_bytes) && !o->rot.max_bytes && !o->rot.max_ns) {
-		ilog_errorf("--keep and --keep-size need --rotate");
+	if ((o->rot.keep || o->rot.keep_bytes) && !o->rot.max_bytes && !o->rot.max_ns &&
+	    !o->flight_ns) {
+		ilog_errorf("--keep and --keep-size need --rotate or --flight");
 		return -1;
 	}
 	if ((o->rot.max_bytes || o->rot.max_ns) && o->out && !strcmp(o->out, "-")) {
@@ -981,5 +989,6 @@ cleanup:
 	if (r.out_fd > STDERR_FILENO)
 		close(r.out_fd);
 	ilog_rotate_free(r.rot);
+	ilog_rotate_free(r.dumps);
 	return rc;
 }

@@ -138,6 +138,7 @@ struct rec {
 	struct ilog_writer *wdef;
 	uint64_t flight_until;     /* the open trigger's dump is due */
 	unsigned flight_seq, flight_folded;
+	struct ilog_rotate *dumps; /* --keep, --keep-size: the dumps on disk */
 	struct rec_call longest;   /* the longest call in progress at the last window */
 	struct rec_call hang;      /* the call the last hang trigger named */
 	struct rec_p99 *p99;       /* --p99-over (p99.c) */
@@ -196,6 +197,8 @@ void rec_scan_pending(struct rec *r);
 size_t rec_build_id(const char *path, uint8_t *out, size_t cap);
 int rec_proc_uid(uint32_t pid, uint32_t *uid);
 int rec_is_target(struct rec *r, uint32_t pid);
+/* pid's comm from /proc, "?" when it is gone; buf always a string. */
+void rec_proc_comm(uint32_t pid, char *buf, size_t n);
 /* The process record of a process the log names that is no target (once
  * per process; comm and cgid, the event's, for one already gone).  1 when
  * it wrote one, else 0. */
@@ -237,14 +240,15 @@ void rec_flight_close(struct rec *r);
 #define P99_BASE_SLOTS 12    /* the baseline: the 60 s before the recent window */
 #define P99_MIN_RECENT 50    /* calls in the recent window to judge it */
 #define P99_MIN_BASE 500     /* calls in the baseline */
+#define P99_MAX_SERIES 256   /* (process, op) pairs judged at once: 70 KiB each */
 struct rec_p99;
-struct rec_p99_fire { uint16_t op; uint64_t recent_ns, base_ns, nrecent, nbase; };
+struct rec_p99_fire { uint32_t pid; uint16_t op; uint64_t recent_ns, base_ns, nrecent, nbase; };
 /* NULL: out of memory. */
 struct rec_p99 *rec_p99_new(double factor);
-/* A completed call of op (the sink, per call). */
-void rec_p99_add(struct rec_p99 *p, uint32_t op, uint64_t dur_ns);
-/* A second closed: 1 and *f when an op went over its bound (the one most
- * over, when several did), else 0. */
+/* A completed call of op in process pid (the sink, per call). */
+void rec_p99_add(struct rec_p99 *p, uint32_t pid, uint32_t op, uint64_t dur_ns);
+/* A second closed: 1 and *f when a (process, op) went over its bound (the
+ * one most over, when several did), else 0. */
 int rec_p99_second(struct rec_p99 *p, struct rec_p99_fire *f);
 void rec_p99_free(struct rec_p99 *p);
 

@@ -119,7 +119,7 @@ static int on_msg(void *ctx, void *data, size_t size)
 		r->n_cuda++;
 		/* an untimed launch (SPEC §5.4) has no duration to judge */
 		if (r->p99 && !(m->ev.flags & ILOG_CUDA_F_UNTIMED))
-			rec_p99_add(r->p99, m->ev.op, m->ev.dur_ns);
+			rec_p99_add(r->p99, m->ev.pid, m->ev.op, m->ev.dur_ns);
 		if (m->ev.op < REC_MAX_OPS) {
 			r->cuda_by_op[m->ev.op]++;
 			struct rec_hist *hs = &r->hist[m->ev.op];

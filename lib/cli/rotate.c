@@ -6,7 +6,10 @@
  * time the file starts; -N after the seconds when two start in one
  * second), so that their names sort as they were written, and the oldest
  * -- of this run or an earlier one with the same -o -- go first.  The
- * writer makes each file a complete log (ilog_writer_rotate).
+ * writer makes each file a complete log (ilog_writer_rotate).  A flight
+ * recorder's dumps (--flight) are DIR/NAME.flight-SEQ-YYYYMMDDTHHMMSSZ.ilog:
+ * SEQ restarts at 1 in each run, so they sort by time first; --keep and
+ * --keep-size delete the oldest of them the same way.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -48,17 +51,37 @@ int ilog_rotate_parse(const char *s, uint64_t *bytes, uint64_t *ns)
 		    : ilog_parse_duration(s, ns) || !*ns ? -1 : 0;
 }
 
-/* Is name one of ours: STEM.YYYYMMDDTHHMMSSZ[-N].ilog? */
+/* Is p a UTC time YYYYMMDDTHHMMSSZ?  Just past it, or NULL. */
+static const char *utc_stamp(const char *p)
+{
+	for (int i = 0; i < 15; i++, p++)
+		if (i == 8 ? *p != 'T' : !isdigit((unsigned char)*p))
+			return NULL;
+	return *p == 'Z' ? p + 1 : NULL;
+}
+
+#define FLIGHT_TAG ".flight-"
+#define STAMP_ILOG 21 /* strlen("YYYYMMDDTHHMMSSZ.ilog") */
+
+/* Is name one of ours: STEM.YYYYMMDDTHHMMSSZ[-N].ilog, or with
+ * o.flight STEM.flight-SEQ-YYYYMMDDTHHMMSSZ.ilog? */
 static int ours(const struct ilog_rotate *rt, const char *name)
 {
 	size_t k = strlen(rt->stem);
-	if (strncmp(name, rt->stem, k) || name[k] != '.')
+	if (strncmp(name, rt->stem, k))
 		return 0;
-	const char *p = name + k + 1;
-	for (int i = 0; i < 15; i++, p++)
-		if (i == 8 ? *p != 'T' : !isdigit((unsigned char)*p))
+	const char *p = name + k;
+	if (rt->o.flight) {
+		if (strncmp(p, FLIGHT_TAG, strlen(FLIGHT_TAG)))
 			return 0;
-	if (*p++ != 'Z')
+		p += strlen(FLIGHT_TAG);
+		if (!isdigit((unsigned char)*p))
+			return 0;
+		while (isdigit((unsigned char)*p))
+			p++;
+		return *p == '-' && (p = utc_stamp(p + 1)) && !strcmp(p, ".ilog");
+	}
+	if (*p++ != '.' || !(p = utc_stamp(p)))
 		return 0;
 	if (*p == '-') {
 		if (!isdigit((unsigned char)*++p))
@@ -81,6 +104,30 @@ static int by_name(const void *a, const void *b)
 	if (nx == n || ny == n) /* one is the other and a suffix */
 		return nx < ny ? -1 : 1;
 	return 0;
+}
+
+/* Flight dumps, oldest first: by the time, then by SEQ as a number (a
+ * run's 10th dump after its 9th, the next run's 1st after both). */
+static int by_dump(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	const char *tx = x + strlen(x) - STAMP_ILOG, *ty = y + strlen(y) - STAMP_ILOG;
+	int c = strncmp(tx, ty, STAMP_ILOG);
+	if (c)
+		return c;
+	/* SEQ: the digits before "-STAMP"; more digits, a larger number */
+	const char *sx = tx - 1, *sy = ty - 1;
+	while (sx > x && isdigit((unsigned char)sx[-1]))
+		sx--;
+	while (sy > y && isdigit((unsigned char)sy[-1]))
+		sy--;
+	while (*sx == '0' && sx + 1 < tx - 1)
+		sx++;
+	while (*sy == '0' && sy + 1 < ty - 1)
+		sy++;
+	if (tx - sx != ty - sy)
+		return tx - sx < ty - sy ? -1 : 1;
+	return strncmp(sx, sy, (size_t)(tx - sx));
 }
 
 /* Our files in the folder, oldest first (malloc'ed names; *n of them).
@@ -106,7 +153,7 @@ static int list(const struct ilog_rotate *rt, char ***names, uint32_t *n)
 		(*names)[(*n)++] = s;
 	}
 	closedir(d);
-	qsort(*names, *n, sizeof(**names), by_name);
+	qsort(*names, *n, sizeof(**names), rt->o.flight ? by_dump : by_name);
 	return 0;
 }
 
@@ -207,6 +254,24 @@ const char *ilog_rotate_current(const struct ilog_rotate *rt)
 	return rt->cur;
 }
 
+int ilog_rotate_dump_path(const char *out, uint32_t seq, uint64_t real_ns, char *buf, size_t n)
+{
+	time_t t = (time_t)(real_ns / 1000000000ull);
+	struct tm tm;
+	char ts[32];
+	strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", gmtime_r(&t, &tm));
+	size_t stem = strlen(out);
+	if (stem > 5 && !strcmp(out + stem - 5, ".ilog"))
+		stem -= 5;
+	int k = snprintf(buf, n, "%.*s" FLIGHT_TAG "%03u-%s.ilog", (int)stem, out, seq, ts);
+	return k < 0 || (size_t)k >= n ? -1 : 0;
+}
+
+void ilog_rotate_set_current(struct ilog_rotate *rt, const char *path)
+{
+	snprintf(rt->cur, sizeof(rt->cur), "%s", path);
+}
+
 int ilog_rotate_prune(struct ilog_rotate *rt, uint32_t extra, char *err, size_t errlen)
 {
 	char **names;
@@ -224,11 +289,15 @@ int ilog_rotate_prune(struct ilog_rotate *rt, uint32_t extra, char *err, size_t 
 	 */
 	uint64_t total = 0;
 	uint32_t cut = 0, icur = n;
+	/* the current file by its name: the caller's path of a dump may
+	 * spell the folder otherwise (rec.ilog's dumps in ".") */
+	const char *cb = strrchr(rt->cur, '/');
+	cb = cb ? cb + 1 : rt->cur;
 	for (uint32_t i = n; i-- > 0;) {
 		char p[PATH_MAX + NAME_MAX + 2];
 		struct stat st;
 		snprintf(p, sizeof(p), "%s/%s", rt->dir, names[i]);
-		int cur = !strcmp(p, rt->cur);
+		int cur = rt->cur[0] && !strcmp(names[i], cb);
 		uint64_t sz = stat(p, &st) ? 0 : (uint64_t)st.st_size;
 		if (cur) {
 			icur = i;

@@ -197,9 +197,76 @@ static void test_files(void)
 		diag("could not remove %s", dir);
 }
 
+/* A flight recorder's dumps (--flight with --keep, --keep-size): named by
+ * ilog_rotate_dump_path, pruned oldest first by time then by number, the
+ * newest never, the recording's rotated files and others left alone. */
+static void test_dumps(void)
+{
+	char dir[] = "/tmp/ingero-dumps-XXXXXX";
+	if (!mkdtemp(dir))
+		abort();
+	char path[256], err[256], d[512];
+	snprintf(path, sizeof(path), "%s/node.ilog", dir);
+	uint64_t real = 1795000000ull * 1000000000ull; /* 2026-11-18T11:06:40Z */
+	ok(!ilog_rotate_dump_path(path, 7, real, d, sizeof(d)) &&
+	   !strcmp(strrchr(d, '/'), "/node.flight-007-20261118T110640Z.ilog"),
+	   "a dump's name: -o less .ilog, its number, its UTC time (%s)", d);
+	ok(!ilog_rotate_dump_path("rec", 1234, real, d, sizeof(d)) &&
+	   !strcmp(d, "rec.flight-1234-20261118T110640Z.ilog"), "no .ilog, no folder, 4 digits");
+	ok(ilog_rotate_dump_path(path, 1, real, d, 20), "a name that does not fit: refused");
+	/* an earlier run's dumps (its 9th, 10th), this run's (its 1st, 2nd:
+	 * the 2nd in the same second as the 1st), others' */
+	mkfile(dir, "node.flight-010-20261118T100000Z.ilog", 100);
+	mkfile(dir, "node.flight-009-20261118T100000Z.ilog", 100);
+	mkfile(dir, "node.flight-001-20261118T110640Z.ilog", 100);
+	mkfile(dir, "node.flight-002-20261118T110640Z.ilog", 100);
+	mkfile(dir, "node.20260101T000000Z.ilog", 100);
+	mkfile(dir, "node.flight-x-20260101T000000Z.ilog", 100);
+	mkfile(dir, "node.flight-003-20261118T110640Z.ilog.tmp", 100);
+	mkfile(dir, "other.flight-001-20250101T000000Z.ilog", 100);
+	struct ilog_rotate_opts o = { .path = path, .flight = 1, .keep = 3 };
+	struct ilog_rotate *rt = ilog_rotate_open(&o, err, sizeof(err));
+	ok(rt != NULL, "dumps: opens in a writable folder");
+	ok(ilog_rotate_prune(rt, 0, err, sizeof(err)) == 1 &&
+	   !exists(dir, "node.flight-009-20261118T100000Z.ilog") &&
+	   exists(dir, "node.flight-010-20261118T100000Z.ilog"),
+	   "--keep 3 of 4 dumps: the earlier run's 9th goes (older than its 10th, by number)");
+	ok(exists(dir, "node.20260101T000000Z.ilog") && exists(dir, "node.flight-x-20260101T000000Z.ilog") &&
+	   exists(dir, "node.flight-003-20261118T110640Z.ilog.tmp") &&
+	   exists(dir, "other.flight-001-20250101T000000Z.ilog"), "dumps: no other file touched");
+	ilog_rotate_dump_path(path, 3, real + 1000000000ull, d, sizeof(d));
+	mkfile(dir, strrchr(d, '/') + 1, 100);
+	ilog_rotate_set_current(rt, d);
+	ok(ilog_rotate_prune(rt, 0, err, sizeof(err)) == 1 &&
+	   !exists(dir, "node.flight-010-20261118T100000Z.ilog") &&
+	   exists(dir, "node.flight-001-20261118T110640Z.ilog") &&
+	   exists(dir, "node.flight-002-20261118T110640Z.ilog") &&
+	   exists(dir, "node.flight-003-20261118T110641Z.ilog"), "a new dump: the oldest goes");
+	ilog_rotate_free(rt);
+	/* --keep-size 250: dumps of 100, the newest (of 300) kept all the same */
+	struct ilog_rotate_opts o2 = { .path = path, .flight = 1, .keep_bytes = 250 };
+	rt = ilog_rotate_open(&o2, err, sizeof(err));
+	ilog_rotate_dump_path(path, 4, real + 2000000000ull, d, sizeof(d));
+	mkfile(dir, strrchr(d, '/') + 1, 300);
+	ilog_rotate_set_current(rt, d);
+	ok(ilog_rotate_prune(rt, 0, err, sizeof(err)) == 3 && exists(dir, strrchr(d, '/') + 1) &&
+	   !exists(dir, "node.flight-003-20261118T110641Z.ilog"),
+	   "--keep-size under one dump: every older one goes, the newest stays");
+	/* a full disk: with no current dump, even the last one can go */
+	ilog_rotate_set_current(rt, "");
+	ok(ilog_rotate_prune(rt, 1, err, sizeof(err)) == 1 && !exists(dir, strrchr(d, '/') + 1),
+	   "a full disk with no dump being kept: the last one goes");
+	ilog_rotate_free(rt);
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		diag("could not remove %s", dir);
+}
+
 int main(void)
 {
 	test_writer_rotate();
 	test_files();
+	test_dumps();
 	return done_testing();
 }

@@ -217,10 +217,14 @@ int ilog_host_is_loopback(const char *host);
  * Rotation of a recording's files (ingero-record --rotate; lib/cli/rotate.c).
  * -o DIR/NAME.ilog names the files DIR/NAME.YYYYMMDDTHHMMSSZ.ilog, each
  * started at that UTC time (-N added when two start in one second), so
- * that their names sort in the order written.
+ * that their names sort in the order written.  The dumps of a flight
+ * recorder (ingero-record --flight; opts.flight) are
+ * DIR/NAME.flight-SEQ-YYYYMMDDTHHMMSSZ.ilog (ilog_rotate_dump_path), the
+ * oldest by time, then by SEQ; --keep and --keep-size prune them alike.
  */
 struct ilog_rotate_opts {
 	const char *path;          /* the -o name */
+	int flight;                /* the files are flight dumps, not a series */
 	uint64_t max_bytes;        /* a new file once the current one is this big, */
 	uint64_t max_ns;           /* or this old (0: not) */
 	uint32_t keep;             /* files kept, the current one counted (0: all) */
@@ -242,6 +246,13 @@ int ilog_rotate_next(struct ilog_rotate *rt, uint64_t mono_ns, uint64_t real_ns,
 int ilog_rotate_due(const struct ilog_rotate *rt, uint64_t file_bytes, uint64_t mono_ns);
 /* The current file's path ("" before the first). */
 const char *ilog_rotate_current(const struct ilog_rotate *rt);
+/* The path of flight dump seq of -o out, written at real_ns (UTC):
+ * out less .ilog, then .flight-SEQ-YYYYMMDDTHHMMSSZ.ilog (SEQ at least 3
+ * digits).  0, or -1 when it does not fit in n. */
+int ilog_rotate_dump_path(const char *out, uint32_t seq, uint64_t real_ns, char *buf, size_t n);
+/* path, a file the caller wrote itself (a flight dump), becomes the
+ * current one: the newest, never pruned. */
+void ilog_rotate_set_current(struct ilog_rotate *rt, const char *path);
 /* Delete the oldest files of the recording (of this run or earlier ones,
  * by name) beyond keep and keep_bytes, then `extra` more (never the
  * current one).  The number deleted, or -1 with err. */

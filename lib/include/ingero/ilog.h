@@ -227,10 +227,11 @@ struct ilog_sockio {
 struct ilog_trigger {
 	uint64_t ts_ns;
 	struct ilog_str reason;    /* "signal", "hang", "p99" */
-	uint32_t pid, tid;         /* hang, p99: the call's process and thread; else 0 */
+	uint32_t pid, tid;         /* hang: the call's process and thread; p99: the
+				    * process that went over, tid 0; else 0 */
 	uint16_t op;               /* hang, p99: the op; else 0 */
 	uint64_t value_ns;         /* hang: the call's time so far; p99: the window's p99 */
-	uint64_t baseline_ns;      /* p99: the op's baseline p99; else 0 */
+	uint64_t baseline_ns;      /* p99: the process's baseline p99 of the op; else 0 */
 	uint64_t before_ns, after_ns; /* the window kept before and after ts_ns */
 	uint32_t seq;              /* 1 for the run's first dump, 2, ... */
 };

@@ -2,8 +2,9 @@
 # --flight with --p99-over: a steady workload, judged for seconds, writes
 # nothing; a step in one op's latency (the fake library's
 # FAKECUDA_SLOW_FILE: 5 ms calls take 800 ms more) triggers one dump whose
-# `trigger` record names the op, its recent p99 and its baseline's, and
-# the other op, as steady as before, triggers nothing.  The factor (8) and
+# `trigger` record names the process, the op, its recent p99 and its
+# baseline's, and the other op, as steady as before, triggers nothing
+# (flight-p99-proc: two processes, one slowed).  The factor (8) and
 # the step stay clear of a loaded machine: with 2 CPUs shared by a dozen
 # busy tasks the p99 of these 5 ms sleeps was 18 to 45 ms.
 . "$INGERO_TESTS/cli/ingero-record/common.bash"
@@ -44,10 +45,10 @@ t=$(jq -s -c '[.[] | select(.type=="trigger")]' d.jsonl)
 # the recent p99: a slow call (805 ms); the baseline's: a fast one (5 ms
 # and what the machine adds), 8 times under it; both read from the
 # histogram (within 1/32)
-assert_eq "the trigger names the op and both p99s" \
+assert_eq "the trigger names the process, the op and both p99s" \
 	"$(jq -c "map([.reason, .seq, .pid, .op, .value_ns >= 780000000, .value_ns > 8 * .baseline_ns,
 		.baseline_ns >= 4800000])" <<<"$t")" \
-	"[[\"p99\",1,0,\"cudaMemcpy\",true,true,true]]"
+	"[[\"p99\",1,$wpid,\"cudaMemcpy\",true,true,true]]"
 ts=$(jq '.[0].ts_ns' <<<"$t")
 # the first slow call ended before the trigger, and at most 8 s before it
 # (judged each second; 1% of the last 5 s slow is enough: 3 or 4 calls)

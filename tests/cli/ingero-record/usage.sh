@@ -35,3 +35,5 @@ try "--p99-over: want a factor over 1 (3, 2.5), got '1'" --flight 10s --p99-over
 try "--p99-over: want a factor over 1 (3, 2.5), got 'x'" --flight 10s --p99-over x
 try "--flight writes its dumps to files: -o - is not one" --flight 10s -o -
 try "--flight writes dumps, not a series: not with --rotate" --flight 10s --rotate 1G
+try "--keep and --keep-size need --rotate or --flight" --keep 3
+try "--keep: bad number of files '0' (1 or more)" --flight 10s --keep 0
