@@ -50,6 +50,8 @@ $(FAKECUDA_DIR):
 
 # scensynth writes the synthesized scenarios of ingero-demo (cmd/ingero-demo/scenario.c).
 TOOL_SRCS_scensynth := cmd/ingero-demo/scenario.c
+# p99sim runs ingero-record's --p99-over rule (cmd/ingero-record/p99.c).
+TOOL_SRCS_p99sim := cmd/ingero-record/p99.c
 
 # bench/record's reference probe (bench/record/minprobe.c): the empty
 # programs of bpf/minprobe.bpf.c attached each way the kernel offers.

@@ -17,7 +17,7 @@
  * Memory: about 70 KiB for each (process, op) that had a call in the
  * last P99_RECENT_S + P99_SLOT_S * P99_BASE_SLOTS seconds (freed once
  * its windows are empty), at most P99_MAX_SERIES of them; a new one
- * beyond goes unjudged until others go quiet (counted, said once).
+ * beyond goes unjudged until others go quiet (said once).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +50,6 @@ struct rec_p99 {
 	uint32_t n;
 	int32_t idx[P99_HASH];                        /* index into s, -1: empty */
 	uint32_t hr[ILOG_HIST_NB], hb[ILOG_HIST_NB];  /* the windows summed */
-	uint64_t unjudged;                            /* calls of series beyond the bound */
 	int full;                                     /* said so */
 };
 
@@ -96,13 +95,16 @@ void rec_p99_add(struct rec_p99 *p, uint32_t pid, uint32_t op, uint64_t dur_ns)
 		/* a new (process, op): within the bound and memory, else
 		 * unjudged (the rest go on) */
 		if (p->n == P99_MAX_SERIES || !(o = calloc(1, sizeof(*o)))) {
-			p->unjudged++;
-			if (!p->full++)
-				ilog_warnf("--p99-over: %s (process, op) pairs judged at once: pid %u's "
-					   "%s and others beyond go unjudged until some are quiet for "
-					   "%d s", p->n == P99_MAX_SERIES ? "the most" : "out of memory for more",
-					   pid, ilog_op_name(op) ? ilog_op_name(op) : "op",
+			if (!p->full++) {
+				char why[64] = "out of memory";
+				if (p->n == P99_MAX_SERIES)
+					snprintf(why, sizeof(why), "%d (process, op) pairs judged "
+						 "already", P99_MAX_SERIES);
+				ilog_warnf("--p99-over: %s: %s of pid %u, and any other new (process, "
+					   "op), goes unjudged until one has had no call for %d s", why,
+					   ilog_op_name(op) ? ilog_op_name(op) : "an op", pid,
 					   P99_RECENT_S + P99_SLOT_S * P99_BASE_SLOTS);
+			}
 			return;
 		}
 		o->pid = pid;
@@ -205,6 +207,11 @@ int rec_p99_second(struct rec_p99 *p, struct rec_p99_fire *f)
 		p->full = 0; /* room again: a later overflow is said again */
 	}
 	return best > 0;
+}
+
+uint32_t rec_p99_series(const struct rec_p99 *p)
+{
+	return p->n;
 }
 
 void rec_p99_free(struct rec_p99 *p)

@@ -250,6 +250,8 @@ void rec_p99_add(struct rec_p99 *p, uint32_t pid, uint32_t op, uint64_t dur_ns);
 /* A second closed: 1 and *f when a (process, op) went over its bound (the
  * one most over, when several did), else 0. */
 int rec_p99_second(struct rec_p99 *p, struct rec_p99_fire *f);
+/* The (process, op) pairs held now. */
+uint32_t rec_p99_series(const struct rec_p99 *p);
 void rec_p99_free(struct rec_p99 *p);
 
 /* hold.c: no call missed after a late dlopen (system-wide) */
