@@ -138,7 +138,7 @@ static void dump(struct rec *r)
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	struct ilog_flight_stats st = { 0 };
 	uint64_t trig = ilog_flight_open(r->flight), dropped = 0;
-	int rc, e, fd, made_room = 0;
+	int rc, e, fd, made_room = 0, tries = 0;
 	for (;;) {
 		st = (struct ilog_flight_stats){ 0 };
 		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -156,12 +156,13 @@ static void dump(struct rec *r)
 		 * oldest dump goes (the last one too: the one being written
 		 * is the newest now), and this one, its frames still in
 		 * memory, is written again */
-		if (!rc || (e != ENOSPC && e != EDQUOT) || !r->dumps || made_room >= 4)
+		if (!rc || (e != ENOSPC && e != EDQUOT) || !r->dumps || tries++ >= 4)
 			break;
 		ilog_rotate_set_current(r->dumps, "");
-		if (ilog_rotate_prune(r->dumps, 1, e2, sizeof(e2)) <= 0)
+		int k = ilog_rotate_prune(r->dumps, 1, e2, sizeof(e2));
+		if (k <= 0)
 			break;
-		made_room++;
+		made_room += k;
 		if (!ilog_flight_open(r->flight))
 			ilog_flight_trigger(r->flight, trig);
 	}
@@ -178,8 +179,10 @@ static void dump(struct rec *r)
 	if (r->dumps) {
 		ilog_rotate_set_current(r->dumps, path);
 		gone = ilog_rotate_prune(r->dumps, 0, e2, sizeof(e2));
-		if (gone < 0)
+		if (gone < 0) {
 			ilog_warnf("--keep: %s", e2);
+			gone = 0;
+		}
 	}
 	gone += made_room;
 	if (!r->o.quiet) {
