@@ -71,8 +71,9 @@ ts=$(jq '.[0].ts_ns' <<<"$t")
 # both is a fast copy; and slowjob's fast copies before them
 read -r all slow fast < <(jq -s -r "[.[] | select(.type==\"cuda\" and .op==\"cudaMemcpy\"
 	and .ts_ns + .dur_ns <= $ts and .ts_ns + .dur_ns > $ts - 5000000000)]
-	| \"\\(length) \\([.[] | select(.dur_ns >= 800000000)] | length)
-	\\([.[] | select(.pid == $bpid and .dur_ns < 800000000)] | length)\"" d.jsonl)
+	| [length, ([.[] | select(.dur_ns >= 800000000)] | length),
+	   ([.[] | select(.pid == $bpid and .dur_ns < 800000000)] | length)] | map(tostring) | join(\" \")" d.jsonl)
 ((slow > 0 && slow * 100 < all)) ||
 	fail "the recent window: $slow slow copies of $all, want some and under 1%"
 ((fast > 0)) || fail "no fast copy of slowjob in the recent window"
+echo "the recent window: $slow slow copies of slowjob's $((slow + fast)), of $all copies in all" >&2
