@@ -6,75 +6,98 @@
 #include <arpa/inet.h>
 #include "ingero/schema.h"
 
-/* After the layout, a field's SQL members (schema.h), if any. */
-#define F(st, fld, nm, ty, vw, ...) \
-	{ .name = nm, .type = ty, .view = vw, .off = offsetof(st, fld), __VA_ARGS__ }
-#define A(st, fld, cnt, nm, elem, mx, subtab, ...) \
-	{ .name = nm, .type = FT_ARR, .view = FV_NUM, .off = offsetof(st, fld), \
-	  .cnt_off = offsetof(st, cnt), .esize = sizeof(elem), .max = mx, \
+/* A table of fields (below: a kind's, or an array's elements'). */
+#define FIELDS(name) static const struct ilog_field name[] =
+/*
+ * A field of struct E (each table defines E as the struct it lays out):
+ * FN names it, F names it after its member; after the layout, its SQL
+ * members (schema.h), if any.  The shorthands are the common layouts.
+ */
+#define FN(fld, nm, ty, vw, ...) \
+	{ .name = nm, .type = ty, .view = vw, .off = offsetof(E, fld), __VA_ARGS__ }
+#define F(fld, ty, vw, ...) FN(fld, #fld, ty, vw, __VA_ARGS__)
+#define U8(fld) F(fld, FT_U8, FV_NUM)
+#define U16(fld) F(fld, FT_U16, FV_NUM)
+#define U32(fld) F(fld, FT_U32, FV_NUM)
+#define U64(fld) F(fld, FT_U64, FV_NUM)
+#define S64(fld) F(fld, FT_S64, FV_NUM)
+#define F64(fld) F(fld, FT_F64, FV_NUM)
+#define HEX(fld) F(fld, FT_U64, FV_HEX)
+#define STR(fld) F(fld, FT_STR, FV_STR)
+#define CHARS(fld) F(fld, FT_CHARS, FV_STR)
+#define BYTES(fld) F(fld, FT_BIN, FV_HEXBYTES)
+/* A record's time, the SQL sinks' column "ts": delta coded (§4.3), or in
+ * a kind after 1.0 a plain monotonic time (§8.2) named nm. */
+#define TS(sql_flags) F(ts_ns, FT_TS, FV_NUM, .col = "ts", .sql = sql_flags)
+#define MONO_TS(nm, sql_flags) FN(ts_ns, nm, FT_U64, FV_MONO, .col = "ts", .sql = sql_flags)
+/* An array member and its count, the array's elements laid out by subtab. */
+#define A(fld, cnt, subtab, ...) \
+	{ .name = #fld, .type = FT_ARR, .view = FV_NUM, .off = offsetof(E, fld), \
+	  .cnt_off = offsetof(E, cnt), .esize = sizeof(((E *)0)->fld[0]), \
+	  .max = sizeof(((E *)0)->fld) / sizeof(((E *)0)->fld[0]), \
 	  .nsub = sizeof(subtab) / sizeof(subtab[0]), .sub = subtab, __VA_ARGS__ }
 #define SQL_ARGS(...) __VA_ARGS__
 
-#define H struct ilog_header
-static const struct ilog_field header_f[] = {
-	F(H, magic, "magic", FT_STR, FV_STR),
-	F(H, version_major, "version_major", FT_U32, FV_NUM),
-	F(H, version_minor, "version_minor", FT_U32, FV_NUM),
-	F(H, node, "node", FT_STR, FV_STR),
-	F(H, boot_id, "boot_id", FT_STR, FV_STR),
-	F(H, host, "host", FT_STR, FV_STR),
-	F(H, recorder, "recorder", FT_STR, FV_STR),
-	F(H, kernel, "kernel", FT_STR, FV_STR),
-	F(H, driver, "driver", FT_STR, FV_STR),
-	F(H, session_id, "session_id", FT_U64, FV_HEX),
-	F(H, rank, "rank", FT_S64, FV_NUM),
-	F(H, mono_ns, "mono_ns", FT_U64, FV_NUM),
-	F(H, boot_ns, "boot_ns", FT_U64, FV_NUM),
-	F(H, real_ns, "real_ns", FT_U64, FV_NUM),
-	F(H, node_index, "node_index", FT_U32, FV_NUM),
-};
-#undef H
+/* The elements of the arrays of scalars: strings, hex and plain numbers. */
+#define SCALAR(ty, vw) { { .name = "", .type = ty, .view = vw, .off = 0 } }
+FIELDS(str_elem) SCALAR(FT_STR, FV_STR);
+FIELDS(hex_elem) SCALAR(FT_U64, FV_HEX);
+FIELDS(count_elem) SCALAR(FT_U64, FV_NUM);
 
-#define C struct ilog_clock
-static const struct ilog_field clock_f[] = {
-	F(C, mono_ns, "mono_ns", FT_U64, FV_NUM),
-	F(C, boot_ns, "boot_ns", FT_U64, FV_NUM),
-	F(C, real_ns, "real_ns", FT_U64, FV_NUM),
+#define E struct ilog_header
+FIELDS(header_f) {
+	STR(magic),
+	U32(version_major),
+	U32(version_minor),
+	STR(node),
+	STR(boot_id),
+	STR(host),
+	STR(recorder),
+	STR(kernel),
+	STR(driver),
+	HEX(session_id),
+	S64(rank),
+	U64(mono_ns),
+	U64(boot_ns),
+	U64(real_ns),
+	U32(node_index),
 };
-#undef C
+#undef E
 
-static const struct ilog_field str_elem[] = {
-	{ .name = "", .type = FT_STR, .view = FV_STR, .off = 0 },
+#define E struct ilog_clock
+FIELDS(clock_f) {
+	U64(mono_ns),
+	U64(boot_ns),
+	U64(real_ns),
 };
-#define S struct ilog_schema
-static const struct ilog_field schema_f[] = {
-	F(S, kind, "kind", FT_U32, FV_NUM),
-	F(S, name, "name", FT_STR, FV_STR),
-	A(S, fields, nfields, "fields", struct ilog_str, ILOG_MAX_SCHEMA_FIELDS, str_elem),
-};
-#undef S
+#undef E
 
-static const struct ilog_field u64_elem[] = {
-	{ .name = "", .type = FT_U64, .view = FV_HEX, .off = 0 },
+#define E struct ilog_schema
+FIELDS(schema_f) {
+	U32(kind),
+	STR(name),
+	A(fields, nfields, str_elem),
 };
+#undef E
+
 #define E struct ingero_cuda_event
-#define CUDA_F(fld, nm, ty, vw, sql) F(E, fld, nm, ty, vw, SQL_ARGS sql),
+#define CUDA_F(fld, nm, ty, vw, sql) FN(fld, nm, ty, vw, SQL_ARGS sql),
 /* appended in 1.2: raw arguments of a named op (1.4: an NCCL op's decoded
  * ones); writers leave the field out when empty (§4.4) and JSON shows it
  * only when present; in no SQL table */
 #define CUDA_ARGS_F \
 	{ .name = "args", .type = FT_ARR, .view = FV_OMIT_EMPTY, .off = offsetof(E, args), \
 	  .cnt_off = offsetof(E, nargs), .esize = sizeof(__u64), .max = ILOG_CUDA_MAX_ARGS, \
-	  .nsub = 1, .sub = u64_elem, .sql = ILOG_COL_SKIP }
-static const struct ilog_field cuda_f[] = {
+	  .nsub = 1, .sub = hex_elem, .sql = ILOG_COL_SKIP }
+FIELDS(cuda_f) {
 	ILOG_CUDA_FIELDS(CUDA_F)
 	CUDA_ARGS_F,
 };
 /* 1.4: a call in progress, with cuda's fields; a kind after 1.0 is not
  * delta coded (§8.2), so its ts_ns is a plain time, followed by "time" */
 #define INFLIGHT_F(fld, nm, ty, vw, sql) \
-	F(E, fld, nm, (ty) == FT_TS ? FT_U64 : (ty), (ty) == FT_TS ? FV_MONO : (vw), SQL_ARGS sql),
-static const struct ilog_field inflight_f[] = {
+	FN(fld, nm, (ty) == FT_TS ? FT_U64 : (ty), (ty) == FT_TS ? FV_MONO : (vw), SQL_ARGS sql),
+FIELDS(inflight_f) {
 	ILOG_CUDA_FIELDS(INFLIGHT_F)
 	CUDA_ARGS_F,
 };
@@ -84,268 +107,263 @@ static const struct ilog_field inflight_f[] = {
 #undef E
 
 #define E struct ingero_host_event
-static const struct ilog_field host_f[] = {
-	F(E, ts_ns, "ts_ns", FT_TS, FV_NUM, .col = "ts", .sql = ILOG_COL_NOTNULL),
-	F(E, type, "host_type", FT_U16, FV_HOST, .col = "type"),
-	F(E, pid, "pid", FT_U32, FV_NUM),
-	F(E, tid, "tid", FT_U32, FV_NUM),
-	F(E, other_pid, "other_pid", FT_U32, FV_NUM),
-	F(E, other_tid, "other_tid", FT_U32, FV_NUM),
+FIELDS(host_f) {
+	TS(ILOG_COL_NOTNULL),
+	FN(type, "host_type", FT_U16, FV_HOST, .col = "type"),
+	U32(pid),
+	U32(tid),
+	U32(other_pid),
+	U32(other_tid),
 	/* the tables list the duration beside the time, the cpu before the value */
-	F(E, dur_ns, "dur_ns", FT_U64, FV_NUM, .after = "ts_ns"),
-	F(E, value, "value", FT_U64, FV_NUM),
-	F(E, cpu, "cpu", FT_U32, FV_NUM, .after = "other_tid"),
-	F(E, comm, "comm", FT_CHARS, FV_STR),
-	F(E, other_comm, "other_comm", FT_CHARS, FV_STR),
-	F(E, cgroup_id, "cgroup_id", FT_U64, FV_NUM),
+	F(dur_ns, FT_U64, FV_NUM, .after = "ts_ns"),
+	U64(value),
+	F(cpu, FT_U32, FV_NUM, .after = "other_tid"),
+	CHARS(comm),
+	CHARS(other_comm),
+	U64(cgroup_id),
 };
 #undef E
 
-static const struct ilog_field ip_elem[] = {
-	{ .name = "", .type = FT_U64, .view = FV_HEX, .off = 0 },
-};
 #define E struct ingero_stack
-static const struct ilog_field stack_f[] = {
-	F(E, id, "id", FT_U64, FV_HEX),
-	F(E, pid, "pid", FT_U32, FV_NUM),
-	A(E, ips, nr, "ips", __u64, INGERO_MAX_STACK, ip_elem),
+FIELDS(stack_f) {
+	HEX(id),
+	U32(pid),
+	A(ips, nr, hex_elem),
 };
 #undef E
 
-#define P struct ingero_pyframe
-static const struct ilog_field pyframe_elem[] = {
-	F(P, code, "code", FT_U64, FV_HEX),
-	F(P, lasti, "lasti", FT_U32, FV_NUM),
+#define E struct ingero_pyframe
+FIELDS(pyframe_elem) {
+	HEX(code),
+	U32(lasti),
 };
-#undef P
+#undef E
 #define E struct ingero_pystack
-static const struct ilog_field pystack_f[] = {
-	F(E, id, "id", FT_U64, FV_HEX),
-	F(E, pid, "pid", FT_U32, FV_NUM),
-	A(E, frames, nr, "frames", struct ingero_pyframe, INGERO_MAX_PYFRAMES, pyframe_elem),
-	F(E, entry, "entry", FT_U64, FV_HEX),
+FIELDS(pystack_f) {
+	HEX(id),
+	U32(pid),
+	A(frames, nr, pyframe_elem),
+	HEX(entry),
 };
 #undef E
 
 #define E struct ilog_process
-static const struct ilog_field process_f[] = {
-	F(E, ts_ns, "ts_ns", FT_TS, FV_NUM, .col = "ts"),
-	F(E, pid, "pid", FT_U32, FV_NUM),
-	F(E, ppid, "ppid", FT_U32, FV_NUM),
-	F(E, uid, "uid", FT_U32, FV_NUM),
-	F(E, start_ns, "start_ns", FT_U64, FV_NUM),
-	F(E, comm, "comm", FT_STR, FV_STR),
-	F(E, exe, "exe", FT_STR, FV_STR),
-	F(E, cmdline, "argv", FT_BIN, FV_ARGV),
-	F(E, cgroup, "cgroup", FT_STR, FV_STR),
-	F(E, cgroup_id, "cgroup_id", FT_U64, FV_NUM),
-	F(E, pod_uid, "pod_uid", FT_STR, FV_STR),
-	F(E, container_id, "container_id", FT_STR, FV_STR),
+FIELDS(process_f) {
+	TS(0),
+	U32(pid),
+	U32(ppid),
+	U32(uid),
+	U64(start_ns),
+	STR(comm),
+	STR(exe),
+	FN(cmdline, "argv", FT_BIN, FV_ARGV),
+	STR(cgroup),
+	U64(cgroup_id),
+	STR(pod_uid),
+	STR(container_id),
 };
 #undef E
 
 #define E struct ilog_mapping
-static const struct ilog_field mapping_f[] = {
-	F(E, ts_ns, "ts_ns", FT_TS, FV_NUM, .col = "ts"),
-	F(E, pid, "pid", FT_U32, FV_NUM),
-	F(E, start, "start", FT_U64, FV_HEX),
-	F(E, end, "end", FT_U64, FV_HEX),
-	F(E, offset, "offset", FT_U64, FV_HEX, .col = "file_offset"),
-	F(E, prot, "prot", FT_U32, FV_NUM),
-	F(E, path, "path", FT_STR, FV_STR),
-	F(E, build_id, "build_id", FT_BIN, FV_HEXBYTES),
+FIELDS(mapping_f) {
+	TS(0),
+	U32(pid),
+	HEX(start),
+	HEX(end),
+	F(offset, FT_U64, FV_HEX, .col = "file_offset"),
+	U32(prot),
+	STR(path),
+	BYTES(build_id),
 };
 #undef E
 
 #define E struct ilog_pycode
-static const struct ilog_field pycode_f[] = {
-	F(E, pid, "pid", FT_U32, FV_NUM),
-	F(E, code, "code", FT_U64, FV_HEX),
-	F(E, py_version, "py_version", FT_U32, FV_HEX),
-	F(E, filename, "filename", FT_STR, FV_STR),
-	F(E, qualname, "qualname", FT_STR, FV_STR),
-	F(E, firstlineno, "firstlineno", FT_U32, FV_NUM),
-	F(E, linetable, "linetable", FT_BIN, FV_HEXBYTES, .sql = ILOG_COL_BLOB),
+FIELDS(pycode_f) {
+	U32(pid),
+	HEX(code),
+	F(py_version, FT_U32, FV_HEX),
+	STR(filename),
+	STR(qualname),
+	U32(firstlineno),
+	F(linetable, FT_BIN, FV_HEXBYTES, .sql = ILOG_COL_BLOB),
 };
 #undef E
 
-#define P struct ilog_snapshot_proc
-static const struct ilog_field sproc_elem[] = {
-	F(P, pid, "pid", FT_U32, FV_NUM),
-	F(P, cpu_pct, "cpu_pct", FT_F64, FV_NUM),
-	F(P, rss, "rss", FT_U64, FV_NUM),
+#define E struct ilog_snapshot_proc
+FIELDS(sproc_elem) {
+	U32(pid),
+	F64(cpu_pct),
+	U64(rss),
 	/* appended in 1.2: ClickHouse's arrays of them follow the PSI columns */
-	F(P, rss_growth, "rss_growth", FT_S64, FV_NUM, .ch_after = "psi_io_full"),
-	F(P, comm, "comm", FT_CHARS, FV_STR, .ch_after = "psi_io_full"),
+	F(rss_growth, FT_S64, FV_NUM, .ch_after = "psi_io_full"),
+	F(comm, FT_CHARS, FV_STR, .ch_after = "psi_io_full"),
 };
-#undef P
+#undef E
 #define E struct ilog_snapshot
-static const struct ilog_field snapshot_f[] = {
-	F(E, ts_ns, "ts_ns", FT_TS, FV_NUM, .col = "ts", .sql = ILOG_COL_NOTNULL),
-	F(E, cpu_pct, "cpu_pct", FT_F64, FV_NUM),
-	F(E, ncpu, "ncpu", FT_U32, FV_NUM),
-	F(E, mem_total, "mem_total", FT_U64, FV_NUM),
-	F(E, mem_avail, "mem_avail", FT_U64, FV_NUM),
-	F(E, swap_total, "swap_total", FT_U64, FV_NUM),
-	F(E, swap_free, "swap_free", FT_U64, FV_NUM),
-	F(E, load1, "load1", FT_F64, FV_NUM),
-	F(E, load5, "load5", FT_F64, FV_NUM),
-	F(E, load15, "load15", FT_F64, FV_NUM),
-	A(E, procs, nprocs, "procs", struct ilog_snapshot_proc, ILOG_MAX_SNAPSHOT_PROCS, sproc_elem,
-	  .ch = "proc"),
-	F(E, psi_cpu_some, "psi_cpu_some", FT_F64, FV_NUM),
-	F(E, psi_mem_some, "psi_mem_some", FT_F64, FV_NUM),
-	F(E, psi_mem_full, "psi_mem_full", FT_F64, FV_NUM),
-	F(E, psi_io_some, "psi_io_some", FT_F64, FV_NUM),
-	F(E, psi_io_full, "psi_io_full", FT_F64, FV_NUM),
+FIELDS(snapshot_f) {
+	TS(ILOG_COL_NOTNULL),
+	F64(cpu_pct),
+	U32(ncpu),
+	U64(mem_total),
+	U64(mem_avail),
+	U64(swap_total),
+	U64(swap_free),
+	F64(load1),
+	F64(load5),
+	F64(load15),
+	A(procs, nprocs, sproc_elem, .ch = "proc"),
+	F64(psi_cpu_some),
+	F64(psi_mem_some),
+	F64(psi_mem_full),
+	F64(psi_io_some),
+	F64(psi_io_full),
 };
 #undef E
 
 #define E struct ilog_loss
-static const struct ilog_field loss_f[] = {
-	F(E, ts_ns, "ts_ns", FT_TS, FV_NUM, .col = "ts"),
-	F(E, source, "source", FT_STR, FV_STR, .sql = ILOG_COL_LOWCARD),
-	F(E, lost, "lost", FT_U64, FV_NUM),
-	F(E, seen, "seen", FT_U64, FV_NUM),
+FIELDS(loss_f) {
+	TS(0),
+	F(source, FT_STR, FV_STR, .sql = ILOG_COL_LOWCARD),
+	U64(lost),
+	U64(seen),
 };
 #undef E
 
 #define E struct ilog_trigger
-static const struct ilog_field trigger_f[] = {
+FIELDS(trigger_f) {
 	/* 1.5: not delta coded (§8.2) */
-	F(E, ts_ns, "ts_ns", FT_U64, FV_MONO, .col = "ts"),
-	F(E, reason, "reason", FT_STR, FV_STR),
-	F(E, pid, "pid", FT_U32, FV_NUM),
-	F(E, tid, "tid", FT_U32, FV_NUM),
-	F(E, op, "op", FT_U16, FV_OP),
-	F(E, value_ns, "value_ns", FT_U64, FV_NUM),
-	F(E, baseline_ns, "baseline_ns", FT_U64, FV_NUM),
-	F(E, before_ns, "before_ns", FT_U64, FV_NUM),
-	F(E, after_ns, "after_ns", FT_U64, FV_NUM),
-	F(E, seq, "seq", FT_U32, FV_NUM),
+	MONO_TS("ts_ns", 0),
+	STR(reason),
+	U32(pid),
+	U32(tid),
+	F(op, FT_U16, FV_OP),
+	U64(value_ns),
+	U64(baseline_ns),
+	U64(before_ns),
+	U64(after_ns),
+	U32(seq),
 };
 #undef E
 
 #define E struct ilog_symbol
-static const struct ilog_field symbol_f[] = {
-	F(E, pid, "pid", FT_U32, FV_NUM),
-	F(E, ip, "ip", FT_U64, FV_HEX),
-	F(E, build_id, "build_id", FT_BIN, FV_HEXBYTES),
-	F(E, module, "module", FT_STR, FV_STR),
-	F(E, module_off, "module_off", FT_U64, FV_HEX),
-	F(E, function, "function", FT_STR, FV_STR),
-	F(E, sym_off, "sym_off", FT_U64, FV_NUM),
-	F(E, file, "file", FT_STR, FV_STR),
-	F(E, line, "line", FT_U32, FV_NUM),
-	F(E, inline_depth, "inline_depth", FT_U32, FV_NUM),
+FIELDS(symbol_f) {
+	U32(pid),
+	HEX(ip),
+	BYTES(build_id),
+	STR(module),
+	HEX(module_off),
+	STR(function),
+	U64(sym_off),
+	STR(file),
+	U32(line),
+	U32(inline_depth),
 };
 #undef E
 
 #define E struct ilog_chain
-static const struct ilog_field chain_f[] = {
-	F(E, id, "id", FT_U64, FV_HEX, .col = "chain_id"),
-	F(E, ts_start, "ts_start", FT_U64, FV_MONO),
-	F(E, ts_end, "ts_end", FT_U64, FV_NUM, .sql = ILOG_COL_WALL),
-	F(E, severity, "severity", FT_U32, FV_SEV, .sql = ILOG_COL_CH8),
-	F(E, pattern, "pattern", FT_STR, FV_STR, .sql = ILOG_COL_LOWCARD),
-	F(E, pid, "pid", FT_U32, FV_NUM),
-	F(E, op, "op", FT_U16, FV_OP),
-	F(E, score, "score", FT_F64, FV_NUM),
-	F(E, title, "title", FT_STR, FV_STR),
-	F(E, root_cause, "root_cause", FT_STR, FV_STR),
-	F(E, fix, "fix", FT_STR, FV_STR),
-	F(E, evidence, "evidence", FT_STR, FV_STR),
-	F(E, comm, "comm", FT_STR, FV_STR),
-	F(E, culprit_pid, "culprit_pid", FT_U32, FV_NUM),
-	F(E, culprit_comm, "culprit_comm", FT_STR, FV_STR),
-	F(E, lost_ns, "lost_ns", FT_U64, FV_NUM),
-	F(E, metrics, "metrics", FT_STR, FV_STR),
+FIELDS(chain_f) {
+	F(id, FT_U64, FV_HEX, .col = "chain_id"),
+	F(ts_start, FT_U64, FV_MONO),
+	F(ts_end, FT_U64, FV_NUM, .sql = ILOG_COL_WALL),
+	F(severity, FT_U32, FV_SEV, .sql = ILOG_COL_CH8),
+	F(pattern, FT_STR, FV_STR, .sql = ILOG_COL_LOWCARD),
+	U32(pid),
+	F(op, FT_U16, FV_OP),
+	F64(score),
+	STR(title),
+	STR(root_cause),
+	STR(fix),
+	STR(evidence),
+	STR(comm),
+	U32(culprit_pid),
+	STR(culprit_comm),
+	U64(lost_ns),
+	STR(metrics),
 };
 #undef E
 
 #define E struct ilog_provenance
-static const struct ilog_field provenance_f[] = {
-	F(E, real_ns, "real_ns", FT_U64, FV_NUM),
-	F(E, tool, "tool", FT_STR, FV_STR),
-	F(E, version, "version", FT_STR, FV_STR),
-	F(E, args, "args", FT_STR, FV_STR),
+FIELDS(provenance_f) {
+	U64(real_ns),
+	STR(tool),
+	STR(version),
+	STR(args),
 };
 #undef E
 
-static const struct ilog_field node_f[] = {
-	F(struct ilog_node, node_index, "node_index", FT_U32, FV_NUM),
+#define E struct ilog_node
+FIELDS(node_f) {
+	U32(node_index),
 };
+#undef E
 
 #define E struct ilog_kernel
-static const struct ilog_field kernel_f[] = {
-	F(E, pid, "pid", FT_U32, FV_NUM),
-	F(E, handle, "handle", FT_U64, FV_HEX),
-	F(E, name, "name", FT_STR, FV_STR),
+FIELDS(kernel_f) {
+	U32(pid),
+	HEX(handle),
+	STR(name),
 };
 #undef E
 
 #define E struct ilog_opname
-static const struct ilog_field opname_f[] = {
-	F(E, op, "op", FT_U16, FV_NUM),
-	F(E, layer, "layer", FT_U8, FV_LAYER),
-	F(E, name, "name", FT_STR, FV_STR),
+FIELDS(opname_f) {
+	U16(op),
+	F(layer, FT_U8, FV_LAYER),
+	STR(name),
 };
 #undef E
 
-static const struct ilog_field count_elem[] = {
-	{ .name = "", .type = FT_U64, .view = FV_NUM, .off = 0 },
-};
 #define E struct ilog_blkio
-static const struct ilog_field blkio_f[] = {
-	F(E, ts_ns, "ts_start", FT_U64, FV_MONO, .col = "ts", .sql = ILOG_COL_NOTNULL),
-	F(E, dur_ns, "dur_ns", FT_U64, FV_NUM),
-	F(E, major, "major", FT_U32, FV_NUM),
-	F(E, minor, "minor", FT_U32, FV_NUM),
-	F(E, disk, "disk", FT_STR, FV_STR, .sql = ILOG_COL_LOWCARD),
-	F(E, pid, "pid", FT_U32, FV_NUM),
-	F(E, nprocs, "nprocs", FT_U32, FV_NUM),
-	F(E, comm, "comm", FT_CHARS, FV_STR),
-	F(E, cgroup_id, "cgroup_id", FT_U64, FV_NUM),
-	F(E, ios, "ios", FT_U64, FV_NUM),
-	F(E, bytes, "bytes", FT_U64, FV_NUM),
-	F(E, read_ios, "read_ios", FT_U64, FV_NUM),
-	F(E, read_bytes, "read_bytes", FT_U64, FV_NUM),
-	F(E, lat_sum_ns, "lat_sum_ns", FT_U64, FV_NUM),
-	F(E, lat_max_ns, "lat_max_ns", FT_U64, FV_NUM),
-	A(E, hist, nhist, "hist", __u64, INGERO_BLK_HBUCKETS, count_elem),
+FIELDS(blkio_f) {
+	MONO_TS("ts_start", ILOG_COL_NOTNULL),
+	U64(dur_ns),
+	U32(major),
+	U32(minor),
+	F(disk, FT_STR, FV_STR, .sql = ILOG_COL_LOWCARD),
+	U32(pid),
+	U32(nprocs),
+	CHARS(comm),
+	U64(cgroup_id),
+	U64(ios),
+	U64(bytes),
+	U64(read_ios),
+	U64(read_bytes),
+	U64(lat_sum_ns),
+	U64(lat_max_ns),
+	A(hist, nhist, count_elem),
 };
 #undef E
 
 #define E struct ilog_retrans
-static const struct ilog_field retrans_f[] = {
-	F(E, ts_ns, "ts_start", FT_U64, FV_MONO, .col = "ts", .sql = ILOG_COL_NOTNULL),
-	F(E, dur_ns, "dur_ns", FT_U64, FV_NUM),
-	F(E, pid, "pid", FT_U32, FV_NUM),
-	F(E, comm, "comm", FT_CHARS, FV_STR),
-	F(E, cgroup_id, "cgroup_id", FT_U64, FV_NUM),
-	F(E, family, "family", FT_U8, FV_NUM),
-	F(E, saddr, "saddr", FT_BIN, FV_INET),
-	F(E, daddr, "daddr", FT_BIN, FV_INET),
-	F(E, sport, "sport", FT_U16, FV_NUM),
-	F(E, dport, "dport", FT_U16, FV_NUM),
-	F(E, count, "count", FT_U64, FV_NUM),
-	F(E, state, "state", FT_U8, FV_TCPSTATE),
-	F(E, flows, "flows", FT_U32, FV_NUM),
+FIELDS(retrans_f) {
+	MONO_TS("ts_start", ILOG_COL_NOTNULL),
+	U64(dur_ns),
+	U32(pid),
+	CHARS(comm),
+	U64(cgroup_id),
+	U8(family),
+	F(saddr, FT_BIN, FV_INET),
+	F(daddr, FT_BIN, FV_INET),
+	U16(sport),
+	U16(dport),
+	U64(count),
+	F(state, FT_U8, FV_TCPSTATE),
+	U32(flows),
 };
 #undef E
 
 #define E struct ilog_sockio
-static const struct ilog_field sockio_f[] = {
-	F(E, ts_ns, "ts_start", FT_U64, FV_MONO, .col = "ts", .sql = ILOG_COL_NOTNULL),
-	F(E, dur_ns, "dur_ns", FT_U64, FV_NUM),
-	F(E, pid, "pid", FT_U32, FV_NUM),
-	F(E, comm, "comm", FT_CHARS, FV_STR),
-	F(E, cgroup_id, "cgroup_id", FT_U64, FV_NUM),
-	F(E, tx_bytes, "tx_bytes", FT_U64, FV_NUM),
-	F(E, rx_bytes, "rx_bytes", FT_U64, FV_NUM),
-	F(E, tx_calls, "tx_calls", FT_U64, FV_NUM),
-	F(E, rx_calls, "rx_calls", FT_U64, FV_NUM),
-	F(E, others, "others", FT_U32, FV_NUM),
+FIELDS(sockio_f) {
+	MONO_TS("ts_start", ILOG_COL_NOTNULL),
+	U64(dur_ns),
+	U32(pid),
+	CHARS(comm),
+	U64(cgroup_id),
+	U64(tx_bytes),
+	U64(rx_bytes),
+	U64(tx_calls),
+	U64(rx_calls),
+	U32(others),
 };
 #undef E
 
