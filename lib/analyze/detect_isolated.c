@@ -81,17 +81,32 @@ out:
 	"work), and check clocks, throttling and Xid errors at those times " \
 	"(nvidia-smi -q -d PERFORMANCE, dmesg)."
 
+/* What the stalls' windows hold. */
+struct stall_ev {
+	struct offcpu oc;         /* the calling threads' off-CPU accounting there */
+	double cov_gpu, cov_mem;  /* share of the stalls other processes' CUDA calls, host
+				   * memory scarcity were flagged around */
+	uint32_t nwin;            /* ticks the windows cover */
+	uint64_t oth;             /* all other processes' CUDA calls there */
+	uint32_t opid;            /* ... of which this one made the most, */
+	uint64_t on;              /* this many */
+	uint64_t pg;              /* pages allocated there */
+	uint32_t ppid;            /* ... of which this one allocated the most, */
+	uint64_t ptop;            /* this many */
+};
+
 /*
  * The stalls' side in the chain's root cause and its fix, by the cause
- * found in their windows (oc: the calling threads' off-CPU accounting
- * there; opid made `on` CUDA calls there, ppid allocated the most of the
- * pg pages, oth all other processes' CUDA calls; cov_mem: share of the
- * stalls the host was short of memory around).
+ * found in their windows (e; sat: the host's CPU saturation where the GPU
+ * side is not shown).
  */
 static void stall_side(struct ctx *x, struct cand *c, const struct sproc *p,
-		       enum ilog_pattern cause, const struct offcpu *oc, uint32_t opid, uint64_t on,
-		       uint32_t ppid, uint64_t pg, uint64_t oth, double cov_mem, const double *sat)
+		       enum ilog_pattern cause, const struct stall_ev *e, const double *sat)
 {
+	const struct offcpu *oc = &e->oc;
+	uint32_t opid = e->opid, ppid = e->ppid;
+	uint64_t on = e->on, pg = e->pg, oth = e->oth;
+	double cov_mem = e->cov_mem;
 	size_t l = strlen(c->root);
 	if (cause == ILOG_PAT_GPU_SLOW && sat) {
 		/* the GPU side, but on a saturated host: not shown (LOW) */
@@ -157,49 +172,31 @@ static void stall_side(struct ctx *x, struct cand *c, const struct sproc *p,
 	}
 }
 
-static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc,
-			   struct stalls *g)
+/* Marks the ticks of the stalls t[0..m) (by time) in in[], their count
+ * into *nwin; returns the time they lost over the median med. */
+static double stall_windows(struct ctx *x, const struct scall *t, uint32_t m, uint64_t med,
+			    uint8_t *in, uint32_t *nwin)
 {
-	const struct sproc *p = pc->p;
-	const struct sseries *s = sc->s;
-	const struct base *bs = &sc->bs;
-	struct offcpu oc = { 0 };
-	struct scall *t = malloc((g->m ? g->m : 1) * sizeof(*t));
-	uint8_t *in = calloc(x->T, 1);
-	if (!t || !in) {
-		x->oom = 1;
-		goto done;
-	}
-	memcpy(t, g->v, g->m * sizeof(*t));
-	qsort(t, g->m, sizeof(*t), cmp_ts);
-	/* the stalls' windows, and the time the kept ones lost */
-	double lost_kept = 0;
-	for (uint32_t i = 0; i < g->m; i++) {
+	double lost = 0;
+	for (uint32_t i = 0; i < m; i++) {
 		for (uint32_t k = tick_at(x, t[i].ts); k <= tick_at(x, t[i].ts + t[i].dur); k++)
 			in[k] = 1;
-		lost_kept += (double)(t[i].dur - bs->med);
+		lost += (double)(t[i].dur - med);
 	}
-	uint32_t nwin = 0;
+	*nwin = 0;
 	for (uint32_t k = 0; k < x->T; k++)
-		nwin += in[k];
-	if (causal_offcpu(x, p, in, pc->lo, pc->hi, ilog_sat_u64(lost_kept), &oc) ||
-	    causal_sig_flags(x, &pc->g, in, pc->lo, pc->hi)) {
-		x->oom = 1;
-		goto done;
-	}
-	double cov_gpu = stall_coverage(x, t, g->m, pc->g.fgpu);
-	double cov_mem = stall_coverage(x, t, g->m, pc->g.fmem);
-	/* the flags of the series' intervals again, for whoever reads them next */
-	if (sc->niv && causal_sig_flags(x, &pc->g, sc->inany, pc->lo, pc->hi)) {
-		x->oom = 1;
-		goto done;
-	}
-	/* the cause, as the interval chain's pattern would name it; gpu-slow:
-	 * the GPU work itself */
+		*nwin += in[k];
+	return lost;
+}
+
+/* The cause, as the interval chain's pattern would name it (lost_kept:
+ * the time the kept stalls lost); gpu-slow: the GPU work itself. */
+static enum ilog_pattern stall_cause(const struct stall_ev *e, double lost_kept)
+{
 	enum ilog_pattern cause = ILOG_PAT_GPU_SLOW;
 	double best = 0;
-	if (oc.host)
-		best = oc.share > 1 ? 1 : oc.share, cause = ILOG_PAT_CPU_CONTENTION;
+	if (e->oc.host)
+		best = e->oc.share > 1 ? 1 : e->oc.share, cause = ILOG_PAT_CPU_CONTENTION;
 	/*
 	 * A host busy all along (a build on every core) raises no excess in
 	 * the stalls' windows over the others, yet preempts calls at random
@@ -208,75 +205,48 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 	 * lost, the CPU explains them as well as the GPU does: the host side,
 	 * never "the host was not in the way".
 	 */
-	else if (oc.off_in >= lost_kept)
+	else if (e->oc.off_in >= lost_kept)
 		cause = ILOG_PAT_CPU_CONTENTION;
 	/* another process's calls around the stalls say only that it was
 	 * busy then; when the threads' own off-CPU excess accounts for half
 	 * the time lost, the time was spent waiting for a CPU (a sibling that
 	 * calls more while the victim waits is taking its CPU, not its GPU) */
-	if (cov_gpu >= ILOG_COVERAGE && cov_gpu > best && !oc.host)
-		best = cov_gpu, cause = ILOG_PAT_GPU_CONTENTION;
-	if (cov_mem >= ILOG_COVERAGE && cov_mem > best)
-		best = cov_mem, cause = ILOG_PAT_MEMORY_PRESSURE;
-	int host = cause == ILOG_PAT_CPU_CONTENTION || cause == ILOG_PAT_MEMORY_PRESSURE;
-	uint64_t a = g->m ? t[0].ts : p->first_ts, b = g->m ? t[g->m - 1].ts + t[g->m - 1].dur : 0;
-	if (g->m < g->k) { /* not all are kept: every call after the cold ones */
-		a = sc->ncold ? s->first[sc->ncold - 1].ts + 1 : p->first_ts;
-		b = p->last_end;
-	}
-	/* its own cgroup's CPU quota held it over the stalls: the throttle
-	 * chain names the limit (detect_throttle.c) */
-	if (causal_quota_held(x, p->pid, a, b + 1, g->lost))
-		goto done;
-	struct cand *c = causal_cand_new(x, p, ILOG_PAT_ISOLATED_STALL, s->op, a, b + 1,
-					 ilog_sat_u64(g->lost));
-	if (!c)
-		goto done;
-	uint32_t opid, ppid;
-	uint64_t on, ptop;
-	uint64_t oth = causal_others_calls(x, p, in, &opid, &on);
-	uint64_t pg = causal_pages_in(x, in, &ppid, &ptop);
-	char shape[256];
+	if (e->cov_gpu >= ILOG_COVERAGE && e->cov_gpu > best && !e->oc.host)
+		best = e->cov_gpu, cause = ILOG_PAT_GPU_CONTENTION;
+	if (e->cov_mem >= ILOG_COVERAGE && e->cov_mem > best)
+		best = e->cov_mem, cause = ILOG_PAT_MEMORY_PRESSURE;
+	return cause;
+}
+
+/* How the stalls stand apart from the other calls, for the root cause. */
+static void stall_shape(struct ctx *x, const struct stalls *g, const struct base *bs,
+			char *shape, size_t n)
+{
 	if (g->ratio > 0 && g->lo == bs_cut(bs))
-		snprintf(shape, sizeof(shape),
+		snprintf(shape, n,
 			 "no call between the outlier threshold %s and %s (%.1fx): the stalls are "
 			 "a mode of their own (bimodal)",
 			 D(x, (double)g->lo), D(x, (double)g->hi), g->ratio);
 	else if (g->ratio > 0)
-		snprintf(shape, sizeof(shape),
+		snprintf(shape, n,
 			 "the durations break %.1fx between %s and %s: the stalls are a mode of "
 			 "their own (bimodal)",
 			 g->ratio, D(x, (double)g->lo), D(x, (double)g->hi));
 	else
-		snprintf(shape, sizeof(shape),
-			 "the durations thin out above %s with no break (heavy tail)",
+		snprintf(shape, n, "the durations thin out above %s with no break (heavy tail)",
 			 D(x, (double)g->cut));
-	snprintf(c->root, sizeof(c->root),
-		 "%s in PID %u (%s) stalled at random times in %llu of %llu calls: they took %s "
-		 "(median) against a median of %s for all calls, costing %s (%s of its %s); %s, "
-		 "%llu calls above %s where the spread of the other calls predicts %.3g (the "
-		 "cost is their %s above the median less the %s the spread puts there)",
-		 opn(s->op), p->pid, c->comm, (unsigned long long)g->k,
-		 (unsigned long long)causal_ser_calls(s), D(x, (double)g->med), D(x, (double)bs->med),
-		 D(x, g->lost), P(x, g->lost / (double)c->wall), D(x, (double)c->wall), shape,
-		 (unsigned long long)g->k, D(x, (double)g->cut), g->expect, D(x, g->above),
-		 D(x, g->spread));
-	/* a heavy tail on a saturated host (the span of the kept stalls, else
-	 * of the process's calls) is what scheduling delays of the work the
-	 * calls wait on look like: the GPU side is not shown then; stalls of
-	 * a mode of their own (bimodal) are the work's */
-	double sat[2] = { 0, 0 };
-	int saturated = cause == ILOG_PAT_GPU_SLOW && g->ratio <= 0 &&
-			causal_cpu_saturated(x, tick_at(x, a), tick_at(x, b) + 1, &sat[0], &sat[1]);
-	const char *side = host ? "host" : saturated ? "undetermined" : "GPU";
-	stall_side(x, c, p, cause, &oc, opid, on, ppid, pg, oth, cov_mem, saturated ? sat : NULL);
-	causal_met_u(c, "host_saturated", (uint64_t)saturated);
-	snprintf(c->title, sizeof(c->title), "Isolated stalls: %s in %s (PID %u), %llu of %llu "
-		 "calls (%s side)", opn(s->op), c->comm, p->pid, (unsigned long long)g->k,
-		 (unsigned long long)causal_ser_calls(s), side);
-	causal_met_s(c, "op", opn(s->op));
+}
+
+/* The chain's metrics: the stalls (t, by time) and their fit, then what
+ * their windows held (e). */
+static void isolated_metrics(struct ctx *x, struct cand *c, const struct causal_series *sc,
+			     const struct stalls *g, const struct scall *t,
+			     const struct stall_ev *e, enum ilog_pattern cause, const char *side)
+{
+	const struct base *bs = &sc->bs;
+	causal_met_s(c, "op", opn(sc->s->op));
 	causal_met_u(c, "stalls", g->k);
-	causal_met_u(c, "calls", causal_ser_calls(s));
+	causal_met_u(c, "calls", causal_ser_calls(sc->s));
 	causal_met_u(c, "calls_considered", g->n);
 	causal_met_u(c, "stall_median_ns", g->med);
 	causal_met_u(c, "median_ns", bs->med);
@@ -299,24 +269,97 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 	causal_met_u(c, "lost_ns", ilog_sat_u64(g->lost));
 	causal_met_s(c, "side", side);
 	causal_met_s(c, "cause", cause == ILOG_PAT_GPU_SLOW ? "gpu" : patn(cause));
-	causal_met_u(c, "stall_windows", nwin);
-	causal_met_u(c, "preemptions_in", oc.pn);
-	causal_met_u(c, "offcpu_in_ns", oc.pd);
-	causal_met_u(c, "runq_wait_in_ns", oc.wq);
-	causal_met_f(c, "offcpu_share_of_lost", oc.share);
-	causal_met_f(c, "coverage_gpu", cov_gpu);
-	causal_met_f(c, "coverage_mem", cov_mem);
-	causal_met_u(c, "other_cuda_calls_in", oth);
-	causal_met_u(c, "pages_in", pg);
+	causal_met_u(c, "stall_windows", e->nwin);
+	causal_met_u(c, "preemptions_in", e->oc.pn);
+	causal_met_u(c, "offcpu_in_ns", e->oc.pd);
+	causal_met_u(c, "runq_wait_in_ns", e->oc.wq);
+	causal_met_f(c, "offcpu_share_of_lost", e->oc.share);
+	causal_met_f(c, "coverage_gpu", e->cov_gpu);
+	causal_met_f(c, "coverage_mem", e->cov_mem);
+	causal_met_u(c, "other_cuda_calls_in", e->oth);
+	causal_met_u(c, "pages_in", e->pg);
 	if (c->culprit && cause == ILOG_PAT_CPU_CONTENTION) {
-		causal_met_u(c, "culprit_preemptions", oc.pr[0].n);
-		causal_met_u(c, "culprit_offcpu_ns", oc.pr[0].dur);
+		causal_met_u(c, "culprit_preemptions", e->oc.pr[0].n);
+		causal_met_u(c, "culprit_offcpu_ns", e->oc.pr[0].dur);
 	}
 	/* random times: the gaps between stalls vary like a Poisson process's */
 	if (g->m >= 3) {
 		double period;
 		causal_met_f(c, "gap_rcv", causal_gap_rcv(t, g->m, &period));
 	}
+}
+
+static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc,
+			   struct stalls *g)
+{
+	const struct sproc *p = pc->p;
+	const struct sseries *s = sc->s;
+	const struct base *bs = &sc->bs;
+	struct stall_ev e = { 0 };
+	struct scall *t = malloc((g->m ? g->m : 1) * sizeof(*t));
+	uint8_t *in = calloc(x->T, 1);
+	if (!t || !in) {
+		x->oom = 1;
+		goto done;
+	}
+	memcpy(t, g->v, g->m * sizeof(*t));
+	qsort(t, g->m, sizeof(*t), cmp_ts);
+	double lost_kept = stall_windows(x, t, g->m, bs->med, in, &e.nwin);
+	if (causal_offcpu(x, p, in, pc->lo, pc->hi, ilog_sat_u64(lost_kept), &e.oc) ||
+	    causal_sig_flags(x, &pc->g, in, pc->lo, pc->hi)) {
+		x->oom = 1;
+		goto done;
+	}
+	e.cov_gpu = stall_coverage(x, t, g->m, pc->g.fgpu);
+	e.cov_mem = stall_coverage(x, t, g->m, pc->g.fmem);
+	/* the flags of the series' intervals again, for whoever reads them next */
+	if (sc->niv && causal_sig_flags(x, &pc->g, sc->inany, pc->lo, pc->hi)) {
+		x->oom = 1;
+		goto done;
+	}
+	enum ilog_pattern cause = stall_cause(&e, lost_kept);
+	int host = cause == ILOG_PAT_CPU_CONTENTION || cause == ILOG_PAT_MEMORY_PRESSURE;
+	uint64_t a = g->m ? t[0].ts : p->first_ts, b = g->m ? t[g->m - 1].ts + t[g->m - 1].dur : 0;
+	if (g->m < g->k) { /* not all are kept: every call after the cold ones */
+		a = sc->ncold ? s->first[sc->ncold - 1].ts + 1 : p->first_ts;
+		b = p->last_end;
+	}
+	/* its own cgroup's CPU quota held it over the stalls: the throttle
+	 * chain names the limit (detect_throttle.c) */
+	if (causal_quota_held(x, p->pid, a, b + 1, g->lost))
+		goto done;
+	struct cand *c = causal_cand_new(x, p, ILOG_PAT_ISOLATED_STALL, s->op, a, b + 1,
+					 ilog_sat_u64(g->lost));
+	if (!c)
+		goto done;
+	e.oth = causal_others_calls(x, p, in, &e.opid, &e.on);
+	e.pg = causal_pages_in(x, in, &e.ppid, &e.ptop);
+	char shape[256];
+	stall_shape(x, g, bs, shape, sizeof(shape));
+	snprintf(c->root, sizeof(c->root),
+		 "%s in PID %u (%s) stalled at random times in %llu of %llu calls: they took %s "
+		 "(median) against a median of %s for all calls, costing %s (%s of its %s); %s, "
+		 "%llu calls above %s where the spread of the other calls predicts %.3g (the "
+		 "cost is their %s above the median less the %s the spread puts there)",
+		 opn(s->op), p->pid, c->comm, (unsigned long long)g->k,
+		 (unsigned long long)causal_ser_calls(s), D(x, (double)g->med), D(x, (double)bs->med),
+		 D(x, g->lost), P(x, g->lost / (double)c->wall), D(x, (double)c->wall), shape,
+		 (unsigned long long)g->k, D(x, (double)g->cut), g->expect, D(x, g->above),
+		 D(x, g->spread));
+	/* a heavy tail on a saturated host (the span of the kept stalls, else
+	 * of the process's calls) is what scheduling delays of the work the
+	 * calls wait on look like: the GPU side is not shown then; stalls of
+	 * a mode of their own (bimodal) are the work's */
+	double sat[2] = { 0, 0 };
+	int saturated = cause == ILOG_PAT_GPU_SLOW && g->ratio <= 0 &&
+			causal_cpu_saturated(x, tick_at(x, a), tick_at(x, b) + 1, &sat[0], &sat[1]);
+	const char *side = host ? "host" : saturated ? "undetermined" : "GPU";
+	stall_side(x, c, p, cause, &e, saturated ? sat : NULL);
+	causal_met_u(c, "host_saturated", (uint64_t)saturated);
+	snprintf(c->title, sizeof(c->title), "Isolated stalls: %s in %s (PID %u), %llu of %llu "
+		 "calls (%s side)", opn(s->op), c->comm, p->pid, (unsigned long long)g->k,
+		 (unsigned long long)causal_ser_calls(s), side);
+	isolated_metrics(x, c, sc, g, t, &e, cause, side);
 	for (uint32_t i = 0; i < g->m && i < 6; i++)
 		causal_ev_add(x, c, t[i].ts, "%s took %s (tid %u)", opn(s->op),
 			      D(x, (double)t[i].dur), t[i].tid);
@@ -324,7 +367,7 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 		causal_ev_add(x, c, t[g->m - 1].ts, "... %llu stalls in all, the last kept took %s",
 			      (unsigned long long)g->k, D(x, (double)t[g->m - 1].dur));
 done:
-	causal_offcpu_free(&oc);
+	causal_offcpu_free(&e.oc);
 	free(in);
 	free(t);
 }
