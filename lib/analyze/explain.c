@@ -530,63 +530,65 @@ static int step_json(struct ilog_buf *b, struct ilog_stats *st, const struct ilo
 	return b->len && !b->p ? -1 : 0;
 }
 
-/* RANKS: per communicator of a multi-rank job, each rank's arrivals. */
-static int ranks_text(struct ilog_buf *b, struct ilog_stats *st)
+/* RANKS: per communicator of a multi-rank job, each rank's arrivals; r[i]
+ * in the table, under its communicator's header where a new one begins. */
+static void rank_text(struct ilog_buf *b, struct ilog_stats *st, const struct ilog_rank_row *r,
+		      int n, int i)
 {
-	struct ilog_rank_row *r;
-	int n = ilog_stats_ranks(st, &r);
-	if (n <= 0)
-		return n;
-	for (int i = 0; i < n; i++) {
-		char d1[32], d2[32], d3[32];
-		if (!i || r[i].comm != r[i - 1].comm) {
-			uint64_t ncoll = 0;
-			for (int j = i; j < n && r[j].comm == r[i].comm; j++)
-				ncoll = r[j].collectives > ncoll ? r[j].collectives : ncoll;
-			bprintf(b, "\nRANKS (communicator %016llx): %u ranks, %llu collectives every "
-				"rank reached\n", (unsigned long long)r[i].comm, r[i].nranks,
-				(unsigned long long)ncoll);
-			bprintf(b, "  %4s %8s  %-16s %11s %6s %10s %10s %10s %9s\n", "RANK", "PID",
-				"NODE", "COLLECTIVES", "LAST", "LATE MEAN", "LATE MAX", "HELD UP",
-				"STEPS/S");
-		}
-		if (!r[i].pid) {
-			bprintf(b, "  %4u %8s  %-16s (no record of this rank)\n", r[i].rank, "-", "-");
-			continue;
-		}
-		bprintf(b, "  %4u %8u  %-16.16s %11llu %6llu %10s %10s %10s %9.1f\n", r[i].rank,
-			r[i].pid, node_name_of(st, r[i].node), (unsigned long long)r[i].collectives,
-			(unsigned long long)r[i].last, dur(d1, (double)r[i].late_mean_ns),
-			dur(d2, (double)r[i].late_max_ns), dur(d3, (double)r[i].held_ns),
-			r[i].rate_hz);
+	char d1[32], d2[32], d3[32];
+	if (!i || r[i].comm != r[i - 1].comm) {
+		uint64_t ncoll = 0;
+		for (int j = i; j < n && r[j].comm == r[i].comm; j++)
+			ncoll = r[j].collectives > ncoll ? r[j].collectives : ncoll;
+		bprintf(b, "\nRANKS (communicator %016llx): %u ranks, %llu collectives every "
+			"rank reached\n", (unsigned long long)r[i].comm, r[i].nranks,
+			(unsigned long long)ncoll);
+		bprintf(b, "  %4s %8s  %-16s %11s %6s %10s %10s %10s %9s\n", "RANK", "PID",
+			"NODE", "COLLECTIVES", "LAST", "LATE MEAN", "LATE MAX", "HELD UP",
+			"STEPS/S");
 	}
-	free(r);
-	return 0;
+	if (!r[i].pid) {
+		bprintf(b, "  %4u %8s  %-16s (no record of this rank)\n", r[i].rank, "-", "-");
+		return;
+	}
+	bprintf(b, "  %4u %8u  %-16.16s %11llu %6llu %10s %10s %10s %9.1f\n", r[i].rank,
+		r[i].pid, node_name_of(st, r[i].node), (unsigned long long)r[i].collectives,
+		(unsigned long long)r[i].last, dur(d1, (double)r[i].late_mean_ns),
+		dur(d2, (double)r[i].late_max_ns), dur(d3, (double)r[i].held_ns),
+		r[i].rate_hz);
 }
 
-static int ranks_json(struct ilog_buf *b, struct ilog_stats *st)
+static void rank_json(struct ilog_buf *b, struct ilog_stats *st, const struct ilog_rank_row *r)
+{
+	char id[24];
+	snprintf(id, sizeof(id), "%016llx", (unsigned long long)r->comm);
+	bprintf(b, "{\"type\":\"rank\"");
+	jkv_s(b, "comm", id);
+	jkv_u(b, "nranks", r->nranks);
+	jkv_u(b, "rank", r->rank);
+	jkv_s(b, "node", r->pid ? node_name_of(st, r->node) : "");
+	jkv_u(b, "pid", r->pid);
+	jkv_u(b, "collectives", r->collectives);
+	jkv_u(b, "last_count", r->last);
+	jkv_u(b, "late_mean_ns", r->late_mean_ns);
+	jkv_u(b, "late_max_ns", r->late_max_ns);
+	jkv_u(b, "held_ns", r->held_ns);
+	jkv_f(b, "steps_per_s", r->rate_hz);
+	bprintf(b, "}\n");
+}
+
+/* Every rank of every communicator, as text or JSON objects. */
+static int ranks_out(struct ilog_buf *b, struct ilog_stats *st, int json)
 {
 	struct ilog_rank_row *r;
 	int n = ilog_stats_ranks(st, &r);
 	if (n <= 0)
 		return n;
-	for (int i = 0; i < n; i++) {
-		char id[24];
-		snprintf(id, sizeof(id), "%016llx", (unsigned long long)r[i].comm);
-		bprintf(b, "{\"type\":\"rank\"");
-		jkv_s(b, "comm", id);
-		jkv_u(b, "nranks", r[i].nranks);
-		jkv_u(b, "rank", r[i].rank);
-		jkv_s(b, "node", r[i].pid ? node_name_of(st, r[i].node) : "");
-		jkv_u(b, "pid", r[i].pid);
-		jkv_u(b, "collectives", r[i].collectives);
-		jkv_u(b, "last_count", r[i].last);
-		jkv_u(b, "late_mean_ns", r[i].late_mean_ns);
-		jkv_u(b, "late_max_ns", r[i].late_max_ns);
-		jkv_u(b, "held_ns", r[i].held_ns);
-		jkv_f(b, "steps_per_s", r[i].rate_hz);
-		bprintf(b, "}\n");
-	}
+	for (int i = 0; i < n; i++)
+		if (json)
+			rank_json(b, st, &r[i]);
+		else
+			rank_text(b, st, r, n, i);
 	free(r);
 	return 0;
 }
@@ -691,7 +693,7 @@ int ilog_explain_report(struct ilog_buf *b, struct ilog_stats *st,
 		bprintf(b, "  %.*s  PID %u (%.*s): %.*s\n", (int)c->pattern.n, c->pattern.p, c->pid,
 			(int)c->comm.n, c->comm.p, (int)c->title.n, c->title.p);
 	}
-	if (steps_each(b, st, o, step_text) || ranks_text(b, st) || ilog_explain_stats(b, st, o))
+	if (steps_each(b, st, o, step_text) || ranks_out(b, st, 0) || ilog_explain_stats(b, st, o))
 		return -1;
 	for (uint32_t i = 0; i < ilog_stats_nnodes(st); i++)
 		host_summary(b, st, i);
@@ -835,7 +837,7 @@ int ilog_explain_json(struct ilog_buf *b, struct ilog_stats *st,
 			jkv_u(b, "records_lost", (uint64_t)d->records);
 		bprintf(b, "}\n");
 	}
-	if (ranks_json(b, st))
+	if (ranks_out(b, st, 1))
 		return -1;
 	for (int w = 0; w <= (o->windows ? 1 : 0); w++) {
 		struct ilog_stat_row *rows;
