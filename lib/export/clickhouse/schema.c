@@ -25,76 +25,94 @@
 #include <string.h>
 #include "clickhouse.h"
 
-#define C(row, col, sqltype, t) { #col, sqltype, ILOG_CH_##t, offsetof(struct row, col) }
-#define CN(row, name, field, sqltype, t) { name, sqltype, ILOG_CH_##t, offsetof(struct row, field) }
 #define LC "LowCardinality(String)"
+/*
+ * A column of struct R (each table defines R as its row): CN named nm,
+ * the others after their member, by their encoding and its ClickHouse type.
+ */
+#define CN(nm, fld, sqltype, t) { nm, sqltype, ILOG_CH_##t, offsetof(R, fld) }
+#define U8(fld) CN(#fld, fld, "UInt8", U8)
+#define U16(fld) CN(#fld, fld, "UInt16", U16)
+#define U32(fld) CN(#fld, fld, "UInt32", U32)
+#define U64(fld) CN(#fld, fld, "UInt64", U64)
+#define I64(fld) CN(#fld, fld, "Int64", I64)
+#define STR(fld) CN(#fld, fld, "String", STR)
+#define LC_STR(fld) CN(#fld, fld, LC, STR)
 #define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
 /* partitions are days of wall time (UTC on a UTC server); toDate of a
  * number above 65535 reads it as Unix seconds on old and new servers */
 #define DAY(col) "toDate(intDiv(" col ", 1000000000))"
 
+#define R struct ilog_ch_session_row
 static const struct ilog_ch_column sessions[] = {
-	C(ilog_ch_session_row, session_id, "UInt64", U64),
-	C(ilog_ch_session_row, imported_ns, "UInt64", U64),
-	C(ilog_ch_session_row, tool, "String", STR),
-	C(ilog_ch_session_row, version, "String", STR),
-	C(ilog_ch_session_row, source, "String", STR),
-	C(ilog_ch_session_row, records, "UInt64", U64),
-	C(ilog_ch_session_row, events, "UInt64", U64),
-	C(ilog_ch_session_row, host_events, "UInt64", U64),
-	C(ilog_ch_session_row, unknown_records, "UInt64", U64),
-	C(ilog_ch_session_row, stacks_unknown, "UInt64", U64),
-	C(ilog_ch_session_row, first_ts_ns, "UInt64", U64),
-	C(ilog_ch_session_row, last_ts_ns, "UInt64", U64),
-	C(ilog_ch_session_row, complete, "UInt8", U8),
+	U64(session_id),
+	U64(imported_ns),
+	STR(tool),
+	STR(version),
+	STR(source),
+	U64(records),
+	U64(events),
+	U64(host_events),
+	U64(unknown_records),
+	U64(stacks_unknown),
+	U64(first_ts_ns),
+	U64(last_ts_ns),
+	U8(complete),
 };
+#undef R
 
+#define R struct ilog_ch_node_row
 static const struct ilog_ch_column nodes[] = {
-	C(ilog_ch_node_row, session_id, "UInt64", U64),
-	C(ilog_ch_node_row, node, LC, STR),
-	C(ilog_ch_node_row, host, "String", STR),
-	C(ilog_ch_node_row, boot_id, "String", STR),
-	C(ilog_ch_node_row, rank, "Int64", I64),
-	C(ilog_ch_node_row, log_session, "UInt64", U64),
-	C(ilog_ch_node_row, recorder, "String", STR),
-	C(ilog_ch_node_row, kernel, "String", STR),
-	C(ilog_ch_node_row, driver, "String", STR),
-	C(ilog_ch_node_row, format_version, "String", STR),
-	C(ilog_ch_node_row, node_index, "UInt32", U32),
-	C(ilog_ch_node_row, anchor_mono_ns, "UInt64", U64),
-	C(ilog_ch_node_row, anchor_real_ns, "UInt64", U64),
+	U64(session_id),
+	LC_STR(node),
+	STR(host),
+	STR(boot_id),
+	I64(rank),
+	U64(log_session),
+	STR(recorder),
+	STR(kernel),
+	STR(driver),
+	STR(format_version),
+	U32(node_index),
+	U64(anchor_mono_ns),
+	U64(anchor_real_ns),
 };
+#undef R
 
+#define R struct ilog_ch_stack_row
 static const struct ilog_ch_column stacks[] = {
-	C(ilog_ch_stack_row, stack_id, "UInt64", U64),
-	C(ilog_ch_stack_row, depth, "UInt16", U16),
-	C(ilog_ch_stack_row, unresolved, "UInt16", U16),
-	C(ilog_ch_stack_row, symbolized, "UInt16", U16),
-	CN(ilog_ch_stack_row, "frame_key", key, "Array(String)", ASTR),
-	CN(ilog_ch_stack_row, "frame_offset", offset, "Array(UInt64)", AU64),
-	CN(ilog_ch_stack_row, "frame_module", module, "Array(String)", ASTR),
-	CN(ilog_ch_stack_row, "frame_function", function, "Array(String)", ASTR),
-	CN(ilog_ch_stack_row, "frame_file", file, "Array(String)", ASTR),
-	CN(ilog_ch_stack_row, "frame_line", line, "Array(UInt32)", AU32),
+	U64(stack_id),
+	U16(depth),
+	U16(unresolved),
+	U16(symbolized),
+	CN("frame_key", key, "Array(String)", ASTR),
+	CN("frame_offset", offset, "Array(UInt64)", AU64),
+	CN("frame_module", module, "Array(String)", ASTR),
+	CN("frame_function", function, "Array(String)", ASTR),
+	CN("frame_file", file, "Array(String)", ASTR),
+	CN("frame_line", line, "Array(UInt32)", AU32),
 };
+#undef R
 
+#define R struct ilog_ch_name_row
 static const struct ilog_ch_column ops[] = {
-	CN(ilog_ch_name_row, "op", id16, "UInt16", U16),
-	C(ilog_ch_name_row, name, "String", STR),
-	C(ilog_ch_name_row, layer, "UInt8", U8),
+	CN("op", id16, "UInt16", U16),
+	STR(name),
+	U8(layer),
 };
 static const struct ilog_ch_column layers[] = {
-	CN(ilog_ch_name_row, "layer", id8, "UInt8", U8),
-	C(ilog_ch_name_row, name, "String", STR),
+	CN("layer", id8, "UInt8", U8),
+	STR(name),
 };
 static const struct ilog_ch_column host_types[] = {
-	CN(ilog_ch_name_row, "type", id16, "UInt16", U16),
-	C(ilog_ch_name_row, name, "String", STR),
+	CN("type", id16, "UInt16", U16),
+	STR(name),
 };
 static const struct ilog_ch_column severities[] = {
-	CN(ilog_ch_name_row, "severity", id8, "UInt8", U8),
-	C(ilog_ch_name_row, name, "String", STR),
+	CN("severity", id8, "UInt8", U8),
+	STR(name),
 };
+#undef R
 
 #define T(n, e, k, cnt, w) { #n, n, NCOLS(n), e, k, cnt, w }
 static const struct ilog_ch_table_def fixed[ILOG_CH_KIND] = {
