@@ -6,6 +6,11 @@
  */
 #include "causal_int.h"
 
+#define FIX_GPU_OOM \
+	"Lower peak GPU memory: a smaller batch or activation checkpointing, drop references " \
+	"before allocating, PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against " \
+	"fragmentation, and check other processes holding GPU memory (nvidia-smi)."
+
 static void failures(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc)
 {
 	const struct sproc *p = pc->p;
@@ -27,11 +32,7 @@ static void failures(struct ctx *x, struct causal_proc *pc, const struct causal_
 			 c->comm, R(x, s->first_err_ts), B(x, (double)s->first_err_bytes));
 		snprintf(c->title, sizeof(c->title), "GPU out of memory in %s (PID %u)", c->comm,
 			 p->pid);
-		snprintf(c->fix, sizeof(c->fix),
-			 "Lower peak GPU memory: a smaller batch or activation checkpointing, drop "
-			 "references before allocating, PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
-			 "against fragmentation, and check other processes holding GPU memory "
-			 "(nvidia-smi).");
+		snprintf(c->fix, sizeof(c->fix), "%s", FIX_GPU_OOM);
 	} else {
 		snprintf(c->root, sizeof(c->root),
 			 "%s returned error %d (%s) %llu of %llu times in PID %u (%s), first at %s",
