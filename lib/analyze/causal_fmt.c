@@ -50,6 +50,15 @@ void causal_met_u(struct cand *c, const char *k, uint64_t v)
 	ilog_buf_put(&c->met, t, (size_t)n);
 }
 
+void causal_met_preempt(struct cand *c, const char *who, const struct preempt *q)
+{
+	char k[64];
+	snprintf(k, sizeof(k), "%s_preemptions", who);
+	causal_met_u(c, k, q->n);
+	snprintf(k, sizeof(k), "%s_offcpu_ns", who);
+	causal_met_u(c, k, q->dur);
+}
+
 void causal_met_f(struct cand *c, const char *k, double v)
 {
 	char t[48];

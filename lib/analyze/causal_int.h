@@ -124,6 +124,10 @@ void causal_met_f(struct cand *c, const char *k, double v);
 void causal_met_s(struct cand *c, const char *k, const char *v);
 /* The op's anomalous intervals (inany, T entries) as [[start, end), ...]. */
 void causal_met_anomalies(struct ctx *x, struct cand *c, const uint8_t *inany);
+struct preempt;
+/* One party's preemptions of the threads (who: "culprit", "self", ...) and
+ * the off-CPU time they cost, as WHO_preemptions and WHO_offcpu_ns. */
+void causal_met_preempt(struct cand *c, const char *who, const struct preempt *q);
 
 /* ---- candidates (causal.c) ---- */
 /* A process's CUDA wall time: first call to last return, at least 1 ns

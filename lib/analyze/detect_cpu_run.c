@@ -53,8 +53,7 @@ static void cpu_run(struct ctx *x, struct causal_proc *pc, const struct causal_s
 	snprintf(c->title, sizeof(c->title), "CPU contention: %s (PID %u) preempted %s (PID %u)", cc,
 		 pr[0].pid, c->comm, p->pid);
 	snprintf(c->fix, sizeof(c->fix), FIX_CPU, causal_fmt(x, "%s (PID %u)", cc, pr[0].pid), cc);
-	causal_met_u(c, "culprit_preemptions", pr[0].n);
-	causal_met_u(c, "culprit_offcpu_ns", pr[0].dur);
+	causal_met_preempt(c, "culprit", &pr[0]);
 	causal_met_u(c, "preemptions", n);
 	causal_met_u(c, "offcpu_ns", d);
 	causal_met_u(c, "offcpu_others_ns", ext);

@@ -278,10 +278,8 @@ static void isolated_metrics(struct ctx *x, struct cand *c, const struct causal_
 	causal_met_f(c, "coverage_mem", e->cov_mem);
 	causal_met_u(c, "other_cuda_calls_in", e->oth);
 	causal_met_u(c, "pages_in", e->pg);
-	if (c->culprit && cause == ILOG_PAT_CPU_CONTENTION) {
-		causal_met_u(c, "culprit_preemptions", e->oc.pr[0].n);
-		causal_met_u(c, "culprit_offcpu_ns", e->oc.pr[0].dur);
-	}
+	if (c->culprit && cause == ILOG_PAT_CPU_CONTENTION)
+		causal_met_preempt(c, "culprit", &e->oc.pr[0]);
 	/* random times: the gaps between stalls vary like a Poisson process's */
 	if (g->m >= 3) {
 		double period;

@@ -58,8 +58,7 @@ static void overhead(struct ctx *x, struct causal_proc *pc, const struct causal_
 		 "stacks (--stack=false), sample launches (--sampling-rate N), or give the recorder "
 		 "a core the job does not use (taskset -c).");
 	causal_met_u(c, "recorder_pid", rec.pid);
-	causal_met_u(c, "recorder_preemptions", rec.n);
-	causal_met_u(c, "recorder_offcpu_ns", rec.dur);
+	causal_met_preempt(c, "recorder", &rec);
 	causal_met_u(c, "processes", nproc);
 	causal_met_u(c, "traced_wall_ns", wall);
 	causal_met_u(c, "preemptions", all_n);

@@ -57,8 +57,7 @@ static void oversub(struct ctx *x, struct causal_proc *pc, const struct causal_s
 		 "counts (OMP_NUM_THREADS, MKL_NUM_THREADS, torch.set_num_threads, DataLoader "
 		 "num_workers)%s, or give it more cores (cgroup cpuset.cpus, a larger node).",
 		 ncpu ? causal_fmt(x, " to at most %u", ncpu) : "");
-	causal_met_u(c, "self_preemptions", own.n);
-	causal_met_u(c, "self_offcpu_ns", own.dur);
+	causal_met_preempt(c, "self", &own);
 	causal_met_u(c, "preemptions", n);
 	causal_met_u(c, "offcpu_ns", d);
 	causal_met_u(c, "wakeup_waits", wn);
