@@ -26,6 +26,13 @@ static void jkv_f(struct ilog_buf *b, const char *k, double v)
 	bprintf(b, ",\"%s\":%.6g", k, v);
 }
 
+/* A count of CUDA calls and the time they took. */
+static void jkv_calls(struct ilog_buf *b, uint64_t calls, uint64_t cuda_ns)
+{
+	jkv_u(b, "calls", calls);
+	jkv_u(b, "cuda_ns", cuda_ns);
+}
+
 static const char *dur(char *b, double ns)
 {
 	return ilog_fmt_dur(b, 32, ns);
@@ -287,14 +294,12 @@ static int containers_json(struct ilog_buf *b, struct ilog_stats *st, uint32_t i
 		jkv_s(b, "pod_uid", c->pod_uid);
 		jkv_s(b, "container_id", c->container_id);
 		jkv_s(b, "cgroup", c->cgroup);
-		jkv_u(b, "calls", c->calls);
-		jkv_u(b, "cuda_ns", c->cuda_ns);
+		jkv_calls(b, c->calls, c->cuda_ns);
 		bprintf(b, ",\"processes\":[");
 		for (uint32_t j = 0; j < c->nprocs; j++) {
 			bprintf(b, "%s{\"pid\":%u", j ? "," : "", c->procs[j].pid);
 			jkv_s(b, "comm", c->procs[j].comm);
-			jkv_u(b, "calls", c->procs[j].calls);
-			jkv_u(b, "cuda_ns", c->procs[j].cuda_ns);
+			jkv_calls(b, c->procs[j].calls, c->procs[j].cuda_ns);
 			bprintf(b, "}");
 		}
 		bprintf(b, "]}\n");
@@ -519,8 +524,7 @@ static int step_json(struct ilog_buf *b, struct ilog_stats *st, const struct ilo
 		jkv_u(b, "start_ns", r->start_ns);
 		jkv_u(b, "end_ns", r->end_ns);
 		jkv_u(b, "dur_ns", r->end_ns - r->start_ns);
-		jkv_u(b, "calls", r->calls);
-		jkv_u(b, "cuda_ns", r->cuda_ns);
+		jkv_calls(b, r->calls, r->cuda_ns);
 		/* [site, calls, ns]: the first steps' and the slowest's */
 		for (uint32_t k = 0; k < n; k++)
 			bprintf(b, "%s[%u,%u,%llu]", k ? "," : ",\"ops\":[", ops[k].site,
@@ -531,7 +535,8 @@ static int step_json(struct ilog_buf *b, struct ilog_stats *st, const struct ilo
 }
 
 /* RANKS: per communicator of a multi-rank job, each rank's arrivals; r[i]
- * in the table, under its communicator's header where a new one begins. */
+ * of the n rows in the table, under its communicator's header where a new
+ * one begins, or as a JSON object. */
 static void rank_text(struct ilog_buf *b, struct ilog_stats *st, const struct ilog_rank_row *r,
 		      int n, int i)
 {
@@ -558,22 +563,23 @@ static void rank_text(struct ilog_buf *b, struct ilog_stats *st, const struct il
 		r[i].rate_hz);
 }
 
-static void rank_json(struct ilog_buf *b, struct ilog_stats *st, const struct ilog_rank_row *r)
+static void rank_json(struct ilog_buf *b, struct ilog_stats *st, const struct ilog_rank_row *r,
+		      int i)
 {
 	char id[24];
-	snprintf(id, sizeof(id), "%016llx", (unsigned long long)r->comm);
+	snprintf(id, sizeof(id), "%016llx", (unsigned long long)r[i].comm);
 	bprintf(b, "{\"type\":\"rank\"");
 	jkv_s(b, "comm", id);
-	jkv_u(b, "nranks", r->nranks);
-	jkv_u(b, "rank", r->rank);
-	jkv_s(b, "node", r->pid ? node_name_of(st, r->node) : "");
-	jkv_u(b, "pid", r->pid);
-	jkv_u(b, "collectives", r->collectives);
-	jkv_u(b, "last_count", r->last);
-	jkv_u(b, "late_mean_ns", r->late_mean_ns);
-	jkv_u(b, "late_max_ns", r->late_max_ns);
-	jkv_u(b, "held_ns", r->held_ns);
-	jkv_f(b, "steps_per_s", r->rate_hz);
+	jkv_u(b, "nranks", r[i].nranks);
+	jkv_u(b, "rank", r[i].rank);
+	jkv_s(b, "node", r[i].pid ? node_name_of(st, r[i].node) : "");
+	jkv_u(b, "pid", r[i].pid);
+	jkv_u(b, "collectives", r[i].collectives);
+	jkv_u(b, "last_count", r[i].last);
+	jkv_u(b, "late_mean_ns", r[i].late_mean_ns);
+	jkv_u(b, "late_max_ns", r[i].late_max_ns);
+	jkv_u(b, "held_ns", r[i].held_ns);
+	jkv_f(b, "steps_per_s", r[i].rate_hz);
 	bprintf(b, "}\n");
 }
 
@@ -586,7 +592,7 @@ static int ranks_out(struct ilog_buf *b, struct ilog_stats *st, int json)
 		return n;
 	for (int i = 0; i < n; i++)
 		if (json)
-			rank_json(b, st, &r[i]);
+			rank_json(b, st, r, i);
 		else
 			rank_text(b, st, r, n, i);
 	free(r);
