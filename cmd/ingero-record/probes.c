@@ -38,13 +38,15 @@ struct pdef {
 	{ #s, ILOG_OP_##op, REC_DEC_##dec, k1, smp, pri, CL_DRV }
 #define NC_SYM(s, op, dec, pri) { #s, ILOG_OP_##op, REC_DEC_##dec, 0, 0, pri, CL_NCCL }
 /*
- * An op's symbols.  RT, DRV1: one, named as the op.  RT2: the op and its
- * per-thread default stream twin op##twin.  DRV2: the primary op##p and
- * its twin op##t (either suffix may be empty: cuMemAlloc_v2 and
+ * An op's symbols.  RT, DRV1: one, named as the op.  RT_PTSZ, RT_PTDS:
+ * the op and its per-thread default stream twin (op_ptsz for a call that
+ * takes a stream, op_ptds for one that does not).  DRV2: the primary
+ * op##p and its twin op##t (either suffix may be empty: cuMemAlloc_v2 and
  * cuMemAlloc).  NC: the op and its profiling alias p##op.
  */
 #define RT(op, dec, smp) RT_SYM(op, op, dec, smp, 1)
-#define RT2(op, twin, dec, smp) RT(op, dec, smp), RT_SYM(op##twin, op, dec, smp, 0)
+#define RT_PTSZ(op, dec, smp) RT(op, dec, smp), RT_SYM(op##_ptsz, op, dec, smp, 0)
+#define RT_PTDS(op, dec, smp) RT(op, dec, smp), RT_SYM(op##_ptds, op, dec, smp, 0)
 #define DRV1(op, dec, k1, smp, pri) DRV_SYM(op, op, dec, k1, smp, pri)
 #define DRV2(op, p, t, dec, k1, smp) \
 	DRV_SYM(op##p, op, dec, k1, smp, 1), DRV_SYM(op##t, op, dec, k1, smp, 0)
@@ -61,19 +63,19 @@ static const struct pdef defs[] = {
 	RT(cudaMallocHost, ALLOC, 0),
 	RT(cudaFree, HANDLE, 0),
 	RT(cudaFreeHost, HANDLE, 0),
-	RT2(cudaLaunchKernel, _ptsz, RT_LAUNCH, 1),
-	RT2(cudaMemcpy, _ptds, RT_MEMCPY, 1),
-	RT2(cudaMemcpyAsync, _ptsz, RT_MEMCPY, 1),
-	RT2(cudaMemset, _ptds, RT_MEMSET, 1),
-	RT2(cudaMemsetAsync, _ptsz, RT_MEMSET, 1),
-	RT2(cudaStreamSynchronize, _ptsz, STREAM, 1),
+	RT_PTSZ(cudaLaunchKernel, RT_LAUNCH, 1),
+	RT_PTDS(cudaMemcpy, RT_MEMCPY, 1),
+	RT_PTSZ(cudaMemcpyAsync, RT_MEMCPY, 1),
+	RT_PTDS(cudaMemset, RT_MEMSET, 1),
+	RT_PTSZ(cudaMemsetAsync, RT_MEMSET, 1),
+	RT_PTSZ(cudaStreamSynchronize, STREAM, 1),
 	RT(cudaDeviceSynchronize, NONE, 1),
 	RT(cudaEventSynchronize, HANDLE, 1),
-	RT2(cudaStreamBeginCapture, _ptsz, BEGIN_CAPTURE, 0),
-	RT2(cudaStreamEndCapture, _ptsz, END_CAPTURE, 0),
+	RT_PTSZ(cudaStreamBeginCapture, BEGIN_CAPTURE, 0),
+	RT_PTSZ(cudaStreamEndCapture, END_CAPTURE, 0),
 	RT(cudaGraphInstantiate, INSTANTIATE, 0),
 	RT(cudaGraphInstantiateWithFlags, INSTANTIATE, 0),
-	RT2(cudaGraphLaunch, _ptsz, GRAPH_LAUNCH, 0),
+	RT_PTSZ(cudaGraphLaunch, GRAPH_LAUNCH, 0),
 	DRV2(cuLaunchKernel, , _ptsz, CU_LAUNCH, 0, 1),
 	DRV2(cuLaunchKernelEx, , _ptsz, CU_LAUNCH_EX, 0, 1),
 	DRV2(cuMemAlloc, _v2, , ALLOC, 0, 0),
@@ -113,9 +115,9 @@ static const struct pdef defs[] = {
 	RT(cudaHostAlloc, ALLOC_FLAGS, 0),
 	RT(cudaHostRegister, HOST_REG, 0),
 	RT(cudaHostUnregister, HANDLE, 0),
-	RT2(cudaMallocAsync, _ptsz, ALLOC_STREAM, 0),
-	RT2(cudaFreeAsync, _ptsz, HANDLE_STREAM, 0),
-	RT2(cudaMallocFromPoolAsync, _ptsz, ALLOC_POOL, 0),
+	RT_PTSZ(cudaMallocAsync, ALLOC_STREAM, 0),
+	RT_PTSZ(cudaFreeAsync, HANDLE_STREAM, 0),
+	RT_PTSZ(cudaMallocFromPoolAsync, ALLOC_POOL, 0),
 	DRV1(cuMemHostAlloc, ALLOC_FLAGS, 0, 0, 1),
 	DRV2(cuMemAllocHost, _v2, , ALLOC, 0, 0),
 	DRV2(cuMemHostRegister, _v2, , HOST_REG, 0, 0),
