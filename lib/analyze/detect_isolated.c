@@ -104,9 +104,6 @@ static void stall_side(struct ctx *x, struct cand *c, const struct sproc *p,
 		       enum ilog_pattern cause, const struct stall_ev *e, const double *sat)
 {
 	const struct offcpu *oc = &e->oc;
-	uint32_t opid = e->opid, ppid = e->ppid;
-	uint64_t on = e->on, pg = e->pg, oth = e->oth;
-	double cov_mem = e->cov_mem;
 	size_t l = strlen(c->root);
 	if (cause == ILOG_PAT_GPU_SLOW && sat) {
 		/* the GPU side, but on a saturated host: not shown (LOW) */
@@ -139,27 +136,27 @@ static void stall_side(struct ctx *x, struct cand *c, const struct sproc *p,
 		snprintf(c->fix, sizeof(c->fix), FIX_CPU, causal_fmt(x, "%s (PID %u)", cc, q->pid),
 			 cc);
 	} else if (cause == ILOG_PAT_GPU_CONTENTION) {
-		const char *cc = ilog_stats_comm(x->st, x->nd->idx, opid);
-		c->culprit = opid;
+		const char *cc = ilog_stats_comm(x->st, x->nd->idx, e->opid);
+		c->culprit = e->opid;
 		cpy(c->ccomm, sizeof(c->ccomm), cc);
 		snprintf(c->root + l, sizeof(c->root) - l,
 			 " - GPU side, shared: PID %u (%s) made %llu CUDA calls in the stalls' "
 			 "windows while its own threads were preempted %llu times (%s off-CPU) there",
-			 opid, cc, (unsigned long long)on, (unsigned long long)oc->pn,
+			 e->opid, cc, (unsigned long long)e->on, (unsigned long long)oc->pn,
 			 D(x, (double)oc->pd));
-		snprintf(c->fix, sizeof(c->fix), FIX_GPU, causal_fmt(x, "%s (PID %u)", cc, opid));
+		snprintf(c->fix, sizeof(c->fix), FIX_GPU, causal_fmt(x, "%s (PID %u)", cc, e->opid));
 	} else if (cause == ILOG_PAT_MEMORY_PRESSURE) {
-		const char *cc = ppid ? ilog_stats_comm(x->st, x->nd->idx, ppid) : "";
-		if (ppid && ppid != p->pid) {
-			c->culprit = ppid;
+		const char *cc = e->ppid ? ilog_stats_comm(x->st, x->nd->idx, e->ppid) : "";
+		if (e->ppid && e->ppid != p->pid) {
+			c->culprit = e->ppid;
 			cpy(c->ccomm, sizeof(c->ccomm), cc);
 		}
 		snprintf(c->root + l, sizeof(c->root) - l,
 			 " - host side: the host was short of memory around %s of the stalls "
 			 "(%llu pages allocated in their windows)",
-			 P(x, cov_mem), (unsigned long long)pg);
+			 P(x, e->cov_mem), (unsigned long long)e->pg);
 		snprintf(c->fix, sizeof(c->fix), FIX_MEM,
-			 c->culprit ? causal_fmt(x, "%s (PID %u)", cc, ppid) : "the other processes");
+			 c->culprit ? causal_fmt(x, "%s (PID %u)", cc, e->ppid) : "the other processes");
 	} else {
 		snprintf(c->root + l, sizeof(c->root) - l,
 			 " - GPU side: in the stalls' windows its CUDA threads were preempted %llu "
@@ -167,7 +164,7 @@ static void stall_side(struct ctx *x, struct cand *c, const struct sproc *p,
 			 "calls and %llu pages were allocated: the host was not in the way, the "
 			 "waits were on the GPU",
 			 (unsigned long long)oc->pn, D(x, (double)oc->pd), D(x, (double)oc->wq),
-			 (unsigned long long)oth, (unsigned long long)pg);
+			 (unsigned long long)e->oth, (unsigned long long)e->pg);
 		snprintf(c->fix, sizeof(c->fix), "%s", FIX_GPU_STALL);
 	}
 }
