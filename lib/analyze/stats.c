@@ -192,19 +192,26 @@ static struct snode *node_get(struct ilog_stats *st, uint32_t node)
  * merged in a new array). */
 static int series_halve(struct sseries *s)
 {
+	uint32_t nn = (s->nt + 1) / 2, w = 0;
 	if (!s->nbins) {
-		memset(s->t, 0, (size_t)s->nt * sizeof(*s->t)); /* (no calls: no windows used) */
+		/* no timed calls (no bins): only launches recorded at entry move */
+		for (uint32_t k = 0; k < nn; k++) {
+			uint64_t u = s->t[2 * k].untimed +
+				     (2 * k + 1 < s->nt ? s->t[2 * k + 1].untimed : 0);
+			s->t[k] = (struct stick){ .untimed = u };
+		}
+		memset(s->t + nn, 0, (size_t)(s->nt - nn) * sizeof(*s->t));
 		return 0;
 	}
 	uint64_t *nb = malloc((size_t)s->nbins * sizeof(*nb));
 	if (!nb)
 		return -1;
-	uint32_t nn = (s->nt + 1) / 2, w = 0;
 	for (uint32_t k = 0; k < nn; k++) {
 		struct stick empty = { 0 }, r = { 0 };
 		const struct stick a = s->t[2 * k], b = 2 * k + 1 < s->nt ? s->t[2 * k + 1] : empty;
 		tick_minmax(&r, a.n, a.total, a.min, a.max);
 		tick_minmax(&r, b.n, b.total, b.min, b.max);
+		r.untimed = a.untimed + b.untimed;
 		const uint64_t *x = s->bins + a.off, *y = s->bins + b.off;
 		uint32_t i = 0, j = 0;
 		r.off = w;
