@@ -188,9 +188,15 @@ static struct snode *node_get(struct ilog_stats *st, uint32_t node)
 	return nd;
 }
 
-/* The windows of s merged by pairs: window k is 2k and 2k + 1 (their bins
- * merged in a new array). */
-static int series_halve(struct sseries *s)
+/*
+ * The windows of s merged by pairs: window k is 2k and 2k + 1, their bins
+ * merged in place.  Window 2k's are copied to tmp (room for HB_N bins)
+ * first: the merge writes no further than it has read of both, so only
+ * 2k's, which it writes over, need a copy.  A new array per halving would
+ * be memory fresh from the system, each page of it a fault, at every
+ * doubling of the windows.
+ */
+static void series_halve(struct sseries *s, uint64_t *tmp)
 {
 	uint32_t nn = (s->nt + 1) / 2, w = 0;
 	if (!s->nbins) {
@@ -201,18 +207,18 @@ static int series_halve(struct sseries *s)
 			s->t[k] = (struct stick){ .untimed = u };
 		}
 		memset(s->t + nn, 0, (size_t)(s->nt - nn) * sizeof(*s->t));
-		return 0;
+		return;
 	}
-	uint64_t *nb = malloc((size_t)s->nbins * sizeof(*nb));
-	if (!nb)
-		return -1;
+	uint64_t *nb = s->bins;
 	for (uint32_t k = 0; k < nn; k++) {
 		struct stick empty = { 0 }, r = { 0 };
 		const struct stick a = s->t[2 * k], b = 2 * k + 1 < s->nt ? s->t[2 * k + 1] : empty;
 		tick_minmax(&r, a.n, a.total, a.min, a.max);
 		tick_minmax(&r, b.n, b.total, b.min, b.max);
 		r.untimed = a.untimed + b.untimed;
-		const uint64_t *x = s->bins + a.off, *y = s->bins + b.off;
+		const uint64_t *x = tmp, *y = s->bins + b.off;
+		if (a.nb)
+			memcpy(tmp, s->bins + a.off, (size_t)a.nb * sizeof(*tmp));
 		uint32_t i = 0, j = 0;
 		r.off = w;
 		while (i < a.nb || j < b.nb) {
@@ -229,11 +235,7 @@ static int series_halve(struct sseries *s)
 	memset(s->t + nn, 0, (size_t)(s->nt - nn) * sizeof(*s->t));
 	for (uint32_t k = nn; k < s->nt; k++)
 		s->t[k].off = w;
-	free(s->bins);
-	s->bins = nb;
-	s->capbins = s->nbins;
 	s->nbins = w;
-	return 0;
 }
 
 static void merge_htick(struct htick *d, const struct htick *a, const struct htick *b)
@@ -268,16 +270,26 @@ static void merge_snap(struct snaptick *d, const struct snaptick *a, const struc
 
 static int add_pending(struct ilog_stats *st);
 
+/* The scratch histograms of add_pending and series_halve.  0 or -1. */
+static int scratch_room(struct ilog_stats *st)
+{
+	if (!st->dense && !(st->dense = calloc(HB_N, sizeof(*st->dense))))
+		return -1;
+	if (!st->dbins && !(st->dbins = malloc(HB_N * sizeof(*st->dbins))))
+		return -1;
+	return 0;
+}
+
 /* Double a node's window width, merging pairs of windows everywhere. */
 static int node_double(struct ilog_stats *st, struct snode *nd)
 {
 	/* the calls held were in windows of the old width */
-	if (add_pending(st))
+	if (add_pending(st) || scratch_room(st))
 		return -1;
 	for (uint32_t i = 0; i < st->nser; i++) {
 		struct sseries *s = st->ser[i];
-		if (s->node == nd->idx && series_halve(s))
-			return -1;
+		if (s->node == nd->idx)
+			series_halve(s, st->dbins);
 	}
 	for (uint32_t i = 0; i < st->nhs; i++) {
 		struct hseries *h = st->hs[i];
@@ -299,12 +311,22 @@ static int node_double(struct ilog_stats *st, struct snode *nd)
 		memset(nd->snap + nn, 0, (size_t)(nd->nsnap - nn) * sizeof(*nd->snap));
 	nd->width *= 2;
 	nd->nticks = (nd->nticks + 1) / 2;
+	nd->klo = nd->khi = 0;
 	return 0;
 }
 
 /* The window of ts on its node; -1 on out of memory. */
 static int tick_of(struct ilog_stats *st, struct snode *nd, uint64_t ts, uint32_t *k)
 {
+	/* most events fall in the latest one's window: no division */
+	if (ts >= nd->klo && ts < nd->khi) {
+		if (ts < nd->first_ts)
+			nd->first_ts = ts;
+		if (ts > nd->last_ts)
+			nd->last_ts = ts;
+		*k = nd->kcur;
+		return 0;
+	}
 	if (!nd->seen) {
 		/* windows start at the recording's start when the header has it */
 		if (!nd->t0 || nd->t0 > ts)
@@ -333,6 +355,9 @@ static int tick_of(struct ilog_stats *st, struct snode *nd, uint64_t ts, uint32_
 	if (q + 1 > nd->nticks)
 		nd->nticks = (uint32_t)q + 1;
 	*k = (uint32_t)q;
+	nd->klo = nd->t0 + q * nd->width; /* <= ts */
+	nd->khi = nd->klo + nd->width < nd->klo ? UINT64_MAX : nd->klo + nd->width;
+	nd->kcur = (uint32_t)q;
 	return 0;
 }
 
@@ -429,26 +454,33 @@ const char *ilog_stats_comm(struct ilog_stats *st, uint32_t node, uint32_t pid)
 /* ---- series ---- */
 /* The index in st->ser of the (node, pid, op) series; a new one goes last
  * in st->ser and in its process's list (the process is made with it, as
- * the first CUDA call of a pid makes it).  UINT32_MAX: out of memory. */
+ * the first CUDA call of a pid makes it).  UINT32_MAX: out of memory.
+ * The table's ops are found in the process's opser (a process calls a
+ * few ops in turn, and its series are looked up per call), named ops in
+ * sermap. */
 static uint32_t series_find(struct ilog_stats *st, uint32_t node, uint32_t pid, uint16_t op,
 			    uint8_t layer)
 {
 	uint64_t a = ((uint64_t)node << 32) | pid;
 	if (st->nser && st->last_a == a && st->last_op == op)
 		return st->last_si;
-	uint32_t i = hmap_get(&st->sermap, a, op);
+	struct sproc *p = proc_get(st, node, pid);
+	if (!p)
+		return UINT32_MAX;
+	uint32_t i = op < ILOG_OP__COUNT ? p->opser[op] - 1 : hmap_get(&st->sermap, a, op);
 	if (i == UINT32_MAX) {
-		struct sproc *p = proc_get(st, node, pid);
-		if (!p || ilog_reserve0((void **)&st->ser, &st->capser, st->nser + 1,
+		if (ilog_reserve0((void **)&st->ser, &st->capser, st->nser + 1,
 					sizeof(*st->ser), 16) ||
 		    ilog_reserve0((void **)&st->pcnt, &st->cappcnt, st->nser + 1,
 				  sizeof(*st->pcnt), 16))
 			return UINT32_MAX;
 		struct sseries *s = calloc(1, sizeof(*s));
-		if (!s || hmap_put(&st->sermap, a, op, st->nser)) {
+		if (!s || (op >= ILOG_OP__COUNT && hmap_put(&st->sermap, a, op, st->nser))) {
 			free(s);
 			return UINT32_MAX;
 		}
+		if (op < ILOG_OP__COUNT)
+			p->opser[op] = st->nser + 1;
 		s->node = node;
 		s->pid = pid;
 		s->op = op;
@@ -697,9 +729,7 @@ static int add_pending(struct ilog_stats *st)
 	uint32_t n = st->npend, *cnt = st->pcnt;
 	if (!n)
 		return 0;
-	if (!st->dense && !(st->dense = calloc(HB_N, sizeof(*st->dense))))
-		return -1;
-	if (!st->dbins && !(st->dbins = malloc(HB_N * sizeof(*st->dbins))))
+	if (scratch_room(st))
 		return -1;
 	for (uint32_t i = 0; i < n; i++)
 		cnt[st->pend[i].ser]++;

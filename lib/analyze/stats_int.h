@@ -266,6 +266,7 @@ struct sproc {
 	uint32_t ser, ser_last;   /* its series, in the order of ilog_stats.ser:
 				   * the first's and the last's index + 1, 0 none */
 	uint32_t nser;
+	uint32_t opser[ILOG_OP__COUNT]; /* its series of each table op: index + 1, 0 none */
 	struct smem *mem;         /* its pinned and device memory; NULL: no such call */
 };
 
@@ -303,6 +304,8 @@ struct snode {
 	char name[64];
 	uint64_t t0, width;       /* tick k covers [t0 + k*width, t0 + (k+1)*width) */
 	uint32_t nticks;          /* highest used tick + 1 */
+	uint64_t klo, khi;        /* the latest event's window: [klo, khi), tick kcur */
+	uint32_t kcur;            /* (none: klo == khi; stats.c, tick_of) */
 	uint64_t first_ts, last_ts, early;
 	uint64_t anchor_mono, anchor_real;
 	struct snaptick *snap;
@@ -332,7 +335,7 @@ struct ilog_stats {
 	uint32_t *pcnt;           /* ... per series: its calls, then their slots */
 	uint32_t cappcnt;
 	uint32_t *dense;          /* scratch of add_pending: one window's histogram */
-	uint64_t *dbins;          /* ... and its sparse one */
+	uint64_t *dbins;          /* ... and its sparse one (series_halve's: a window's bins) */
 	struct hseries **hs;
 	uint32_t nhs, caphs;
 	struct ilog_hmap hsmap;
