@@ -201,11 +201,11 @@ static void dev_del(struct smem *m, uint64_t h)
 	m->nlive--;
 }
 
-int ilog_smem_call(struct sproc *p, const struct ingero_cuda_event *e, uint8_t *mflag)
+/* A call of the memory ops (ilog_smem_call); out of line, so that the
+ * other calls, most of them, cost a test. */
+static __attribute__((noinline)) int mem_call(struct sproc *p, const struct ingero_cuda_event *e,
+					      uint8_t *mflag)
 {
-	*mflag = 0;
-	if (!mem_op(e->op))
-		return 0;
 	struct smem *m = p->mem;
 	if (!m && (pin_op(e->op) || ilog_smem_dev_alloc(e->op))) {
 		if (!(m = p->mem = calloc(1, sizeof(*m))))
@@ -268,6 +268,12 @@ int ilog_smem_call(struct sproc *p, const struct ingero_cuda_event *e, uint8_t *
 	    e->bytes <= ILOG_SMALL_SYNC_BYTES && e->dur_ns >= ILOG_SYNC_WAIT_NS)
 		*mflag |= ILOG_MEM_WAITED;
 	return 0;
+}
+
+int ilog_smem_call(struct sproc *p, const struct ingero_cuda_event *e, uint8_t *mflag)
+{
+	*mflag = 0;
+	return mem_op(e->op) ? mem_call(p, e, mflag) : 0;
 }
 
 void ilog_smem_free(struct smem *m)

@@ -315,18 +315,10 @@ static int node_double(struct ilog_stats *st, struct snode *nd)
 	return 0;
 }
 
-/* The window of ts on its node; -1 on out of memory. */
-static int tick_of(struct ilog_stats *st, struct snode *nd, uint64_t ts, uint32_t *k)
+/* tick_of for an event outside the latest one's window. */
+static __attribute__((noinline)) int tick_find(struct ilog_stats *st, struct snode *nd,
+					       uint64_t ts, uint32_t *k)
 {
-	/* most events fall in the latest one's window: no division */
-	if (ts >= nd->klo && ts < nd->khi) {
-		if (ts < nd->first_ts)
-			nd->first_ts = ts;
-		if (ts > nd->last_ts)
-			nd->last_ts = ts;
-		*k = nd->kcur;
-		return 0;
-	}
 	if (!nd->seen) {
 		/* windows start at the recording's start when the header has it */
 		if (!nd->t0 || nd->t0 > ts)
@@ -359,6 +351,21 @@ static int tick_of(struct ilog_stats *st, struct snode *nd, uint64_t ts, uint32_
 	nd->khi = nd->klo + nd->width < nd->klo ? UINT64_MAX : nd->klo + nd->width;
 	nd->kcur = (uint32_t)q;
 	return 0;
+}
+
+/* The window of ts on its node; -1 on out of memory. */
+static inline int tick_of(struct ilog_stats *st, struct snode *nd, uint64_t ts, uint32_t *k)
+{
+	/* most events fall in the latest one's window: no division */
+	if (ts >= nd->klo && ts < nd->khi) {
+		if (ts < nd->first_ts)
+			nd->first_ts = ts;
+		if (ts > nd->last_ts)
+			nd->last_ts = ts;
+		*k = nd->kcur;
+		return 0;
+	}
+	return tick_find(st, nd, ts, k);
 }
 
 /* ---- processes and names ---- */
@@ -701,17 +708,17 @@ static int series_calls(struct ilog_stats *st, struct sseries *s, const uint32_t
 				s->nerr_oom++;
 		}
 		struct scall c = { e->ts, d, e->bytes, e->tid, e->ret };
-		if (s->nfirst < NFIRST) {
-			s->first[s->nfirst++] = c;
-		} else if (e->ts < s->first[NFIRST - 1].ts) {
-			/* out of order: keep the earliest NFIRST */
-			s->first[NFIRST - 1] = c;
-		}
-		/* keep first[] sorted by time (insertion; almost always in order) */
-		for (uint32_t i = s->nfirst - 1; i > 0 && s->first[i].ts < s->first[i - 1].ts; i--) {
-			struct scall x = s->first[i];
-			s->first[i] = s->first[i - 1];
-			s->first[i - 1] = x;
+		if (s->nfirst < NFIRST || e->ts < s->first[NFIRST - 1].ts) {
+			/* the first NFIRST, then (out of order) an earlier one in
+			 * place of the latest; first[] kept sorted by time
+			 * (insertion; almost always in order) */
+			s->first[s->nfirst < NFIRST ? s->nfirst++ : NFIRST - 1] = c;
+			for (uint32_t i = s->nfirst - 1; i > 0 && s->first[i].ts < s->first[i - 1].ts;
+			     i--) {
+				struct scall x = s->first[i];
+				s->first[i] = s->first[i - 1];
+				s->first[i - 1] = x;
+			}
 		}
 		if (top_push(s, &c))
 			return -1;

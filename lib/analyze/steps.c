@@ -273,8 +273,8 @@ static __attribute__((noinline)) int boundary(struct stp *p, uint64_t end)
 	return 0;
 }
 
-/* One call of a process whose step is known. */
-static inline int step_call(struct stp *p, uint64_t ts, uint64_t dur, uint32_t j)
+/* One call of a process whose step is known (inlined in the per-call path). */
+static inline __attribute__((always_inline)) int step_call(struct stp *p, uint64_t ts, uint64_t dur, uint32_t j)
 {
 	struct stcur *c = &p->cur[j];
 	uint16_t op = c->op;

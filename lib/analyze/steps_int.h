@@ -77,7 +77,7 @@ struct stcur {
  * steps' in their order, then the slowest of the others'. */
 struct stcomp { uint32_t ent, n; };
 
-#define STEP_CACHE 256         /* a process's recent (op, call path) lookups */
+#define STEP_CACHE 1024        /* a process's recent (op, call path) lookups */
 
 /* One of the slowest steps past the first STEP_KEEP, with what it called. */
 struct stslow {
