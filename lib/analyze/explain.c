@@ -509,14 +509,14 @@ static int step_json(struct ilog_buf *b, struct ilog_stats *st, const struct ilo
 	}
 	for (uint32_t i = 0; i < v->pr.nsteps; i++) {
 		struct ilog_step_row row, *r = &row;
-		if (ilog_stats_step(st, v->pr.node, v->pr.pid, i, r))
-			break;
 		const struct ilog_step_op *ops;
-		uint32_t n = ilog_stats_step_ops(st, v->pr.node, v->pr.pid, r->step, &ops);
+		uint32_t n = ilog_stats_step_ops(st, v->pr.node, v->pr.pid, i, &ops);
 		/* the steps whose composition is kept; every step with --windows
 		 * (the output would otherwise grow with the log) */
 		if (!n && !o->windows)
 			continue;
+		if (ilog_stats_step(st, v->pr.node, v->pr.pid, i, r))
+			break;
 		bprintf(b, "{\"type\":\"step\"");
 		jkv_s(b, "node", node);
 		jkv_u(b, "pid", v->pr.pid);

@@ -64,6 +64,7 @@ void ilog_steps_free(struct steps *s)
 		for (uint32_t b = 0; b < p->nblk; b++)
 			free(p->blk[b]);
 		free(p->blk);
+		free(p->wide);
 		free(p->ents);
 		free(p->comp);
 		free(p->cur);
@@ -82,20 +83,45 @@ const struct stp *ilog_steps_proc(const struct steps *s, uint32_t node, uint32_t
 	return v ? s->p[*v - 1] : NULL;
 }
 
-/* Step i's end, start, CUDA time and calls (i < p->nsteps). */
-static inline uint64_t step_end(const struct stp *p, uint32_t i)
+/* Step i's entry in p->wide (there: its duration or time is STEP_WIDE). */
+static const struct stwide *step_wide(const struct stp *p, uint32_t i)
 {
-	return p->blk[i / STEP_BLOCK]->end[i % STEP_BLOCK];
+	uint32_t lo = 0, hi = p->nwide;
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (p->wide[mid].step <= i)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &p->wide[lo];
 }
 
-static inline uint64_t step_start(const struct stp *p, uint32_t i)
+/* Step i's duration, start, end, CUDA time and calls (i < p->nsteps). */
+static inline uint64_t step_dur(const struct stp *p, uint32_t i)
 {
-	return i ? step_end(p, i - 1) : p->first_start;
+	uint32_t d = p->blk[i / STEP_BLOCK]->dur[i % STEP_BLOCK];
+	return d == STEP_WIDE ? step_wide(p, i)->dur : d;
+}
+
+static uint64_t step_start(const struct stp *p, uint32_t i)
+{
+	uint32_t g = i - i % STEP_GROUP;
+	uint64_t t = p->blk[i / STEP_BLOCK]->start[i % STEP_BLOCK / STEP_GROUP];
+	for (; g < i; g++)
+		t += step_dur(p, g);
+	return t;
+}
+
+static inline uint64_t step_end(const struct stp *p, uint32_t i)
+{
+	return step_start(p, i) + step_dur(p, i);
 }
 
 static inline uint64_t step_ns(const struct stp *p, uint32_t i)
 {
-	return p->blk[i / STEP_BLOCK]->ns[i % STEP_BLOCK];
+	uint32_t n = p->blk[i / STEP_BLOCK]->ns[i % STEP_BLOCK];
+	return n == STEP_WIDE ? step_wide(p, i)->ns : n;
 }
 
 static inline uint32_t step_calls(const struct stp *p, uint32_t i)
@@ -248,11 +274,16 @@ static __attribute__((noinline)) int boundary(struct stp *p, uint64_t end)
 				return -1;
 			*sl = (struct stslow){ d, p->nsteps, p->ntouched, e };
 		}
-		if (!p->nsteps)
-			p->first_start = p->open_start;
 		struct stblock *bk = p->blk[b];
-		bk->end[bi] = end;
-		bk->ns[bi] = p->open_ns;
+		if (bi % STEP_GROUP == 0)
+			bk->start[bi / STEP_GROUP] = p->open_start;
+		if (d >= STEP_WIDE || p->open_ns >= STEP_WIDE) {
+			if (ilog_grow((void **)&p->wide, &p->capwide, p->nwide, sizeof(*p->wide), 16))
+				return -1;
+			p->wide[p->nwide++] = (struct stwide){ d, p->open_ns, p->nsteps };
+		}
+		bk->dur[bi] = d >= STEP_WIDE ? STEP_WIDE : (uint32_t)d;
+		bk->ns[bi] = p->open_ns >= STEP_WIDE ? STEP_WIDE : (uint32_t)p->open_ns;
 		bk->calls[bi] = (uint32_t)p->open_calls;
 		p->nsteps++;
 		/* what it called, where it is kept */
@@ -528,10 +559,9 @@ static int summarize(struct stp *p)
 	struct dhist h = { .c = calloc(HB_N, sizeof(uint64_t)), .min = UINT64_MAX };
 	if (!h.c)
 		return -1;
-	uint64_t topd[STEP_SLOW], start = p->first_start; /* top[]'s durations */
+	uint64_t topd[STEP_SLOW]; /* top[]'s durations */
 	for (uint32_t k = 0; k < p->nsteps; k++) {
-		uint64_t end = step_end(p, k), d = end - start;
-		start = end;
+		uint64_t d = step_dur(p, k);
 		h.c[hb_index(d)]++;
 		h.total += d;
 		h.min = d < h.min ? d : h.min;
@@ -634,7 +664,7 @@ int ilog_stats_step_procs(struct ilog_stats *st, struct ilog_step_proc **out)
 		*q = (struct ilog_step_proc){
 			.node = p->node, .pid = p->pid, .comm = ilog_stats_comm(st, p->node, p->pid),
 			.marker = p->marker, .rule = p->rule, .per_step = p->k,
-			.nsteps = p->nsteps, .first_ns = p->first_start,
+			.nsteps = p->nsteps, .first_ns = step_start(p, 0),
 			.last_ns = step_end(p, p->nsteps - 1), .p50_ns = p->p50, .p90_ns = p->p90,
 			.min_ns = p->min, .max_ns = p->max, .mean_ns = p->mean, .nsites = p->nused,
 		};
@@ -657,9 +687,12 @@ int ilog_stats_steps(struct ilog_stats *st, uint32_t node, uint32_t pid,
 	struct ilog_step_row *r = calloc(p->nsteps, sizeof(*r));
 	if (!r)
 		return -1;
-	for (uint32_t i = 0; i < p->nsteps; i++)
-		r[i] = (struct ilog_step_row){ i, step_start(p, i), step_end(p, i), step_calls(p, i),
-					       step_ns(p, i) };
+	uint64_t start = step_start(p, 0);
+	for (uint32_t i = 0; i < p->nsteps; i++) {
+		uint64_t end = start + step_dur(p, i);
+		r[i] = (struct ilog_step_row){ i, start, end, step_calls(p, i), step_ns(p, i) };
+		start = end;
+	}
 	*out = r;
 	return (int)p->nsteps;
 }
@@ -741,7 +774,7 @@ uint32_t ilog_stats_step_ops(struct ilog_stats *st, uint32_t node, uint32_t pid,
 int64_t ilog_stats_step_at(struct ilog_stats *st, uint32_t node, uint32_t pid, uint64_t ts)
 {
 	const struct stp *p = ilog_steps_proc(st->steps, node, pid);
-	if (!p || !p->nsteps || ts < p->first_start || ts >= step_end(p, p->nsteps - 1))
+	if (!p || !p->nsteps || ts < step_start(p, 0) || ts >= step_end(p, p->nsteps - 1))
 		return -1;
 	uint32_t lo = 0, hi = p->nsteps;
 	while (hi - lo > 1) {

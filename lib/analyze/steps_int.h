@@ -53,17 +53,23 @@ struct stsite {
 
 /*
  * The steps' figures, STEP_BLOCK to a block: a step ends at a marker
- * call's return (monotonic ns) and the next starts there (the first at
- * stp.first_start); its CUDA calls and their time.  A job's process may
+ * call's return (monotonic ns) and the next starts there; its duration,
+ * CUDA calls and their time, and the start of every STEP_GROUP-th step
+ * (the others': the sum of the durations since).  A job's process may
  * take a million steps: blocks, not one array grown by doubling, so that
- * no step is moved once written, and 20 bytes a step (what it called is
- * stp.comp[i] for the first STEP_KEEP, stp.slowc for the slowest).
+ * no step is moved once written, and 13 bytes a step.  A duration or time
+ * of 2^32 - 1 ns (4.3 s) or more is STEP_WIDE there, its value in
+ * stp.wide.  What a step called is stp.comp[i] for the first STEP_KEEP,
+ * stp.slowc for the slowest.
  */
 #define STEP_BLOCK 1024
+#define STEP_GROUP 8
+#define STEP_WIDE UINT32_MAX
 struct stblock {
-	uint64_t end[STEP_BLOCK], ns[STEP_BLOCK];
-	uint32_t calls[STEP_BLOCK];
+	uint64_t start[STEP_BLOCK / STEP_GROUP];
+	uint32_t dur[STEP_BLOCK], ns[STEP_BLOCK], calls[STEP_BLOCK];
 };
+struct stwide { uint64_t dur, ns; uint32_t step; };
 
 /* A site's figures: in the open step (when gen is the open step's) and
  * over every step; one line of memory per call. */
@@ -119,7 +125,8 @@ struct stp {
 	uint64_t open_calls, open_ns;
 	struct stblock **blk;      /* the steps: step i is blk[i / STEP_BLOCK] */
 	uint32_t nsteps, nblk, capblk;
-	uint64_t first_start;      /* the first step's start */
+	struct stwide *wide;       /* the steps too long for 32 bits, by step */
+	uint32_t nwide, capwide;
 	struct ilog_step_op *ents; /* the kept steps' (op, call path) entries */
 	uint32_t nents, capents;
 	struct stcomp *comp;       /* the kept steps' */

@@ -238,6 +238,57 @@ static void test_untimed_launches(void)
 	ilog_stats_free(st);
 }
 
+/*
+ * Many steps, a few longer than 32 bits of nanoseconds (4.3 s) in
+ * duration or in CUDA time: every step's start, end and time as made,
+ * read one by one, all at once, and by time; the longest are the slowest.
+ */
+static void test_long_steps(void)
+{
+	enum { N = 3000 };
+	static uint64_t end[N], ns[N];
+	struct ilog_stats *st = fresh();
+	for (int s = 0; s < N; s++) {
+		if (s == 1500)
+			t += 6000000000ull; /* idle: a long step of little CUDA time */
+		uint64_t sync = s == 2500 || s == 2900 ? 5000000000ull : 2000000 + (uint64_t)s;
+		call(st, 7, ILOG_OP_cudaLaunchKernel, 5000, 1);
+		call(st, 7, ILOG_OP_cudaLaunchKernel, 5000, 1);
+		end[s] = t + sync;
+		ns[s] = 10000 + sync;
+		call(st, 7, ILOG_OP_cudaStreamSynchronize, sync, 3);
+	}
+	ilog_stats_finish(st);
+	struct ilog_step_proc p;
+	is_u64(one(st, &p), 1, "long steps: one process with steps");
+	is_u64(p.nsteps, N - 1, "long steps: a step between each two synchronizes");
+	is_u64(p.first_ns, end[0], "long steps: the first starts at the first return");
+	is_u64(p.last_ns, end[N - 1], "long steps: the last ends at the last return");
+	is_u64(p.max_ns, end[1500] - end[1499], "long steps: the longest, idle 6 s");
+	struct ilog_step_row *rows;
+	int n = ilog_stats_steps(st, 0, 7, &rows), bad = n != N - 1;
+	for (int i = 0; i < n && !bad; i++) {
+		struct ilog_step_row r;
+		bad = rows[i].start_ns != end[i] || rows[i].end_ns != end[i + 1] ||
+		      rows[i].cuda_ns != ns[i + 1] || rows[i].calls != 3 ||
+		      ilog_stats_step(st, 0, 7, (uint32_t)i, &r) || r.step != (uint32_t)i ||
+		      r.start_ns != end[i] || r.end_ns != end[i + 1] || r.cuda_ns != ns[i + 1] ||
+		      ilog_stats_step_at(st, 0, 7, end[i]) != i ||
+		      ilog_stats_step_at(st, 0, 7, end[i + 1] - 1) != i;
+		if (bad)
+			diag("step %d: %llu..%llu %llu ns", i, (unsigned long long)rows[i].start_ns,
+			     (unsigned long long)rows[i].end_ns, (unsigned long long)rows[i].cuda_ns);
+	}
+	ok(!bad, "long steps: each step's start, end, calls and time, however read");
+	free(rows);
+	uint32_t top[3];
+	const struct ilog_step_op *ops;
+	ok(ilog_stats_step_slowest(st, 0, 7, top, 3) == 3 && top[0] == 1499 &&
+	   (top[1] == 2499 || top[1] == 2899) && ilog_stats_step_ops(st, 0, 7, top[0], &ops) == 2,
+	   "long steps: the slowest, and what the slowest past the first kept called");
+	ilog_stats_free(st);
+}
+
 int main(void)
 {
 	test_sync_per_step();
@@ -247,5 +298,6 @@ int main(void)
 	test_graph_and_none();
 	test_composition_change();
 	test_untimed_launches();
+	test_long_steps();
 	return done_testing();
 }
