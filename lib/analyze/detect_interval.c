@@ -388,8 +388,7 @@ static void cpu_chain(struct ctx *x, struct cand *c, const struct sproc *p, cons
 		 cc, t->pid, comm, p->pid);
 	snprintf(c->fix, sizeof(c->fix), FIX_CPU, causal_fmt(x, "%s (PID %u)", cc, t->pid),
 		 cc);
-	causal_met_u(c, "culprit_preemptions", t->n);
-	causal_met_u(c, "culprit_offcpu_ns", t->dur);
+	causal_met_preempt(c, "culprit", t);
 	causal_ev_add(x, c, ta, "PID %u (%s) starts preempting the CUDA threads of PID %u",
 		      t->pid, cc, p->pid);
 	for (uint32_t i = 1; i < npr && i < 3; i++)
@@ -485,13 +484,14 @@ static void interval_metrics(struct ctx *x, struct cand *c, const struct dhist *
 			     const struct base *bs, const struct offcpu *oc, const double cov[4],
 			     uint64_t len)
 {
+	static const char *const qk[4] = { "p50_in_ns", "p50_base_ns", "p99_in_ns", "p99_base_ns" };
+	static const char *const ck[4] = { "coverage_cpu", "coverage_gpu", "coverage_mem",
+					   "coverage_net" };
 	causal_met_s(c, "op", opn(c->op));
 	causal_met_u(c, "calls_in", in->n);
 	causal_met_u(c, "calls_base", out->n);
-	causal_met_u(c, "p50_in_ns", q[0]);
-	causal_met_u(c, "p50_base_ns", q[1]);
-	causal_met_u(c, "p99_in_ns", q[2]);
-	causal_met_u(c, "p99_base_ns", q[3]);
+	for (int i = 0; i < 4; i++)
+		causal_met_u(c, qk[i], q[i]);
 	causal_met_u(c, "total_in_ns", in->total);
 	/* the baseline is every call outside all of the op's anomalies: name them */
 	causal_met_anomalies(x, c, inany);
@@ -499,14 +499,113 @@ static void interval_metrics(struct ctx *x, struct cand *c, const struct dhist *
 	causal_met_u(c, "outlier_threshold_ns", bs->thr);
 	causal_met_u(c, "preemptions_in", oc->pn);
 	causal_met_u(c, "offcpu_in_ns", oc->pd);
-	causal_met_f(c, "coverage_cpu", cov[0]);
-	causal_met_f(c, "coverage_gpu", cov[1]);
-	causal_met_f(c, "coverage_mem", cov[2]);
-	causal_met_f(c, "coverage_net", cov[3]);
+	for (int i = 0; i < 4; i++)
+		causal_met_f(c, ck[i], cov[i]);
 	causal_met_f(c, "offcpu_share_of_lost", oc->share);
 	causal_met_u(c, "runq_wait_in_ns", oc->wq);
 	causal_met_f(c, "offcpu_frac_in", len ? oc->off_in / (double)len : 0);
 	causal_met_f(c, "offcpu_frac_out", oc->rate_out);
+}
+
+/*
+ * Which host signal an interval of s in process p is blamed on (an enum
+ * ilog_pattern; ILOG_PAT_GPU_SLOW when none), or -1 when none is to be
+ * reported here (another chain explains it, or out of memory: x->oom).
+ * Fills cov (the signals' coverage of the anomalous windows: cpu, gpu,
+ * memory, network, graphs), *in_iv (the interval's ticks, for the caller
+ * to free) and oc (the off-CPU accounting).
+ */
+static int interval_cause(struct ctx *x, const struct sproc *p, const struct sseries *s,
+			  struct ival iv, const uint8_t *hot, struct sig *g, uint64_t lost,
+			  uint32_t lo, uint32_t hi, double cov[5], uint8_t **in_iv,
+			  struct offcpu *oc)
+{
+	uint64_t ta = tick_ts(x, iv.a), tb = tick_ts(x, iv.b);
+	/* the host signals, joined by window with the anomaly */
+	const uint8_t *flag[5] = { g->fcpu, g->fgpu, g->fmem, g->fnet, g->fgr };
+	for (int i = 0; i < 5; i++)
+		cov[i] = coverage(x, hot, flag[i], iv.a, iv.b);
+	/*
+	 * CPU contention is a matter of time accounting: the calling threads'
+	 * time runnable but off-CPU (preempted, or woken and waiting) above the
+	 * rate outside the interval must account for half the lost time.
+	 */
+	uint8_t *t = *in_iv = calloc(x->T, 1);
+	if (!t) {
+		x->oom = 1;
+		return -1;
+	}
+	for (uint32_t k = iv.a; k < iv.b && k < x->T; k++)
+		t[k] = 1;
+	/* the process's own threads and the recorder are no culprits, and the
+	 * time they took is not contention by others (detect_oversub.c and
+	 * detect_overhead.c report it) */
+	if (causal_offcpu(x, p, t, lo, hi, lost, oc)) {
+		x->oom = 1;
+		return -1;
+	}
+	double share = oc->share;
+	int cpu_ok = oc->host;
+	int gpu_ok = cov[1] >= ILOG_COVERAGE;
+	int mem_ok = cov[2] >= ILOG_COVERAGE;
+	int gr_ok = cov[4] >= ILOG_COVERAGE;
+	/* the network only for a collective, and only when the process moved
+	 * TCP bytes around the interval: retransmits of flows it never used
+	 * cannot have held it up */
+	uint32_t ns = g->net_span ? g->net_span : 1;
+	int net_ok = cov[3] >= ILOG_COVERAGE && net_op(s) &&
+		     net_bytes(x, p->pid, iv.a >= ns - 1 ? iv.a - (ns - 1) : 0, iv.b) > 0;
+	enum ilog_pattern pat = ILOG_PAT_GPU_SLOW;
+	double best = 0;
+	if (cpu_ok)
+		best = share > 1 ? 1 : share, pat = ILOG_PAT_CPU_CONTENTION;
+	/* co-occurring calls of others do not outweigh time accounted for:
+	 * with half the lost time spent off-CPU, it is not the GPU's */
+	if (gpu_ok && cov[1] > best && !cpu_ok)
+		best = cov[1], pat = ILOG_PAT_GPU_CONTENTION;
+	if (mem_ok && cov[2] > best)
+		best = cov[2], pat = ILOG_PAT_MEMORY_PRESSURE;
+	if (net_ok && cov[3] > best)
+		best = cov[3], pat = ILOG_PAT_NET_RETRANSMITS;
+	if (gr_ok && cov[4] > best)
+		return -1; /* the graph re-capture chain of this process explains it */
+	/* its own cgroup's CPU quota held it: the time off the CPU is no other
+	 * process's doing (detect_throttle.c names the limit) */
+	if (pat == ILOG_PAT_CPU_CONTENTION &&
+	    causal_quota_held(x, p->pid, ta, tb, (double)lost))
+		return -1;
+	return (int)pat;
+}
+
+/*
+ * Whether a slower op's interval was on a saturated host (sat: its PSI and
+ * CPU busy there, for slow_chain).
+ */
+static int interval_saturated(struct ctx *x, const struct sseries *s, struct ival iv,
+			      uint32_t lo, uint32_t hi, const struct offcpu *oc, uint64_t lost,
+			      double sat[2])
+{
+	/* saturated in the interval, and more than over the process's
+	 * run: a host saturated all along (a build on every core) slowed
+	 * the calls outside the interval as much.  Or saturated all
+	 * along and the threads were off-CPU in the interval (preempted,
+	 * waiting for a CPU) at least as long as the calls lost: then
+	 * the CPU accounts for the loss as well as the GPU does, and a
+	 * loaded host's varying load makes such intervals (beside two
+	 * CPU hogs a clean loop's synchronize p99 doubled for 0.9 s, 86
+	 * ms lost, while its thread waited 278 ms for a CPU there; a
+	 * GPU staged 2.3 s slower had 307 ms).  And an NCCL call on a
+	 * host saturated there: it waits for its peers, whose progress
+	 * a saturated host delays where the caller's own accounting
+	 * cannot see it (beside two CPU hogs a TCP all-reduce's p50
+	 * went 235 us -> 1.27 ms with its caller off-CPU 1.2% of the
+	 * time, its peer rank a process starved of CPU) */
+	double all[2];
+	int saturated = causal_cpu_saturated(x, iv.a, iv.b, &sat[0], &sat[1]);
+	causal_cpu_saturated(x, lo, hi, &all[0], &all[1]);
+	return saturated && ((sat[0] >= ILOG_SAT_PSI && sat[0] >= ILOG_SAT_RISE * all[0]) ||
+			     (sat[1] >= ILOG_SAT_CPU && sat[1] >= all[1] + 10) ||
+			     oc->off_in >= (double)lost || s->layer == ILOG_LAYER_NCCL);
 }
 
 static void interval_chain(struct ctx *x, const struct sproc *p, const struct sseries *s,
@@ -544,60 +643,9 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 	uint64_t ta = tick_ts(x, iv.a), tb = tick_ts(x, iv.b);
 	uint64_t len = tb - ta;
 
-	/* the host signals, joined by window with the anomaly */
-	double cov_cpu = coverage(x, hot, g->fcpu, iv.a, iv.b);
-	double cov_gpu = coverage(x, hot, g->fgpu, iv.a, iv.b);
-	double cov_mem = coverage(x, hot, g->fmem, iv.a, iv.b);
-	double cov_gr = coverage(x, hot, g->fgr, iv.a, iv.b);
-	double cov_net = coverage(x, hot, g->fnet, iv.a, iv.b);
-	/*
-	 * CPU contention is a matter of time accounting: the calling threads'
-	 * time runnable but off-CPU (preempted, or woken and waiting) above the
-	 * rate outside the interval must account for half the lost time.
-	 */
-	in_iv = calloc(x->T, 1);
-	if (!in_iv) {
-		x->oom = 1;
-		goto done;
-	}
-	for (uint32_t k = iv.a; k < iv.b && k < x->T; k++)
-		in_iv[k] = 1;
-	/* the process's own threads and the recorder are no culprits, and the
-	 * time they took is not contention by others (detect_oversub.c and
-	 * detect_overhead.c report it) */
-	if (causal_offcpu(x, p, in_iv, lo, hi, lost, &oc)) {
-		x->oom = 1;
-		goto done;
-	}
-	double share = oc.share;
-	int cpu_ok = oc.host;
-	int gpu_ok = cov_gpu >= ILOG_COVERAGE;
-	int mem_ok = cov_mem >= ILOG_COVERAGE;
-	int gr_ok = cov_gr >= ILOG_COVERAGE;
-	/* the network only for a collective, and only when the process moved
-	 * TCP bytes around the interval: retransmits of flows it never used
-	 * cannot have held it up */
-	uint32_t ns = g->net_span ? g->net_span : 1;
-	int net_ok = cov_net >= ILOG_COVERAGE && net_op(s) &&
-		     net_bytes(x, p->pid, iv.a >= ns - 1 ? iv.a - (ns - 1) : 0, iv.b) > 0;
-	enum ilog_pattern pat = ILOG_PAT_GPU_SLOW;
-	double best = 0;
-	if (cpu_ok)
-		best = share > 1 ? 1 : share, pat = ILOG_PAT_CPU_CONTENTION;
-	/* co-occurring calls of others do not outweigh time accounted for:
-	 * with half the lost time spent off-CPU, it is not the GPU's */
-	if (gpu_ok && cov_gpu > best && !cpu_ok)
-		best = cov_gpu, pat = ILOG_PAT_GPU_CONTENTION;
-	if (mem_ok && cov_mem > best)
-		best = cov_mem, pat = ILOG_PAT_MEMORY_PRESSURE;
-	if (net_ok && cov_net > best)
-		best = cov_net, pat = ILOG_PAT_NET_RETRANSMITS;
-	if (gr_ok && cov_gr > best)
-		goto done; /* the graph re-capture chain of this process explains it */
-	/* its own cgroup's CPU quota held it: the time off the CPU is no other
-	 * process's doing (detect_throttle.c names the limit) */
-	if (pat == ILOG_PAT_CPU_CONTENTION &&
-	    causal_quota_held(x, p->pid, ta, tb, (double)lost))
+	double cov[5];
+	int pat = interval_cause(x, p, s, iv, hot, g, lost, lo, hi, cov, &in_iv, &oc);
+	if (pat < 0)
 		goto done;
 
 	struct cand *c = causal_cand_new(x, p, pat, s->op, ta, tb, lost);
@@ -612,7 +660,7 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 		 D(x, (double)q_out), D(x, (double)q_in), (double)q_in / (double)(q_out ? q_out : 1),
 		 R(x, ta), R(x, tb));
 	interval_metrics(x, c, &in, &out, (const uint64_t[]){ m_in, m_out, q_in, q_out }, inany,
-			 bs, &oc, (const double[]){ cov_cpu, cov_gpu, cov_mem, cov_net }, len);
+			 bs, &oc, cov, len);
 	causal_ev_add(x, c, ta, "%s p99 %s, %.1fx its baseline of %s: anomaly begins",
 		      opn(s->op), D(x, (double)q_in), (double)q_in / (double)(q_out ? q_out : 1),
 		      D(x, (double)q_out));
@@ -647,27 +695,8 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 	else if (pat == ILOG_PAT_NET_RETRANSMITS)
 		net_chain(x, c, p, head, iv, lo, hi, g);
 	else {
-		/* saturated in the interval, and more than over the process's
-		 * run: a host saturated all along (a build on every core) slowed
-		 * the calls outside the interval as much.  Or saturated all
-		 * along and the threads were off-CPU in the interval (preempted,
-		 * waiting for a CPU) at least as long as the calls lost: then
-		 * the CPU accounts for the loss as well as the GPU does, and a
-		 * loaded host's varying load makes such intervals (beside two
-		 * CPU hogs a clean loop's synchronize p99 doubled for 0.9 s, 86
-		 * ms lost, while its thread waited 278 ms for a CPU there; a
-		 * GPU staged 2.3 s slower had 307 ms).  And an NCCL call on a
-		 * host saturated there: it waits for its peers, whose progress
-		 * a saturated host delays where the caller's own accounting
-		 * cannot see it (beside two CPU hogs a TCP all-reduce's p50
-		 * went 235 us -> 1.27 ms with its caller off-CPU 1.2% of the
-		 * time, its peer rank a process starved of CPU) */
-		double sat[2], all[2];
-		int saturated = causal_cpu_saturated(x, iv.a, iv.b, &sat[0], &sat[1]);
-		causal_cpu_saturated(x, lo, hi, &all[0], &all[1]);
-		saturated = saturated && ((sat[0] >= ILOG_SAT_PSI && sat[0] >= ILOG_SAT_RISE * all[0]) ||
-					  (sat[1] >= ILOG_SAT_CPU && sat[1] >= all[1] + 10) ||
-					  oc.off_in >= (double)lost || s->layer == ILOG_LAYER_NCCL);
+		double sat[2];
+		int saturated = interval_saturated(x, s, iv, lo, hi, &oc, lost, sat);
 		causal_met_u(c, "host_saturated", (uint64_t)saturated);
 		slow_chain(x, c, p, s, head, &oc, len, oth, pg, &ss, saturated ? sat : NULL);
 	}
