@@ -27,6 +27,45 @@ static int base_of(const struct sseries *s, struct base *b)
 
 /* ---- helpers over the node's windows ---- */
 
+/*
+ * Runs of windows that lean the same way: a slowdown that also cuts the
+ * op's call rate leaves each window few calls (windows are sized at the
+ * average rate), so on a host whose quiet windows already have many calls
+ * above the threshold no window of a long slow stretch is significant
+ * alone.  For each test, every maximal run of windows leaning its way
+ * (empty windows inside do not break it) is tested again on its pooled
+ * counts, at the family rate shared over every contiguous run of the ng
+ * windows and both tests (ng (ng + 1) of them): a long run of leaning
+ * windows is the anomaly, however few calls each holds.
+ */
+static void mark_runs(const uint64_t *const cnt[2], const uint64_t *n, const double p0[2],
+		      uint32_t NG, uint32_t ng, uint8_t *gh)
+{
+	double alpha = ILOG_FAMILY_ALPHA / ((double)ng * (double)(ng + 1) + 1);
+	for (int t = 0; t < 2; t++)
+		for (uint32_t g = 0; g < NG;) {
+			if (!n[g] || (double)cnt[t][g] / (double)n[g] <= p0[t]) {
+				g++;
+				continue;
+			}
+			uint64_t sn = 0, sc = 0;
+			uint32_t end = g, full = 0, fresh = 0;
+			for (uint32_t j = g; j < NG; j++) {
+				if (!n[j])
+					continue;
+				if ((double)cnt[t][j] / (double)n[j] <= p0[t])
+					break;
+				sn += n[j], sc += cnt[t][j];
+				end = j, full++, fresh += !gh[j];
+			}
+			if (full > 1 && fresh && ilog_chernoff(sn, sc, p0[t]) < alpha)
+				for (uint32_t j = g; j <= end; j++)
+					if (n[j])
+						gh[j] = 1;
+			g = end + 1;
+		}
+}
+
 static uint32_t find_intervals(struct ctx *x, const struct sseries *s, const struct base *bs,
 			       uint8_t *hot, struct ival *iv, uint32_t max)
 {
@@ -94,6 +133,7 @@ static uint32_t find_intervals(struct ctx *x, const struct sseries *s, const str
 			if ((double)cnt[t][g] / (double)n[g] > p0[t] &&
 			    ilog_chernoff(n[g], cnt[t][g], p0[t]) < alpha)
 				gh[g] = 1;
+	mark_runs(cnt, n, p0, NG, ng, gh);
 	uint32_t m = 0;
 	for (uint32_t g = 0; g < NG && m < max;) {
 		if (!gh[g]) {
