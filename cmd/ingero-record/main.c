@@ -900,6 +900,15 @@ static int run(struct rec *r)
 	return rc;
 }
 
+/* For the writer's context at a rotation: a process the recorder named
+ * (a preempter, a page allocator: no exit record unless it was traced)
+ * and that is gone no longer needs its records in later files. */
+static int pid_alive(void *ctx, uint32_t pid)
+{
+	(void)ctx;
+	return !pid || kill((pid_t)pid, 0) == 0 || errno != ESRCH;
+}
+
 int main(int argc, char **argv)
 {
 	static struct rec r; /* large: the process table */
@@ -954,7 +963,8 @@ int main(int argc, char **argv)
 		if (rotate)
 			r.o.out = ilog_rotate_current(r.rot);
 		/* rotation: each file gets the context a reader needs */
-		r.w = ilog_writer_open(r.out_fd, &(struct ilog_writer_opts){ .context = rotate },
+		r.w = ilog_writer_open(r.out_fd,
+				       &(struct ilog_writer_opts){ .context = rotate, .alive = pid_alive },
 				       err, sizeof(err));
 		if (!r.w) {
 			ilog_errorf("%s: %s", r.o.out, err);

@@ -47,6 +47,10 @@ struct ilog_writer {
 	struct wctx { uint32_t kind; void *u; } *ctx;
 	uint32_t nctx, capctx;
 	struct ilog_hmap ctxmap;
+	/* processes gone: pid -> 1 + the file (rotation count) in which they
+	 * went; 0: back (a new process under the pid) */
+	struct ilog_hmap gone;
+	uint64_t nfile;
 };
 
 static uint64_t now_ms(void)
@@ -375,8 +379,20 @@ static int ctx_keep(struct ilog_writer *w, const struct ilog_kind_desc *d,
 		    const struct ilog_record *rec)
 {
 	uint64_t a, b;
+	if (rec->kind == ILOG_K_HOST && rec->u.host.type == ILOG_HOST_EXIT) {
+		uint64_t *g = ilog_hmap_put(&w->gone, rec->u.host.pid, 0);
+		if (!g)
+			return fail(w, "out of memory");
+		if (!*g)
+			*g = 1 + w->nfile;
+	}
 	if (!ctx_key(rec, &a, &b))
 		return 0;
+	if (rec->kind == ILOG_K_PROCESS) { /* a process under a pid gone is new */
+		uint64_t *g = ilog_hmap_get(&w->gone, rec->u.process.pid, 0);
+		if (g)
+			*g = 0;
+	}
 	void *u = ctx_copy(d, rec);
 	if (!u)
 		return fail(w, "out of memory");
@@ -446,6 +462,63 @@ int ilog_writer_put(struct ilog_writer *w, const struct ilog_record *rec)
 	return end_record(w, start, rec->kind, base0);
 }
 
+/*
+ * At a rotation: the context of processes gone before the file that ends
+ * is dropped (those gone in it are written once more, for records that
+ * arrive late); ctxmap and gone are rebuilt from what stays.
+ */
+static int ctx_prune(struct ilog_writer *w)
+{
+	uint64_t cur = w->nfile;
+	for (uint32_t i = 0; w->o.alive && i < w->nctx; i++) {
+		if (w->ctx[i].kind != ILOG_K_PROCESS)
+			continue;
+		uint32_t pid = ((const struct ilog_process *)w->ctx[i].u)->pid;
+		uint64_t *g = ilog_hmap_get(&w->gone, pid, 0);
+		if ((!g || !*g) && !w->o.alive(w->o.alive_ctx, pid) &&
+		    ilog_hmap_set(&w->gone, pid, 0, 1 + cur))
+			return fail(w, "out of memory");
+	}
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < w->nctx; i++) {
+		struct ilog_record rec = { .kind = w->ctx[i].kind };
+		memcpy(&rec.u, w->ctx[i].u, ilog_kind_desc(rec.kind)->size);
+		uint64_t a, b;
+		ctx_key(&rec, &a, &b);
+		uint64_t *g = (uint32_t)a ? ilog_hmap_get(&w->gone, (uint32_t)a, 0) : NULL;
+		if (g && *g && *g - 1 < cur)
+			free(w->ctx[i].u);
+		else
+			w->ctx[k++] = w->ctx[i];
+	}
+	struct ilog_hmap keep = { 0 }, map = { 0 };
+	for (size_t i = 0; i < w->gone.cap; i++) {
+		const struct ilog_hmap_slot *e = &w->gone.s[i];
+		if (!(e->a == ILOG_HMAP_EMPTY && e->b == ILOG_HMAP_EMPTY) && e->v && e->v - 1 >= cur &&
+		    ilog_hmap_set(&keep, e->a, 0, e->v))
+			goto oom;
+	}
+	for (uint32_t i = 0; i < k; i++) {
+		struct ilog_record rec = { .kind = w->ctx[i].kind };
+		memcpy(&rec.u, w->ctx[i].u, ilog_kind_desc(rec.kind)->size);
+		uint64_t a, b;
+		ctx_key(&rec, &a, &b);
+		if (ilog_hmap_set(&map, a, b, i + 1))
+			goto oom;
+	}
+	w->nctx = k;
+	ilog_hmap_free(&w->gone);
+	ilog_hmap_free(&w->ctxmap);
+	w->gone = keep;
+	w->ctxmap = map;
+	w->nfile++;
+	return 0;
+oom:
+	ilog_hmap_free(&keep);
+	ilog_hmap_free(&map);
+	return fail(w, "out of memory");
+}
+
 int ilog_writer_rotate(struct ilog_writer *w, int fd, const struct ilog_header *h)
 {
 	if (!w->failed)
@@ -458,6 +531,8 @@ int ilog_writer_rotate(struct ilog_writer *w, int fd, const struct ilog_header *
 		w->oom = 0;
 		w->err[0] = 0;
 	}
+	if (ctx_prune(w))
+		return -1;
 	w->fd = fd;
 	w->st.file_bytes = 0;
 	memset(w->tsbase, 0, sizeof(w->tsbase));
@@ -655,6 +730,7 @@ int ilog_writer_close(struct ilog_writer *w, char *err, size_t errlen)
 		free(w->ctx[i].u);
 	free(w->ctx);
 	ilog_hmap_free(&w->ctxmap);
+	ilog_hmap_free(&w->gone);
 	free(w->buf);
 	free(w->zbuf);
 	free(w);

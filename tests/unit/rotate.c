@@ -115,6 +115,67 @@ static void test_writer_rotate(void)
 	close(b);
 }
 
+/* Who is alive, for test_writer_gone's alive callback. */
+static int alive_pid(void *ctx, uint32_t pid)
+{
+	return pid != *(const uint32_t *)ctx;
+}
+
+/* Processes gone leave the context: one that exited (its exit record) or
+ * that alive says is gone is written into the next file once more and
+ * dropped at the rotation after; the living, and a new process under a
+ * pid that exited, stay. */
+static void test_writer_gone(void)
+{
+	int fd[4];
+	for (int i = 0; i < 4; i++)
+		fd[i] = memfd_create("g", 0);
+	char err[256];
+	uint32_t dead = 0;
+	struct ilog_writer *w = ilog_writer_open(
+		fd[0], &(struct ilog_writer_opts){ .context = 1, .alive = alive_pid, .alive_ctx = &dead },
+		err, sizeof(err));
+	struct ilog_header h = { .node = ILOG_STR("n"), .session_id = 7, .mono_ns = 1000, .real_ns = 2000 };
+	ok(w && !ilog_writer_begin(w, &h), "writer with context and alive opens");
+	struct ilog_record p = { .kind = ILOG_K_PROCESS }, m = { .kind = ILOG_K_MAPPING };
+	for (uint32_t pid = 10; pid <= 13; pid++) {
+		p.u.process.pid = pid;
+		p.u.process.comm = ILOG_STR("p");
+		put(w, &p);
+		m.u.mapping.pid = pid;
+		m.u.mapping.start = 0x1000;
+		m.u.mapping.end = 0x2000;
+		m.u.mapping.path = ILOG_STR("/lib/libcudart.so.13");
+		put(w, &m);
+	}
+	struct ilog_record x = { .kind = ILOG_K_HOST };
+	x.u.host.type = ILOG_HOST_EXIT;
+	x.u.host.ts_ns = 3000;
+	x.u.host.pid = 10; /* 10 exits */
+	put(w, &x);
+	x.u.host.pid = 12; /* 12 exits, and a new process takes its pid */
+	put(w, &x);
+	p.u.process.pid = 12;
+	p.u.process.comm = ILOG_STR("new");
+	put(w, &p);
+	dead = 11; /* 11 is gone without an exit record (not traced) */
+	struct counts c[4];
+	for (int i = 1; i < 4; i++)
+		ok(!ilog_writer_rotate(w, fd[i], &h), "rotate %d", i);
+	ok(!ilog_writer_close(w, err, sizeof(err)), "close");
+	for (int i = 0; i < 4; i++)
+		ok(count(fd[i], &c[i]) == 0, "file %d reads", i);
+	ok(c[1].process == 4 && c[1].mapping == 4,
+	   "the file after the exits still names every process (%llu process records)",
+	   (unsigned long long)c[1].process);
+	ok(c[2].process == 2 && c[2].mapping == 2,
+	   "then only the living: 13 and the new 12 (%llu process, %llu mapping records)",
+	   (unsigned long long)c[2].process, (unsigned long long)c[2].mapping);
+	ok(c[3].process == 2 && c[3].mapping == 2, "and they stay");
+	for (int i = 0; i < 4; i++)
+		close(fd[i]);
+}
+
 static int mkfile(const char *dir, const char *name, size_t size)
 {
 	char p[512];
@@ -266,6 +327,7 @@ static void test_dumps(void)
 int main(void)
 {
 	test_writer_rotate();
+	test_writer_gone();
 	test_files();
 	test_dumps();
 	return done_testing();

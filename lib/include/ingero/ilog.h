@@ -309,6 +309,15 @@ struct ilog_writer_opts {
 	int context;            /* keep what a reader of a later file needs (the
 				 * latest process, mapping, kernel, stack, pystack
 				 * and pycode records) for ilog_writer_rotate */
+	/* With context: whether a process still runs (1) or is gone (0).  A
+	 * process's context (its process, mapping, kernel and pycode records)
+	 * is dropped once it is gone: after its exit record (SPEC §5.5 exit)
+	 * or when alive says so at a rotation, it is still written into the
+	 * next file (a late record may name it) and dropped at the rotation
+	 * after, so a recorder left on keeps only the living.  NULL: only
+	 * exit records tell. */
+	int (*alive)(void *ctx, uint32_t pid);
+	void *alive_ctx;
 	/* Where complete frames go instead of the fd (a flight recorder's
 	 * memory): 0, or -1 with errno set */
 	int (*out)(void *ctx, const uint8_t *frame, size_t n);
