@@ -116,7 +116,7 @@ static void usage(FILE *f)
 		"                         DIR/NAME.YYYYMMDDTHHMMSSZ.ilog by their start (UTC);\n"
 		"                         a file opens with the processes, mappings and names\n"
 		"                         its records need, of the processes still running\n"
-		"                         (one that ended goes after the next file)\n"
+		"                         (one that ended is forgotten within 20 s)\n"
 		"      --keep N           with --rotate: keep the newest N files (the current\n"
 		"                         one counted), delete older ones, of earlier runs too;\n"
 		"                         with --flight: the newest N dumps, after each dump\n"
@@ -967,7 +967,8 @@ int main(int argc, char **argv)
 			r.o.out = ilog_rotate_current(r.rot);
 		/* rotation: each file gets the context a reader needs */
 		r.w = ilog_writer_open(r.out_fd,
-				       &(struct ilog_writer_opts){ .context = rotate, .alive = pid_alive },
+				       &(struct ilog_writer_opts){ .context = rotate, .alive = pid_alive,
+							     .prune_ms = 10000 },
 				       err, sizeof(err));
 		if (!r.w) {
 			ilog_errorf("%s: %s", r.o.out, err);

@@ -47,11 +47,14 @@ struct ilog_writer {
 	struct wctx { uint32_t kind; void *u; } *ctx;
 	uint32_t nctx, capctx;
 	struct ilog_hmap ctxmap;
-	/* processes gone: pid -> 1 + the file (rotation count) in which they
-	 * went; 0: back (a new process under the pid) */
+	/* processes gone: pid -> 1 + the prune round (rotations and
+	 * opts.prune_ms ticks) in which they were found gone; 0: back (a new
+	 * process under the pid) */
 	struct ilog_hmap gone;
-	uint64_t nfile;
+	uint64_t round, prune_t0;
 };
+
+static int ctx_prune(struct ilog_writer *w);
 
 static uint64_t now_ms(void)
 {
@@ -165,7 +168,7 @@ struct ilog_writer *ilog_writer_open(int fd, const struct ilog_writer_opts *opts
 		goto fail;
 	}
 	msgpack_packer_init(&w->pk, w, pk_write);
-	w->frame_t0 = now_ms();
+	w->frame_t0 = w->prune_t0 = now_ms();
 	return w;
 fail:
 	ZSTD_freeCCtx(w->cctx);
@@ -218,6 +221,9 @@ int ilog_writer_tick(struct ilog_writer *w)
 {
 	if (w->o.defs && ilog_writer_tick(w->o.defs))
 		return fail(w, "%s", ilog_writer_error(w->o.defs));
+	if (w->o.context && w->o.prune_ms && !w->failed && now_ms() - w->prune_t0 >= w->o.prune_ms &&
+	    ctx_prune(w))
+		return -1;
 	if (w->len && w->o.frame_ms != ILOG_FRAME_MS_OFF && now_ms() - w->frame_t0 >= w->o.frame_ms)
 		return ilog_writer_flush(w);
 	return w->failed ? -1 : 0;
@@ -384,7 +390,7 @@ static int ctx_keep(struct ilog_writer *w, const struct ilog_kind_desc *d,
 		if (!g)
 			return fail(w, "out of memory");
 		if (!*g)
-			*g = 1 + w->nfile;
+			*g = 1 + w->round;
 	}
 	if (!ctx_key(rec, &a, &b))
 		return 0;
@@ -463,13 +469,16 @@ int ilog_writer_put(struct ilog_writer *w, const struct ilog_record *rec)
 }
 
 /*
- * At a rotation: the context of processes gone before the file that ends
- * is dropped (those gone in it are written once more, for records that
- * arrive late); ctxmap and gone are rebuilt from what stays.
+ * A prune round (a rotation, or a tick opts.prune_ms after the last): the
+ * context of processes found gone before this round is dropped (those
+ * found in it stay until the next, so a rotation writes them once more
+ * for records that arrive late); ctxmap and gone are rebuilt from what
+ * stays.
  */
 static int ctx_prune(struct ilog_writer *w)
 {
-	uint64_t cur = w->nfile;
+	uint64_t cur = w->round;
+	w->prune_t0 = now_ms();
 	for (uint32_t i = 0; w->o.alive && i < w->nctx; i++) {
 		if (w->ctx[i].kind != ILOG_K_PROCESS)
 			continue;
@@ -511,7 +520,7 @@ static int ctx_prune(struct ilog_writer *w)
 	ilog_hmap_free(&w->ctxmap);
 	w->gone = keep;
 	w->ctxmap = map;
-	w->nfile++;
+	w->round++;
 	return 0;
 oom:
 	ilog_hmap_free(&keep);

@@ -311,13 +311,16 @@ struct ilog_writer_opts {
 				 * and pycode records) for ilog_writer_rotate */
 	/* With context: whether a process still runs (1) or is gone (0).  A
 	 * process's context (its process, mapping, kernel and pycode records)
-	 * is dropped once it is gone: after its exit record (SPEC §5.5 exit)
-	 * or when alive says so at a rotation, it is still written into the
-	 * next file (a late record may name it) and dropped at the rotation
-	 * after, so a recorder left on keeps only the living.  NULL: only
-	 * exit records tell. */
+	 * is dropped once it is gone, so a recorder left on keeps only the
+	 * living: it is found gone by its exit record (SPEC §5.5 exit) or by
+	 * alive, asked at each rotation and, with prune_ms, at a tick that
+	 * many ms after the last time; it is dropped at the next of these
+	 * (one found gone at a rotation is written into the new file once
+	 * more, for a record that arrives late).  alive NULL: only exit
+	 * records tell. */
 	int (*alive)(void *ctx, uint32_t pid);
 	void *alive_ctx;
+	uint32_t prune_ms;
 	/* Where complete frames go instead of the fd (a flight recorder's
 	 * memory): 0, or -1 with errno set */
 	int (*out)(void *ctx, const uint8_t *frame, size_t n);
