@@ -44,7 +44,7 @@ struct ilog_writer {
 	struct ilog_writer_stats st;
 	/* opts.context: records a later file needs, in the order first put;
 	 * ctxmap (kind << 32 | pid, key) -> index + 1 */
-	struct wctx { uint32_t kind; void *u; } *ctx;
+	struct wctx { uint32_t kind; void *u; uint64_t a, b; } *ctx; /* a, b: its ctxmap key */
 	uint32_t nctx, capctx;
 	struct ilog_hmap ctxmap;
 	/* processes gone: pid -> 1 + the prune round (rotations and
@@ -416,7 +416,7 @@ static int ctx_keep(struct ilog_writer *w, const struct ilog_kind_desc *d,
 		free(u);
 		return fail(w, "out of memory");
 	}
-	w->ctx[w->nctx] = (struct wctx){ rec->kind, u };
+	w->ctx[w->nctx] = (struct wctx){ rec->kind, u, a, b };
 	*slot = ++w->nctx;
 	return 0;
 }
@@ -490,11 +490,8 @@ static int ctx_prune(struct ilog_writer *w)
 	}
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < w->nctx; i++) {
-		struct ilog_record rec = { .kind = w->ctx[i].kind };
-		memcpy(&rec.u, w->ctx[i].u, ilog_kind_desc(rec.kind)->size);
-		uint64_t a, b;
-		ctx_key(&rec, &a, &b);
-		uint64_t *g = (uint32_t)a ? ilog_hmap_get(&w->gone, (uint32_t)a, 0) : NULL;
+		uint32_t pid = (uint32_t)w->ctx[i].a;
+		uint64_t *g = pid ? ilog_hmap_get(&w->gone, pid, 0) : NULL;
 		if (g && *g && *g - 1 < cur)
 			free(w->ctx[i].u);
 		else
@@ -508,11 +505,7 @@ static int ctx_prune(struct ilog_writer *w)
 			goto oom;
 	}
 	for (uint32_t i = 0; i < k; i++) {
-		struct ilog_record rec = { .kind = w->ctx[i].kind };
-		memcpy(&rec.u, w->ctx[i].u, ilog_kind_desc(rec.kind)->size);
-		uint64_t a, b;
-		ctx_key(&rec, &a, &b);
-		if (ilog_hmap_set(&map, a, b, i + 1))
+		if (ilog_hmap_set(&map, w->ctx[i].a, w->ctx[i].b, i + 1))
 			goto oom;
 	}
 	w->nctx = k;
