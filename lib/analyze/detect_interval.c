@@ -35,6 +35,36 @@ static double coverage(struct ctx *x, const uint8_t *hot, const uint8_t *flag, u
 	return nh ? (double)nc / nh : 0;
 }
 
+/*
+ * The network's share of an interval's anomalous windows once TCP's loss
+ * recovery is counted.  A flow runs below its earlier rate after its last
+ * retransmission until its congestion window regrows, and on a collective's
+ * request-response flow the window grows only while the flow fills it: it
+ * takes seconds (the net-retrans demo's all-reduce stayed 3x slower for
+ * 2.5 s after the last retransmission on loopback).  So when the flag
+ * (retransmissions an outlier) is set within the interval's first span
+ * ticks - one retransmit aggregate, the precision of the onset - the
+ * anomalous windows from the first flagged one to the interval's end are
+ * the network's; otherwise the share is 0.
+ */
+static double net_recovery(struct ctx *x, const uint8_t *hot, const uint8_t *flag, uint32_t a,
+			   uint32_t b, uint32_t span)
+{
+	uint32_t nh = 0, nc = 0, G = x->G ? x->G : 1, from = UINT32_MAX;
+	for (uint32_t w = a; w < b; w += G) {
+		uint32_t e = w + G < b ? w + G : b, any = 0, cov = 0;
+		for (uint32_t k = w; k < e; k++)
+			any |= hot[k];
+		for (uint32_t k = w > 0 ? w - 1 : 0; k <= e && k < x->T; k++)
+			cov |= flag[k];
+		if (cov && from == UINT32_MAX)
+			from = w;
+		nh += any;
+		nc += any && from != UINT32_MAX;
+	}
+	return nh && from < a + span ? (double)nc / nh : 0;
+}
+
 #define FIX_GPU_SLOW \
 	"Look at the GPU, not the host: compare kernel times of the slow interval in " \
 	"Nsight Systems, check clocks and throttling (nvidia-smi -q -d PERFORMANCE,TEMPERATURE) " \
@@ -302,6 +332,21 @@ static void net_chain(struct ctx *x, struct cand *c, const struct sproc *p, cons
 			      "the node retransmitted %llu TCP segments in the interval (%.1f/s) "
 			      "against %llu outside it (%.1f/s)",
 			      (unsigned long long)all_in, r_in, (unsigned long long)all_out, r_out);
+	/* the slowdown outlasted the retransmissions by more than an
+	 * aggregate: the flow's loss recovery (net_recovery) */
+	uint32_t last = b;
+	for (uint32_t k = a; k < b && k < x->T; k++)
+		if (g->net[k] > 0)
+			last = k;
+	if (last < b && last + span < b) {
+		uint64_t end = tick_ts(x, last + span), rec = tick_ts(x, b) - end;
+		l += (size_t)snprintf(tail + l, sizeof(tail) - l, "; the calls stayed slow %s after "
+				      "the last retransmitting window, while the flow's congestion "
+				      "window regrew", D(x, (double)rec));
+		causal_met_u(c, "recovery_ns", rec);
+		causal_ev_add(x, c, end, "the last retransmitting window ends; %s stays slow "
+			      "(loss recovery)", opn(c->op));
+	}
 	uint64_t bytes = net_bytes(x, p->pid, a, b);
 	if (bytes)
 		l += (size_t)snprintf(tail + l, sizeof(tail) - l, "; the process moved %s over TCP "
@@ -569,6 +614,14 @@ static int interval_cause(struct ctx *x, const struct sproc *p, const struct sse
 		best = cov[3], pat = ILOG_PAT_NET_RETRANSMITS;
 	if (gr_ok && cov[4] > best)
 		return -1; /* the graph re-capture chain of this process explains it */
+	/* no cause found: a slowdown that began under retransmissions and
+	 * outlasted them is the flow's loss recovery (net_recovery) */
+	if (pat == ILOG_PAT_GPU_SLOW && net_op(s) &&
+	    net_bytes(x, p->pid, iv.a >= ns - 1 ? iv.a - (ns - 1) : 0, iv.b) > 0) {
+		double r = net_recovery(x, hot, g->fnet, iv.a, iv.b, ns);
+		if (r >= ILOG_COVERAGE)
+			cov[3] = r, pat = ILOG_PAT_NET_RETRANSMITS;
+	}
 	/* its own cgroup's CPU quota held it: the time off the CPU is no other
 	 * process's doing (detect_throttle.c names the limit) */
 	if (pat == ILOG_PAT_CPU_CONTENTION &&

@@ -237,6 +237,13 @@ $ch.root_cause as $s |
     count("node's retransmits outside"; ([$rt[] | select(netout) | .count] | add // 0); $p.ak),
     near1("node's retransmits/s in the interval"; (([$rt[] | select(netin) | .count] | add // 0) / $lin); $p.ar),
     near1("node's retransmits/s outside"; (if $lout > 0 then ([$rt[] | select(netout) | .count] | add // 0) / $lout else 0 end); $p.ao),
+    # the slowdown's tail after the last retransmitting window in the
+    # interval (its end: start + duration), to two windows
+    (($s | capture("; the calls stayed slow (?<r>[0-9.]+ \\w+) after the last retransmitting window")) // null) as $rc |
+    (if $rc then
+      ([$rt[] | select(netin) | .ts_start + .dur_ns] | max) as $le |
+      check("loss recovery after the last retransmitting window"; near($m.net_in_to_ns - $le; ($rc.r | dn); 0.05; 2 * $m.window_ns); $m.net_in_to_ns - $le; $rc.r)
+    else empty end),
     (($s | capture("; the process moved (?<b>[0-9.]+ \\w+) over TCP in it$")) // null) as $tb |
     (if $tb then size("the job's TCP bytes in the interval"; ([$recs[] | select(.type == "sockio" and .pid == $ch.pid and netin) | .tx_bytes + .rx_bytes] | add // 0); $tb.b) else empty end)
   elif $pattern == "gpu-slow" then
