@@ -125,6 +125,8 @@ static void usage(FILE *f)
 		"                         A full disk: the file being written ends at its last\n"
 		"                         whole frame, the oldest file goes and recording goes\n"
 		"                         on in a new file; with none left to delete it stops.\n"
+		"                         The last frame at the end goes in after the oldest\n"
+		"                         files, as many as it takes.\n"
 		"                         With --flight: at most SIZE of dumps, the newest\n"
 		"                         always kept; a full disk deletes the oldest dump\n"
 		"                         and writes the new one again\n"
@@ -986,8 +988,14 @@ int main(int argc, char **argv)
 	}
 	r.tty = !r.o.quiet && isatty(STDERR_FILENO);
 	rc = run(&r);
-cleanup:
-	if (r.w && ilog_writer_close(r.w, err, sizeof(err))) {
+cleanup:;
+	/* rotated: a full disk at the end is a full disk like any other */
+	int fin = r.w && r.rot && !rc ? rec_rotate_finish(&r) : 0;
+	if (fin < 0) {
+		ilog_errorf("%s", r.err);
+		rc = ILOG_EXIT_USAGE;
+	}
+	if (r.w && ilog_writer_close(r.w, err, sizeof(err)) && !fin) {
 		ilog_errorf("%s: %s", r.o.out, err);
 		rc = ILOG_EXIT_USAGE;
 	}

@@ -298,6 +298,7 @@ void rec_header(struct rec *r, struct ilog_header *h, char (*buf)[256]);
  * a full disk (0, or -1 when recording cannot go on: r->err says why). */
 int rec_rotate_open(struct rec *r);
 int rec_rotate_tick(struct rec *r, int force);
+int rec_rotate_finish(struct rec *r);
 void rec_write_clock(struct rec *r);
 void rec_write_snapshot(struct rec *r);
 /* limits.c: the CPU quota of target p's cgroup and its throttling since

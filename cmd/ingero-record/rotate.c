@@ -111,3 +111,49 @@ int rec_rotate_tick(struct rec *r, int force)
 		return 0;
 	return next_file(r, 0);
 }
+
+/*
+ * The last frame of a rotated recording, at its end: the newest events,
+ * the ones an incident was recorded for.  On a full disk the oldest files
+ * of the recording go, one at a time, until it fits in the current file;
+ * with none left to delete the file is cut back to its last whole frame.
+ * One line says which.  Either way the recording ended as asked (as a full
+ * disk in the middle of it does, it is no error).  0: written; 1: a full
+ * disk, said; -1: another write error (r->err; the file is cut back all
+ * the same).
+ */
+int rec_rotate_finish(struct rec *r)
+{
+	if (!ilog_writer_flush(r->w))
+		return 0;
+	struct ilog_writer_stats st;
+	char e[512];
+	int en, made = 0;
+	for (;;) {
+		ilog_writer_stats(r->w, &st);
+		en = ilog_writer_errno(r->w);
+		if (ftruncate(r->out_fd, (off_t)st.file_bytes) ||
+		    lseek(r->out_fd, (off_t)st.file_bytes, SEEK_SET) < 0) {
+			ilog_warnf("%s: cannot cut back to its last frame: %s",
+				   ilog_rotate_current(r->rot), strerror(errno));
+			break;
+		}
+		if ((en != ENOSPC && en != EDQUOT) || ilog_rotate_prune(r->rot, 1, e, sizeof(e)) <= 0)
+			break;
+		made++;
+		if (!ilog_writer_retry(r->w)) {
+			ilog_errorf("%s: no space left on the device for the recording's last frame: "
+				    "%d oldest files deleted", ilog_rotate_current(r->rot), made);
+			return 1;
+		}
+	}
+	if (en != ENOSPC && en != EDQUOT) {
+		snprintf(r->err, sizeof(r->err), "%s: %s", ilog_rotate_current(r->rot),
+			 ilog_writer_error(r->w));
+		return -1;
+	}
+	ilog_errorf("%s: no space left on the device and no older file of the recording to "
+		    "delete: the file ends at its last whole frame, %llu records lost at the end "
+		    "of the recording", ilog_rotate_current(r->rot), (unsigned long long)st.pending);
+	return 1;
+}

@@ -92,18 +92,33 @@ static int ours(const struct ilog_rotate *rt, const char *name)
 	return !strcmp(p, ".ilog");
 }
 
-/* Oldest first: by name without ".ilog", so that NAME.TZ comes before
- * NAME.TZ-1, and -2 before -10. */
+/* A rotated file's name without its "-N" suffix (its length) and N (0
+ * without one): STEM.YYYYMMDDTHHMMSSZ[-N].ilog. */
+static size_t name_seq(const char *x, unsigned long *seq)
+{
+	size_t n = strlen(x) - 5; /* ".ilog" */
+	size_t i = n;
+	while (i > 0 && isdigit((unsigned char)x[i - 1]))
+		i--;
+	*seq = 0;
+	if (i < n && i >= 2 && x[i - 1] == '-' && x[i - 2] == 'Z') {
+		*seq = strtoul(x + i, NULL, 10);
+		return i - 1;
+	}
+	return n;
+}
+
+/* Oldest first: by name without the suffix, then by N as a number (NAME
+ * before NAME-1, -2 before -10). */
 static int by_name(const void *a, const void *b)
 {
 	const char *x = *(char *const *)a, *y = *(char *const *)b;
-	size_t nx = strlen(x) - 5, ny = strlen(y) - 5, n = nx < ny ? nx : ny;
-	int c = strncmp(x, y, n);
-	if (c || nx == ny)
-		return c;
-	if (nx == n || ny == n) /* one is the other and a suffix */
-		return nx < ny ? -1 : 1;
-	return 0;
+	unsigned long sx, sy;
+	size_t nx = name_seq(x, &sx), ny = name_seq(y, &sy);
+	int c = strncmp(x, y, nx < ny ? nx : ny);
+	if (c || nx != ny)
+		return c ? c : (nx < ny ? -1 : 1);
+	return sx < sy ? -1 : sx > sy;
 }
 
 /* Flight dumps, oldest first: by the time, then by SEQ as a number (a

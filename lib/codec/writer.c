@@ -558,6 +558,18 @@ int ilog_writer_rotate(struct ilog_writer *w, int fd, const struct ilog_header *
 	return ilog_writer_flush(w);
 }
 
+int ilog_writer_retry(struct ilog_writer *w)
+{
+	if (!w->failed)
+		return 0;
+	if (!w->werrno || w->o.out) /* only a failed write to the fd is written again */
+		return -1;
+	w->failed = 0;
+	w->werrno = 0;
+	w->err[0] = 0;
+	return ilog_writer_flush(w);
+}
+
 int ilog_writer_errno(const struct ilog_writer *w)
 {
 	return w->failed ? w->werrno : 0;
@@ -717,6 +729,7 @@ const char *ilog_writer_error(const struct ilog_writer *w)
 void ilog_writer_stats(const struct ilog_writer *w, struct ilog_writer_stats *st)
 {
 	*st = w->st;
+	st->pending = w->nrec;
 }
 
 int ilog_writer_close(struct ilog_writer *w, char *err, size_t errlen)

@@ -6,10 +6,12 @@
  * --rotate values and pruning by --keep and --keep-size.
  */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "ingero/cli.h"
@@ -244,6 +246,20 @@ static void test_files(void)
 	   exists(dir, "run.20260202T000000Z.ilog") && !exists(dir, "run.20260201T000000Z.ilog"),
 	   "--keep-size 700, files of 300 and the current one counted at 300: the oldest goes");
 	ilog_rotate_free(rt);
+	/* ten files started in one second: -10 is newer than -2 */
+	char path4[256];
+	snprintf(path4, sizeof(path4), "%s/seq.ilog", dir);
+	struct ilog_rotate_opts o4 = { .path = path4, .max_ns = 1, .keep = 2 };
+	rt = ilog_rotate_open(&o4, err, sizeof(err));
+	mkfile(dir, "seq.20260301T000000Z-2.ilog", 10);
+	mkfile(dir, "seq.20260301T000000Z-10.ilog", 10);
+	mkfile(dir, "seq.20260301T000000Z.ilog", 10);
+	int fd4 = ilog_rotate_next(rt, 0, real, err, sizeof(err));
+	ok(ilog_rotate_prune(rt, 0, err, sizeof(err)) == 2 && exists(dir, "seq.20260301T000000Z-10.ilog") &&
+	   !exists(dir, "seq.20260301T000000Z-2.ilog") && !exists(dir, "seq.20260301T000000Z.ilog"),
+	   "--keep 2: NAME and NAME-2 go before NAME-10");
+	close(fd4);
+	ilog_rotate_free(rt);
 	struct ilog_rotate_opts o3 = { .path = "/nonexistent/run.ilog", .max_ns = 1 };
 	ok(!ilog_rotate_open(&o3, err, sizeof(err)) && strstr(err, "/nonexistent"),
 	   "a folder that is not there: refused at once (%s)", err);
@@ -324,8 +340,52 @@ static void test_dumps(void)
 		diag("could not remove %s", dir);
 }
 
+/* A frame whose write failed is written again once there is room (the
+ * recorder's last frame on a full disk): here the file size limit stands
+ * for the full disk (EFBIG after a partial write). */
+static void test_writer_retry(void)
+{
+	int fd = memfd_create("r", 0);
+	char err[256];
+	struct ilog_writer *w = ilog_writer_open(fd, &(struct ilog_writer_opts){ 0 }, err, sizeof(err));
+	struct ilog_header h = { .node = ILOG_STR("n"), .session_id = 7, .mono_ns = 1000, .real_ns = 2000 };
+	ok(w && !ilog_writer_begin(w, &h) && !ilog_writer_flush(w), "writer opens, header written");
+	struct ilog_writer_stats st;
+	ilog_writer_stats(w, &st);
+	uint64_t whole = st.file_bytes;
+	struct ilog_record c = { .kind = ILOG_K_CUDA };
+	c.u.cuda.pid = 42;
+	c.u.cuda.op = ILOG_OP_cudaLaunchKernel;
+	for (int i = 0; i < 100; i++) {
+		c.u.cuda.ts_ns = 5000 + 100 * (uint64_t)i;
+		put(w, &c);
+	}
+	struct rlimit old, lim;
+	getrlimit(RLIMIT_FSIZE, &old);
+	lim = (struct rlimit){ (rlim_t)whole + 8, old.rlim_max };
+	signal(SIGXFSZ, SIG_IGN);
+	ok(!setrlimit(RLIMIT_FSIZE, &lim), "file size limit set");
+	ok(ilog_writer_flush(w) && ilog_writer_errno(w) == EFBIG, "the frame's write fails (%s)",
+	   ilog_writer_error(w));
+	ilog_writer_stats(w, &st);
+	ok(st.pending == 100 && st.file_bytes == whole, "its 100 records pending, the file whole to %llu",
+	   (unsigned long long)whole);
+	ok(ilog_writer_flush(w) && ilog_writer_put(w, &c), "a failed writer stays failed");
+	setrlimit(RLIMIT_FSIZE, &old);
+	ok(!ftruncate(fd, (off_t)whole) && lseek(fd, (off_t)whole, SEEK_SET) == (off_t)whole &&
+	   !ilog_writer_retry(w), "room made: the frame is written again");
+	ilog_writer_stats(w, &st);
+	struct counts n;
+	ok(!st.pending && count(fd, &n) == 0 && n.header == 1 && n.cuda == 100,
+	   "the file reads whole with the 100 records");
+	ok(!ilog_writer_retry(w), "a retry with nothing failed does nothing");
+	ilog_writer_close(w, NULL, 0);
+	close(fd);
+}
+
 int main(void)
 {
+	test_writer_retry();
 	test_writer_rotate();
 	test_writer_gone();
 	test_files();

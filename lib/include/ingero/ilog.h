@@ -370,6 +370,10 @@ int ilog_writer_flush(struct ilog_writer *w);
 int ilog_writer_rotate(struct ilog_writer *w, int fd, const struct ilog_header *h);
 /* errno of the write that failed, 0 if none did. */
 int ilog_writer_errno(const struct ilog_writer *w);
+/* After a write of a frame to the fd failed (a full disk) and the caller
+ * made room and put the file back at its last whole frame (file_bytes:
+ * truncated, offset there): writes that frame again.  0, or -1. */
+int ilog_writer_retry(struct ilog_writer *w);
 /* Flush, then free.  Returns 0, or -1 if any write failed (err filled). */
 int ilog_writer_close(struct ilog_writer *w, char *err, size_t errlen);
 const char *ilog_writer_error(const struct ilog_writer *w);
@@ -377,6 +381,7 @@ struct ilog_writer_stats {
 	uint64_t records, frames, raw_bytes, out_bytes;
 	uint64_t file_bytes;    /* bytes of whole frames in the current file */
 	uint64_t dropped;       /* records of frames a failed write lost (rotate) */
+	uint64_t pending;       /* records put but in no frame written yet */
 };
 void ilog_writer_stats(const struct ilog_writer *w, struct ilog_writer_stats *st);
 
