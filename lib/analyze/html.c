@@ -214,7 +214,8 @@ static void lane_keep_if_any(struct nview *v)
  */
 static const struct lanedef {
 	uint16_t type;
-	char metric;              /* n: events, d: summed dur_ns, v: summed value */
+	char metric;              /* n: events, d: summed dur_ns, v: summed value,
+				   * r: value per dur_ns in percent, the latest carried */
 	const char *key, *label, *unit;
 } lanedefs[] = {
 	{ ILOG_HOST_SWITCH, 'n', "preempt", "preemptions of the job's threads", "count" },
@@ -230,6 +231,9 @@ static const struct lanedef {
 	{ ILOG_HOST_IOWAIT, 'v', "iowait", "time blocked on I/O", "ns" },
 	{ HS_RETRANS, 'v', "retransmits", "TCP retransmissions", "count" },
 	{ HS_SOCKIO, 'v', "tcp-bytes", "TCP bytes sent and received", "bytes" },
+	{ ILOG_HOST_CPU_QUOTA, 'r', "cpu-quota", "CPU quota of the job's cgroup (100% = 1 CPU)",
+	  "pct" },
+	{ ILOG_HOST_CPU_THROTTLE, 'v', "cpu-throttled", "CPU time throttled by that quota", "ns" },
 };
 
 static int by_u16(const void *a, const void *b)
@@ -250,10 +254,22 @@ static void host_lane(struct ctx *x, struct nview *v, uint16_t type, char metric
 		const struct hseries *h = x->st->hs[i];
 		if (h->node != v->s.node || h->type != type)
 			continue;
-		for (uint32_t k = 0; k < h->nt && k < v->nw; k++)
-			l->v[k] += metric == 'n' ? (double)h->t[k].n
-				 : metric == 'd' ? (double)h->t[k].dur : (double)h->t[k].value;
+		for (uint32_t k = 0; k < h->nt && k < v->nw; k++) {
+			if (metric != 'r') {
+				l->v[k] += metric == 'n' ? (double)h->t[k].n
+					 : metric == 'd' ? (double)h->t[k].dur : (double)h->t[k].value;
+				continue;
+			}
+			/* a setting, not an amount: the largest of the targets' */
+			double r = h->t[k].n && h->t[k].dur ?
+					   100.0 * (double)h->t[k].value / (double)h->t[k].dur : 0;
+			l->v[k] = r > l->v[k] ? r : l->v[k];
+		}
 	}
+	/* a setting holds until the next reading */
+	for (uint32_t k = 1; metric == 'r' && k < v->nw; k++)
+		if (l->v[k] == 0)
+			l->v[k] = l->v[k - 1];
 	lane_keep_if_any(v);
 }
 

@@ -33,4 +33,12 @@ if jq -se 'any(.[]; .type=="chain" and (.pattern=="cpu-contention" or .pattern==
 	jq -c 'select(.type=="chain") | [.rank, .severity, .pattern, .root_cause]' corr.jsonl >&2
 	exit 1
 fi
+# the HTML report draws the quota (10 ms per 100 ms: 10% of a CPU) and the
+# time it throttled, summed from the cpu_throttle records
+ingero-correlate --html report.html run.ilog >/dev/null || exit 1
+grep -q 'data-signal="cpu-quota" data-label="CPU quota of the job[^ ]*s cgroup (100% = 1 CPU)" data-unit="pct"><text[^>]*>[^<]*</text><text[^>]*>max 10%<' report.html ||
+	{ echo "no quota lane of 10% in the HTML report" >&2; grep -o 'data-signal="cpu-quota".\{0,300\}' report.html >&2; exit 1; }
+thr=$(jq -s '[.[] | select(.type=="host" and .host_type=="cpu_throttle") | .value] | add' recs.jsonl)
+grep -q 'data-signal="cpu-throttled"' report.html && [ "$thr" -gt 0 ] ||
+	{ echo "no throttled-time lane in the HTML report ($thr ns throttled)" >&2; exit 1; }
 exit 0
