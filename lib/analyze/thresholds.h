@@ -76,6 +76,7 @@
 #define ILOG_GROUP_SHORT 0.10     /* short-lived: CUDA wall time < this share of the recording */
 #define ILOG_MIN_SERIES 20      /* calls needed to judge a series' windows */
 #define ILOG_WINDOW_CALLS 20    /* calls per analysis window, on average */
+#define ILOG_DRIFT_MIN 0.05     /* intervals: calls count as slower only this far over the median */
 #define ILOG_PERIODIC_RCV 0.5   /* robust CV of spike intervals; Poisson ~1.0 */
 #define ILOG_SPIKE_BREAK 2.0    /* spikes are >= 2x slower than the other outliers */
 #define ILOG_ISOLATED_SHARE 0.05 /* isolated stalls: at most 1 call in 20 */
