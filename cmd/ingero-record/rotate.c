@@ -26,6 +26,27 @@ int rec_rotate_open(struct rec *r)
 	return 0;
 }
 
+/* A write failed for want of room (a full disk, or a quota). */
+static int disk_full(int en)
+{
+	return en == ENOSPC || en == EDQUOT;
+}
+
+/* The current file back to its last whole frame (what the writer wrote
+ * whole stays a log), the offset there; a warning when it cannot be. 0 or -1. */
+static int cut_back(struct rec *r)
+{
+	struct ilog_writer_stats st;
+	ilog_writer_stats(r->w, &st);
+	if (ftruncate(r->out_fd, (off_t)st.file_bytes) ||
+	    lseek(r->out_fd, (off_t)st.file_bytes, SEEK_SET) < 0) {
+		ilog_warnf("%s: cannot cut back to its last frame: %s", ilog_rotate_current(r->rot),
+			   strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* Into the next file; after a full disk, first make room.  0 or -1. */
 static int next_file(struct rec *r, int full)
 {
@@ -43,7 +64,7 @@ static int next_file(struct rec *r, int full)
 					  e, sizeof(e));
 		if (fd < 0) {
 			snprintf(r->err, sizeof(r->err), "%s", e);
-			if (errno != ENOSPC && errno != EDQUOT)
+			if (!disk_full(errno))
 				return -1;
 			full = 1;
 			continue;
@@ -51,13 +72,8 @@ static int next_file(struct rec *r, int full)
 		/* the last frame of the old file first: if the disk is full
 		 * now, it is cut back to its last whole frame (that frame is
 		 * lost: counted in `dropped`) */
-		if (!full && ilog_writer_flush(r->w)) {
-			struct ilog_writer_stats st;
-			ilog_writer_stats(r->w, &st);
-			if (ftruncate(r->out_fd, (off_t)st.file_bytes))
-				ilog_warnf("%s: cannot cut back to its last frame: %s",
-					   ilog_rotate_current(r->rot), strerror(errno));
-		}
+		if (!full && ilog_writer_flush(r->w))
+			cut_back(r);
 		char buf[5][256] = { "" };
 		struct ilog_header h;
 		rec_header(r, &h, buf);
@@ -74,7 +90,7 @@ static int next_file(struct rec *r, int full)
 			unlink(ilog_rotate_current(r->rot));
 		snprintf(r->err, sizeof(r->err), "%s: %s", ilog_rotate_current(r->rot),
 			 ilog_writer_error(r->w));
-		if (en != ENOSPC && en != EDQUOT)
+		if (!disk_full(en))
 			return -1;
 		full = 1;
 	}
@@ -88,10 +104,8 @@ int rec_rotate_tick(struct rec *r, int force)
 	int en = ilog_writer_errno(r->w);
 	if (en) {
 		/* what reached the file before the failed write stays a log */
-		if (ftruncate(r->out_fd, (off_t)st.file_bytes))
-			ilog_warnf("%s: cannot cut back to its last frame: %s",
-				   ilog_rotate_current(r->rot), strerror(errno));
-		if (en != ENOSPC && en != EDQUOT) {
+		cut_back(r);
+		if (!disk_full(en)) {
 			snprintf(r->err, sizeof(r->err), "%s: %s", ilog_rotate_current(r->rot),
 				 ilog_writer_error(r->w));
 			return -1;
@@ -126,19 +140,11 @@ int rec_rotate_finish(struct rec *r)
 {
 	if (!ilog_writer_flush(r->w))
 		return 0;
-	struct ilog_writer_stats st;
 	char e[512];
 	int en, made = 0;
 	for (;;) {
-		ilog_writer_stats(r->w, &st);
 		en = ilog_writer_errno(r->w);
-		if (ftruncate(r->out_fd, (off_t)st.file_bytes) ||
-		    lseek(r->out_fd, (off_t)st.file_bytes, SEEK_SET) < 0) {
-			ilog_warnf("%s: cannot cut back to its last frame: %s",
-				   ilog_rotate_current(r->rot), strerror(errno));
-			break;
-		}
-		if ((en != ENOSPC && en != EDQUOT) || ilog_rotate_prune(r->rot, 1, e, sizeof(e)) <= 0)
+		if (cut_back(r) || !disk_full(en) || ilog_rotate_prune(r->rot, 1, e, sizeof(e)) <= 0)
 			break;
 		made++;
 		if (!ilog_writer_retry(r->w)) {
@@ -147,11 +153,13 @@ int rec_rotate_finish(struct rec *r)
 			return 1;
 		}
 	}
-	if (en != ENOSPC && en != EDQUOT) {
+	if (!disk_full(en)) {
 		snprintf(r->err, sizeof(r->err), "%s: %s", ilog_rotate_current(r->rot),
 			 ilog_writer_error(r->w));
 		return -1;
 	}
+	struct ilog_writer_stats st;
+	ilog_writer_stats(r->w, &st);
 	ilog_errorf("%s: no space left on the device and no older file of the recording to "
 		    "delete: the file ends at its last whole frame, %llu records lost at the end "
 		    "of the recording", ilog_rotate_current(r->rot), (unsigned long long)st.pending);
