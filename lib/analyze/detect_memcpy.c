@@ -27,7 +27,8 @@ static void memcpy_bound(struct ctx *x, struct causal_proc *pc, const struct cau
 	int lay = t_lay[ILOG_LAYER_RUNTIME] ? ILOG_LAYER_RUNTIME : ILOG_LAYER_DRIVER;
 	uint64_t tmem = 0, bytes = 0, calls = 0, bykind[5] = { 0 };
 	const struct sseries *top = NULL;
-	uint64_t tsync = 0, tother = 0;
+	uint64_t tsync = 0;
+	double tother = 0; /* with untimed launches, an estimate (may pass 2^64 on a corrupt log) */
 	for (uint32_t i = 0; i < ns; i++) {
 		const struct sseries *s = ser[i];
 		if (s->layer != lay)
@@ -43,7 +44,7 @@ static void memcpy_bound(struct ctx *x, struct causal_proc *pc, const struct cau
 		} else if (is_sync(s->op)) {
 			tsync += s->total;
 		} else {
-			tother += (uint64_t)causal_ser_total(s);
+			tother += causal_ser_total(s);
 		}
 	}
 	if (!top)
@@ -52,7 +53,7 @@ static void memcpy_bound(struct ctx *x, struct causal_proc *pc, const struct cau
 	double frac = (double)tmem / wall;
 	/* memcpy-bound: copies are where the job's time goes - the largest
 	 * group of calls and most of the wall time */
-	if (tmem <= tsync || tmem <= tother || frac < 0.5)
+	if (tmem <= tsync || (double)tmem <= tother || frac < 0.5)
 		return;
 	uint8_t *mark = calloc(x->T, 1);
 	if (!mark) {
@@ -114,7 +115,7 @@ static void memcpy_bound(struct ctx *x, struct causal_proc *pc, const struct cau
 	causal_met_u(c, "memcpy_ns", tmem);
 	causal_met_u(c, "memcpy_bytes", bytes);
 	causal_met_u(c, "sync_ns", tsync);
-	causal_met_u(c, "other_ns", tother);
+	causal_met_u(c, "other_ns", (uint64_t)tother); /* < tmem here */
 	causal_met_f(c, "memcpy_frac", frac);
 	causal_ev_add(x, c, p->first_ts, "%s: %llu calls, %s, %s", opn(top->op),
 		      (unsigned long long)top->n, D(x, (double)top->total),

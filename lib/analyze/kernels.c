@@ -14,6 +14,7 @@
 #include "ingero/stats.h"
 #include "ingero/symbolize_map.h"
 #include "ingero/vec.h"
+#include "stats_int.h"
 
 struct kgroup {
 	uint32_t node;
@@ -151,7 +152,7 @@ int ilog_kstats_rows(struct ilog_kstats *k, struct ilog_kstat_row **out)
 		};
 		if (g->n) {
 			qsort(g->dur, g->n, sizeof(*g->dur), u64_cmp);
-			rows[i].total_ns = g->untimed ? (uint64_t)((double)g->total * (double)all / g->n)
+			rows[i].total_ns = g->untimed ? ilog_sat_u64((double)g->total * (double)all / g->n)
 						      : g->total;
 			rows[i].p50_ns = rank(g->dur, g->n, 0.5);
 			rows[i].p99_ns = rank(g->dur, g->n, 0.99);

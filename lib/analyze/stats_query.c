@@ -413,7 +413,7 @@ static int fill_row(struct ilog_stat_row *row, struct sseries **g,
 	row->count = acc.n + untimed;
 	row->total_ns = acc.total;
 	if (untimed && acc.n)
-		row->total_ns = (uint64_t)((double)acc.total * (double)row->count / (double)acc.n);
+		row->total_ns = ilog_sat_u64((double)acc.total * (double)row->count / (double)acc.n);
 	row->min_ns = acc.min;
 	row->max_ns = acc.max;
 	row->p50_ns = ilog_dhist_quantile(&acc, 0.5);
