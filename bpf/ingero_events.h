@@ -163,7 +163,27 @@ enum ilog_host_type {
 	ILOG_HOST_IOWAIT = 12,    /* per-target window sum of time blocked on I/O */
 	ILOG_HOST_CPU_QUOTA = 13, /* the CPU quota of a target's cgroup (recorder) */
 	ILOG_HOST_CPU_THROTTLE = 14, /* that cgroup's throttling in a window (recorder) */
+	ILOG_HOST_WAIT = 15,      /* per-target window sum of time blocked between calls, by class */
 	ILOG_HOST__COUNT
+};
+
+/*
+ * What a target's calling thread was blocked in between its CUDA calls
+ * (SPEC §5.5 `wait`, 1.6): the class of the system call it slept in, from
+ * the call's number, or `kernel` for an uninterruptible sleep that is not
+ * I/O (a kernel lock, a page fault).  The recorder classifies; readers
+ * take the class as written.
+ */
+enum ilog_wait_class {
+	ILOG_WAIT_OTHER = 0,  /* another system call, or none */
+	ILOG_WAIT_LOCK = 1,   /* futex: a mutex, condition variable, queue */
+	ILOG_WAIT_POLL = 2,   /* poll, select, epoll: waiting on descriptors */
+	ILOG_WAIT_READ = 3,   /* read, recv: a pipe, socket or terminal empty */
+	ILOG_WAIT_WRITE = 4,  /* write, send: a pipe or socket full */
+	ILOG_WAIT_CHILD = 5,  /* wait4, waitid: a child process */
+	ILOG_WAIT_SLEEP = 6,  /* nanosleep, pause, sigsuspend: asked to */
+	ILOG_WAIT_KERNEL = 7, /* uninterruptible, not on I/O */
+	ILOG_WAIT__COUNT
 };
 
 /* struct ingero_cuda_event.flags */

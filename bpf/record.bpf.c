@@ -195,6 +195,8 @@ struct offcpu {
 };
 #define OFFCPU_DETAIL 1 /* write a `switch` event when it runs again */
 #define OFFCPU_IOWAIT 2 /* blocked on I/O: add the time to its process's iowait */
+#define OFFCPU_WAIT 4   /* blocked between calls: add the time to its class's wait */
+#define OFFCPU_CLASS(f) ((f) >> 8) /* enum ilog_wait_class, with OFFCPU_WAIT */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -1556,6 +1558,64 @@ static __always_inline struct rec_sched_agg *sched_agg_of(__u32 tgid, struct tas
 	return bpf_map_lookup_elem(&sched_agg, &tgid);
 }
 
+/*
+ * What the current thread, blocking (state, not 0), is waiting for: the class of
+ * the system call it sleeps in (x86-64 numbers, from its saved registers;
+ * -1 outside a system call), or ILOG_WAIT_KERNEL for an uninterruptible
+ * sleep (TASK_UNINTERRUPTIBLE, 0x2) that is not I/O: a kernel lock or a
+ * page fault, whatever the call.
+ */
+static __always_inline __u32 wait_class(__u32 state)
+{
+	if (state & 0x2)
+		return ILOG_WAIT_KERNEL;
+	/* sched_switch runs on the thread being switched out */
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	if (!regs)
+		return ILOG_WAIT_OTHER;
+	switch ((long)BPF_CORE_READ(regs, orig_ax)) {
+	case 202: /* futex */
+	case 449: /* futex_waitv */
+		return ILOG_WAIT_LOCK;
+	case 7:   /* poll */
+	case 23:  /* select */
+	case 232: /* epoll_wait */
+	case 270: /* pselect6 */
+	case 271: /* ppoll */
+	case 281: /* epoll_pwait */
+	case 441: /* epoll_pwait2 */
+		return ILOG_WAIT_POLL;
+	case 0:   /* read */
+	case 17:  /* pread64 */
+	case 19:  /* readv */
+	case 45:  /* recvfrom */
+	case 47:  /* recvmsg */
+	case 295: /* preadv */
+	case 299: /* recvmmsg */
+	case 327: /* preadv2 */
+		return ILOG_WAIT_READ;
+	case 1:   /* write */
+	case 18:  /* pwrite64 */
+	case 20:  /* writev */
+	case 44:  /* sendto */
+	case 46:  /* sendmsg */
+	case 296: /* pwritev */
+	case 307: /* sendmmsg */
+	case 328: /* pwritev2 */
+		return ILOG_WAIT_WRITE;
+	case 61:  /* wait4 */
+	case 247: /* waitid */
+		return ILOG_WAIT_CHILD;
+	case 34:  /* pause */
+	case 35:  /* nanosleep */
+	case 128: /* rt_sigtimedwait */
+	case 130: /* rt_sigsuspend */
+	case 230: /* clock_nanosleep */
+		return ILOG_WAIT_SLEEP;
+	}
+	return ILOG_WAIT_OTHER;
+}
+
 /* raw_tp sched_switch(bool preempt, prev, next[, prev_state]) */
 SEC("raw_tp/sched_switch")
 int sched_switch(struct bpf_raw_tracepoint_args *ctx)
@@ -1574,6 +1634,8 @@ int sched_switch(struct bpf_raw_tracepoint_args *ctx)
 		/* blocked in io_schedule() (disk reads, page-cache misses) */
 		if (state && BPF_CORE_READ_BITFIELD_PROBED(prev, in_iowait))
 			flags |= OFFCPU_IOWAIT;
+		else if (state && in && in->depth == 0) /* a calling thread, between calls */
+			flags |= OFFCPU_WAIT | wait_class(state) << 8;
 		if (flags) {
 			struct offcpu oc = { .ts = now, .cpu = cpu, .state = state, .flags = flags };
 			if (flags & OFFCPU_DETAIL) {
@@ -1620,12 +1682,16 @@ int sched_switch(struct bpf_raw_tracepoint_args *ctx)
 	struct offcpu *oc = bpf_map_lookup_elem(&offcpu, &next_tid);
 	if (!oc)
 		return 0;
-	if (oc->flags & OFFCPU_IOWAIT) {
+	if (oc->flags & (OFFCPU_IOWAIT | OFFCPU_WAIT)) {
 		__u32 tgid = BPF_CORE_READ(next, tgid);
 		struct rec_sched_agg *a = sched_agg_of(tgid, next);
-		if (a) {
+		__u32 cls = OFFCPU_CLASS(oc->flags);
+		if (a && (oc->flags & OFFCPU_IOWAIT)) {
 			__sync_fetch_and_add(&a->iowait_ns, now - oc->ts);
 			__sync_fetch_and_add(&a->iowaits, 1);
+		} else if (a && cls < ILOG_WAIT__COUNT) {
+			__sync_fetch_and_add(&a->wait_ns[cls], now - oc->ts);
+			__sync_fetch_and_add(&a->waits[cls], 1);
 		}
 		if (!(oc->flags & OFFCPU_DETAIL)) {
 			bpf_map_delete_elem(&offcpu, &next_tid);

@@ -217,6 +217,11 @@ struct rec_sched_agg {
 	char comm[INGERO_COMM_LEN];
 	__u64 iowait_ns; /* off CPU blocked on I/O (task->in_iowait), all threads */
 	__u64 iowaits;   /* how many such switch-outs ended in the window */
+	/* its calling threads (those with an `inflight` entry) blocked between
+	 * their calls, not on I/O, by enum ilog_wait_class: ns and how many
+	 * such waits ended in the window */
+	__u64 wait_ns[ILOG_WAIT__COUNT];
+	__u64 waits[ILOG_WAIT__COUNT];
 };
 
 struct rec_page_agg {

@@ -60,6 +60,12 @@
  *   cpu-quota-ok        a CPU quota of 0.1 CPU (throttled) or 2 CPUs (not)
  *   launch-bound,     recorded only: 200 kernels launched one by one per
  *   launch-graphs       step, or the same step as one CUDA graph
+ *   lock-wait,        recorded only: the loop's model lock held by a
+ *   lock-quiet          checkpoint thread 12 ms of every 16 for a while, or
+ *                       50 us (time lost between calls, in futex waits)
+ *   loader-wait,      recorded only: the loop reads each batch from a loader
+ *   loader-steady       child's pipe; the loader takes 12 ms a batch for a
+ *                       while, or 0.2 ms (time lost between calls, in reads)
  */
 #include <math.h>
 #include <stdio.h>
@@ -640,6 +646,14 @@ static const struct { const char *name, *help; double seconds; } scen[] = {
 		      "(recorded only)", 8 },
 	{ "gpu-spike", "2 GiB of device memory allocated and freed again; nothing wrong "
 		       "(recorded only)", 8 },
+	{ "lock-wait", "a checkpoint thread holds the model lock the training loop takes "
+		       "before each step, 12 ms of every 16 for a while (recorded only)", 8 },
+	{ "lock-quiet", "the same lock held 50 us of every 16 ms; nothing wrong (recorded only)",
+	  8 },
+	{ "loader-wait", "the data loader child fetches each batch in 12 ms for a while: the "
+			 "loop waits on its pipe (recorded only)", 8 },
+	{ "loader-steady", "the same loader fetches each batch in 0.2 ms; nothing wrong "
+			   "(recorded only)", 8 },
 };
 #define NSCEN (sizeof(scen) / sizeof(scen[0]))
 

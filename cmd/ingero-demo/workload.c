@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -97,6 +98,15 @@ const struct demo_scenario demo_scenarios[] = {
 	 * work; the same step captured in a CUDA graph */
 	{ "launch-bound", ILOG_PAT_LAUNCH_BOUND, 6, { "base" } },
 	{ "launch-graphs", DEMO_NONE, 6, { "base" } },
+	/* time lost between the CUDA calls: the training loop takes its model
+	 * lock for a moment before each step while a checkpoint thread of
+	 * the job holds it 12 ms of every 16 for a while (lock-wait) or 50 us
+	 * (lock-quiet); its data loader child fetches each batch in 12 ms for
+	 * a while (loader-wait) or 0.2 ms all along (loader-steady) */
+	{ "lock-wait", ILOG_PAT_BETWEEN_CALLS, 8, { "base" } },
+	{ "lock-quiet", DEMO_NONE, 8, { "base" } },
+	{ "loader-wait", ILOG_PAT_BETWEEN_CALLS, 8, { "base" } },
+	{ "loader-steady", DEMO_NONE, 8, { "base" } },
 	{ NULL, DEMO_NONE, 0, { NULL } },
 };
 
@@ -742,6 +752,21 @@ int demo_child(int argc, char **argv)
 		}
 		return 0;
 	}
+	if (!strcmp(kind, "fetch")) {
+		/* a data loader fetching each batch from a remote store (it
+		 * sleeps): 0.2 ms a batch, 12 ms from 30% to 75% of the run in
+		 * loader-wait; a 1 KiB token per batch on fd 3 as above */
+		int slow = !strcmp(argv[6], "loader-wait");
+		uint64_t sa = a + (b - a) * 3 / 10, sb = a + (b - a) * 3 / 4;
+		static char tok[1024];
+		while (now() < b) {
+			uint64_t t = now();
+			sleep_until(t + (slow && t >= sa && t < sb ? 12000000 : 200000));
+			if (write(3, tok, sizeof(tok)) != (ssize_t)sizeof(tok))
+				break; /* the training process is done */
+		}
+		return 0;
+	}
 	if (!strcmp(kind, "infer")) {
 		/* a second CUDA process: an inference loop on the same GPU */
 		struct cu c;
@@ -904,6 +929,27 @@ static int net_job(struct cu *base, const char *lib_dir, uint64_t end)
 
 static void host_cpu(uint64_t ns);
 
+/* lock-wait, lock-quiet: a checkpoint thread of the job that takes the
+ * model lock every 16 ms in [a, b) and holds it `hold` ns, asleep */
+static pthread_mutex_t model_lock = PTHREAD_MUTEX_INITIALIZER;
+struct holder {
+	uint64_t a, b, end, hold;
+};
+
+static void *checkpoint(void *arg)
+{
+	const struct holder *h = arg;
+	prctl(PR_SET_NAME, "checkpoint");
+	sleep_until(h->a);
+	for (uint64_t next = now(); now() < h->b; next += 16000000) {
+		pthread_mutex_lock(&model_lock);
+		sleep_until(now() + h->hold);
+		pthread_mutex_unlock(&model_lock);
+		sleep_until(next + 16000000);
+	}
+	return NULL;
+}
+
 int demo_workload(const struct demo_scenario *s, double seconds, const char *lib_dir,
 		  double factor)
 {
@@ -929,8 +975,9 @@ int demo_workload(const struct demo_scenario *s, double seconds, const char *lib
 	} else if (!strcmp(n, "memory-pressure")) {
 		kids[0] = helper(self_dir, "memhog", "memhog", AT(0.35), AT(0.7), cpu, n, lib_dir);
 	}
-	int batches = -1; /* disk scenarios: the data loader's pipe */
-	if (!strcmp(n, "disk-stall") || !strcmp(n, "disk-steady")) {
+	int batches = -1; /* disk and loader scenarios: the data loader's pipe */
+	int fetch = !strncmp(n, "loader-", 7);
+	if (!strcmp(n, "disk-stall") || !strcmp(n, "disk-steady") || fetch) {
 		int pf[2];
 		if (pipe(pf))
 			return 2;
@@ -949,7 +996,8 @@ int demo_workload(const struct demo_scenario *s, double seconds, const char *lib
 			snprintf(path, sizeof(path), "%s/loader", self_dir);
 			snprintf(sa, sizeof(sa), "%llu", (unsigned long long)t0);
 			snprintf(sb, sizeof(sb), "%llu", (unsigned long long)end);
-			execl(path, "loader", "--child", "loader", sa, sb, "0", n, lib_dir, (char *)NULL);
+			execl(path, "loader", "--child", fetch ? "fetch" : "loader", sa, sb, "0", n,
+			      lib_dir, (char *)NULL);
 			_exit(127);
 		}
 		close(pf[1]);
@@ -1076,6 +1124,19 @@ int demo_workload(const struct demo_scenario *s, double seconds, const char *lib
 		while (now() < end && read(batches, tok, sizeof(tok)) > 0)
 			step(base, 8);
 		close(batches);
+	} else if (!strncmp(n, "lock-", 5)) {
+		/* the loop reads the model under its lock for a moment per step */
+		struct holder h = { .a = AT(0.3), .b = AT(0.75), .end = end,
+				    .hold = !strcmp(n, "lock-wait") ? 12000000 : 50000 };
+		pthread_t t;
+		if (pthread_create(&t, NULL, checkpoint, &h))
+			return 2;
+		while (now() < end) {
+			pthread_mutex_lock(&model_lock);
+			pthread_mutex_unlock(&model_lock);
+			step(base, 8);
+		}
+		pthread_join(t, NULL);
 	} else if (!strcmp(n, "launch-bound")) {
 		/* 200 kernels of a few microseconds each per step, launched one
 		 * by one: the synchronize finds the GPU done */

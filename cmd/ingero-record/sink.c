@@ -450,6 +450,18 @@ static void drain_sched(struct rec *r, uint64_t now, uint64_t win)
 			ilog_writer_put(r->w, &rec);
 			r->n_host++;
 		}
+		/* its calling threads' time blocked between calls, by class */
+		for (uint32_t k = 0; k < ILOG_WAIT__COUNT; k++) {
+			if (!a->waits[k])
+				continue;
+			e->type = ILOG_HOST_WAIT;
+			e->value = a->wait_ns[k];
+			e->other_pid = (uint32_t)a->waits[k];
+			e->other_tid = k;
+			snprintf(e->other_comm, sizeof(e->other_comm), "%s", ilog_wait_class_name(k));
+			ilog_writer_put(r->w, &rec);
+			r->n_host++;
+		}
 	}
 }
 

@@ -332,6 +332,28 @@ uint64_t causal_throttled(struct ctx *x, uint32_t pid, uint64_t a, uint64_t b, u
  * A detector that would blame that time on something else yields to the
  * throttle chain (detect_throttle.c).  0 where nothing was throttled. */
 int causal_quota_held(struct ctx *x, uint32_t pid, uint64_t a, uint64_t b, double lost);
+/*
+ * The recorder's windows of a process (causal_windows.c): those its
+ * per-window aggregates name within [t0, t1) (blkio, iowait and wait
+ * records of the node), the gaps between them windows of their own,
+ * sorted by start; into *out (free it), their number returned.
+ */
+struct causal_proc;
+struct rwin {
+	uint64_t ts, dur;
+	uint64_t calls;          /* the process's CUDA calls (causal_rwin_calls) */
+	double busy;             /* ns of them in calls, untimed launches at the mean */
+	uint64_t io;             /* the detector's own */
+	int in;                  /* in the detector's interval */
+};
+uint32_t causal_rwindows(struct ctx *x, uint64_t t0, uint64_t t1, struct rwin **out);
+/* The window starting at ts (w sorted by start), -1 when none. */
+int causal_rwin_of(const struct rwin *w, uint32_t n, uint64_t ts);
+/* pc's calls and time in calls in each window; the median window's call
+ * rate (per ns), 0 with none (or out of memory, x->oom set). */
+double causal_rwin_calls(struct ctx *x, const struct causal_proc *pc, struct rwin *w, uint32_t nw);
+/* Is pid p or a descendant of it (up to 8 generations)? */
+int causal_in_job(struct ctx *x, const struct sproc *p, uint32_t pid);
 /* Pages allocated in [a, b): all, and the biggest allocator. */
 uint64_t causal_pages(struct ctx *x, uint32_t a, uint32_t b, uint32_t *top_pid, uint64_t *top_n);
 /* The same in the windows set in `in` (x->T entries). */

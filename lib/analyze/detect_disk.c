@@ -21,116 +21,13 @@
 #include <stdlib.h>
 #include "causal_int.h"
 
-#define JOB_DEPTH 8 /* ppid links followed up to the job's process */
-
-struct dwin {
-	uint64_t ts, dur;
-	uint64_t calls, io;   /* the process's CUDA calls, the job's iowait ns */
-	int in;
-};
-
-static int in_job(struct ctx *x, const struct sproc *p, uint32_t pid)
+/* The job's I/O wait (its processes' iowait records) in each window. */
+static void window_io(struct ctx *x, const struct sproc *p, struct rwin *w, uint32_t nw)
 {
-	for (int d = 0; d < JOB_DEPTH && pid; d++) {
-		if (pid == p->pid)
-			return 1;
-		const struct sproc *q = ilog_stats_proc(x->st, x->nd->idx, pid);
-		if (!q || q->ppid == pid)
-			return 0;
-		pid = q->ppid;
-	}
-	return 0;
-}
-
-static int by_ts(const void *a, const void *b)
-{
-	const struct dwin *x = a, *y = b;
-	return (x->ts > y->ts) - (x->ts < y->ts);
-}
-
-static int by_rate(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* The recorder's windows within [t0, t1): those its records name, and the
- * gaps between them (a window in which it wrote none of them). */
-static uint32_t windows(struct ctx *x, uint64_t t0, uint64_t t1, struct dwin **out)
-{
-	const struct ilog_stats *st = x->st;
-	uint32_t n = 0, cap = st->nblk + st->niow + 1;
-	struct dwin *w = calloc(cap * 2, sizeof(*w));
-	if (!w)
-		return 0;
-	for (uint32_t i = 0; i < st->nblk + st->niow; i++) {
-		int b = i < st->nblk;
-		uint32_t node = b ? st->blk[i].node : st->iow[i - st->nblk].node;
-		uint64_t ts = b ? st->blk[i].ts : st->iow[i - st->nblk].ts;
-		uint64_t dur = b ? st->blk[i].dur : st->iow[i - st->nblk].dur;
-		if (node == x->nd->idx && dur && ts >= t0 && ts + dur <= t1)
-			w[n++] = (struct dwin){ ts, dur, 0, 0, 0 };
-	}
-	qsort(w, n, sizeof(*w), by_ts);
-	uint32_t m = 0;
-	for (uint32_t i = 0; i < n; i++)
-		if (!m || w[i].ts >= w[m - 1].ts + w[m - 1].dur)
-			w[m++] = w[i];
-	n = m;
-	for (uint32_t i = 0; i + 1 < m; i++) /* gaps: windows of their own */
-		if (w[i].ts + w[i].dur < w[i + 1].ts)
-			w[n++] = (struct dwin){ w[i].ts + w[i].dur, w[i + 1].ts - w[i].ts - w[i].dur };
-	qsort(w, n, sizeof(*w), by_ts);
-	*out = w;
-	return n;
-}
-
-/* The window starting at ts (w sorted by start), -1 when none. */
-static int win_of(const struct dwin *w, uint32_t n, uint64_t ts)
-{
-	uint32_t lo = 0, hi = n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (w[mid].ts < ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && w[lo].ts == ts ? (int)lo : -1;
-}
-
-/*
- * The job's CUDA calls (pc's series) and I/O wait in each recorder window
- * w[0..nw), and the call rates (per ns) in rates.
- */
-static void window_calls(struct ctx *x, const struct causal_proc *pc, struct dwin *w, uint32_t nw,
-			 double *rates)
-{
-	const struct sproc *p = pc->p;
-	for (uint32_t j = 0; j < nw; j++) {
-		/* the calls of the analysis windows it overlaps, each in the share
-		 * of it that the recorder's window covers */
-		uint64_t t0 = w[j].ts, t1 = w[j].ts + w[j].dur;
-		uint32_t a = tick_at(x, t0), b = tick_at(x, t1);
-		double n = 0;
-		for (uint32_t k = a; k <= b; k++) {
-			uint64_t k0 = tick_ts(x, k), k1 = k0 + x->nd->width;
-			uint64_t o0 = k0 > t0 ? k0 : t0, o1 = k1 < t1 ? k1 : t1;
-			if (o1 <= o0)
-				continue;
-			for (uint32_t i = 0; i < pc->ns; i++)
-				if (k < pc->ser[i]->nt)
-					n += (double)causal_tick_calls(&pc->ser[i]->t[k]) *
-					     (double)(o1 - o0) /
-					     (double)x->nd->width;
-		}
-		w[j].calls = (uint64_t)(n + 0.5);
-		rates[j] = (double)w[j].calls / (double)w[j].dur;
-	}
 	for (uint32_t i = 0; i < x->st->niow; i++) {
 		const struct siow *v = &x->st->iow[i];
-		int j = v->node == x->nd->idx ? win_of(w, nw, v->ts) : -1;
-		if (j >= 0 && in_job(x, p, v->pid))
+		int j = v->node == x->nd->idx && v->cls < 0 ? causal_rwin_of(w, nw, v->ts) : -1;
+		if (j >= 0 && causal_in_job(x, p, v->pid))
 			w[j].io += v->ns;
 	}
 }
@@ -144,7 +41,7 @@ static void window_calls(struct ctx *x, const struct causal_proc *pc, struct dwi
  * the culprit (0: none) and its name in *diskp, *culp and *ccp.
  */
 static void disk_device(struct ctx *x, struct cand *c, const struct sproc *p,
-			const struct dwin *w, uint32_t nw, uint32_t maj, uint32_t min, uint64_t ta,
+			const struct rwin *w, uint32_t nw, uint32_t maj, uint32_t min, uint64_t ta,
 			uint64_t tb, uint64_t len_in, uint64_t len_out, char *tail, size_t tailsz,
 			const char **diskp, uint32_t *culp, const char **ccp)
 {
@@ -158,7 +55,7 @@ static void disk_device(struct ctx *x, struct cand *c, const struct sproc *p,
 	for (uint32_t i = 0; i < x->st->nblk; i++) {
 		const struct sblk *k = &x->st->blk[i];
 		int j = k->node == x->nd->idx && k->major == maj && k->minor == min
-				? win_of(w, nw, k->ts) : -1;
+				? causal_rwin_of(w, nw, k->ts) : -1;
 		if (j < 0)
 			continue;
 		disk = k->disk;
@@ -183,14 +80,14 @@ static void disk_device(struct ctx *x, struct cand *c, const struct sproc *p,
 		uint32_t q = 0;
 		while (q < ncp && cp[q].pid != k->pid)
 			q++;
-		if (q == ncp && ncp < 256 && !in_job(x, p, k->pid) &&
+		if (q == ncp && ncp < 256 && !causal_in_job(x, p, k->pid) &&
 		    !causal_is_recorder(x, k->pid))
 			cp[ncp++] = (typeof(cp[0])){ k->pid, 0, 0 };
 	}
 	for (uint32_t i = 0; ncp && i < x->st->nblk; i++) {
 		const struct sblk *k = &x->st->blk[i];
 		int j = k->node == x->nd->idx && k->major == maj && k->minor == min
-				? win_of(w, nw, k->ts) : -1;
+				? causal_rwin_of(w, nw, k->ts) : -1;
 		for (uint32_t q = 0; j >= 0 && q < ncp; q++)
 			if (cp[q].pid == k->pid)
 				*(w[j].in ? &cp[q].in : &cp[q].out) += k->bytes;
@@ -247,16 +144,14 @@ static void disk(struct ctx *x, struct causal_proc *pc, const struct causal_seri
 	(void)sc;
 	if (!x->st->niow)
 		return;
-	struct dwin *w = NULL;
-	uint32_t nw = windows(x, p->first_ts, p->last_end, &w);
-	double *rates = nw ? calloc(nw, sizeof(*rates)) : NULL;
-	if (nw < 4 || !rates)
+	struct rwin *w = NULL;
+	uint32_t nw = causal_rwindows(x, p->first_ts, p->last_end, &w);
+	if (nw < 4)
 		goto out;
-	window_calls(x, pc, w, nw, rates);
-	qsort(rates, nw, sizeof(*rates), by_rate);
-	double med = rates[nw / 2];
+	double med = causal_rwin_calls(x, pc, w, nw);
 	if (med <= 0)
 		goto out;
+	window_io(x, p, w, nw);
 	/* the run of slow windows whose I/O wait rose most over the others' rate */
 	double best = 0, best_lost = 0;
 	uint32_t ba = 0, bb = 0;
@@ -305,7 +200,7 @@ static void disk(struct ctx *x, struct causal_proc *pc, const struct causal_seri
 	uint64_t dev_best = 0;
 	for (uint32_t i = 0; i < x->st->nblk; i++) {
 		const struct sblk *k = &x->st->blk[i];
-		if (k->node != x->nd->idx || k->ts < ta || k->ts >= tb || !k->pid || !in_job(x, p, k->pid))
+		if (k->node != x->nd->idx || k->ts < ta || k->ts >= tb || !k->pid || !causal_in_job(x, p, k->pid))
 			continue;
 		uint32_t d = 0;
 		while (d < ndv && (dv[d].maj != k->major || dv[d].min != k->minor))
@@ -371,7 +266,6 @@ static void disk(struct ctx *x, struct causal_proc *pc, const struct causal_seri
 	causal_ev_add(x, c, ta, "the job's threads blocked on I/O %s of the time",
 		      P(x, (double)io_in / (double)len_in));
 out:
-	free(rates);
 	free(w);
 }
 

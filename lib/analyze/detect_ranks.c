@@ -288,7 +288,7 @@ static void straggler_cause(struct ctx *x, struct cand *k, const struct sproc *p
 	uint32_t iow_pid = 0;
 	for (uint32_t i = 0; i < x->st->niow; i++) {
 		const struct siow *w = &x->st->iow[i];
-		if (w->node != x->nd->idx || !in[tick_at(x, w->ts)])
+		if (w->node != x->nd->idx || w->cls >= 0 || !in[tick_at(x, w->ts)])
 			continue;
 		const struct sproc *q = ilog_stats_proc(x->st, w->node, w->pid);
 		if (w->pid != p->pid && (!q || q->ppid != p->pid))

@@ -30,6 +30,7 @@
 	X(hidden_sync) /* CAUSAL_PROCESS: small copies that wait for the GPU */ \
 	X(devmem)      /* CAUSAL_PROCESS: device memory never freed */         \
 	X(launch_bound) /* CAUSAL_PROCESS: launches, not the GPU, set the pace */ \
+	X(between)     /* CAUSAL_PROCESS: time lost between calls */          \
 	X(gpu_bound)   /* CAUSAL_PROCESS: waits on the GPU (informational) */  \
 	X(oom_kill)    /* CAUSAL_NODE: the kernel OOM killer */                \
 	X(overhead)    /* CAUSAL_NODE: the recorder's cost (a note, last) */  \

@@ -1255,11 +1255,13 @@ int ilog_stats_add(struct ilog_stats *st, const struct ilog_record *rec,
 		const struct ingero_host_event *e = &rec->u.host;
 		st->host++;
 		rc = !nd ? -1 : add_host(st, node, nd, e);
-		if (!rc && e->type == ILOG_HOST_IOWAIT &&
+		if (!rc && (e->type == ILOG_HOST_IOWAIT || e->type == ILOG_HOST_WAIT) &&
 		    !(rc = ilog_reserve0((void **)&st->iow, &st->capiow, st->niow + 1,
 					 sizeof(*st->iow), 64)))
-			st->iow[st->niow++] = (struct siow){ node, e->pid, e->ts_ns, e->dur_ns,
-							     e->value, e->other_pid };
+			st->iow[st->niow++] = (struct siow){
+				node, e->pid,
+				e->type == ILOG_HOST_IOWAIT ? -1 : (int32_t)(e->other_tid & 0xffff),
+				e->ts_ns, e->dur_ns, e->value, e->other_pid };
 		break;
 	}
 	case ILOG_K_BLKIO: {

@@ -162,7 +162,7 @@ struct sflow {
 /*
  * Format 1.3 disk records, kept as written (the recorder bounds them: per
  * window the targets' and --host-top others'): blkio records, and the
- * iowait host records of target processes, with their window.
+ * iowait and (1.6) wait host records of target processes, with their window.
  */
 struct sblk {
 	uint32_t node, pid, major, minor;
@@ -172,6 +172,7 @@ struct sblk {
 };
 struct siow {
 	uint32_t node, pid;
+	int32_t cls;              /* -1: iowait; else a wait record's class (1.6) */
 	uint64_t ts, dur, ns, n;
 };
 

@@ -90,6 +90,8 @@
 #define ILOG_DISK_RATE_DROP 0.5 /* disk-stall: windows under this share of the median call rate */
 #define ILOG_DISK_IO_SHARE 0.5  /* ... whose I/O-wait rise is at least this share of the stall */
 #define ILOG_DISK_DOMINANT 0.5  /* ... a process moving this share of the device's bytes is named */
+#define ILOG_BETWEEN_RATE_DROP 0.5 /* between-calls: windows under this share of the median call rate */
+#define ILOG_BETWEEN_SHARE 0.5  /* ... whose gaps between calls grew by this share of the stall */
 /* pageable-copy: an async copy from pageable host memory that returned
  * after this long blocked the host (an async copy from pinned memory
  * returns in microseconds); at least ILOG_PAGEABLE_MIN_CALLS of them */

@@ -611,8 +611,20 @@ const char *ilog_host_type_name(uint32_t type)
 		[ILOG_HOST_PAGE_ALLOC_REST] = "page_alloc_rest", [ILOG_HOST_RECLAIM] = "reclaim",
 		[ILOG_HOST_COMPACT] = "compact", [ILOG_HOST_IOWAIT] = "iowait",
 		[ILOG_HOST_CPU_QUOTA] = "cpu_quota", [ILOG_HOST_CPU_THROTTLE] = "cpu_throttle",
+		[ILOG_HOST_WAIT] = "wait",
 	};
 	return type < ILOG_HOST__COUNT ? n[type] : NULL;
+}
+
+const char *ilog_wait_class_name(uint32_t cls)
+{
+	static const char *const n[ILOG_WAIT__COUNT] = {
+		[ILOG_WAIT_OTHER] = "other", [ILOG_WAIT_LOCK] = "lock",
+		[ILOG_WAIT_POLL] = "poll",   [ILOG_WAIT_READ] = "read",
+		[ILOG_WAIT_WRITE] = "write", [ILOG_WAIT_CHILD] = "child",
+		[ILOG_WAIT_SLEEP] = "sleep", [ILOG_WAIT_KERNEL] = "kernel",
+	};
+	return cls < ILOG_WAIT__COUNT ? n[cls] : NULL;
 }
 
 const char *ilog_severity_name(uint32_t sev)

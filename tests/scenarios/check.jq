@@ -508,6 +508,36 @@ $ch.root_cause as $s |
        count("pages by the top allocator"; ([$host[] | select(.host_type == "page_alloc" and .ts_ns < $wend and .pid == ($p.q | tonumber)) | .value] | add); $p.k),
        count("all pages"; ([$host[] | select((.host_type == "page_alloc" or .host_type == "page_alloc_rest") and .ts_ns < $wend) | .value] | add); $p.mm)
      else empty end)
+  elif $pattern == "between-calls" then
+    ($m.base_from_ns) as $bf | ($m.base_to_ns) as $bt |
+    def base: .ts_ns >= $bf and .ts_ns < $bt and (inwin | not);
+    ($b - $a) as $lin | (($bt - $bf) - ($b - $a)) as $lout |
+    ($s | capture("^PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) made (?<ri>[0-9.]+) CUDA calls/s between \\+(?<s>-?[0-9.]+) s and \\+(?<e>[0-9.]+) s against (?<ro>[0-9.]+)/s outside that interval while its calls took (?<ci>[0-9.]+ \\w+) each against (?<co>[0-9.]+ \\w+): (?<gap>[0-9.]+ \\w+) of the interval went between its calls, (?<ex>[0-9.]+ \\w+) more than its calls needed outside it; (?<none>nothing on the host accounts for most of it: )?(?<x>[0-9.]+ \\w+) (?<what>.+?) \\((?<sh>[0-9.]+)%(, (?<nw>\\d+) waits)?\\)")) as $p |
+    # the windows' figures share calls between analysis windows: within 5-10%
+    def rate($what; $exp; $text): check($what; near($exp; ($text | tonumber); 0.1; 1); $exp; $text);
+    def dur5($what; $exp; $text): check($what; near($exp; ($text | dn); 0.05; 1e6); $exp; $text);
+    [$mine[] | select(inwin)] as $cin | [$mine[] | select(base)] as $cout |
+    ($cin | map(.dur_ns) | add) as $busy_in | ($cout | map(.dur_ns) | add) as $busy_out |
+    (($lout - $busy_out) / ($cout | length)) as $gap_per |
+    (($lin - $busy_in) - $gap_per * ($cin | length)) as $gex |
+    count("pid"; $ch.pid; $p.pid),
+    secs("interval start"; rel($a); $p.s),
+    secs("interval end"; rel($b); $p.e),
+    rate("CUDA calls/s in the interval"; ($cin | length) * 1e9 / $lin; $p.ri),
+    rate("CUDA calls/s outside"; ($cout | length) * 1e9 / $lout; $p.ro),
+    dur5("mean call in the interval"; $busy_in / ($cin | length); $p.ci),
+    dur5("mean call outside"; $busy_out / ($cout | length); $p.co),
+    dur5("time between calls in the interval"; $lin - $busy_in; $p.gap),
+    dur5("its growth over the calls' need outside"; $gex; $p.ex),
+    check("a cause named"; ($p.none == null) and ($m.cause != "none"); "a cause"; $m.cause),
+    (if ($m.cause | IN("other", "lock", "poll", "read", "write", "child", "sleep", "kernel", "io")) then
+      (if $m.cause == "io" then [$host[] | select(.host_type == "iowait" and .pid == $ch.pid)]
+       else [$host[] | select(.host_type == "wait" and .pid == $ch.pid and .other_comm == $m.cause)] end) as $wr |
+      ([$wr[] | select(inwin) | .value] | add) as $win |
+      (([$wr[] | select(base) | .value] | add) // 0) as $wout |
+      count("\($m.cause) waits in the interval"; ([$wr[] | select(inwin) | .other_pid] | add); $p.nw),
+      dur5("\($m.cause) wait over its need outside"; $win - ($cin | length) * $wout / ($cout | length); $p.x)
+    else empty end)
   elif $pattern == "cpu-throttle" then
     ($s | capture("^PID (?<pid>\\d+) \\((?<comm>[^)]*)\\)( in (?<ctr>pod [^ ]+, container [0-9a-f]+|container [0-9a-f]+|cgroup [^ ]+))? ran under a CPU quota of (?<q>[0-9.]+ \\w+) per (?<per>[0-9.]+ \\w+) period \\((?<cpus>[0-9.]+) CPU\\) and its cgroup was throttled in (?<nt>\\d+) of (?<np>\\d+) periods \\((?<x>[0-9.]+)%\\) for (?<t>[0-9.]+ \\w+) between \\+(?<s>-?[0-9.]+) s and \\+(?<e>[0-9.]+) s, (?<y>[0-9.]+)% of the (?<w>[0-9.]+ \\w+) its CUDA work ran")) as $p |
     ($host | map(select(.host_type == "cpu_quota" and .pid == $ch.pid and .ts_ns < $b)) | last) as $qr |

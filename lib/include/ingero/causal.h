@@ -103,7 +103,11 @@
 	  "collective of a communicator (HIGH)")                                                \
 	X(RECORDING_OVERHEAD, "recording-overhead", 0,                                          \
 	  "a note, not a chain: the recorder's preemptions of the traced CUDA threads, what "   \
-	  "recording cost (the report's header, the summary's recording_overhead_ns)")
+	  "recording cost (the report's header, the summary's recording_overhead_ns)")         \
+	X(BETWEEN_CALLS, "between-calls", 1,                                                    \
+	  "the process's CUDA call rate fell to under half its median while its calls kept "    \
+	  "their latency: the time went between the calls, named by where its calling "         \
+	  "threads were (blocked by class, I/O, preempted, throttled, on the CPU)")
 
 enum ilog_pattern {
 #define ILOG_PATTERN_ID(id, name, host, rule) ILOG_PAT_##id,

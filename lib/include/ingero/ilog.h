@@ -293,6 +293,7 @@ int ilog_op_unnamed(uint32_t want);
 uint32_t ilog_op_limit(void);
 const char *ilog_layer_name(uint32_t layer);    /* "runtime" */
 const char *ilog_host_type_name(uint32_t type); /* "switch" */
+const char *ilog_wait_class_name(uint32_t cls); /* "lock"; NULL when unknown */
 const char *ilog_severity_name(uint32_t sev);   /* "HIGH" */
 const char *ilog_tcp_state_name(uint32_t st);   /* "ESTABLISHED" (Linux numbering) */
 /* An address of 4 or 16 bytes as text ("10.0.0.7", "fe80::1"); "" otherwise. */
