@@ -161,6 +161,22 @@ static void usage(FILE *f)
 		"  device the job's requests went to, its p50/p99 latency in and outside\n"
 		"  the windows, and the process outside the job that moved at least half of\n"
 		"  the device's bytes in them, with its container.\n"
+		"  Time lost between calls (%s, from a recorder's wait records,\n"
+		"  format 1.6): the recorder windows in which a CUDA process's call rate\n"
+		"  fell under half its median window's, when the time between its calls (the\n"
+		"  windows less its time in calls) exceeds what those calls needed at its\n"
+		"  gap per call in the other windows by at least half the time the GPU work\n"
+		"  stalled, and by more than its time in calls grew (the calls kept their\n"
+		"  latency); not when a material chain of the process that lost at least\n"
+		"  half as much covers the windows (disk-stall), nor when its CPU quota\n"
+		"  held it for half of it.  Where the time went, each above what the calls\n"
+		"  needed of it outside the windows, most first: its calling threads blocked\n"
+		"  by class of system call (lock: futex; poll; read: an empty pipe or\n"
+		"  socket; write; child; sleep; kernel: uninterruptible, not I/O; other), on\n"
+		"  I/O, preempted or waiting for a CPU (as CPU contention counts it, with the\n"
+		"  preempter whose own time rose), throttled by its quota; the rest on the\n"
+		"  CPU.  The chain names a cause when one reaches half of the growth, else\n"
+		"  it says the host does not explain it.\n"
 		"  Pageable copies (%s): async copies (cudaMemcpyAsync, cuMemcpy*Async)\n"
 		"  whose host side (the source to the device, the destination from it) lies in\n"
 		"  no range the process pinned (cudaMallocHost, cudaHostAlloc,\n"
@@ -236,7 +252,7 @@ static void usage(FILE *f)
 		"  names the ops and call sites whose\n"
 		"  calls or time per step changed most.\n",
 		ilog_patterns[ILOG_PAT_NET_RETRANSMITS].name, ilog_patterns[ILOG_PAT_DISK_STALL].name,
-		ilog_patterns[ILOG_PAT_PAGEABLE_COPY].name, ilog_patterns[ILOG_PAT_HIDDEN_SYNC].name,
+		ilog_patterns[ILOG_PAT_BETWEEN_CALLS].name, ilog_patterns[ILOG_PAT_PAGEABLE_COPY].name, ilog_patterns[ILOG_PAT_HIDDEN_SYNC].name,
 		ilog_patterns[ILOG_PAT_LAUNCH_BOUND].name, ilog_patterns[ILOG_PAT_GPU_MEMORY_LEAK].name,
 		ilog_patterns[ILOG_PAT_OVERSUBSCRIPTION].name,
 		ilog_patterns[ILOG_PAT_RECORDING_OVERHEAD].name);

@@ -229,6 +229,7 @@ static const struct lanedef {
 	{ ILOG_HOST_RECLAIM, 'd', "reclaim", "direct reclaim stalls", "ns" },
 	{ ILOG_HOST_COMPACT, 'd', "compact", "compaction stalls", "ns" },
 	{ ILOG_HOST_IOWAIT, 'v', "iowait", "time blocked on I/O", "ns" },
+	{ ILOG_HOST_WAIT, 'v', "between-waits", "time blocked between calls, not on I/O", "ns" },
 	{ HS_RETRANS, 'v', "retransmits", "TCP retransmissions", "count" },
 	{ HS_SOCKIO, 'v', "tcp-bytes", "TCP bytes sent and received", "bytes" },
 	{ ILOG_HOST_CPU_QUOTA, 'r', "cpu-quota", "CPU quota of the job's cgroup (100% = 1 CPU)",

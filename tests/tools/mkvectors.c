@@ -746,6 +746,14 @@ static void v_host(void)
 					 .cgroup_id = 8812 };
 	memcpy(h->comm, "pt_data_worker", 15);
 	put(w, &rec);
+	/* 1.6: the target's calling threads' time blocked between its CUDA
+	 * calls in the window, in futex waits: 212 of them, 405 ms */
+	*h = (struct ingero_host_event){ .ts_ns = win, .type = ILOG_HOST_WAIT, .pid = PID,
+					 .other_pid = 212, .other_tid = ILOG_WAIT_LOCK,
+					 .dur_ns = 1000000000, .value = 405000000, .cgroup_id = 8812 };
+	memcpy(h->comm, "python3", 8);
+	memcpy(h->other_comm, "lock", 5);
+	put(w, &rec);
 	/* 1.5: the target's cgroup's CPU quota (half a CPU: 50 ms per 100 ms
 	 * period), read at the window's start, and its throttling in the
 	 * window: 7 of 10 periods, 310 ms */

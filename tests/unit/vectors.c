@@ -783,16 +783,17 @@ static const char *unquote(char *s)
  */
 static void spec_tables(const char *spec)
 {
-	struct check fk, kk, ok_ops, hk;
-	int kinds_seen = 0, ops_seen = 0, hosts_seen = 0;
+	struct check fk, kk, ok_ops, hk, wk;
+	int kinds_seen = 0, ops_seen = 0, hosts_seen = 0, waits_seen = 0;
 	int fields_seen[ILOG_K__COUNT] = { 0 };
 	int kind = -1;     /* the §5.K section we are in */
-	int table = 0;     /* 1 fields, 2 kinds, 3 ops, 4 host types */
+	int table = 0;     /* 1 fields, 2 kinds, 3 ops, 4 host types, 5 wait classes */
 	char c[10][256];
 	check_begin(&fk);
 	check_begin(&kk);
 	check_begin(&ok_ops);
 	check_begin(&hk);
+	check_begin(&wk);
 	for (const char *line = spec; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
 		if (!strncmp(line, "#", 1)) {
 			int k;
@@ -813,6 +814,8 @@ static void spec_tables(const char *spec)
 			table = 3;
 		else if (!strcmp(c[0], "type") && n >= 2 && !strcmp(c[1], "name"))
 			table = 4;
+		else if (!strcmp(c[0], "class") && n >= 2 && !strcmp(c[1], "name"))
+			table = 5;
 		if (!table || c[0][0] < '0' || c[0][0] > '9')
 			continue;
 		int num = atoi(c[0]);
@@ -851,6 +854,12 @@ static void spec_tables(const char *spec)
 				check_fail(&hk, "§5.5 host type %d: SPEC says %s, lib says %s", num, name,
 					   want ? want : "(none)");
 			hosts_seen++;
+		} else if (table == 5) {
+			const char *want = ilog_wait_class_name((uint32_t)num);
+			if (!want || strcmp(want, name))
+				check_fail(&wk, "§5.5 wait class %d: SPEC says %s, lib says %s", num, name,
+					   want ? want : "(none)");
+			waits_seen++;
 		}
 	}
 	for (uint32_t k = 1; k < ILOG_K__COUNT; k++) {
@@ -880,7 +889,10 @@ static void spec_tables(const char *spec)
 	check_end(&fk, "SPEC.md §5: every kind's fields, in order and type, are lib/codec/schema.c's");
 	check_end(&kk, "SPEC.md §5: the kind numbers and names are lib's");
 	check_end(&ok_ops, "SPEC.md §5.4: the op numbers, names and layers are lib's");
+	if (waits_seen != ILOG_WAIT__COUNT)
+		check_fail(&wk, "§5.5 lists %d wait classes, lib has %d", waits_seen, ILOG_WAIT__COUNT);
 	check_end(&hk, "SPEC.md §5.5: the host event types are lib's");
+	check_end(&wk, "SPEC.md §5.5: the wait classes are lib's");
 }
 
 static int by_name(const void *a, const void *b)
