@@ -531,7 +531,9 @@ int causal_find_stalls(struct ctx *x, struct causal_proc *pc, const struct causa
 /*
  * The intervals of sc that hold the series' isolated stalls
  * (causal_find_stalls) at their rate outside all intervals (Chernoff, p >=
- * 0.01 / intervals) do not explain them: such an interval is dropped when,
+ * 0.01 / intervals; where none are found outside the intervals - a loaded
+ * host's intervals can cover nearly all the run - the stalls among all the
+ * calls, at their rate over the whole series) do not explain them: such an interval is dropped when,
  * without the stalls, it costs less than the smallest reported impact
  * (stalls at random times fall together in a window now and then: that is
  * no anomaly of the window), and is otherwise kept but left out of

@@ -253,18 +253,34 @@ int causal_isolated_intervals(struct ctx *x, struct causal_proc *pc, struct caus
 {
 	const struct sseries *s = sc->s;
 	struct stalls g;
-	int rc = causal_find_stalls(x, pc, sc, sc->inany, &g);
+	int rc = causal_find_stalls(x, pc, sc, sc->inany, &g), whole = 0;
+	if (rc == 0) {
+		/* none outside: on a loaded host the intervals can hold nearly all
+		 * the run and its stalls with it - look for them in every call,
+		 * at their rate over the whole series */
+		uint8_t *none = calloc(x->T ? x->T : 1, 1);
+		if (!none)
+			return -1;
+		rc = causal_find_stalls(x, pc, sc, none, &g);
+		free(none);
+		whole = 1;
+	}
 	if (rc <= 0)
 		return rc;
 	free(g.buf);
 	/* the stalls' rate and the op's time outside all intervals, less them */
-	uint64_t ko, no, ki, ni;
-	double kso, to, ksi, ti;
+	uint64_t ko, no, ki, ni, ka, na;
+	double kso, to, ksi, ti, ksa, ta;
 	if (above_in(s, 0, x->T, sc->inany, g.cut, &ko, &kso, &no, &to))
 		return -1;
 	if (no <= ko)
 		return 0;
 	double rate = (double)ko / (double)no, mean = (to - kso) / (double)(no - ko);
+	if (whole) {
+		if (above_in(s, 0, x->T, NULL, g.cut, &ka, &ksa, &na, &ta))
+			return -1;
+		rate = na ? (double)ka / (double)na : 0;
+	}
 	double min = ILOG_MATERIAL_SHARE * (double)(pc->p->last_end - pc->p->first_ts);
 	uint32_t kept = 0, niv = sc->niv;
 	for (uint32_t j = 0; j < niv; j++) {
