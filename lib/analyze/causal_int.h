@@ -352,6 +352,12 @@ int causal_rwin_of(const struct rwin *w, uint32_t n, uint64_t ts);
 /* pc's calls and time in calls in each window; the median window's call
  * rate (per ns), 0 with none (or out of memory, x->oom set). */
 double causal_rwin_calls(struct ctx *x, const struct causal_proc *pc, struct rwin *w, uint32_t nw);
+/* The metrics of a chain over windows [ta, tb) of w[0..nw): its bounds,
+ * the baseline's, the calls and call rates (per s) in and outside it, and
+ * the median window's rate (med, per ns). */
+void causal_rwin_metrics(struct cand *c, const struct rwin *w, uint32_t nw, uint64_t ta,
+			 uint64_t tb, uint64_t calls_in, uint64_t calls_out, double r_in,
+			 double r_out, double med);
 /* Is pid p or a descendant of it (up to 8 generations)? */
 int causal_in_job(struct ctx *x, const struct sproc *p, uint32_t pid);
 /* Pages allocated in [a, b): all, and the biggest allocator. */

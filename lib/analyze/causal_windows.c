@@ -116,3 +116,18 @@ double causal_rwin_calls(struct ctx *x, const struct causal_proc *pc, struct rwi
 	free(rates);
 	return med;
 }
+
+void causal_rwin_metrics(struct cand *c, const struct rwin *w, uint32_t nw, uint64_t ta,
+			 uint64_t tb, uint64_t calls_in, uint64_t calls_out, double r_in,
+			 double r_out, double med)
+{
+	causal_met_u(c, "iv_from_ns", ta);
+	causal_met_u(c, "iv_to_ns", tb);
+	causal_met_u(c, "base_from_ns", w[0].ts);
+	causal_met_u(c, "base_to_ns", w[nw - 1].ts + w[nw - 1].dur);
+	causal_met_u(c, "calls_in", calls_in);
+	causal_met_u(c, "calls_out", calls_out);
+	causal_met_f(c, "calls_per_s_in", r_in);
+	causal_met_f(c, "calls_per_s_out", r_out);
+	causal_met_f(c, "calls_per_s_median", med * 1e9);
+}

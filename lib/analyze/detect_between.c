@@ -251,15 +251,7 @@ static void between(struct ctx *x, struct causal_proc *pc, const struct causal_s
 			 "%s (PID %u) lost time between its CUDA calls; the host does not explain it",
 			 c->comm, p->pid);
 	snprintf(c->fix, sizeof(c->fix), "%s", fix[explained ? top : C_CPU]);
-	causal_met_u(c, "iv_from_ns", ta);
-	causal_met_u(c, "iv_to_ns", tb);
-	causal_met_u(c, "base_from_ns", w[0].ts);
-	causal_met_u(c, "base_to_ns", w[nw - 1].ts + w[nw - 1].dur);
-	causal_met_u(c, "calls_in", calls_in);
-	causal_met_u(c, "calls_out", calls_out);
-	causal_met_f(c, "calls_per_s_in", r_in);
-	causal_met_f(c, "calls_per_s_out", r_out);
-	causal_met_f(c, "calls_per_s_median", med * 1e9);
+	causal_rwin_metrics(c, w, nw, ta, tb, calls_in, calls_out, r_in, r_out, med);
 	causal_met_u(c, "len_in_ns", len_in);
 	causal_met_u(c, "len_out_ns", len_out);
 	causal_met_u(c, "in_calls_in_ns", ilog_sat_u64(busy_in));

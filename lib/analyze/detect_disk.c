@@ -247,15 +247,7 @@ static void disk(struct ctx *x, struct causal_proc *pc, const struct causal_seri
 		 cul ? causal_fmt(x, "keep %s (PID %u) off the job's device (cgroup io.max or "
 			 "blkio throttle, ionice -c3) or move it", cc, cul)
 		     : "check the device's health and queue (iostat -x) and its other users");
-	causal_met_u(c, "iv_from_ns", ta);
-	causal_met_u(c, "iv_to_ns", tb);
-	causal_met_u(c, "base_from_ns", w[0].ts);
-	causal_met_u(c, "base_to_ns", w[nw - 1].ts + w[nw - 1].dur);
-	causal_met_u(c, "calls_in", calls_in);
-	causal_met_u(c, "calls_out", calls_out);
-	causal_met_f(c, "calls_per_s_in", r_in);
-	causal_met_f(c, "calls_per_s_out", r_out);
-	causal_met_f(c, "calls_per_s_median", med * 1e9);
+	causal_rwin_metrics(c, w, nw, ta, tb, calls_in, calls_out, r_in, r_out, med);
 	causal_met_u(c, "iowait_in_ns", io_in);
 	causal_met_u(c, "iowait_out_ns", io_out);
 	causal_met_u(c, "len_in_ns", len_in);
