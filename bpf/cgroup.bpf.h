@@ -50,6 +50,37 @@ static __always_inline __u64 current_cgid(void)
 	return bpf_get_current_cgroup_id();
 }
 
+#define REC_MEMCG_DEPTH 8          /* memory cgroup levels walked up at an OOM kill */
+#define REC_MEMCG_SLACK 256        /* pages: usage this close to the limit is at it */
+#define REC_PAGE_COUNTER_OPEN (1ull << 48) /* pages: a limit at or above is no limit */
+
+/*
+ * At an OOM kill of t: the nearest memory cgroup at or above t's whose
+ * usage is at its limit (memory.max; v1 memory.limit_in_bytes) - the
+ * limit the kill enforced, where the OOM was a cgroup's and not the
+ * host's.  Its limit and usage in pages, and its id in the memory
+ * controller's hierarchy; 0 when no cgroup is at its limit.
+ */
+static __always_inline __u64 memcg_at_limit(struct task_struct *t, __u64 *limit, __u64 *usage)
+{
+	int mem = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
+	struct cgroup_subsys_state *css = BPF_CORE_READ(t, cgroups, subsys[mem & 15]);
+	/* css is the first member of struct mem_cgroup */
+	struct mem_cgroup *mc = (void *)css;
+	for (int i = 0; i < REC_MEMCG_DEPTH && mc; i++) {
+		__u64 max = BPF_CORE_READ(mc, memory.max);
+		__u64 use = (__u64)BPF_CORE_READ(mc, memory.usage.counter);
+		if (max && max < REC_PAGE_COUNTER_OPEN && use + REC_MEMCG_SLACK >= max) {
+			*limit = max;
+			*usage = use;
+			return BPF_CORE_READ(mc, css.cgroup, kn, id);
+		}
+		struct page_counter *up = BPF_CORE_READ(mc, memory.parent);
+		mc = up ? (void *)((char *)up - bpf_core_field_offset(struct mem_cgroup, memory)) : NULL;
+	}
+	return 0;
+}
+
 #define REC_CGROUP_DEPTH 32 /* cgroup levels walked up for --cgroup */
 
 /* Is the calling task in --cgroup's cgroup or one below it? */

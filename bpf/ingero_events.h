@@ -164,6 +164,7 @@ enum ilog_host_type {
 	ILOG_HOST_CPU_QUOTA = 13, /* the CPU quota of a target's cgroup (recorder) */
 	ILOG_HOST_CPU_THROTTLE = 14, /* that cgroup's throttling in a window (recorder) */
 	ILOG_HOST_WAIT = 15,      /* per-target window sum of time blocked between calls, by class */
+	ILOG_HOST_OOM_MEMCG = 16, /* the memory cgroup whose limit an OOM kill enforced */
 	ILOG_HOST__COUNT
 };
 

@@ -1876,6 +1876,26 @@ int mark_victim(struct bpf_raw_tracepoint_args *ctx)
 		BPF_CORE_READ_STR_INTO(&e->comm, victim, comm);
 	}
 	bpf_get_current_comm(&e->other_comm, sizeof(e->other_comm));
+	__u64 ts = e->ts_ns;
+	bpf_ringbuf_submit(m, 0);
+	/* a cgroup's limit enforced: which, its limit and usage (x86-64 pages) */
+	__u64 limit = 0, usage = 0, cg = victim ? memcg_at_limit(victim, &limit, &usage) : 0;
+	if (!cg)
+		return 0;
+	e = host_reserve(&crit_rb, REC_RB_CRIT, ILOG_HOST_OOM_MEMCG, &m);
+	if (!e)
+		return 0;
+	e->ts_ns = ts;
+	e->pid = BPF_CORE_READ(victim, tgid);
+	e->tid = BPF_CORE_READ(victim, pid);
+	e->other_pid = id >> 32;
+	e->other_tid = (__u32)id;
+	e->cpu = bpf_get_smp_processor_id();
+	e->value = limit * 4096;
+	e->dur_ns = usage * 4096;
+	e->cgroup_id = cg;
+	BPF_CORE_READ_STR_INTO(&e->comm, victim, comm);
+	bpf_get_current_comm(&e->other_comm, sizeof(e->other_comm));
 	bpf_ringbuf_submit(m, 0);
 	return 0;
 }

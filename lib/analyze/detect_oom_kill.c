@@ -5,6 +5,35 @@
  */
 #include "causal_int.h"
 
+/* The oom_memcg record of the kill e (its victim, within 1 ms), or NULL:
+ * the kill enforced a memory cgroup's limit, not the host's memory. */
+static const struct sevent *memcg_of(struct ctx *x, const struct sevent *e)
+{
+	for (uint32_t i = 0; i < x->st->nev; i++) {
+		const struct sevent *m = &x->st->ev[i];
+		if (m->node == e->node && m->type == ILOG_HOST_OOM_MEMCG && m->pid == e->pid &&
+		    m->ts + 1000000 >= e->ts && m->ts <= e->ts + 1000000)
+			return m;
+	}
+	return NULL;
+}
+
+/* The first process after the kill at ts of the victim's program (its
+ * name) that made CUDA calls: the job's replacement, or NULL. */
+static const struct sproc *replacement(struct ctx *x, const struct sproc *v, uint64_t ts)
+{
+	const struct sproc *best = NULL;
+	const char *vc = ilog_stats_comm(x->st, x->nd->idx, v->pid);
+	for (uint32_t j = 0; j < x->st->nprocs; j++) {
+		const struct sproc *q = x->st->procs[j];
+		if (q != v && q->node == x->nd->idx && q->ncalls && q->first_ts > ts &&
+		    !strcmp(ilog_stats_comm(x->st, x->nd->idx, q->pid), vc) &&
+		    (!best || q->first_ts < best->first_ts))
+			best = q;
+	}
+	return best;
+}
+
 static void oom_kills(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc)
 {
 	(void)pc;
@@ -43,12 +72,49 @@ static void oom_kills(struct ctx *x, struct causal_proc *pc, const struct causal
 			l += (size_t)snprintf(tail + l, sizeof(tail) - l,
 					      "; %llu of its CUDA calls never returned",
 					      (unsigned long long)v->noret);
-		if (ss.n && ss.total)
+		const struct sevent *mcg = memcg_of(x, e);
+		if (mcg) {
+			const char *ctr = ilog_stats_container(x->st, x->nd->idx, e->pid);
+			l += (size_t)snprintf(tail + l, sizeof(tail) - l,
+					      "; its memory cgroup%s%s%s had reached its limit of %s "
+					      "(usage %s at the kill)",
+					      ctr[0] ? " (" : "", ctr, ctr[0] ? ")" : "", B(x, (double)mcg->value),
+					      B(x, (double)mcg->dur));
+			if (ss.n && ss.total)
+				l += (size_t)snprintf(tail + l, sizeof(tail) - l,
+						      ", while the host still had %s of its memory "
+						      "available (%s): the limit ran out, not the host",
+						      P(x, (double)ss.avail_min / (double)ss.total),
+						      B(x, (double)ss.avail_min));
+			causal_met_u(c, "memcg_limit_bytes", mcg->value);
+			causal_met_u(c, "memcg_usage_bytes", mcg->dur);
+			if (ctr[0])
+				causal_met_s(c, "container", ctr);
+		} else if (ss.n && ss.total)
 			l += (size_t)snprintf(tail + l, sizeof(tail) - l,
 					      "; the least memory available before it was %s (%s of %s)",
 					      P(x, (double)ss.avail_min / (double)ss.total),
 					      B(x, (double)ss.avail_min), B(x, (double)ss.total));
-		if (tpid && tn)
+		if (cuda_victim && l < sizeof(tail)) {
+			/* what the job lost after it: until a new process of the
+			 * same program resumed CUDA work, or to the recording's end */
+			const struct sproc *r = replacement(x, v, e->ts);
+			if (r) {
+				l += (size_t)snprintf(tail + l, sizeof(tail) - l,
+						      "; a new %s (PID %u) resumed CUDA work %s after "
+						      "the kill", vc, r->pid,
+						      D(x, (double)(r->first_ts - e->ts)));
+				causal_met_u(c, "replacement_pid", r->pid);
+				causal_met_u(c, "stall_ns", r->first_ts - e->ts);
+			} else if (x->nd->last_ts > e->ts) {
+				l += (size_t)snprintf(tail + l, sizeof(tail) - l,
+						      "; no process of it resumed CUDA work in the "
+						      "%s recorded after the kill",
+						      D(x, (double)(x->nd->last_ts - e->ts)));
+				causal_met_u(c, "stall_ns", x->nd->last_ts - e->ts);
+			}
+		}
+		if (tpid && tn && l < sizeof(tail))
 			snprintf(tail + l, sizeof(tail) - l,
 				 "; PID %u (%s) allocated the most pages before the kill (%llu of %llu)",
 				 tpid, ilog_stats_comm(x->st, x->nd->idx, tpid), (unsigned long long)tn,
@@ -68,10 +134,18 @@ static void oom_kills(struct ctx *x, struct causal_proc *pc, const struct causal
 		}
 		snprintf(c->title, sizeof(c->title), "OOM kill of %s (PID %u) during GPU work", vc,
 			 e->pid);
-		snprintf(c->fix, sizeof(c->fix),
-			 "Give the job memory headroom: cap other processes (cgroup memory.max), "
-			 "shrink host-side buffers (DataLoader workers, pinned pools), add RAM or swap, "
-			 "and protect the job with oom_score_adj=-1000 if it must survive.");
+		if (mcg)
+			snprintf(c->fix, sizeof(c->fix),
+				 "Raise the memory limit of the job's container (cgroup memory.max, "
+				 "v1 memory.limit_in_bytes; a pod's resources.limits.memory) above its "
+				 "peak, or cut its host memory (DataLoader workers and prefetch depth, "
+				 "pinned pools, caches): adding RAM to the host would not help.");
+		else
+			snprintf(c->fix, sizeof(c->fix),
+				 "Give the job memory headroom: cap other processes (cgroup "
+				 "memory.max), shrink host-side buffers (DataLoader workers, pinned "
+				 "pools), add RAM or swap, and protect the job with "
+				 "oom_score_adj=-1000 if it must survive.");
 		causal_met_u(c, "victim_pid", e->pid);
 		causal_met_u(c, "oom_ts", e->ts);
 		causal_met_u(c, "pages_before", pg);

@@ -985,6 +985,12 @@ static int add_host(struct ilog_stats *st, uint32_t node, struct snode *nd,
 		h = hs_get(st, node, e->type, 0, 0, 0);
 		break;
 	}
+	case ILOG_HOST_OOM_MEMCG:
+		/* kept whole: the OOM detector reads the limit and usage */
+		if (event_keep(st, node, e))
+			return -1;
+		h = hs_get(st, node, e->type, 0, 0, 0);
+		break;
 	case ILOG_HOST_EXIT: {
 		struct sproc *p = ilog_stats_proc(st, node, e->pid);
 		/* thread exits (tid != pid) do not end the process */

@@ -611,7 +611,7 @@ const char *ilog_host_type_name(uint32_t type)
 		[ILOG_HOST_PAGE_ALLOC_REST] = "page_alloc_rest", [ILOG_HOST_RECLAIM] = "reclaim",
 		[ILOG_HOST_COMPACT] = "compact", [ILOG_HOST_IOWAIT] = "iowait",
 		[ILOG_HOST_CPU_QUOTA] = "cpu_quota", [ILOG_HOST_CPU_THROTTLE] = "cpu_throttle",
-		[ILOG_HOST_WAIT] = "wait",
+		[ILOG_HOST_WAIT] = "wait", [ILOG_HOST_OOM_MEMCG] = "oom_memcg",
 	};
 	return type < ILOG_HOST__COUNT ? n[type] : NULL;
 }

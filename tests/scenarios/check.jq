@@ -497,13 +497,26 @@ $ch.root_cause as $s |
     (if $p.since then dur("since the first call"; ($bg.ts_ns - ($seq[0].ts_ns)); $p.since) else
        check("capture is the first call"; $seq[0].op == "cudaStreamBeginCapture"; "cudaStreamBeginCapture"; $seq[0].op) end)
   elif $pattern == "oom" then
-    ($s | capture("^The kernel OOM killer killed PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) at \\+(?<at>[0-9.]+) s during its GPU work(; (?<nr>\\d+) of its CUDA calls never returned)?(; the least memory available before it was (?<x>[0-9.]+)% \\((?<av>[0-9.]+ \\w+) of (?<tot>[0-9.]+ \\w+)\\))?(; PID (?<q>\\d+) \\((?<qc>[^)]*)\\) allocated the most pages before the kill \\((?<k>\\d+) of (?<mm>\\d+)\\))?")) as $p |
+    ($s | capture("^The kernel OOM killer killed PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) at \\+(?<at>[0-9.]+) s during its GPU work(; (?<nr>\\d+) of its CUDA calls never returned)?(; its memory cgroup( \\((?<ctr>[^)]*)\\))? had reached its limit of (?<lim>[0-9.]+ \\w+) \\(usage (?<use>[0-9.]+ \\w+) at the kill\\)(, while the host still had (?<hx>[0-9.]+)% of its memory available \\((?<hav>[0-9.]+ \\w+)\\): the limit ran out, not the host)?)?(; the least memory available before it was (?<x>[0-9.]+)% \\((?<av>[0-9.]+ \\w+) of (?<tot>[0-9.]+ \\w+)\\))?(; a new (?<rc>[^ ]+) \\(PID (?<rp>\\d+)\\) resumed CUDA work (?<rs>[0-9.]+ \\w+) after the kill|; no process of it resumed CUDA work in the (?<ns>[0-9.]+ \\w+) recorded after the kill)?(; PID (?<q>\\d+) \\((?<qc>[^)]*)\\) allocated the most pages before the kill \\((?<k>\\d+) of (?<mm>\\d+)\\))?")) as $p |
     ($host | map(select(.host_type == "oom" and .pid == ($p.pid | tonumber))) | first) as $oom |
     ($t0 + ((($oom.ts_ns - $t0) / $m.window_ns | floor) + 1) * $m.window_ns) as $wend |
     check("an OOM record for the pid"; $oom != null; $p.pid; $oom),
     secs("kill time"; rel($oom.ts_ns); $p.at),
     (if $p.nr then count("calls that never returned"; ([$mine[] | select(.flags % 2 == 1)] | length); $p.nr) else empty end),
     (if $p.av then size("least available memory"; ([$snaps[] | select(.ts_ns < $wend) | .mem_avail] | min); $p.av) else empty end),
+    ($host | map(select(.host_type == "oom_memcg" and .pid == ($p.pid | tonumber))) | first) as $mcg |
+    (if $p.lim then
+       check("an oom_memcg record for the pid"; $mcg != null; $p.pid; $mcg),
+       size("the cgroup's limit"; $mcg.value; $p.lim),
+       size("the cgroup's usage at the kill"; $mcg.dur_ns; $p.use),
+       (if $p.hav then size("host memory available"; ([$snaps[] | select(.ts_ns < $wend) | .mem_avail] | min); $p.hav) else empty end),
+       (if $p.ctr then check("the cgroup's container"; $p.ctr == ctrlabel($p.pid | tonumber); ctrlabel($p.pid | tonumber); $p.ctr) else empty end)
+     else check("no oom_memcg record when none is named"; $mcg == null; null; $mcg) end),
+    (if $p.rp then
+       dur("until the replacement's first call"; ([$cuda[] | select(.pid == ($p.rp | tonumber)) | .ts_ns] | min) - $oom.ts_ns; $p.rs)
+     elif $p.ns then
+       dur("recorded after the kill"; ([$recs[] | select(.ts_ns != null) | .ts_ns] | max) - $oom.ts_ns; $p.ns)
+     else empty end),
     (if $p.k then
        count("pages by the top allocator"; ([$host[] | select(.host_type == "page_alloc" and .ts_ns < $wend and .pid == ($p.q | tonumber)) | .value] | add); $p.k),
        count("all pages"; ([$host[] | select((.host_type == "page_alloc" or .host_type == "page_alloc_rest") and .ts_ns < $wend) | .value] | add); $p.mm)

@@ -754,6 +754,21 @@ static void v_host(void)
 	memcpy(h->comm, "python3", 8);
 	memcpy(h->other_comm, "lock", 5);
 	put(w, &rec);
+	/* 1.6: an OOM kill that enforced a memory cgroup's limit: the kill
+	 * (the victim, its resident set) and the cgroup at its limit (8 GiB,
+	 * 400 KiB under it at the kill) */
+	*h = (struct ingero_host_event){ .ts_ns = win + 730000000, .type = ILOG_HOST_OOM,
+					 .pid = PID + 6, .tid = PID + 6, .other_pid = PID + 6,
+					 .other_tid = PID + 6, .value = 7516192768, .cpu = 2,
+					 .cgroup_id = 8812 };
+	memcpy(h->comm, "pt_data_worker", 15);
+	memcpy(h->other_comm, "pt_data_worker", 15);
+	put(w, &rec);
+	h->type = ILOG_HOST_OOM_MEMCG;
+	h->value = 8589934592;
+	h->dur_ns = 8589934592 - 409600;
+	h->cgroup_id = 8790;
+	put(w, &rec);
 	/* 1.5: the target's cgroup's CPU quota (half a CPU: 50 ms per 100 ms
 	 * period), read at the window's start, and its throttling in the
 	 * window: 7 of 10 periods, 310 ms */
