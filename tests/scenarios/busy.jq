@@ -7,7 +7,7 @@
 # running, the wait for a CPU), $snaps: its snapshots with PSI.
 #   - cpu-contention or oversubscription, or isolated stalls whose cause
 #     is CPU contention (metrics.cause: calls preempted at random times),
-#     and
+#     or time lost between calls while preempted (metrics.cause), and
 #   - a culprit named: its preemptions of the chain's process in the
 #     chain's interval took at least a tenth of the time the chain says
 #     was lost (it is there, and it took CPU time that counts); or
@@ -18,7 +18,8 @@
 def proven_busy($sw; $snaps):
   . as $ch |
   (.pattern == "cpu-contention" or .pattern == "oversubscription" or
-   (.pattern == "isolated-stall" and .metrics.cause == "cpu-contention")) and
+   (.pattern == "isolated-stall" and .metrics.cause == "cpu-contention") or
+   (.pattern == "between-calls" and .metrics.cause == "preempted")) and
   (if (.culprit_pid // 0) != 0 then
      ([$sw[] | select(.host_type == "switch" and .pid == $ch.pid and
                       .other_pid == $ch.culprit_pid and
