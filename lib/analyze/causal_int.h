@@ -335,8 +335,11 @@ int causal_quota_held(struct ctx *x, uint32_t pid, uint64_t a, uint64_t b, doubl
 /*
  * The recorder's windows of a process (causal_windows.c): those its
  * per-window aggregates name within [t0, t1) (blkio, iowait and wait
- * records of the node), the gaps between them windows of their own,
- * sorted by start; into *out (free it), their number returned.
+ * records of the node), the gaps between them windows of their own, and
+ * with extend the rest of [t0, t1) before the first and after the last in
+ * whole windows of the recorder's length (a quiet host writes those
+ * records only while something happens), sorted by start; into *out (free
+ * it), their number returned.
  */
 struct causal_proc;
 struct rwin {
@@ -346,7 +349,7 @@ struct rwin {
 	uint64_t io;             /* the detector's own */
 	int in;                  /* in the detector's interval */
 };
-uint32_t causal_rwindows(struct ctx *x, uint64_t t0, uint64_t t1, struct rwin **out);
+uint32_t causal_rwindows(struct ctx *x, uint64_t t0, uint64_t t1, int extend, struct rwin **out);
 /* The window starting at ts (w sorted by start), -1 when none. */
 int causal_rwin_of(const struct rwin *w, uint32_t n, uint64_t ts);
 /* pc's calls and time in calls in each window; the median window's call

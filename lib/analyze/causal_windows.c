@@ -36,11 +36,19 @@ static int by_rate(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-uint32_t causal_rwindows(struct ctx *x, uint64_t t0, uint64_t t1, struct rwin **out)
+uint32_t causal_rwindows(struct ctx *x, uint64_t t0, uint64_t t1, int extend, struct rwin **out)
 {
 	const struct ilog_stats *st = x->st;
 	uint32_t n = 0, cap = st->nblk + st->niow + 1;
-	struct rwin *w = calloc(cap * 2, sizeof(*w));
+	/* extend: room for the windows before the first and after the last */
+	uint64_t dmin = UINT64_MAX;
+	for (uint32_t i = 0; extend && i < st->niow; i++)
+		if (st->iow[i].node == x->nd->idx && st->iow[i].dur && st->iow[i].dur < dmin)
+			dmin = st->iow[i].dur;
+	uint64_t more = extend && dmin != UINT64_MAX && t1 > t0 ? (t1 - t0) / dmin + 2 : 0;
+	if (more > (1u << 20))
+		more = 1u << 20;
+	struct rwin *w = calloc(cap * 2 + more, sizeof(*w));
 	*out = w;
 	if (!w)
 		return 0;
@@ -62,6 +70,17 @@ uint32_t causal_rwindows(struct ctx *x, uint64_t t0, uint64_t t1, struct rwin **
 		if (w[i].ts + w[i].dur < w[i + 1].ts)
 			w[n++] = (struct rwin){ .ts = w[i].ts + w[i].dur,
 						.dur = w[i + 1].ts - w[i].ts - w[i].dur };
+	if (m && more) {
+		/* the process's span before the first and after the last: whole
+		 * windows of the recorder's length, on the same grid */
+		uint64_t d = w[0].dur, a = w[0].ts, b = w[m - 1].ts + w[m - 1].dur;
+		for (uint32_t i = 0; i < m; i++)
+			d = w[i].dur < d ? w[i].dur : d;
+		for (uint64_t k = 1; more && a >= t0 + k * d; k++, more--)
+			w[n++] = (struct rwin){ .ts = a - k * d, .dur = d };
+		for (uint64_t k = 0; more && b + (k + 1) * d <= t1; k++, more--)
+			w[n++] = (struct rwin){ .ts = b + k * d, .dur = d };
+	}
 	qsort(w, n, sizeof(*w), by_ts);
 	return n;
 }

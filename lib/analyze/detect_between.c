@@ -95,7 +95,7 @@ static void between(struct ctx *x, struct causal_proc *pc, const struct causal_s
 		return;
 	struct rwin *w = NULL;
 	uint8_t *mark = NULL;
-	uint32_t nw = causal_rwindows(x, p->first_ts, p->last_end, &w);
+	uint32_t nw = causal_rwindows(x, p->first_ts, p->last_end, 1, &w);
 	if (nw < 4)
 		goto out;
 	double med = causal_rwin_calls(x, pc, w, nw);

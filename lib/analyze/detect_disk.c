@@ -145,7 +145,7 @@ static void disk(struct ctx *x, struct causal_proc *pc, const struct causal_seri
 	if (!x->st->niow)
 		return;
 	struct rwin *w = NULL;
-	uint32_t nw = causal_rwindows(x, p->first_ts, p->last_end, &w);
+	uint32_t nw = causal_rwindows(x, p->first_ts, p->last_end, 0, &w);
 	if (nw < 4)
 		goto out;
 	double med = causal_rwin_calls(x, pc, w, nw);
