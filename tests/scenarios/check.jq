@@ -515,7 +515,9 @@ $ch.root_cause as $s |
     (if $p.rp then
        dur("until the replacement's first call"; ([$cuda[] | select(.pid == ($p.rp | tonumber)) | .ts_ns] | min) - $oom.ts_ns; $p.rs)
      elif $p.ns then
-       dur("recorded after the kill"; ([$recs[] | select(.ts_ns != null) | .ts_ns] | max) - $oom.ts_ns; $p.ns)
+       # to the node's last event (a call, a host event or a snapshot), as the
+       # engine's recording span ends; the stop's loss records are later
+       dur("recorded after the kill"; ([$recs[] | select(.type == "cuda" or .type == "host" or .type == "snapshot") | .ts_ns] | max) - $oom.ts_ns; $p.ns)
      else empty end),
     (if $p.k then
        count("pages by the top allocator"; ([$host[] | select(.host_type == "page_alloc" and .ts_ns < $wend and .pid == ($p.q | tonumber)) | .value] | add); $p.k),
