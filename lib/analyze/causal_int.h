@@ -505,6 +505,19 @@ static inline uint64_t bs_cut(const struct base *bs)
 	return ilog_hb_lower(hb_index(bs->thr) + 1) - 1;
 }
 
+/*
+ * The lowest duration a stall (an isolated stall, a periodic spike's
+ * search) may have: the outlier cut, and for an op so steady that its
+ * threshold is under ILOG_DRIFT_MIN over its median, that far over it (a
+ * call 3% over the median of a 2 ms synchronize is no stall, however few
+ * the spread predicts), on the histogram's grid as bs_cut is.
+ */
+static inline uint64_t bs_stall_cut(const struct base *bs)
+{
+	uint64_t drift = ilog_sat_add(bs->med, (uint64_t)((double)bs->med * ILOG_DRIFT_MIN));
+	return bs->thr < drift ? ilog_hb_lower(hb_index(drift) + 1) - 1 : bs_cut(bs);
+}
+
 static inline int cmp_ts(const void *a, const void *b)
 {
 	const struct scall *x = a, *y = b;

@@ -118,7 +118,7 @@ int causal_find_stalls(struct ctx *x, struct causal_proc *pc, const struct causa
 	memset(out, 0, sizeof(*out));
 	if (ilog_dhist_series(&h, s, 0, x->T, skip, 0)) /* skip has T entries */
 		return -1;
-	uint64_t cut0 = bs_cut(bs);
+	uint64_t cut0 = bs_stall_cut(bs);
 	uint64_t cold_ts = sc->ncold ? s->first[sc->ncold - 1].ts : 0;
 	uint64_t ncold_out = 0, kcold = 0;
 	double cold_sum = 0;

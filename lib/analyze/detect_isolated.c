@@ -219,7 +219,7 @@ static enum ilog_pattern stall_cause(const struct stall_ev *e, double lost_kept)
 static void stall_shape(struct ctx *x, const struct stalls *g, const struct base *bs,
 			char *shape, size_t n)
 {
-	if (g->ratio > 0 && g->lo == bs_cut(bs))
+	if (g->ratio > 0 && g->lo == bs_stall_cut(bs))
 		snprintf(shape, n,
 			 "no call between the outlier threshold %s and %s (%.1fx): the stalls are "
 			 "a mode of their own (bimodal)",
