@@ -118,7 +118,7 @@ static void usage(FILE *f)
 		"  that rate whose pooled counts beat it at p < 0.01/(windows x (windows+1))\n"
 		"  (a slowdown that cuts the call rate leaves each window few calls); for an\n"
 		"  op so steady that this threshold is under 5%% over its median, calls count\n"
-		"  only 5%% over it (a 1%% drift is no slowdown); an\n"
+		"  only 5%% over it (a 1%% drift is no slowdown; so do its stalls); an\n"
 		"  anomaly is blamed on the host signal (preemption of the calling threads,\n"
 		"  other processes' CUDA calls, page allocations and swap, graph captures)\n"
 		"  that is itself an outlier in most of its windows, preemption only if it\n"
