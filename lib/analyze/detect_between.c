@@ -48,12 +48,13 @@ static const char *const what[C_N] = {
 	[C_CPU] = "on the CPU (its own work between calls)",
 };
 
-static const char *const key[C_N] = {
-	[ILOG_WAIT_OTHER] = "other", [ILOG_WAIT_LOCK] = "lock",   [ILOG_WAIT_POLL] = "poll",
-	[ILOG_WAIT_READ] = "read",   [ILOG_WAIT_WRITE] = "write", [ILOG_WAIT_CHILD] = "child",
-	[ILOG_WAIT_SLEEP] = "sleep", [ILOG_WAIT_KERNEL] = "kernel", [C_IO] = "io",
-	[C_PREEMPT] = "preempted",   [C_THROTTLE] = "throttled",  [C_CPU] = "cpu",
-};
+/* A cause's name in the metrics: a wait class's as the log names it
+ * (SPEC §5.5), or the analysis's own for the others. */
+static const char *key(uint32_t k)
+{
+	static const char *const more[C_N - C_IO] = { "io", "preempted", "throttled", "cpu" };
+	return k < C_IO ? ilog_wait_class_name(k) : more[k - C_IO];
+}
 
 static const char *const fix[C_N] = {
 	[ILOG_WAIT_OTHER] = "find the system call with `strace -f -T -p PID` or `perf trace` and "
@@ -258,21 +259,21 @@ static void between(struct ctx *x, struct causal_proc *pc, const struct causal_s
 	causal_met_u(c, "in_calls_out_ns", ilog_sat_u64(busy_out));
 	causal_met_f(c, "gap_excess_ns", best);
 	causal_met_f(c, "call_excess_ns", best_calls_ex);
-	causal_met_s(c, "cause", explained ? key[top] : "none");
+	causal_met_s(c, "cause", explained ? key(top) : "none");
 	for (uint32_t k = 0; k < C_N; k++) {
 		if (k < C_CPU && in[k] <= 0 && out[k] <= 0)
 			continue;
 		if (k < C_CPU) {
-			causal_met_u(c, causal_fmt(x, "%s_in_ns", key[k]), ilog_sat_u64(in[k]));
+			causal_met_u(c, causal_fmt(x, "%s_in_ns", key(k)), ilog_sat_u64(in[k]));
 			if (k <= C_IO)
-				causal_met_u(c, causal_fmt(x, "%s_waits_in", key[k]), waits_in[k]);
+				causal_met_u(c, causal_fmt(x, "%s_waits_in", key(k)), waits_in[k]);
 		}
-		causal_met_f(c, causal_fmt(x, "%s_excess_ns", key[k]), ex[k]);
+		causal_met_f(c, causal_fmt(x, "%s_excess_ns", key(k)), ex[k]);
 	}
 	causal_ev_add(x, c, ta, "CUDA calls fall to %.1f/s from %.1f/s, each call no slower",
 		      r_in, r_out);
 	causal_ev_add(x, c, ta, "%s", explained ? causal_fmt(x, "%s: %s of the lost time",
-							  key[top], P(x, ex[top] > best ? 1 : ex[top] / best))
+							  key(top), P(x, ex[top] > best ? 1 : ex[top] / best))
 						: "the host explains less than half of the lost time");
 out:
 	free(mark);
