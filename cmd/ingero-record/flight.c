@@ -14,7 +14,11 @@
  * the oldest of -o's dumps (this run's and earlier runs') beyond them are
  * deleted, the new one always kept (lib/cli/rotate.c, as for --rotate's
  * files); on a full disk they also make room: the oldest goes and the
- * dump, still in memory, is written again.
+ * dump, still in memory, is written again.  The definitions writer keeps
+ * a context, as --rotate's writer does, and the definitions are rewritten
+ * from it when they have grown (ilog_flight_compact): a recorder left on
+ * holds the definitions of the living processes, not of every process it
+ * ever met.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -54,7 +58,9 @@ int rec_flight_open(struct rec *r)
 		snprintf(r->err, sizeof(r->err), "--flight: out of memory");
 		return -1;
 	}
-	struct ilog_writer_opts d = { .out = ilog_flight_defs, .out_ctx = r->flight };
+	/* a context (no prune_ms: each compaction is the prune round) */
+	struct ilog_writer_opts d = { .out = ilog_flight_defs, .out_ctx = r->flight,
+				      .context = 1, .alive = rec_pid_alive };
 	/* frames of a quarter second: the window is kept to that */
 	struct ilog_writer_opts e = { .out = ilog_flight_events, .out_ctx = r->flight,
 				      .frame_ms = 250 };
@@ -223,6 +229,21 @@ void rec_flight_tick(struct rec *r, uint64_t now)
 	}
 	if (ilog_flight_open(r->flight) && now >= r->flight_until)
 		dump(r);
+	/* the definitions rewritten from the context, under the first
+	 * header's clocks (a dump's frames may be older than now) */
+	if (ilog_flight_compact_due(r->flight, now)) {
+		char buf[5][256] = { "" };
+		struct ilog_header h;
+		rec_header(r, &h, buf);
+		h.mono_ns = r->hdr_clock[0];
+		h.boot_ns = r->hdr_clock[1];
+		h.real_ns = r->hdr_clock[2];
+		if (!ilog_flight_compact(r->flight, r->wdef, &h, now))
+			r->flight_compactions++;
+		else
+			ilog_warnf("--flight: rewriting the definitions: %s (the old ones kept)",
+				   ilog_writer_error(r->wdef));
+	}
 }
 
 void rec_flight_close(struct rec *r)

@@ -139,8 +139,11 @@ static void usage(FILE *f)
 		"                         another file; --keep, --keep-size bound them)\n"
 		"      --flight-size SIZE  memory bound of --flight: at most SIZE of event\n"
 		"                         frames (default 256M; the oldest go first), plus\n"
-		"                         the definitions every dump needs (processes,\n"
-		"                         mappings, stacks, names: written once each)\n"
+		"                         the definitions a dump needs (processes, their\n"
+		"                         mappings, stacks, names), rewritten from the\n"
+		"                         living processes' and the stacks and names when\n"
+		"                         over 1 MiB and twice their size after the last\n"
+		"                         rewrite: a process gone for DUR + 10 s is dropped\n"
 		"      --hang-after DUR   with --flight: a traced call in progress for longer\n"
 		"                         than DUR triggers a dump, once per call (checked\n"
 		"                         each second)\n"
@@ -905,10 +908,11 @@ static int run(struct rec *r)
 	return rc;
 }
 
-/* For the writer's context at a rotation: a process the recorder named
- * (a preempter, a page allocator: no exit record unless it was traced)
- * and that is gone no longer needs its records in later files. */
-static int pid_alive(void *ctx, uint32_t pid)
+/* For the writer's context at a rotation (and --flight's compaction): a
+ * process the recorder named (a preempter, a page allocator: no exit
+ * record unless it was traced) and that is gone no longer needs its
+ * records in later files. */
+int rec_pid_alive(void *ctx, uint32_t pid)
 {
 	(void)ctx;
 	return !pid || kill((pid_t)pid, 0) == 0 || errno != ESRCH;
@@ -969,7 +973,7 @@ int main(int argc, char **argv)
 			r.o.out = ilog_rotate_current(r.rot);
 		/* rotation: each file gets the context a reader needs */
 		r.w = ilog_writer_open(r.out_fd,
-				       &(struct ilog_writer_opts){ .context = rotate, .alive = pid_alive,
+				       &(struct ilog_writer_opts){ .context = rotate, .alive = rec_pid_alive,
 							     .prune_ms = 10000 },
 				       err, sizeof(err));
 		if (!r.w) {

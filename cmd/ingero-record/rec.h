@@ -137,7 +137,8 @@ struct rec {
 	struct ilog_flight *flight;
 	struct ilog_writer *wdef;
 	uint64_t flight_until;     /* the open trigger's dump is due */
-	unsigned flight_seq, flight_folded;
+	unsigned flight_seq, flight_folded, flight_compactions;
+	uint64_t hdr_clock[3];     /* the first header's mono, boot, real ns */
 	struct ilog_rotate *dumps; /* --keep, --keep-size: the dumps on disk */
 	struct rec_call longest;   /* the longest call in progress at the last window */
 	struct rec_call hang;      /* the call the last hang trigger named */
@@ -232,6 +233,8 @@ int rec_flight_open(struct rec *r);
 void rec_flight_tick(struct rec *r, uint64_t now);
 /* At stop: an open trigger's dump is written with what it has. */
 void rec_flight_close(struct rec *r);
+/* main.c: whether pid still runs (ilog_writer_opts.alive) */
+int rec_pid_alive(void *ctx, uint32_t pid);
 
 /* p99.c: --p99-over, the latency trigger (the rule: p99.c's comment,
  * --help, README, SPEC §5.23) */

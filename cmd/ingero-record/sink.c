@@ -918,6 +918,13 @@ void rec_summary(struct rec *r, int final)
 				ilog_prog, secs, (unsigned long long)r->n_cuda,
 				(unsigned long long)r->n_host, (unsigned long long)r->n_stack,
 				(unsigned long long)lost);
+		if (final && r->o.quiet <= 0 && r->flight) {
+			uint64_t ev, defs;
+			ilog_flight_usage(r->flight, &ev, &defs);
+			fprintf(stderr, "%s: flight memory: %.1f MiB of event frames, %.0f KiB of "
+				"definitions (rewritten %u times)\n", ilog_prog, (double)ev / 1048576.0,
+				(double)defs / 1024.0, r->flight_compactions);
+		}
 		uint64_t nu, nb, ns;
 		rec_unwind_stats(&nu, &nb, &ns);
 		if (final && nu && ilog_verbosity > 0)

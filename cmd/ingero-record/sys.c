@@ -76,6 +76,9 @@ int rec_write_header(struct rec *r)
 	char buf[5][256] = { "" };
 	struct ilog_header h;
 	rec_header(r, &h, buf);
+	r->hdr_clock[0] = h.mono_ns;
+	r->hdr_clock[1] = h.boot_ns;
+	r->hdr_clock[2] = h.real_ns;
 	return ilog_writer_begin(r->w, &h);
 }
 

@@ -3,9 +3,13 @@
  * The flight recorder's memory (ingero-record --flight).  A writer whose
  * definitions go to a second writer (ilog_writer_opts.defs) hands this its
  * compressed frames: the definitions' (header, schemas, processes,
- * mappings, stacks, op and kernel names) are all kept, once each, as they
- * are what any window's records refer to; the events' frames are kept
- * while younger than the window, and never more than max_bytes of them.
+ * mappings, stacks, op and kernel names) are kept, as they are what any
+ * window's records refer to; the events' frames are kept while younger
+ * than the window, and never more than max_bytes of them.  Definitions
+ * come with every process the recorder meets, so a recorder left on
+ * rewrites them now and then from the definitions writer's context
+ * (ilog_flight_compact): the living processes' and the recently gone,
+ * every stack and name; a process gone for a window and more is dropped.
  * A trigger keeps every frame from the window before it on, until the
  * dump, which writes the definitions and then those frames: a complete
  * log (SPEC §3: every frame independent), its definitions first.
@@ -32,7 +36,17 @@ struct ilog_flight {
 	uint64_t bytes;            /* of events frames kept */
 	uint64_t trigger;          /* 0: none open */
 	uint64_t dropped;          /* frames of an open capture dropped for the bound */
+	uint64_t compact_t;        /* the last compaction (or the start), mono ns */
+	size_t compact_len;        /* the definitions' size it left */
 };
+
+/* Compactions are at least the window and this much apart, so that a
+ * process found gone at one and dropped at the next (ilog_writer_opts
+ * .alive) has no record in any window a later dump holds, late ones
+ * (a window's aggregates drained after its exit) included; and only once
+ * the definitions are this big and twice what the last one left. */
+#define COMPACT_GAP_NS 10000000000ull
+#define COMPACT_MIN_BYTES (1u << 20)
 
 struct ilog_flight *ilog_flight_new(uint64_t window_ns, uint64_t max_bytes)
 {
@@ -40,6 +54,7 @@ struct ilog_flight *ilog_flight_new(uint64_t window_ns, uint64_t max_bytes)
 	if (fl) {
 		fl->window_ns = window_ns;
 		fl->max_bytes = max_bytes;
+		fl->compact_t = ilog_mono_ns();
 	}
 	return fl;
 }
@@ -119,6 +134,34 @@ int ilog_flight_dump(struct ilog_flight *fl, int fd, struct ilog_flight_stats *s
 	fl->trigger = 0;
 	fl->dropped = 0;
 	return rc;
+}
+
+int ilog_flight_compact_due(const struct ilog_flight *fl, uint64_t now)
+{
+	return !fl->trigger && now >= fl->compact_t + fl->window_ns + COMPACT_GAP_NS &&
+	       fl->defs.len >= COMPACT_MIN_BYTES && fl->defs.len >= 2 * fl->compact_len;
+}
+
+int ilog_flight_compact(struct ilog_flight *fl, struct ilog_writer *defs,
+			const struct ilog_header *h, uint64_t now)
+{
+	if (fl->trigger) /* an open capture's dump needs what its frames name */
+		return 0;
+	/* what is pending belongs to the old definitions (and to the
+	 * context): the new ones start with the header */
+	if (ilog_writer_flush(defs))
+		return -1;
+	struct ilog_buf old = fl->defs;
+	fl->defs = (struct ilog_buf){ 0 };
+	if (ilog_writer_rotate(defs, -1, h)) {
+		ilog_buf_free(&fl->defs); /* the old ones hold all the new would */
+		fl->defs = old;
+		return -1;
+	}
+	ilog_buf_free(&old);
+	fl->compact_t = now;
+	fl->compact_len = fl->defs.len;
+	return 0;
 }
 
 void ilog_flight_usage(const struct ilog_flight *fl, uint64_t *events, uint64_t *defs)

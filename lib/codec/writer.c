@@ -341,11 +341,15 @@ static void forget_names(struct ilog_writer *w, uint32_t node)
 static int name_op(struct ilog_writer *w, uint32_t op);
 
 /* The key a context record is kept under (its newer record replaces it);
- * 0 for kinds that are no context. */
-static int ctx_key(const struct ilog_record *rec, uint64_t *a, uint64_t *b)
+ * 0 for kinds that are no context.  Op names are context too: a flight
+ * recorder's definitions rewritten from the context (flight.c) must
+ * still name the ops of the frames from before. */
+static int ctx_key(const struct ilog_writer *w, const struct ilog_record *rec, uint64_t *a,
+		   uint64_t *b)
 {
 	uint64_t k = (uint64_t)rec->kind << 32;
 	switch (rec->kind) {
+	case ILOG_K_OPNAME: *a = k; *b = (uint64_t)w->node << 32 | rec->u.opname.op; return 1;
 	case ILOG_K_PROCESS: *a = k | rec->u.process.pid; *b = 0; return 1;
 	case ILOG_K_MAPPING: *a = k | rec->u.mapping.pid; *b = rec->u.mapping.start; return 1;
 	case ILOG_K_KERNEL: *a = k | rec->u.kernel.pid; *b = rec->u.kernel.handle; return 1;
@@ -392,7 +396,7 @@ static int ctx_keep(struct ilog_writer *w, const struct ilog_kind_desc *d,
 		if (!*g)
 			*g = 1 + w->round;
 	}
-	if (!ctx_key(rec, &a, &b))
+	if (!ctx_key(w, rec, &a, &b))
 		return 0;
 	if (rec->kind == ILOG_K_PROCESS) { /* a process under a pid gone is new */
 		uint64_t *g = ilog_hmap_get(&w->gone, rec->u.process.pid, 0);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "ingero/cli.h"
 #include "ingero/ilog.h"
+#include "ingero/io.h"
 #include "test.h"
 
 static void put(struct ilog_writer *w, const struct ilog_record *rec)
@@ -383,6 +384,107 @@ static void test_writer_retry(void)
 	close(fd);
 }
 
+/* Who is alive for test_flight_compact: the pids from *ctx up. */
+static int alive_from(void *ctx, uint32_t pid)
+{
+	return pid >= *(const uint32_t *)ctx;
+}
+
+/* A flight recorder's definitions (--flight) rewritten from the context
+ * (ilog_flight_compact): generations of 100 processes, each gone when the
+ * next starts.  After each compaction the definitions hold the living
+ * generation and the one found gone at it, not every process met, so
+ * they stay the same size; a dump reads whole, names the op used only
+ * before the compactions, and holds the stack. */
+static void test_flight_compact(void)
+{
+	char err[256], comm[16], path[300];
+	uint32_t first_alive = 0;
+	struct ilog_flight *fl = ilog_flight_new(600000000000ull, 1ull << 30);
+	struct ilog_writer *d = ilog_writer_open(
+		-1, &(struct ilog_writer_opts){ .out = ilog_flight_defs, .out_ctx = fl, .context = 1,
+					       .alive = alive_from, .alive_ctx = &first_alive },
+		err, sizeof(err));
+	struct ilog_writer *w = d ? ilog_writer_open(
+		-1, &(struct ilog_writer_opts){ .out = ilog_flight_events, .out_ctx = fl, .defs = d },
+		err, sizeof(err)) : NULL;
+	struct ilog_header h = { .node = ILOG_STR("n"), .session_id = 7, .mono_ns = 1000, .real_ns = 2000 };
+	ok(fl && w && !ilog_writer_begin(w, &h), "flight, its definitions writer with a context");
+	uint64_t now = ilog_mono_ns();
+	ok(!ilog_flight_compact_due(fl, now), "no compaction due at the start");
+	int op = ilog_op_intern("cudaFakeFlight", 14, ILOG_LAYER_RUNTIME, 0);
+	struct ilog_record s = { .kind = ILOG_K_STACK };
+	s.u.stack.id = 5;
+	s.u.stack.pid = 1;
+	s.u.stack.nr = 1;
+	s.u.stack.ips[0] = 0x1100;
+	put(w, &s);
+	struct ilog_record c = { .kind = ILOG_K_CUDA };
+	c.u.cuda.pid = 1;
+	c.u.cuda.op = (uint16_t)op;
+	c.u.cuda.stack_id = 5;
+	c.u.cuda.ts_ns = 3000;
+	put(w, &c);
+	uint64_t ev, defs[10] = { 0 };
+	int compacted = 1;
+	for (uint32_t g = 0; g < 10; g++) {
+		struct ilog_record p = { .kind = ILOG_K_PROCESS }, m = { .kind = ILOG_K_MAPPING };
+		for (uint32_t pid = 100 * g + 100; pid < 100 * g + 200; pid++) {
+			snprintf(comm, sizeof(comm), "w%u", pid);
+			p.u.process.pid = pid;
+			p.u.process.comm = ilog_str_c(comm);
+			put(w, &p);
+			snprintf(path, sizeof(path), "/opt/job-%u/lib/libcudart.so.13", pid * 2654435761u);
+			m.u.mapping.pid = pid;
+			m.u.mapping.start = 0x7f0000000000ull + pid * 0x10000ull;
+			m.u.mapping.end = m.u.mapping.start + 0x8000;
+			m.u.mapping.path = ilog_str_c(path);
+			put(w, &m);
+		}
+		first_alive = 100 * g + 100; /* the generation before is gone */
+		compacted &= !ilog_flight_compact(fl, d, &h, now);
+		ilog_flight_usage(fl, &ev, &defs[g]);
+	}
+	ok(compacted, "ten compactions");
+	ok(defs[9] <= defs[2] + defs[2] / 10,
+	   "the definitions stay the size of two generations (%llu bytes after the third "
+	   "compaction, %llu after the tenth)", (unsigned long long)defs[2], (unsigned long long)defs[9]);
+	c.u.cuda.ts_ns = 4000;
+	put(w, &c);
+	ok(!ilog_flight_trigger(fl, now) && !ilog_writer_flush(w), "a trigger");
+	ok(!ilog_flight_compact_due(fl, now + 3600000000000ull), "no compaction while a trigger is open");
+	int fd = memfd_create("dump", 0);
+	ok(!ilog_flight_dump(fl, fd, NULL), "dump");
+	struct counts n;
+	int rc = count(fd, &n);
+	ok(rc == 0 && n.header == 1 && n.process == 200 && n.mapping == 200 &&
+	   n.stack == 1 && n.opname == 1 && n.cuda == 2,
+	   "the dump reads whole: one header, the last two generations' 200 processes and "
+	   "mappings, the stack, the op named (read: %d; %llu processes, %llu op names, %llu calls)",
+	   rc, (unsigned long long)n.process, (unsigned long long)n.opname, (unsigned long long)n.cuda);
+	close(fd);
+	/* due: a window and 10 s after the last, 1 MiB and twice its size */
+	uint64_t x = 88172645463325252ull;
+	for (uint64_t id = 100; id < 1300; id++) {
+		s.u.stack.id = id;
+		s.u.stack.nr = 127;
+		for (int i = 0; i < 127; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			s.u.stack.ips[i] = x;
+		}
+		put(w, &s);
+	}
+	ilog_writer_flush(w);
+	ilog_flight_usage(fl, &ev, &defs[0]);
+	ok(defs[0] > (1u << 20) && !ilog_flight_compact_due(fl, now + 600000000000ull) &&
+	   ilog_flight_compact_due(fl, now + 610000000000ull),
+	   "a compaction is due with %llu bytes of definitions, the window and 10 s after the last",
+	   (unsigned long long)defs[0]);
+	ilog_writer_close(w, NULL, 0);
+	ilog_writer_close(d, NULL, 0);
+	ilog_flight_free(fl);
+}
+
 int main(void)
 {
 	test_writer_retry();
@@ -390,5 +492,6 @@ int main(void)
 	test_writer_gone();
 	test_files();
 	test_dumps();
+	test_flight_compact();
 	return done_testing();
 }

@@ -308,8 +308,8 @@ struct ilog_writer_opts {
 	uint32_t frame_bytes;   /* ... or this many uncompressed bytes (default 1 MiB) */
 	uint32_t frame_ms;      /* ... or when the frame is this old (default 1000) */
 	int context;            /* keep what a reader of a later file needs (the
-				 * latest process, mapping, kernel, stack, pystack
-				 * and pycode records) for ilog_writer_rotate */
+				 * latest process, mapping, kernel, stack, pystack,
+				 * pycode and op name records) for ilog_writer_rotate */
 	/* With context: whether a process still runs (1) or is gone (0).  A
 	 * process's context (its process, mapping, kernel and pycode records)
 	 * is dropped once it is gone, so a recorder left on keeps only the
@@ -389,7 +389,7 @@ void ilog_writer_stats(const struct ilog_writer *w, struct ilog_writer_stats *st
 /* ---- flight recorder: the last frames in memory (flight.c) ---- */
 struct ilog_flight;
 /* Keeps the events frames of the last window_ns, at most max_bytes of
- * them (the oldest go first), and every definitions frame.  NULL: ENOMEM. */
+ * them (the oldest go first), and the definitions frames.  NULL: ENOMEM. */
 struct ilog_flight *ilog_flight_new(uint64_t window_ns, uint64_t max_bytes);
 /* ilog_writer_opts.out of the events writer and of its defs writer (ctx:
  * the flight).  0, or -1 (ENOMEM). */
@@ -405,6 +405,17 @@ struct ilog_flight_stats { uint64_t frames, bytes, dropped; };
 /* Write the definitions, then the frames kept for the open trigger, to fd
  * (a complete log); the trigger is closed.  0, or -1 with errno. */
 int ilog_flight_dump(struct ilog_flight *fl, int fd, struct ilog_flight_stats *st);
+/* The definitions grow with every process met: rewrite them as h and the
+ * context of defs, the definitions' writer (opened with opts.context and
+ * opts.alive, no prune_ms: each compaction is its prune round), when
+ * ilog_flight_compact_due says so (no trigger open, the window and 10 s
+ * since the last, 1 MiB and twice what the last left).  A process found
+ * gone at one compaction is dropped at the next, so a dump still names
+ * every process of its frames.  0 (nothing done while a trigger is open),
+ * or -1 with the writer's error, the old definitions kept. */
+int ilog_flight_compact_due(const struct ilog_flight *fl, uint64_t now);
+int ilog_flight_compact(struct ilog_flight *fl, struct ilog_writer *defs,
+			const struct ilog_header *h, uint64_t now);
 /* Bytes held: events frames, definitions frames. */
 void ilog_flight_usage(const struct ilog_flight *fl, uint64_t *events, uint64_t *defs);
 void ilog_flight_free(struct ilog_flight *fl);
