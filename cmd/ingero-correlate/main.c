@@ -152,6 +152,8 @@ static void usage(FILE *f)
 		"  bimodal), else all outliers (heavy tail) - when they are at most 5%% of\n"
 		"  its calls and more than a log-normal through its quartiles predicts\n"
 		"  (p < 0.01); host or GPU side by the interval rules on their windows.\n"
+		"  A call that never returned (its process died in it, or the recording\n"
+		"  ended) is no outlier of these two rules.\n"
 		"  Input stalled on disk (%s, from a recorder's blkio and iowait\n"
 		"  records): the recorder windows in which a CUDA process's call rate fell\n"
 		"  under half its median window's, when the I/O wait of the process and its\n"

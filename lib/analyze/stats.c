@@ -720,7 +720,11 @@ static int series_calls(struct ilog_stats *st, struct sseries *s, const uint32_t
 				s->first[i - 1] = x;
 			}
 		}
-		if (top_push(s, &c))
+		/* the longest calls are the stall rules' (causal_stalls.c,
+		 * detect_periodic.c): a call that never returned (its process
+		 * died, the recording ended) lasted until then, a hang or a
+		 * kill the rules of those name, no stall */
+		if (!(e->flags & ILOG_CUDA_F_NO_RETURN) && top_push(s, &c))
 			return -1;
 	}
 	return cur >= 0 && flush_dense(s, (uint32_t)cur, dense, lo, hi, tmp) ? -1 : 0;

@@ -108,7 +108,7 @@ struct sseries {
 	uint32_t nbins, capbins;
 	struct scall first[NFIRST];
 	uint32_t nfirst;
-	struct scall *top;        /* min-heap on dur, NTOP slowest calls */
+	struct scall *top;        /* min-heap on dur, NTOP slowest calls that returned */
 	uint32_t ntop, captop;
 };
 

@@ -4,7 +4,8 @@
  * series of a sync-bound loop: a few stalls far above the bulk (bimodal),
  * a Pareto tail on a few calls (heavy tail), stalls during which a hog held
  * the CPU (host side), and plain jitter - log-normal durations, however
- * wide - which must not make a stall chain.
+ * wide - which must not make a stall chain, nor must a call that never
+ * returned (its process killed inside it).
  */
 #include <math.h>
 #include "test.h"
@@ -22,14 +23,16 @@ static uint64_t rnd(void)
 static double u01(void) { return ((double)(rnd() >> 11) + 0.5) / 9007199254740992.0; }
 static double gauss(void) { return sqrt(-2 * log(u01())) * cos(6.283185307179586 * u01()); }
 
-enum kind { BIMODAL, HEAVY, HOST, JITTER };
+enum kind { BIMODAL, HEAVY, HOST, JITTER, NORET };
 
 #define T0 1000000000000ull
 #define PID 42
 
-static void put_cuda(struct ilog_stats *st, uint64_t ts, uint64_t dur, uint16_t op)
+static void put_cuda_f(struct ilog_stats *st, uint64_t ts, uint64_t dur, uint16_t op,
+		       uint8_t flags)
 {
 	struct ilog_record r = { .kind = ILOG_K_CUDA };
+	r.u.cuda.flags = flags;
 	r.u.cuda.ts_ns = ts;
 	r.u.cuda.dur_ns = dur;
 	r.u.cuda.pid = r.u.cuda.tid = PID;
@@ -38,12 +41,20 @@ static void put_cuda(struct ilog_stats *st, uint64_t ts, uint64_t dur, uint16_t 
 	ilog_stats_add(st, &r, NULL);
 }
 
+static void put_cuda(struct ilog_stats *st, uint64_t ts, uint64_t dur, uint16_t op)
+{
+	put_cuda_f(st, ts, dur, op, 0);
+}
+
 /*
  * 12 s of steps: a launch, then a synchronize of 2 ms (log-normal, sigma
  * 0.03; sigma `jitter` for JITTER).  BIMODAL and HOST stall `nstall` steps
  * at random times (>= 0.15 s apart, gaps irregular) by 150-250 ms; for HOST a hog (PID 77)
  * preempts the calling thread for all but 1 ms of each.  HEAVY adds a
- * Pareto excess (2 ms, alpha 1.3) to 3% of the synchronizes.  Returns the
+ * Pareto excess (2 ms, alpha 1.3) to 3% of the synchronizes.  NORET ends
+ * 3 s with a synchronize that never returned, 344 ms until the kill (flag
+ * NO_RETURN), after steadier ones (sigma 0.01), 0.3% of them 8% over the
+ * median (the oom demo's).  Returns the
  * chains; *stalls is how many calls were stalled.
  */
 static void run(enum kind k, double jitter, struct ilog_chain_set *cs, uint32_t *stalls)
@@ -77,10 +88,11 @@ static void run(enum kind k, double jitter, struct ilog_chain_set *cs, uint32_t 
 		ok_gap &= 1.4826 * gd / gm >= 0.7;
 	}
 	*stalls = 0;
-	for (uint64_t ts = T0 + 1000000; ts < T0 + 12000000000ull;) {
+	uint64_t end = T0 + (k == NORET ? 3000000000ull : 12000000000ull);
+	for (uint64_t ts = T0 + 1000000; ts < end;) {
 		put_cuda(st, ts, 5000 + rnd() % 1000, ILOG_OP_cudaLaunchKernel);
 		ts += 200000;
-		double d = 2e6 * exp((k == JITTER ? jitter : 0.03) * gauss());
+		double d = 2e6 * exp((k == JITTER ? jitter : k == NORET ? 0.01 : 0.03) * gauss());
 		if (next < nat && ts >= at[next]) {
 			next++;
 			(*stalls)++;
@@ -99,9 +111,14 @@ static void run(enum kind k, double jitter, struct ilog_chain_set *cs, uint32_t 
 			d += 2e6 * pow(u01(), -1 / 1.3);
 			(*stalls)++;
 		}
+		if (k == NORET && u01() < 0.003)
+			d *= 1.08;
 		put_cuda(st, ts, (uint64_t)d, ILOG_OP_cudaStreamSynchronize);
 		ts += (uint64_t)d + 50000;
 	}
+	if (k == NORET)
+		put_cuda_f(st, end, 344000000ull, ILOG_OP_cudaStreamSynchronize,
+			   ILOG_CUDA_F_NO_RETURN);
 	ilog_stats_finish(st);
 	char err[64];
 	if (ilog_causal_run(st, cs, err, sizeof(err)))
@@ -188,5 +205,12 @@ int main(void)
 				show(&cs);
 			ilog_chain_set_free(&cs);
 		}
+
+	run(NORET, 0, &cs, &n);
+	c = find(&cs, "isolated-stall");
+	ok(!c, "a synchronize that never returned (344 ms until its process was killed) is no stall");show(&cs);
+	if (c)
+		show(&cs);
+	ilog_chain_set_free(&cs);
 	return done_testing();
 }
