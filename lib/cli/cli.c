@@ -224,7 +224,13 @@ int ilog_inputs_next(struct ilog_inputs *in, const struct ilog_record **rec)
 			ilog_errorf("%s: %s", in->name, err);
 			in->rc = ILOG_EXIT_USAGE;
 			input_close(in);
+			continue;
 		}
+		/* one log at a time: its zstd on a second CPU (INGERO_READAHEAD=0:
+		 * not, for a side-by-side measure, bench/correlate/run) */
+		const char *ra = getenv("INGERO_READAHEAD");
+		if (!ra || strcmp(ra, "0"))
+			ilog_reader_readahead(in->r);
 	}
 }
 

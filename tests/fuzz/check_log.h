@@ -11,7 +11,8 @@
  *     the same wall times and schema names) and ends cleanly: the codec is
  *     its own inverse on everything the reader accepts (but for an opname
  *     repeating a number already named in its node's section, which the
- *     writer does not write twice).
+ *     writer does not write twice).  That second read decompresses on the
+ *     reader's read-ahead thread (ilog_reader_readahead), the first not.
  */
 #ifndef INGERO_FUZZ_CHECK_LOG_H
 #define INGERO_FUZZ_CHECK_LOG_H
@@ -45,13 +46,14 @@ static void fuzz_fill(int fd, const uint8_t *p, size_t n)
 	lseek(fd, 0, SEEK_SET);
 }
 
-/* Read fd to the end; JSON lines into *json; re-encode into w if given. */
-static int fuzz_read(int fd, struct ilog_buf *json, struct ilog_writer *w, uint64_t *nrec,
+/* Read fd to the end (with the read-ahead thread if ra); JSON lines into
+ * *json; re-encode into w if given. */
+static int fuzz_read(int fd, int ra, struct ilog_buf *json, struct ilog_writer *w, uint64_t *nrec,
 		     int *headless)
 {
 	char err[256];
 	struct ilog_reader *r = ilog_reader_open(fd, err, sizeof(err));
-	if (!r)
+	if (!r || (ra && ilog_reader_readahead(r)))
 		abort();
 	const struct ilog_record *rec;
 	int rc;
@@ -126,11 +128,11 @@ static void check_log(const uint8_t *data, size_t size)
 	struct ilog_buf j1 = { 0 }, j2 = { 0 };
 	uint64_t n1, n2;
 	int headless, h2;
-	fuzz_read(in, &j1, w, &n1, &headless);
+	fuzz_read(in, 0, &j1, w, &n1, &headless);
 	if (ilog_writer_close(w, err, sizeof(err)))
 		abort();
 	lseek(out, 0, SEEK_SET);
-	int rc2 = n1 && !headless ? fuzz_read(out, &j2, NULL, &n2, &h2) : 0;
+	int rc2 = n1 && !headless ? fuzz_read(out, 1, &j2, NULL, &n2, &h2) : 0;
 	if (n1 && !headless && (rc2 != 0 || n2 != n1 || j1.len != j2.len || memcmp(j1.p, j2.p, j1.len))) {
 		/* re-encoding changed what the records say: show the first line
 		 * that differs, as read and as read back */

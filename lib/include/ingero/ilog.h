@@ -424,6 +424,11 @@ void ilog_flight_free(struct ilog_flight *fl);
 struct ilog_reader;
 /* Read fd (not closed).  name is used in messages only. */
 struct ilog_reader *ilog_reader_open(int fd, char *err, size_t errlen);
+/* Decompress each next frame on a helper thread while this one is decoded
+ * (one thread and a frame's buffers more; for a program reading one log
+ * at a time).  Records, errors and offsets are the same as without.
+ * 0, or -1 (no thread: reading goes on without). */
+int ilog_reader_readahead(struct ilog_reader *r);
 /*
  * Next record: 1 and *rec set, 0 at clean end of input, -1 on bad input
  * the reader cannot go on from (not a log, a later major version, a read
