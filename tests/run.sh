@@ -326,7 +326,9 @@ done
 # where the time went: the slowest tests, and the exclusive groups' share
 # (they run alone, one after another)
 if [[ -s $scratch/times ]]; then
-	echo "slowest: $(sort -rn "$scratch/times" | head -n 8 | awk '{ printf "%s%s %.0fs", (NR > 1 ? ", " : ""), $2, $1 }')"
+	# every test's seconds, slowest first, for whoever looks for time to save
+	sort -rn "$scratch/times" >"$INGERO_OUT/test-times" 2>/dev/null || true
+	echo "slowest (all in $INGERO_OUT/test-times): $(sort -rn "$scratch/times" | head -n 8 | awk '{ printf "%s%s %.0fs", (NR > 1 ? ", " : ""), $2, $1 }')"
 	awk -v ex="$excl_tools" '
 		{ split($2, a, "/"); if (a[1] == "cli" && index(ex, " " a[2] " ")) e += $1; else o += $1 }
 		END { printf "test time: %.0f s in exclusive groups (run alone), %.0f s in the others (run %d at a time)\n", e, o, '"$njobs"' }' \
