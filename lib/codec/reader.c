@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <zstd.h>
 #include <zstd_errors.h>
+#include "ingero/buf.h"
 #include "ingero/mpread.h"
 #include "ingero/schema.h"
 #include "ingero/vec.h"
@@ -49,16 +50,16 @@ struct schema_slot {
 };
 
 /* The read-ahead helper's one job: the frame at `off`, its bytes in src,
- * decompressed into dst (sz bytes, as its header says; got: zstd's
- * result).  state: 0 no job, 1 posted, 2 done; under mu. */
+ * decompressed into dst (room for sz bytes, as its header says; got:
+ * zstd's result).  state: 0 no job, 1 posted, 2 done; under mu. */
 struct readahead {
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int state, quit, may_read;
 	uint64_t off;
-	uint8_t *src, *dst;
-	size_t src_len, src_cap, dst_cap, sz, got;
+	struct ilog_buf src, dst;
+	size_t sz, got;
 	ZSTD_DCtx *dctx;
 };
 
@@ -150,8 +151,8 @@ void ilog_reader_close(struct ilog_reader *r)
 		pthread_mutex_destroy(&r->ra->mu);
 		pthread_cond_destroy(&r->ra->cv);
 		ZSTD_freeDCtx(r->ra->dctx);
-		free(r->ra->src);
-		free(r->ra->dst);
+		ilog_buf_free(&r->ra->src);
+		ilog_buf_free(&r->ra->dst);
 		free(r->ra);
 	}
 	ZSTD_freeDCtx(r->dctx);
@@ -213,7 +214,8 @@ static void *ra_main(void *arg)
 		if (ra->quit)
 			break;
 		pthread_mutex_unlock(&ra->mu);
-		size_t got = ZSTD_decompressDCtx(ra->dctx, ra->dst, ra->dst_cap, ra->src, ra->src_len);
+		size_t got = ZSTD_decompressDCtx(ra->dctx, ra->dst.p, ra->dst.cap, ra->src.p,
+						 ra->src.len);
 		pthread_mutex_lock(&ra->mu);
 		ra->got = got;
 		ra->state = 2;
@@ -268,10 +270,9 @@ static int ra_take(struct ilog_reader *r, uint64_t off, size_t sz)
 		return 0;
 	uint8_t *f = r->fr;
 	size_t cap = r->fr_cap;
-	r->fr = ra->dst;
-	r->fr_cap = ra->dst_cap;
-	ra->dst = f;
-	ra->dst_cap = cap;
+	r->fr = (uint8_t *)ra->dst.p;
+	r->fr_cap = ra->dst.cap;
+	ra->dst = (struct ilog_buf){ (char *)f, 0, cap };
 	return 1;
 }
 
@@ -299,23 +300,10 @@ static void ra_post(struct ilog_reader *r)
 	unsigned long long sz = ZSTD_getFrameContentSize(p, cs);
 	if (sz > ILOG_MAX_FRAME_CONTENT) /* the errors too: the reader says them */
 		return;
-	if (ra->src_cap < cs) {
-		uint8_t *q = realloc(ra->src, cs);
-		if (!q)
-			return;
-		ra->src = q;
-		ra->src_cap = cs;
-	}
-	if (ra->dst_cap < sz) {
-		uint8_t *q = realloc(ra->dst, sz);
-		if (!q)
-			return;
-		ra->dst = q;
-		ra->dst_cap = sz;
-	}
-	memcpy(ra->src, p, cs);
+	ra->src.len = 0;
+	if (ilog_buf_put(&ra->src, p, cs) || ilog_buf_reserve(&ra->dst, (size_t)sz))
+		return;
 	pthread_mutex_lock(&ra->mu);
-	ra->src_len = cs;
 	ra->off = r->in_off + r->in_pos;
 	ra->sz = sz;
 	ra->state = 1;
