@@ -40,6 +40,10 @@
  *                       real, the hog is a host process outside the job)
  *   memory-steady     clean, synthesized the same way (recorded for real, a
  *                       host process allocates steadily all along)
+ *   memory-mild,      recorded only: memory-storm's process at 0.5% of the
+ *   memory-mild-ok      available memory per second, half the rule's edge,
+ *                       while the job's copies slow down, or while it runs
+ *                       steadily
  *   noisy-neighbour   incident, the job and "neighbour" each in a container
  *                       of its own (Kubernetes pods, cgroupfs driver)
  *   neighbour-quiet   clean, with the idle neighbour's container beside it
@@ -607,6 +611,10 @@ static const struct { const char *name, *help; double seconds; } scen[] = {
 	{ "memory-storm", "another tenant's process, in a container, floods the host with page "
 			  "faults", 20 },
 	{ "memory-steady", "another tenant's process allocates steadily; nothing wrong", 12 },
+	{ "memory-mild", "another tenant's process allocates at half the memory rule's edge while "
+			 "the job's copies slow down: a likely cause (recorded only)", 10 },
+	{ "memory-mild-ok", "the same allocations while the job runs steadily; nothing wrong "
+			    "(recorded only)", 8 },
 	{ "noisy-neighbour", "another pod's container shares the job container's CPU", 20 },
 	{ "neighbour-quiet", "another pod's container idles beside the job's; nothing wrong",
 	  12 },
@@ -761,7 +769,8 @@ int ilog_scenario_write(struct ilog_writer *w, const struct ilog_scenario_opts *
 		 !strncmp(n, "cpu-quota", 9) ||
 		 !strcmp(n, "pageable-copy") || !strcmp(n, "pinned-copy") ||
 		 !strcmp(n, "hidden-sync") || !strcmp(n, "sync-free") || !strcmp(n, "gpu-leak") ||
-		 !strcmp(n, "gpu-spike") || !strncmp(n, "launch-", 7)) {
+		 !strcmp(n, "gpu-spike") || !strncmp(n, "launch-", 7) ||
+		 !strncmp(n, "memory-mild", 11)) {
 		/* its retransmissions are the kernel's: nothing to synthesize */
 		snprintf(err, errlen, "'%s' is recorded only (ingero demo --bpf, as root)", n);
 		return -1;

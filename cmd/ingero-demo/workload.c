@@ -51,6 +51,10 @@ const struct demo_scenario demo_scenarios[] = {
 	/* the hog is no process of the job: another tenant's, in a container */
 	{ "memory-storm", ILOG_PAT_MEMORY_PRESSURE, 10, { "base", "slow" }, "storm" },
 	{ "memory-steady", DEMO_NONE, 8, { "base" }, "steady" },
+	/* the same tenant's storm at half the rule's edge, while the job's
+	 * copies slow down, or while the job runs steadily */
+	{ "memory-mild", ILOG_PAT_MEMORY_PRESSURE, 10, { "base", "slow" }, "mild" },
+	{ "memory-mild-ok", DEMO_NONE, 8, { "base" }, "mild" },
 	/* the job and a neighbour, each in a container of its own: the
 	 * neighbour's CPU load on the job's CPU, or idle on another one */
 	{ "noisy-neighbour", ILOG_PAT_CPU_CONTENTION, 10, { "base" }, "hog", 1 },
@@ -160,6 +164,7 @@ static const char *copy_knobs(const char *scen, const char *copy)
 		{ "capture-warmup", "fail", "FAKECUDA_RET_cudaStreamEndCapture=901;" },
 		{ "memory-pressure", "slow", "FAKECUDA_LAT_cudaMemcpy_NS=1600000;" },
 		{ "memory-storm", "slow", "FAKECUDA_LAT_cudaMemcpy_NS=1600000;" },
+		{ "memory-mild", "slow", "FAKECUDA_LAT_cudaMemcpy_NS=1600000;" },
 		{ "gpu-slow", "slow", "FAKECUDA_LAT_cudaStreamSynchronize_NS=7000000;" },
 		/* a step whose GPU work stalls */
 		{ "isolated-stalls", "stall", "FAKECUDA_LAT_cudaStreamSynchronize_NS=200000000;" },
@@ -437,12 +442,19 @@ static void pin(int cpu)
  * measured on a CI-class host), which put the storm's rate at the edge of
  * the memory rule; 2 MiB pages are zeroed at memory speed (GiB/s), so the
  * staged storm is an order of magnitude clear of it.  Where THP is off the
- * advice is ignored and the 4 KiB pages are counted just the same.
+ * advice is ignored and the 4 KiB pages are counted just the same.  With
+ * rate (bytes/s), rounds start no sooner than that rate allows.
  */
-static int churn(uint64_t until, size_t len, uint64_t gap_ns, int huge)
+static int churn(uint64_t until, size_t len, uint64_t gap_ns, int huge, double rate)
 {
 	const size_t hp = 2u << 20;
-	while (now() < until) {
+	uint64_t start = now();
+	for (double done = 0; now() < until; done += (double)len) {
+		if (rate > 0) {
+			sleep_until(start + (uint64_t)(done / rate * 1e9));
+			if (now() >= until)
+				break;
+		}
 		size_t map = len + (huge ? hp : 0);
 		char *m = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (m == MAP_FAILED)
@@ -457,6 +469,20 @@ static int churn(uint64_t until, size_t len, uint64_t gap_ns, int huge)
 			sleep_until(now() + gap_ns);
 	}
 	return 0;
+}
+
+/* The host's available memory in bytes (/proc/meminfo), or -1. */
+static double mem_available(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	double kib = -1;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %lf kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kib > 0 ? kib * 1024 : -1;
 }
 
 /* The workload's timeline, for the sidecar: "T0 SPAN\n" in WORK/t0. */
@@ -671,7 +697,20 @@ int demo_sidecar(const char *kind, const char *work)
 		 * allocated a tenth of its rate for half of its time) */
 		pin(ncpu > 1 ? 0 : cpu);
 		sleep_until(t0 + (uint64_t)((double)span * 0.35));
-		return churn(t0 + (uint64_t)((double)span * 0.7), 256u << 20, 0, 1);
+		return churn(t0 + (uint64_t)((double)span * 0.7), 256u << 20, 0, 1, 0);
+	}
+	if (!strcmp(kind, "mild")) {
+		/* the same tenant's storm at half the memory rule's edge of
+		 * certainty (0.5% of the available memory per second against
+		 * 1%), in rounds of 16 MiB: a storm the analysis weighs as likely
+		 * (memory-mild), harmless where the job is not slowed
+		 * (memory-mild-ok) */
+		pin(ncpu > 1 ? 0 : cpu);
+		double avail = mem_available();
+		if (avail <= 0)
+			return 3;
+		sleep_until(t0 + (uint64_t)((double)span * 0.35));
+		return churn(t0 + (uint64_t)((double)span * 0.7), 16u << 20, 0, 1, 0.005 * avail);
 	}
 	/* a best-effort pod: the lowest CPU weight, so what it costs the job
 	 * is memory, not CPU time */
@@ -700,7 +739,7 @@ int demo_sidecar(const char *kind, const char *work)
 		return 0;
 	}
 	/* steady: 16 MiB every 50 ms over the whole run, no storm */
-	return churn(t0 + span, 16u << 20, 50000000, 0);
+	return churn(t0 + span, 16u << 20, 50000000, 0, 0);
 }
 
 /* --child KIND A B CPU SCEN LIBDIR: the helpers, active in [A, B). */
@@ -727,7 +766,7 @@ int demo_child(int argc, char **argv)
 		/* off the job's CPU: it costs the job memory, not CPU time */
 		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 		pin(ncpu > 1 && cpu == (int)ncpu - 1 ? 0 : cpu);
-		return churn(b, 256u << 20, 0, 1);
+		return churn(b, 256u << 20, 0, 1, 0);
 	}
 	if (!strcmp(kind, "loader")) {
 		/* the data loader: a batch is four 16 KiB O_DIRECT reads, handed
@@ -1071,9 +1110,11 @@ int demo_workload(const struct demo_scenario *s, double seconds, const char *lib
 			step(now() >= AT(a) && now() < AT(b) ? alt : base, 8);
 	} else if (!strncmp(n, "net-", 4)) {
 		return net_job(base, lib_dir, end);
-	} else if (!strcmp(n, "memory-pressure") || !strcmp(n, "memory-storm")) {
+	} else if (!strcmp(n, "memory-pressure") || !strcmp(n, "memory-storm") ||
+		   !strncmp(n, "memory-mild", 11)) {
 		while (now() < end) {
-			struct cu *u = now() >= AT(0.35) && now() < AT(0.7) ? alt : base;
+			/* (memory-mild-ok has no slow copy: the job stays steady) */
+			struct cu *u = alt && now() >= AT(0.35) && now() < AT(0.7) ? alt : base;
 			u->memcpy_(dev, host, 1 << 20, 1);
 			step(u, 8);
 		}

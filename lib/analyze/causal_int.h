@@ -42,6 +42,9 @@ struct sig {
 	double *cpu, *gpu, *mem, *gr;
 	double *used, *avail, *total; /* snapshots, carried between them */
 	uint8_t *fcpu, *fgpu, *fmem, *fgr, *swapgrow;
+	/* page allocations an outlier at any rate (fmem: at a rate that is
+	 * pressure for certain) */
+	uint8_t *fmemw;
 	int have_pages;
 	uint32_t page_span;       /* windows one page-allocation aggregate covers */
 	double page_dur;          /* ns one page-allocation aggregate covers (longest) */

@@ -511,7 +511,7 @@ int causal_sig_build(struct ctx *x, const struct sproc *p, struct sig *g, uint32
 {
 	uint32_t T = x->T;
 	g->cpu = calloc((size_t)T * 4, sizeof(double));
-	g->fcpu = calloc((size_t)T * 4, 1);
+	g->fcpu = calloc((size_t)T * 5, 1);
 	if (!g->cpu || !g->fcpu) {
 		causal_sig_free(g);
 		return -1;
@@ -522,6 +522,7 @@ int causal_sig_build(struct ctx *x, const struct sproc *p, struct sig *g, uint32
 	g->fgpu = g->fcpu + T;
 	g->fmem = g->fcpu + 2 * T;
 	g->fgr = g->fcpu + 3 * T;
+	g->fmemw = g->fcpu + 4 * T;
 	g->net = calloc(T ? T : 1, sizeof(double));
 	g->fnet = calloc(T ? T : 1, 1);
 	if (!g->net || !g->fnet) {
@@ -663,10 +664,14 @@ int causal_sig_flags(struct ctx *x, struct sig *g, const uint8_t *anom, uint32_t
 	 *     of it within 1 / ILOG_MEM_CHURN seconds), or
 	 *   - used memory is a robust outlier AND available memory was below
 	 *     ILOG_MEM_SCARCE of the total.
+	 * fmemw: the windows where page allocations are an outlier at any
+	 * rate (fmem's among them), where an interval nothing else explains
+	 * weighs its storm's rate as graded evidence (detect_interval.c).
 	 * The size of the machine comes from the snapshots; without them page
 	 * allocations cannot be weighed and do not count.
 	 */
 	memset(g->fmem, 0, x->T);
+	memset(g->fmemw, 0, x->T);
 	if (!g->used)
 		return 0;
 	uint8_t *fu = calloc(x->T, 1);
@@ -678,13 +683,15 @@ int causal_sig_flags(struct ctx *x, struct sig *g, const uint8_t *anom, uint32_t
 								 : (double)x->nd->width) / 1e9;
 		for (uint32_t k = x->T; k-- > 0;) {
 			double rate = g->mem[k] * ILOG_PAGE_BYTES / per;
-			if (!fu[k] || rate < ILOG_MEM_CHURN * g->avail[k])
+			if (!fu[k])
 				continue;
+			uint8_t *f = rate >= ILOG_MEM_CHURN * g->avail[k] ? g->fmem : NULL;
 			/* an aggregate covers [ts, ts + dur): so does its flag */
-			for (uint32_t j = 0; j < g->page_span && k + j < x->T; j++)
-				g->fmem[k + j] = 1;
-			if (!g->page_span)
-				g->fmem[k] = 1;
+			for (uint32_t j = 0; j < (g->page_span ? g->page_span : 1) && k + j < x->T; j++) {
+				g->fmemw[k + j] = 1;
+				if (f)
+					f[k + j] = 1;
+			}
 		}
 	}
 	memset(fu, 0, x->T);

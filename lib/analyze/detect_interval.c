@@ -70,6 +70,30 @@ static double net_recovery(struct ctx *x, const uint8_t *hot, const uint8_t *fla
 	"Nsight Systems, check clocks and throttling (nvidia-smi -q -d PERFORMANCE,TEMPERATURE) " \
 	"and other tenants of the GPU outside this host's view."
 
+/* Whether a storm's top process is its culprit: it rose by at least half
+ * the machine's rise, with pages in the interval. */
+static int page_culprit(const struct page_storm *ps)
+{
+	return ps->pid && ps->excess > 0 && ps->excess >= 0.5 * ps->machine_excess && ps->ns_in;
+}
+
+/* The available memory of the last snapshot before window a, or 0. */
+static uint64_t avail_before(struct ctx *x, uint32_t a)
+{
+	for (uint32_t k = a; k-- > 0 && k < x->nd->nsnap;)
+		if (x->nd->snap[k].n)
+			return x->nd->snap[k].avail_min;
+	return 0;
+}
+
+/* The culprit's pages in the interval as a share of avail bytes a second. */
+static double storm_share(const struct page_storm *ps, uint64_t avail)
+{
+	return avail && ps->ns_in ? (double)ps->pages_in * 1e9 / (double)ps->ns_in *
+					    ILOG_PAGE_BYTES / (double)avail
+				  : 0;
+}
+
 /*
  * Host memory pressure: the culprit is the process (other than the job)
  * whose page allocations rose most over its own rate outside the interval
@@ -77,11 +101,14 @@ static double net_recovery(struct ctx *x, const uint8_t *hot, const uint8_t *fla
  * its pages per second in and outside the interval and how far available
  * memory fell.  Scarcity (direct reclaim or compaction stalls, memory PSI
  * of at least ILOG_MEM_PSI, swap growth, available memory under
- * ILOG_MEM_SCARCE of the total) raises the severity one step.
+ * ILOG_MEM_SCARCE of the total) raises the severity one step.  On graded
+ * evidence (likely: a storm under ILOG_MEM_CHURN, cov its coverage of the
+ * anomalous windows) the chain says so with the culprit's share of the
+ * available memory per second, and its severity is one step lower.
  */
 static void memory_chain(struct ctx *x, struct cand *c, const struct sproc *p, const char *head,
 			 struct ival iv, uint32_t lo, uint32_t hi, uint64_t pg, uint32_t ppid,
-			 uint64_t ptop, const struct snapsum *ss)
+			 uint64_t ptop, const struct snapsum *ss, int likely, double cov)
 {
 	struct page_storm ps;
 	causal_page_storm(x, p, iv.a, iv.b, lo, hi, &ps);
@@ -89,17 +116,12 @@ static void memory_chain(struct ctx *x, struct cand *c, const struct sproc *p, c
 	causal_stalls(x, iv.a, iv.b, &nst, &nsst);
 	/* available memory just before the interval (carried from the last
 	 * snapshot before it) */
-	uint64_t before = 0;
-	for (uint32_t k = iv.a; k-- > 0 && k < x->nd->nsnap;)
-		if (x->nd->snap[k].n) {
-			before = x->nd->snap[k].avail_min;
-			break;
-		}
+	uint64_t before = avail_before(x, iv.a);
 	char tail[768] = "";
 	size_t l = 0;
 	uint32_t cul = 0;
 	const char *cc = "";
-	if (ps.pid && ps.excess > 0 && ps.excess >= 0.5 * ps.machine_excess && ps.ns_in) {
+	if (page_culprit(&ps)) {
 		cul = ps.pid;
 		cc = ilog_stats_comm(x->st, x->nd->idx, cul);
 		const char *ctr = ilog_stats_other_container(x->st, x->nd->idx, cul, p->pid);
@@ -116,6 +138,18 @@ static void memory_chain(struct ctx *x, struct cand *c, const struct sproc *p, c
 		causal_met_u(c, "culprit_page_ns_out", ps.ns_out);
 		causal_met_f(c, "culprit_pages_per_s_in", r_in);
 		causal_met_f(c, "culprit_pages_per_s_out", r_out);
+		if (likely) { /* the share interval_cause weighed */
+			double share = storm_share(&ps, before);
+			l += (size_t)snprintf(tail + l, sizeof(tail) - l,
+					      "; likely the cause, though under the memory rule's "
+					      "edge: %s of the %s available per second (certain from "
+					      "%s), page allocations an outlier in %s of the slow "
+					      "windows",
+					      causal_fmt(x, "%.2f%%", share * 100), B(x, (double)before),
+					      P(x, ILOG_MEM_CHURN),
+					      P(x, cov));
+			causal_met_f(c, "culprit_share_of_avail_per_s", share);
+		}
 		if (r_out > 0)
 			causal_ev_add(x, c, tick_ts(x, iv.a), "PID %u (%s) allocates %.0f pages/s, "
 				      "%.1fx its rate outside the interval", cul, cc, r_in, r_in / r_out);
@@ -173,8 +207,8 @@ static void memory_chain(struct ctx *x, struct cand *c, const struct sproc *p, c
 		cpy(c->ccomm, sizeof(c->ccomm), cc);
 	}
 	if (cul)
-		snprintf(c->title, sizeof(c->title), "Memory storm: %s (PID %u) slowed %s (PID %u)",
-			 cc, cul, c->comm, p->pid);
+		snprintf(c->title, sizeof(c->title), "Memory storm%s: %s (PID %u) slowed %s (PID %u)",
+			 likely ? " (likely)" : "", cc, cul, c->comm, p->pid);
 	else
 		snprintf(c->title, sizeof(c->title), "Host memory pressure slowed %s (PID %u)",
 			 c->comm, p->pid);
@@ -186,8 +220,11 @@ static void memory_chain(struct ctx *x, struct cand *c, const struct sproc *p, c
 	int scarce = nst || ss->psi_mem_max >= ILOG_MEM_PSI || ss->swap_growth ||
 		     (ss->n && ss->avail_min < ILOG_MEM_SCARCE * (double)ss->total);
 	causal_met_u(c, "scarce", (uint64_t)scarce);
+	causal_met_u(c, "likely", (uint64_t)likely);
 	int g = causal_severity(c); /* after interval_chain set its spread */
-	if (scarce && g >= ILOG_SEV_LOW && g < ILOG_SEV_HIGH && c->lost >= c->floor)
+	if (likely && g > ILOG_SEV_LOW) /* graded evidence: one step lower */
+		c->forced = g - 1;
+	else if (!likely && scarce && g >= ILOG_SEV_LOW && g < ILOG_SEV_HIGH && c->lost >= c->floor)
 		c->forced = g + 1;
 }
 
@@ -558,13 +595,15 @@ static void interval_metrics(struct ctx *x, struct cand *c, const struct dhist *
  * reported here (another chain explains it, or out of memory: x->oom).
  * Fills cov (the signals' coverage of the anomalous windows: cpu, gpu,
  * memory, network, graphs), *in_iv (the interval's ticks, for the caller
- * to free) and oc (the off-CPU accounting).
+ * to free), oc (the off-CPU accounting) and *likely (memory pressure on
+ * graded evidence: a storm under ILOG_MEM_CHURN, cov[2] its coverage).
  */
 static int interval_cause(struct ctx *x, const struct sproc *p, const struct sseries *s,
 			  struct ival iv, const uint8_t *hot, struct sig *g, uint64_t lost,
 			  uint32_t lo, uint32_t hi, double cov[5], uint8_t **in_iv,
-			  struct offcpu *oc)
+			  struct offcpu *oc, int *likely)
 {
+	*likely = 0;
 	uint64_t ta = tick_ts(x, iv.a), tb = tick_ts(x, iv.b);
 	/* the host signals, joined by window with the anomaly */
 	const uint8_t *flag[5] = { g->fcpu, g->fgpu, g->fmem, g->fnet, g->fgr };
@@ -621,6 +660,19 @@ static int interval_cause(struct ctx *x, const struct sproc *p, const struct sse
 		double r = net_recovery(x, hot, g->fnet, iv.a, iv.b, ns);
 		if (r >= ILOG_COVERAGE)
 			cov[3] = r, pat = ILOG_PAT_NET_RETRANSMITS;
+	}
+	/* still no cause: page allocations an outlier in most anomalous
+	 * windows, under the rate that is pressure for certain, by one process
+	 * that is not the job, rose by half the machine's rise and ran at
+	 * ILOG_MEM_LIKELY of the available memory per second or more, are the
+	 * likely cause - graded, not switched between "host not involved" and
+	 * a culprit at one rate */
+	if (pat == ILOG_PAT_GPU_SLOW) {
+		double w = coverage(x, hot, g->fmemw, iv.a, iv.b);
+		struct page_storm ps;
+		if (w >= ILOG_COVERAGE && !causal_page_storm(x, p, iv.a, iv.b, lo, hi, &ps) &&
+		    page_culprit(&ps) && storm_share(&ps, avail_before(x, iv.a)) >= ILOG_MEM_LIKELY)
+			cov[2] = w, pat = ILOG_PAT_MEMORY_PRESSURE, *likely = 1;
 	}
 	/* its own cgroup's CPU quota held it: the time off the CPU is no other
 	 * process's doing (detect_throttle.c names the limit) */
@@ -697,7 +749,8 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 	uint64_t len = tb - ta;
 
 	double cov[5];
-	int pat = interval_cause(x, p, s, iv, hot, g, lost, lo, hi, cov, &in_iv, &oc);
+	int likely;
+	int pat = interval_cause(x, p, s, iv, hot, g, lost, lo, hi, cov, &in_iv, &oc, &likely);
 	if (pat < 0)
 		goto done;
 
@@ -744,7 +797,7 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 	else if (pat == ILOG_PAT_GPU_CONTENTION)
 		gpu_chain(x, c, p, head, &oc, ta, opid, on);
 	else if (pat == ILOG_PAT_MEMORY_PRESSURE)
-		memory_chain(x, c, p, head, iv, lo, hi, pg, ppid, ptop, &ss);
+		memory_chain(x, c, p, head, iv, lo, hi, pg, ppid, ptop, &ss, likely, cov[2]);
 	else if (pat == ILOG_PAT_NET_RETRANSMITS)
 		net_chain(x, c, p, head, iv, lo, hi, g);
 	else {

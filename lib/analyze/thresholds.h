@@ -27,6 +27,14 @@
  *     within 100 s); or used memory is an outlier and available memory is
  *     below 10% of the total (where userspace OOM daemons such as earlyoom
  *     start to act).  A swing of used memory alone is not pressure;
+ *   - graded memory evidence: in an interval that no other signal
+ *     explains, page allocations that are an outlier in the majority of its
+ *     anomalous windows, one process (not the job) rising by half the
+ *     machine's rise at ILOG_MEM_LIKELY (0.25%) of the available memory
+ *     (before the interval) per second or more, name that process as the
+ *     likely cause, with its share of available memory per second and the
+ *     windows it covered, one severity step below what the lost time gives
+ *     (never raised by scarcity); below 0.25% it is not named;
  *   - periodic spikes: the op's outliers outside its anomalies, the group
  *     above a break in their sorted durations (>= 2x, wider than the spread
  *     of the bulk above it; widest first, then all outliers) whose gaps keep
@@ -81,6 +89,7 @@
 #define ILOG_SPIKE_BREAK 2.0    /* spikes are >= 2x slower than the other outliers */
 #define ILOG_ISOLATED_SHARE 0.05 /* isolated stalls: at most 1 call in 20 */
 #define ILOG_MEM_CHURN 0.01     /* page allocations per second, share of available */
+#define ILOG_MEM_LIKELY 0.0025  /* ... from which a storm is named as likely (graded) */
 #define ILOG_MEM_SCARCE 0.10    /* available memory below this share of the total */
 #define ILOG_MEM_PSI 1.0        /* memory PSI (some, %) that counts as scarcity */
 #define ILOG_SAT_PSI 20.0       /* CPUs saturated: PSI cpu some (%), mean of the snapshots */

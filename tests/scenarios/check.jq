@@ -147,7 +147,18 @@ $ch.root_cause as $s |
       near1("culprit pages/s in the interval"; rate($cin); $p.r),
       size("culprit bytes/s in the interval"; rate($cin) * 4096; $p.rb),
       near1("culprit pages/s outside"; rate($cout); $p.ro),
-      ctrcheck($p)
+      ctrcheck($p),
+      # graded evidence: the storm's share of the available memory per
+      # second (just before the interval, else the least in it)
+      (if ($s | test("; likely the cause")) then
+        ($s | capture("; likely the cause, though under the memory rule's edge: (?<sh>[0-9.]+)% of the (?<av>[0-9.]+ \\w+) available per second \\(certain from (?<edge>[0-9.]+)%\\), page allocations an outlier in (?<cv>[0-9.]+)% of the slow windows")) as $l |
+        (if $before then $before.mem_avail else ($sn | map(.mem_avail) | min) end) as $av |
+        size("available memory before the storm"; $av; $l.av),
+        pct("culprit's share of the available memory per second"; rate($cin) * 4096 / $av * 100; $l.sh),
+        check("under the edge"; ($l.sh | tonumber) < ($l.edge | tonumber); "< \($l.edge)"; $l.sh),
+        pct("windows covered"; $m.coverage_mem * 100; $l.cv),
+        check("likely in the metrics"; $m.likely == 1; 1; $m.likely)
+      else check("certain in the metrics"; ($m.likely // 0) == 0; 0; $m.likely) end)
     else
       ($s | capture("while the host was under memory pressure(; (?<n>\\d+) pages were allocated( \\((?<k>\\d+) by PID (?<q>\\d+) \\((?<qc>[^)]*)\\)\\))?)?")) as $p |
       count("pages allocated in the interval"; ($pg | map(.value) | add // 0); ($p.n // "0")),

@@ -37,7 +37,10 @@
 	  "shared")                                                                             \
 	X(MEMORY_PRESSURE, "memory-pressure", 1,                                                \
 	  "memory ran short (swap grew, or page allocations or used memory an outlier while "   \
-	  "scarce) in the op's anomaly or around its stalls")                                   \
+	  "scarce) in the op's anomaly or around its stalls; or, graded as likely (title "      \
+	  "\"Memory storm (likely)\", metric `likely` 1), one process's page allocations an "  \
+	  "outlier in an anomaly nothing else explains, at 0.25% or more of the memory "       \
+	  "available before it per second")                                                    \
 	X(NET_RETRANSMITS, "net-retransmits", 1,                                                \
 	  "the node's TCP retransmissions rose with an anomaly of an NCCL call or a "           \
 	  "synchronize of a process that moved TCP bytes")                                      \
