@@ -37,13 +37,21 @@ set -uo pipefail
 seed=$1
 max_s=${2:-20}
 W=${INGERO_OUT:?}/tests/fakecuda/workload
-RANDOM=$seed
 ncpu=$(nproc)
 
-# rnd LO HI: an integer in [LO, HI]
-rnd() { echo $(($1 + RANDOM % ($2 - $1 + 1))); }
-# logu LO HI: log-uniform in [LO, HI] (integers, LO > 0)
-logu() { awk -v lo="$1" -v hi="$2" -v u="$RANDOM" 'BEGIN { printf "%d", exp(log(lo) + u / 32767 * (log(hi) - log(lo))) }'; }
+# The draws: a 31-bit linear congruential generator whose state lives in
+# this shell, each draw setting R.  Not $RANDOM, and no draw in $(...):
+# bash reseeds $RANDOM in every subshell from the time and PID, so the
+# plans were not reproducible from SEED.
+st=$((seed & 0x7fffffff))
+draw() { st=$(((st * 1103515245 + 12345) & 0x7fffffff)); }
+# rnd LO HI: R = an integer in [LO, HI]
+rnd() { draw; R=$(($1 + (st >> 8) % ($2 - $1 + 1))); }
+# logu LO HI: R = log-uniform in [LO, HI] (integers, LO > 0)
+logu() {
+	draw
+	R=$(awk -v lo="$1" -v hi="$2" -v u=$((st >> 8)) 'BEGIN { printf "%d", exp(log(lo) + u / 8388607 * (log(hi) - log(lo))) }')
+}
 
 pids=()
 noise=()
@@ -57,11 +65,19 @@ trap cleanup EXIT
 # one process's environment and arguments: sets envs, args, spin_ns
 job_setup() {
 	local life_ms=$1 threads=$2
-	local launch=$(logu 3000 30000) copy=$(logu 20000 500000) sync=$(logu 200000 5000000)
-	local alloc=$(logu 10000 200000) jit=$(rnd 5 40) cold=$(logu 200000 3000000)
-	local nl=$(rnd 1 16) nc=$(rnd 0 3) ns=$(rnd 1 2) na=$(rnd 0 1) gap=$(rnd 0 40000)
-	local lop=cudaLaunchKernel
-	(($(rnd 0 3) == 0)) && lop=cuLaunchKernel
+	local launch copy sync alloc jit cold nl nc ns na gap lop=cudaLaunchKernel
+	logu 3000 30000; launch=$R
+	logu 20000 500000; copy=$R
+	logu 200000 5000000; sync=$R
+	logu 10000 200000; alloc=$R
+	rnd 5 40; jit=$R
+	logu 200000 3000000; cold=$R
+	rnd 1 16; nl=$R
+	rnd 0 3; nc=$R
+	rnd 1 2; ns=$R
+	rnd 0 1; na=$R
+	rnd 0 40000; gap=$R
+	rnd 0 3; ((R == 0)) && lop=cuLaunchKernel
 	local mix="$lop=$nl,cudaMemcpyAsync=$nc,cudaStreamSynchronize=$ns"
 	((na)) && mix="cudaMalloc=1,$mix,cudaFree=1"
 	# the CPU a step spends (launches and host work between calls) is at
@@ -72,11 +88,12 @@ job_setup() {
 	# the GPU's work sets the pace: copies take at most half the syncs
 	((2 * nc * copy > ns * sync)) && sync=$(((2 * nc * copy + ns - 1) / ns))
 	local step=$((spin + nc * copy + ns * sync + na * 2 * alloc))
+	draw; local fseed=$st
 	envs=(FAKECUDA_MODE=sleep FAKECUDA_MODE_cudaLaunchKernel=spin FAKECUDA_MODE_cuLaunchKernel=spin
 		FAKECUDA_LAT_cudaLaunchKernel_NS=$launch FAKECUDA_LAT_cuLaunchKernel_NS=$launch
 		FAKECUDA_LAT_cudaMemcpyAsync_NS=$copy FAKECUDA_LAT_cudaStreamSynchronize_NS=$sync
 		FAKECUDA_LAT_cudaMalloc_NS=$alloc FAKECUDA_LAT_cudaFree_NS=$alloc
-		FAKECUDA_JITTER_PCT=$jit FAKECUDA_FIRST_${lop}_NS=$cold FAKECUDA_SEED=$RANDOM)
+		FAKECUDA_JITTER_PCT=$jit FAKECUDA_FIRST_${lop}_NS=$cold FAKECUDA_SEED=$fseed)
 	local iters=$((life_ms * 1000000 / step / threads))
 	((iters < 1)) && iters=1
 	# a clean job's async copies read pinned memory (pageable ones block)
@@ -86,36 +103,36 @@ job_setup() {
 }
 
 busy=0 # threads of all jobs together
-njobs=$(rnd 1 3)
+rnd 1 3; njobs=$R
 for ((j = 0; j < njobs; j++)); do
-	kind=$(rnd 0 19)
-	start_ms=$(rnd 0 1000)
-	threads=$(rnd 1 4)
+	rnd 0 19; kind=$R
+	rnd 0 1000; start_ms=$R
+	rnd 1 4; threads=$R
 	procs=1
 	if ((kind < 3)); then
 		kind=burst threads=1
 	elif ((kind < 6)); then
-		kind=fork procs=$((1 + $(rnd 1 2)))
+		rnd 1 2; kind=fork procs=$((1 + R))
 	else
 		kind=process
 	fi
 	((busy + threads * procs > 2 * ncpu)) && threads=1
 	((busy + threads * procs > 2 * ncpu)) && continue
 	busy=$((busy + threads * procs))
-	dl=$(rnd 0 400)
+	rnd 0 400; dl=$R
 	if [[ $kind == burst ]]; then
-		n=$(rnd 5 20)
+		rnd 5 20; n=$R
 		echo "job $j: a burst of $n short-lived processes from +$start_ms ms"
-		job_setup $(rnd 3 30) 1
+		rnd 3 30; job_setup "$R" 1
 		(
 			sleep "$(awk -v m="$start_ms" 'BEGIN { print m / 1000 }')"
 			for ((i = 0; i < n; i++)); do
 				env "${envs[@]}" "$W" "${args[@]}" >/dev/null || exit 1
-				sleep "0.0$(rnd 0 3)"
+				rnd 0 3; sleep "0.0$R"
 			done
 		) &
 	else
-		life=$(logu 5 $((max_s * 1000)))
+		logu 5 $((max_s * 1000)); life=$R
 		echo "job $j: $kind ($procs processes) living $life ms from +$start_ms ms, libraries loaded after $dl ms"
 		job_setup "$life" "$threads"
 		((procs > 1)) && args+=(--fork $((procs - 1)))
@@ -127,20 +144,23 @@ done
 
 # the host's background
 tmp=$(mktemp -d)
-if (($(rnd 0 1))); then
-	p=$(rnd 100 500)
+rnd 0 1
+if ((R)); then
+	rnd 100 500; p=$R
 	echo "noise: a checksum of 256 KiB every $p ms"
 	(while :; do head -c 262144 /dev/urandom | cksum >/dev/null; sleep "0.$(printf %03d "$p")"; done) &
 	noise+=($!)
 fi
-if (($(rnd 0 1))); then
-	p=$(rnd 300 999)
+rnd 0 1
+if ((R)); then
+	rnd 300 999; p=$R
 	echo "noise: 64 MiB allocated, touched and freed every $p ms"
 	(while :; do dd if=/dev/zero of=/dev/null bs=64M count=1 status=none; sleep "0.$p"; done) &
 	noise+=($!)
 fi
-if (($(rnd 0 1))); then
-	p=$(rnd 5 20)
+rnd 0 1
+if ((R)); then
+	rnd 5 20; p=$R
 	echo "noise: 8 MiB written with fsync every $((p * 100)) ms"
 	(while :; do dd if=/dev/zero of="$tmp/noise" bs=1M count=8 conv=fsync status=none; sleep "$((p / 10)).$((p % 10))"; done) &
 	noise+=($!)
