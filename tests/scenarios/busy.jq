@@ -13,8 +13,10 @@
 #     was lost (it is there, and it took CPU time that counts); or
 #   - no culprit (a saturated host): the snapshots in the interval (all of
 #     them when none falls inside) average PSI "cpu some" >= 20%, or the
-#     chain's process's threads, woken in the interval, waited for a CPU
-#     at least as long as the chain says was lost.
+#     chain's process's threads waited for a CPU in the interval at least
+#     as long as the chain says was lost: woken and not yet running
+#     (wakeups), or preempted while runnable (switches) - both are time on
+#     a run queue, the two parts of the off-CPU time the engine weighs.
 def proven_busy($sw; $snaps):
   . as $ch |
   (.pattern == "cpu-contention" or .pattern == "oversubscription" or
@@ -29,7 +31,7 @@ def proven_busy($sw; $snaps):
      ([$snaps[] | select(.ts_ns >= $ch.ts_start and .ts_ns < $ch.ts_end) | .psi_cpu_some] as $in |
       (if ($in | length) > 0 then $in else [$snaps[] | .psi_cpu_some] end) |
       if length > 0 then add / length else 0 end) >= 20 or
-     ([$sw[] | select(.host_type == "wakeup" and .pid == $ch.pid and
+     ([$sw[] | select(.pid == $ch.pid and
                       .ts_ns >= $ch.ts_start and .ts_ns < $ch.ts_end) | .dur_ns] | add // 0)
        >= $ch.lost_ns
    end);

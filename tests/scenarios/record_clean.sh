@@ -20,8 +20,9 @@
 # tenth of the time the chain says was lost; or, with no culprit named
 # (a saturated host), the recorder's snapshots in the interval show PSI
 # "cpu some" (share of time a task waited for a CPU) of 20% or more, or
-# the victim's threads waited for a CPU after wakeups, in the interval, at
-# least as long as the chain says was lost (wakeup records).  BAD:
+# the victim's threads waited for a CPU in the interval, after wakeups or
+# preempted while runnable, at least as long as the chain says was lost
+# (wakeup and switch records; tests/scenarios/busy.jq).  BAD:
 # a self, recorder, PID 0 or empty-comm chain, or two overhead notes on a
 # node.  Exit 0 ok, 1 ALARM or BAD, 2 the recording failed.  The line also
 # gives the load average at the start and the mean PSI cpu some of the
@@ -59,7 +60,7 @@ jq -rs -L "$here" --arg seed "$seed" --arg load "$load" --argjson psi "${psi:-0}
   (if ($bad | length) > 0 or $over > 1 then "BAD"
    elif ($alarm | length) > 0 then "ALARM" + (if all($alarm[]; proven) then " busy" else "" end)
    else "ok" end),
-  (($alarm + $bad)[] | "  \(.severity) \(.pattern) pid \(.pid) culprit \(.culprit_comm) (\(.culprit_pid)): \(.root_cause[0:300])")
+  (($alarm + $bad)[] | "  \(.severity) \(.pattern) pid \(.pid) culprit \(.culprit_comm) (\(.culprit_pid)) cause \(.metrics.cause // "-") side \(.metrics.side // "-") lost \(.lost_ns): \(.root_cause[0:600])")
 ' "clean-$seed.jsonl" | tee "clean-$seed.out" || { echo "seed $seed: jq failed"; exit 2; }
 if head -n 1 "clean-$seed.out" | grep -q '; ok$'; then
 	[[ ${KEEP:-} == 1 ]] || rm -f "$log" "clean-$seed.jsonl" "clean-$seed.recs" "clean-$seed.plan" "clean-$seed.err" "clean-$seed.out"
