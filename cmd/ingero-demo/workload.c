@@ -712,9 +712,10 @@ int demo_sidecar(const char *kind, const char *work)
 		sleep_until(t0 + (uint64_t)((double)span * 0.35));
 		return churn(t0 + (uint64_t)((double)span * 0.7), 16u << 20, 0, 1, 0.005 * avail);
 	}
-	/* a best-effort pod: the lowest CPU weight, so what it costs the job
-	 * is memory, not CPU time */
-	setpriority(PRIO_PROCESS, 0, 19);
+	/* the disk's tenants at the default weight: what they cost the job is
+	 * the disk, and a reader at nice 19 beside two CPU hogs issued so few
+	 * requests that the job's loader was never stalled (disk-stall found
+	 * nothing in a suite run beside them) */
 	if (!strcmp(kind, "diskhog") || !strcmp(kind, "disksteady")) {
 		char dev[256];
 		uint64_t size;
@@ -738,6 +739,9 @@ int demo_sidecar(const char *kind, const char *work)
 			pthread_join(th[i], NULL);
 		return 0;
 	}
+	/* a best-effort pod: the lowest CPU weight, so what it costs the job
+	 * is memory, not CPU time */
+	setpriority(PRIO_PROCESS, 0, 19);
 	/* steady: 16 MiB every 50 ms over the whole run, no storm */
 	return churn(t0 + span, 16u << 20, 50000000, 0, 0);
 }
