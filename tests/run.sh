@@ -78,13 +78,21 @@ selected() {
 }
 
 # Print the first lines of a file, indented, for a failure report.
+# show LABEL FILE [MAX]: at most MAX lines of FILE, indented; a longer
+# file's first and last halves of them, since a case says why it failed
+# last (its head alone cut CI's failure messages off).
 show() {
 	local label=$1 file=$2 max=${3:-20} n
 	[[ -s $file ]] || return 0
 	n=$(wc -l <"$file")
 	echo "    --- $label"
-	head -n "$max" "$file" | sed 's/^/    /'
-	((n > max)) && echo "    ... ($((n - max)) more lines)"
+	if ((n <= max)); then
+		sed 's/^/    /' "$file"
+	else
+		head -n $((max / 2)) "$file" | sed 's/^/    /'
+		echo "    ... ($((n - max)) lines left out)"
+		tail -n $((max - max / 2)) "$file" | sed 's/^/    /'
+	fi
 	return 0
 }
 
