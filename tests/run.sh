@@ -77,10 +77,10 @@ selected() {
 	return 1
 }
 
-# Print the first lines of a file, indented, for a failure report.
-# show LABEL FILE [MAX]: at most MAX lines of FILE, indented; a longer
-# file's first and last halves of them, since a case says why it failed
-# last (its head alone cut CI's failure messages off).
+# show LABEL FILE [MAX]: for a failure report, at most MAX lines of FILE,
+# indented; of a longer file its first and last halves of them, since a
+# case says why it failed last (its head alone cut CI's failure messages
+# off).
 show() {
 	local label=$1 file=$2 max=${3:-20} n
 	[[ -s $file ]] || return 0

@@ -713,9 +713,10 @@ int demo_sidecar(const char *kind, const char *work)
 		return churn(t0 + (uint64_t)((double)span * 0.7), 16u << 20, 0, 1, 0.005 * avail);
 	}
 	/* the disk's tenants at the default weight: what they cost the job is
-	 * the disk, and a reader at nice 19 beside two CPU hogs issued so few
-	 * requests that the job's loader was never stalled (disk-stall found
-	 * nothing in a suite run beside them) */
+	 * the disk, and readers at nice 19 beside two CPU hogs get so little
+	 * CPU that they issue few requests (likely why disk-stall found no
+	 * stall in a suite run beside them; the storm tenant above was starved
+	 * the same way at nice 19) */
 	if (!strcmp(kind, "diskhog") || !strcmp(kind, "disksteady")) {
 		char dev[256];
 		uint64_t size;
