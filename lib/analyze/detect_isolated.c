@@ -114,8 +114,8 @@ static void stall_side(struct ctx *x, struct cand *c, const struct sproc *p,
 	} else if (cause == ILOG_PAT_CPU_CONTENTION && !oc->named) {
 		snprintf(c->root + l, sizeof(c->root) - l,
 			 " - host side: in the stalls' windows its CUDA threads waited %s for a CPU "
-			 "after wakeups and were preempted %llu times (%s off-CPU): the host's CPUs "
-			 "were saturated, no one process took them",
+			 "after wakeups and were preempted %llu times (%s off-CPU): they found no "
+			 "free CPU, and no one process took them",
 			 D(x, (double)oc->wq), (unsigned long long)oc->pn, D(x, (double)oc->pd));
 		snprintf(c->fix, sizeof(c->fix),
 			 "Give the job CPUs of its own: reserve cores for it (cgroup cpuset.cpus, "
