@@ -37,8 +37,8 @@
 # together are at most twice the host's CPUs (nproc), so they keep it at
 # most a quarter busy, and the noise tasks at most about a tenth of one CPU
 # each (measured on the 2-CPU host under the recorder, which runs a program
-# on every page allocation: the checksum ~10-30 ms of CPU with its process
-# starts, the churn ~100 ms, the writes ~10 ms; bench/RESULTS.md has the
+# on every page allocation: the checksum ~20 ms of CPU with its process
+# starts, the churn 60-70 ms, the writes 10-20 ms; bench/RESULTS.md has the
 # seeds that contended before these bounds).  The host itself may be busy
 # with others: record_clean.sh reads what the recorder saw.
 set -uo pipefail
