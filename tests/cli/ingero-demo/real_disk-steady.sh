@@ -8,7 +8,7 @@ if [ ! -e /dev/loop-control ] && [ "${CI:-}" != true ]; then
 	echo "no loop devices here (CONFIG_BLK_DEV_LOOP)" >&2; exit 77
 fi
 . "$INGERO_TESTS/scenarios/check.sh"
-ingero demo --bpf --check -q disk-steady -o run.ilog >out.txt || { cat out.txt >&2; exit 1; }
+ingero demo --bpf -q disk-steady -o run.ilog >out.txt || { cat out.txt >&2; exit 1; }
 no_chain_above run.ilog MEDIUM || exit 1
 no_pattern run.ilog disk-stall || exit 1
 n=$(ingero-export run.ilog | jq -s '[.[] | select(.type=="blkio" and (.comm=="loader" or .comm=="indexer") and (.disk | startswith("loop")))] | length')

@@ -6,7 +6,7 @@
 # log.
 [ "$(id -u)" = 0 ] || { echo "needs root for eBPF (CI runs it)" >&2; exit 77; }
 . "$INGERO_TESTS/scenarios/check.sh"
-ingero demo --bpf --check -q memory-mild-ok -o run.ilog >out.txt || { cat out.txt >&2; exit 1; }
+ingero demo --bpf -q memory-mild-ok -o run.ilog >out.txt || { cat out.txt >&2; exit 1; }
 no_chain_above run.ilog MEDIUM || exit 1
 no_pattern run.ilog memory-pressure || exit 1
 ingero-export run.ilog >recs.jsonl || exit 1

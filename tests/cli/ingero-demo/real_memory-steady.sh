@@ -5,7 +5,7 @@
 # though the process's page allocations are in the log.
 [ "$(id -u)" = 0 ] || { echo "needs root for eBPF (CI runs it)" >&2; exit 77; }
 . "$INGERO_TESTS/scenarios/check.sh"
-ingero demo --bpf --check -q memory-steady -o run.ilog >out.txt || { cat out.txt >&2; exit 1; }
+ingero demo --bpf -q memory-steady -o run.ilog >out.txt || { cat out.txt >&2; exit 1; }
 no_chain_above run.ilog MEDIUM || exit 1
 no_pattern run.ilog memory-pressure || exit 1
 n=$(ingero-export run.ilog | jq -s '[.[] | select(.type=="host" and .host_type=="page_alloc" and .comm=="preproc")] | length')

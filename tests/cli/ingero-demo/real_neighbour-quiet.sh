@@ -4,7 +4,7 @@
 [ "$(id -u)" = 0 ] || { echo "needs root for eBPF (CI runs it)" >&2; exit 77; }
 . "$INGERO_TESTS/scenarios/check.sh"
 . "$INGERO_TESTS/cli/ingero-demo/neighbour.bash"
-ingero demo --bpf --check -q neighbour-quiet -o run.ilog >out.txt || { cat out.txt >&2; exit 1; }
+ingero demo --bpf -q neighbour-quiet -o run.ilog >out.txt || { cat out.txt >&2; exit 1; }
 no_chain_above run.ilog MEDIUM || exit 1
 ingero-export run.ilog >recs.jsonl || exit 1
 pid=$(jq -s '[.[] | select(.type=="process" and .comm=="neighbour") | .pid] | first // 0' recs.jsonl)
