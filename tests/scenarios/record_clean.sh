@@ -21,7 +21,7 @@
 # (a saturated host), the recorder's snapshots in the interval show PSI
 # "cpu some" (share of time a task waited for a CPU) of 20% or more, or
 # the victim's threads waited for a CPU in the interval, after wakeups or
-# preempted while runnable, at least as long as the chain says was lost
+# preempted while runnable, at least half as long as the chain says was lost
 # (wakeup and switch records; tests/scenarios/busy.jq).  BAD:
 # a self, recorder, PID 0 or empty-comm chain, or two overhead notes on a
 # node.  Exit 0 ok, 1 ALARM or BAD, 2 the recording failed.  The line also
