@@ -72,13 +72,13 @@ struct rec_lib {
 	struct bpf_link **links;
 };
 
-/* Per-op latency histogram for the live summary: log2 with 4 sub-buckets. */
 /* --launch-timing's default: one launch in 64 timed (and one at least
  * every 100 ms per op and CPU), the others recorded at entry with one probe
  * trap; 64 measured cheapest of 1, 16 and 64 (bench/RESULTS.md), and still
  * gives a launch loop hundreds of timed launches a second */
 #define REC_LAUNCH_TIMING 64
 #define REC_LAUNCH_TIMING_S "64"
+/* Per-op latency histogram for the live summary: log2 with 4 sub-buckets. */
 #define REC_HBUCKETS 256
 struct rec_hist {
 	uint64_t n;

@@ -424,6 +424,15 @@ int causal_cpu_saturated(struct ctx *x, uint32_t a, uint32_t b, double *psi, dou
 	"taskset -c), to tell the GPU's share from the host's; if the calls stay slow there, " \
 	"look at the GPU (kernel times in Nsight Systems, nvidia-smi -q -d PERFORMANCE)."
 
+/* A CPU-contention chain with no one culprit (the calling threads waited
+ * for a CPU, no process took it from them most): how its root cause ends
+ * and its fix, for the interval and the isolated-stall chains alike. */
+#define NO_CULPRIT_TEXT "found no free CPU, and no one process took them"
+#define FIX_NO_CULPRIT \
+	"Give the job CPUs of its own: reserve cores for it (cgroup cpuset.cpus, " \
+	"taskset -c) and keep other work (builds, data jobs) on the rest, or run it on " \
+	"a less loaded node."
+
 /* p's signals over all of the node's windows; 0 or -1 (out of memory). */
 int causal_sig_build(struct ctx *x, const struct sproc *p, struct sig *g, uint32_t lo,
 		     uint32_t hi);

@@ -437,17 +437,14 @@ static void cpu_chain(struct ctx *x, struct cand *c, const struct sproc *p, cons
 		snprintf(c->root, sizeof(c->root),
 			 "%s while its CUDA threads waited %s for a CPU after wakeups and were "
 			 "preempted %llu times (%s off-CPU, %s of the interval against %s outside it)%s: "
-			 "its threads found no free CPU, and no one process took them",
+			 "its threads " NO_CULPRIT_TEXT,
 			 head, D(x, (double)wq_in), (unsigned long long)pn, D(x, (double)pd),
 			 P(x, len ? off_in / (double)len : 0), P(x, off_rate_out),
 			 ss->n ? causal_fmt(x, "; the CPUs were %s busy on average over it, load "
 					   "up to %.2f", P(x, ss->cpu_avg / 100), ss->load_max) : "");
 		snprintf(c->title, sizeof(c->title), "CPU contention: %s (PID %u) waited for a CPU, "
 			 "no one process to blame", comm, p->pid);
-		snprintf(c->fix, sizeof(c->fix),
-			 "Give the job CPUs of its own: reserve cores for it (cgroup cpuset.cpus, "
-			 "taskset -c) and keep other work (builds, data jobs) on the rest, or run it on "
-			 "a less loaded node.");
+		snprintf(c->fix, sizeof(c->fix), "%s", FIX_NO_CULPRIT);
 		causal_ev_add(x, c, ta, "the CUDA threads of PID %u wait %s for a CPU in the interval",
 			      p->pid, D(x, (double)wq_in));
 		return;

@@ -114,13 +114,10 @@ static void stall_side(struct ctx *x, struct cand *c, const struct sproc *p,
 	} else if (cause == ILOG_PAT_CPU_CONTENTION && !oc->named) {
 		snprintf(c->root + l, sizeof(c->root) - l,
 			 " - host side: in the stalls' windows its CUDA threads waited %s for a CPU "
-			 "after wakeups and were preempted %llu times (%s off-CPU): they found no "
-			 "free CPU, and no one process took them",
+			 "after wakeups and were preempted %llu times (%s off-CPU): they "
+			 NO_CULPRIT_TEXT,
 			 D(x, (double)oc->wq), (unsigned long long)oc->pn, D(x, (double)oc->pd));
-		snprintf(c->fix, sizeof(c->fix),
-			 "Give the job CPUs of its own: reserve cores for it (cgroup cpuset.cpus, "
-			 "taskset -c) and keep other work (builds, data jobs) on the rest, or run it on "
-			 "a less loaded node.");
+		snprintf(c->fix, sizeof(c->fix), "%s", FIX_NO_CULPRIT);
 	} else if (cause == ILOG_PAT_CPU_CONTENTION) {
 		const struct preempt *q = &oc->pr[0];
 		const char *cc = ilog_stats_comm(x->st, x->nd->idx, q->pid);
