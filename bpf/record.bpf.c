@@ -1673,6 +1673,13 @@ int sched_switch(struct bpf_raw_tracepoint_args *ctx)
 				BPF_CORE_READ_STR_INTO(&e->comm, next, comm);
 				__builtin_memcpy(e->other_comm, w->waker_comm, INGERO_COMM_LEN);
 				m->other_cgroup_id = w->waker_cgid;
+				/* the occupant: who held this CPU until the woken
+				 * thread got it (the idle task: tgid 0, nobody) */
+				e->value = prev_tgid;
+				if (prev_tgid) {
+					BPF_CORE_READ_STR_INTO(&m->occ_comm, prev, group_leader, comm);
+					m->occ_cgroup_id = task_cgid_live(prev);
+				}
 				bpf_ringbuf_submit(m, BPF_RB_NO_WAKEUP);
 			}
 		}

@@ -107,6 +107,11 @@ struct rec_host {
 	 * kernel knew it, 0 otherwise: the recorder names a culprit's cgroup
 	 * with it once the process is gone (not a log field) */
 	__u64 other_cgroup_id;
+	/* a wakeup's occupant (its value: the process whose task the woken
+	 * thread took the CPU from): its cgroup id and name, for the same
+	 * process record; zero for other types (not log fields) */
+	__u64 occ_cgroup_id;
+	char occ_comm[INGERO_COMM_LEN];
 };
 
 enum rec_note_what {

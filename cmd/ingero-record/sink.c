@@ -167,6 +167,11 @@ static int on_msg(void *ctx, void *data, size_t size)
 		    m->ev.other_pid && r->others_left &&
 		    rec_write_other(r, m->ev.other_pid, m->ev.other_comm, m->other_cgroup_id))
 			r->others_left--; /* bounded per window: a busy host forks many */
+		/* and a wakeup's occupant, who held the CPU the woken thread
+		 * waited for (value, SPEC §5.5) */
+		if (m->ev.type == ILOG_HOST_WAKEUP && m->ev.value && r->others_left &&
+		    rec_write_other(r, (uint32_t)m->ev.value, m->occ_comm, m->occ_cgroup_id))
+			r->others_left--;
 		struct ilog_record rec = { .kind = ILOG_K_HOST };
 		rec.u.host = m->ev;
 		ilog_writer_put(r->w, &rec);

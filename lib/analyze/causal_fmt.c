@@ -55,8 +55,27 @@ void causal_met_preempt(struct cand *c, const char *who, const struct preempt *q
 	char k[64];
 	snprintf(k, sizeof(k), "%s_preemptions", who);
 	causal_met_u(c, k, q->n);
+	if (q->wn) {
+		snprintf(k, sizeof(k), "%s_runq_waits", who);
+		causal_met_u(c, k, q->wn);
+	}
 	snprintf(k, sizeof(k), "%s_offcpu_ns", who);
 	causal_met_u(c, k, q->dur);
+}
+
+const char *causal_took(struct ctx *x, char *b, size_t n, const struct preempt *q,
+			const char *whom, const char *them)
+{
+	unsigned long long pn = q->n, wn = q->wn;
+	const char *d = D(x, (double)q->dur);
+	if (!wn)
+		snprintf(b, n, "preempted %s %llu times for %s", whom, pn, d);
+	else if (!pn)
+		snprintf(b, n, "kept %s waiting for a CPU after %llu wakeups, for %s", whom, wn, d);
+	else
+		snprintf(b, n, "preempted %s %llu times and kept %s waiting for a CPU after %llu "
+			 "wakeups, for %s in all", whom, pn, them, wn, d);
+	return b;
 }
 
 void causal_met_f(struct cand *c, const char *k, double v)

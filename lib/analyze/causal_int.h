@@ -131,6 +131,12 @@ struct preempt;
 /* One party's preemptions of the threads (who: "culprit", "self", ...) and
  * the off-CPU time they cost, as WHO_preemptions and WHO_offcpu_ns. */
 void causal_met_preempt(struct cand *c, const char *who, const struct preempt *q);
+/* What q's party did to the threads (whom; them: its pronoun), for a
+ * chain's text, into b[n]: "preempted WHOM N times for D", or with waits
+ * after a wakeup while it held the CPU, "kept WHOM waiting for a CPU after
+ * N wakeups, for D" (and both).  Returns b. */
+const char *causal_took(struct ctx *x, char *b, size_t n, const struct preempt *q,
+			const char *whom, const char *them);
 
 /* ---- candidates (causal.c) ---- */
 /* A process's CUDA wall time: first call to last return, at least 1 ns
@@ -276,7 +282,10 @@ static inline int causal_is_recorder(struct ctx *x, uint32_t pid)
 }
 
 /* Preemptions of p's CUDA threads in windows [a, b), by preempter. */
-struct preempt { uint32_t pid; uint64_t n, dur; double excess; };
+/* One party's take of a process's CUDA threads' CPU: n preemptions and,
+ * in causal_offcpu's list, wn waits after a wakeup while it held the CPU;
+ * dur the off-CPU ns of both. */
+struct preempt { uint32_t pid; uint64_t n, wn, dur; double excess; };
 #define MAXPRE 1024 /* distinct preempters kept per query */
 uint32_t causal_preempters(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t b,
 			   struct preempt *out, uint32_t max, uint64_t *n_all, uint64_t *dur_all);

@@ -49,16 +49,24 @@ static const struct hseries *hs2_next(struct ctx *x, struct hs2 *it)
 /* ---- over a range of windows ---- */
 /*
  * Preemptions of p's CUDA threads in the windows k of [a, b) with
- * (!in || !!in[k] == want), summed by preempter into out[0..return).
+ * (!in || !!in[k] == want), summed by preempter into out[0..return); their
+ * number and off-CPU time, by anyone, into *n_all and *dur_all.  With
+ * wq_all, also the threads' waits for a CPU after a wakeup, summed by the
+ * process that held the CPU until the thread ran (the wakeup's occupant,
+ * format 1.7) into the same entries (wn, and dur), and the time of the
+ * waits with a known occupant into *wq_all.
  */
 static uint32_t preempt_sum(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t b,
 			    const uint8_t *in, int want, struct preempt *out, uint32_t max,
-			    uint64_t *n_all, uint64_t *dur_all)
+			    uint64_t *n_all, uint64_t *dur_all, uint64_t *wq_all)
 {
 	uint32_t m = 0;
 	*n_all = *dur_all = 0;
+	if (wq_all)
+		*wq_all = 0;
 	for (const struct hseries *h = hs_pid_first(x, p); h; h = hs_pid_next(x, h)) {
-		if (h->type != ILOG_HOST_SWITCH || !has_tid(p, h->tid))
+		int wake = h->type == ILOG_HOST_WAKEUP;
+		if ((h->type != ILOG_HOST_SWITCH && (!wake || !wq_all)) || !has_tid(p, h->tid))
 			continue;
 		uint64_t n = 0, d = 0;
 		for (uint32_t k = a; k < b && k < h->nt; k++)
@@ -66,11 +74,16 @@ static uint32_t preempt_sum(struct ctx *x, const struct sproc *p, uint32_t a, ui
 				n += h->t[k].n, d += h->t[k].dur;
 		if (!n)
 			continue;
-		*n_all += n;
-		*dur_all += d;
-		/* switched out runnable to the idle task: a CPU quota throttled
+		/* a preemption's switch to the idle task: a CPU quota throttled
 		 * the thread (or the CPU went offline) - off-CPU time, but the
-		 * idle task took nothing and is never a preempter */
+		 * idle task took nothing and is never a preempter; a wait with
+		 * no occupant: the CPU was idle, or the log does not say */
+		if (!wake) {
+			*n_all += n;
+			*dur_all += d;
+		} else if (h->opid) {
+			*wq_all += d;
+		}
 		if (!h->opid)
 			continue;
 		uint32_t j;
@@ -79,9 +92,9 @@ static uint32_t preempt_sum(struct ctx *x, const struct sproc *p, uint32_t a, ui
 		if (j == m) {
 			if (m == max)
 				continue;
-			out[m++] = (struct preempt){ h->opid, 0, 0, 0 };
+			out[m++] = (struct preempt){ .pid = h->opid };
 		}
-		out[j].n += n;
+		*(wake ? &out[j].wn : &out[j].n) += n;
 		out[j].dur += d;
 	}
 	return m;
@@ -90,7 +103,7 @@ static uint32_t preempt_sum(struct ctx *x, const struct sproc *p, uint32_t a, ui
 uint32_t causal_preempters(struct ctx *x, const struct sproc *p, uint32_t a, uint32_t b,
 			    struct preempt *out, uint32_t max, uint64_t *n_all, uint64_t *dur_all)
 {
-	uint32_t m = preempt_sum(x, p, a, b, NULL, 1, out, max, n_all, dur_all);
+	uint32_t m = preempt_sum(x, p, a, b, NULL, 1, out, max, n_all, dur_all, NULL);
 	/* largest off-CPU time first */
 	for (uint32_t i = 1; i < m; i++)
 		for (uint32_t j = i; j > 0 && out[j].dur > out[j - 1].dur; j--) {
@@ -156,7 +169,7 @@ void causal_own_preempt(struct ctx *x, const struct sproc *p, uint32_t a, uint32
 		x->oom = 1;
 		return;
 	}
-	uint32_t m = preempt_sum(x, p, a, b, NULL, 0, pr, MAXPRE, n_all, dur_all);
+	uint32_t m = preempt_sum(x, p, a, b, NULL, 0, pr, MAXPRE, n_all, dur_all, NULL);
 	causal_drop_own(x, p, pr, m, own, rec);
 	free(pr);
 }
@@ -175,6 +188,7 @@ uint32_t causal_drop_own(struct ctx *x, const struct sproc *p, struct preempt *p
 		if (to) {
 			to->pid = pr[i].pid;
 			to->n += pr[i].n;
+			to->wn += pr[i].wn;
 			to->dur += pr[i].dur;
 		}
 	}
@@ -192,9 +206,10 @@ int causal_offcpu(struct ctx *x, const struct sproc *p, const uint8_t *in, uint3
 		causal_offcpu_free(o);
 		return -1;
 	}
-	uint64_t pn_out, pd_out;
-	o->npr = preempt_sum(x, p, 0, x->T, in, 1, o->pr, MAXPRE, &o->pn, &o->pd);
-	uint32_t nout = preempt_sum(x, p, lo, hi, in, 0, out, MAXPRE, &pn_out, &pd_out);
+	/* wk_in: the windows' waits with an occupant (anyone's, own too) */
+	uint64_t pn_out, pd_out, wk_in, wk_out;
+	o->npr = preempt_sum(x, p, 0, x->T, in, 1, o->pr, MAXPRE, &o->pn, &o->pd, &wk_in);
+	uint32_t nout = preempt_sum(x, p, lo, hi, in, 0, out, MAXPRE, &pn_out, &pd_out, &wk_out);
 	/* the process's own threads and the recorder are no culprits, and the
 	 * time they took is not contention by others */
 	struct preempt own = { 0 }, own_out = { 0 };
@@ -234,9 +249,12 @@ int causal_offcpu(struct ctx *x, const struct sproc *p, const uint8_t *in, uint3
 	 * else the threads were preempted by many, or waited in the run queue,
 	 * of a saturated host, and no one process is to blame (a kernel thread
 	 * that preempted them a few times more, while others took most of the
-	 * CPU, is not the cause).
+	 * CPU, is not the cause).  A wait after a wakeup counts for whoever
+	 * held the CPU until the thread ran (format 1.7; the waits with an
+	 * idle CPU, or of an older log, for no one).
 	 */
-	double by_others = (double)o->pd - (double)own.dur;
+	(void)wk_out;
+	double by_others = (double)o->pd + (double)wk_in - (double)own.dur;
 	/* and its own rise is a quarter of the threads' off-CPU excess at
 	 * least: 7 ms of preemptions are not who took a second of run-queue
 	 * waits on a saturated host.  With no excess at all (the threads were

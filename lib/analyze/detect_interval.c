@@ -451,29 +451,35 @@ static void cpu_chain(struct ctx *x, struct cand *c, const struct sproc *p, cons
 	}
 	const struct preempt *t = &pr[0];
 	const char *cc = ilog_stats_comm(x->st, x->nd->idx, t->pid);
+	char took[160];
 	c->culprit = t->pid;
 	cpy(c->ccomm, sizeof(c->ccomm), cc);
 	const char *ctr = ilog_stats_other_container(x->st, x->nd->idx, t->pid, p->pid);
-	snprintf(c->root, sizeof(c->root),
-		 "%s while PID %u (%s)%s%s%s preempted its CUDA threads %llu times for %s "
-		 "off-CPU", head, t->pid, cc, ctr[0] ? " in " : "", ctr, ctr[0] ? "," : "",
-		 (unsigned long long)t->n, D(x, (double)t->dur));
+	snprintf(c->root, sizeof(c->root), "%s while PID %u (%s)%s%s%s %s off-CPU", head, t->pid,
+		 cc, ctr[0] ? " in " : "", ctr, ctr[0] ? "," : "",
+		 causal_took(x, took, sizeof(took), t, "its CUDA threads", "them"));
 	if (npr > 1) {
 		size_t l = strlen(c->root);
 		snprintf(c->root + l, sizeof(c->root) - l, " (all preemptions: %llu, %s)",
 			 (unsigned long long)pn, D(x, (double)pd));
 	}
-	snprintf(c->title, sizeof(c->title), "CPU contention: %s (PID %u) preempted %s (PID %u)",
-		 cc, t->pid, comm, p->pid);
+	snprintf(c->title, sizeof(c->title), "CPU contention: %s (PID %u) %s %s (PID %u)%s", cc,
+		 t->pid, t->n ? "preempted" : "kept", comm, p->pid,
+		 t->n ? "" : " waiting for a CPU");
 	snprintf(c->fix, sizeof(c->fix), FIX_CPU, causal_fmt(x, "%s (PID %u)", cc, t->pid),
 		 cc);
 	causal_met_preempt(c, "culprit", t);
-	causal_ev_add(x, c, ta, "PID %u (%s) starts preempting the CUDA threads of PID %u",
-		      t->pid, cc, p->pid);
+	causal_ev_add(x, c, ta, "PID %u (%s) starts %s the CUDA threads of PID %u", t->pid, cc,
+		      t->n ? "preempting" : "holding the CPUs wanted by", p->pid);
 	for (uint32_t i = 1; i < npr && i < 3; i++)
-		causal_ev_add(x, c, ta, "also preempted by PID %u (%s): %llu times, %s",
+		causal_ev_add(x, c, ta, "also %s by PID %u (%s): %s", pr[i].n ? "preempted" : "held up",
 			      pr[i].pid, ilog_stats_comm(x->st, x->nd->idx, pr[i].pid),
-			      (unsigned long long)pr[i].n, D(x, (double)pr[i].dur));
+			      pr[i].wn ? causal_fmt(x, "%llu times, %llu waits after a wakeup, %s",
+						    (unsigned long long)pr[i].n,
+						    (unsigned long long)pr[i].wn,
+						    D(x, (double)pr[i].dur))
+				       : causal_fmt(x, "%llu times, %s", (unsigned long long)pr[i].n,
+						    D(x, (double)pr[i].dur)));
 }
 
 /* GPU contention: opid made `on` CUDA calls in the interval. */

@@ -121,14 +121,15 @@ static void stall_side(struct ctx *x, struct cand *c, const struct sproc *p,
 	} else if (cause == ILOG_PAT_CPU_CONTENTION) {
 		const struct preempt *q = &oc->pr[0];
 		const char *cc = ilog_stats_comm(x->st, x->nd->idx, q->pid);
+		char took[160];
 		c->culprit = q->pid;
 		cpy(c->ccomm, sizeof(c->ccomm), cc);
 		const char *ctr = ilog_stats_other_container(x->st, x->nd->idx, q->pid, p->pid);
 		snprintf(c->root + l, sizeof(c->root) - l,
-			 " - host side: PID %u (%s)%s%s%s preempted its CUDA threads %llu times for %s "
-			 "off-CPU in the stalls' windows (all preemptions there: %llu, %s)",
+			 " - host side: PID %u (%s)%s%s%s %s off-CPU in the stalls' windows (all "
+			 "preemptions there: %llu, %s)",
 			 q->pid, cc, ctr[0] ? " in " : "", ctr, ctr[0] ? "," : "",
-			 (unsigned long long)q->n, D(x, (double)q->dur),
+			 causal_took(x, took, sizeof(took), q, "its CUDA threads", "them"),
 			 (unsigned long long)oc->pn, D(x, (double)oc->pd));
 		snprintf(c->fix, sizeof(c->fix), FIX_CPU, causal_fmt(x, "%s (PID %u)", cc, q->pid),
 			 cc);

@@ -300,18 +300,20 @@ static void straggler_cause(struct ctx *x, struct cand *k, const struct sproc *p
 	size_t l = strlen(k->root);
 	if (oc.host && oc.npr && oc.named) {
 		const struct preempt *t = &oc.pr[0];
+		char took[160];
 		k->culprit = t->pid;
 		cpy(k->ccomm, sizeof(k->ccomm), ilog_stats_comm(x->st, x->nd->idx, t->pid));
 		snprintf(k->root + l, sizeof(k->root) - l,
-			 ". On its own node it was off the CPU: PID %u (%s) preempted it %llu times "
-			 "for %s in those gaps (%s)",
-			 t->pid, k->ccomm, (unsigned long long)t->n, D(x, (double)t->dur),
+			 ". On its own node it was off the CPU: PID %u (%s) %s in those gaps (%s)",
+			 t->pid, k->ccomm, causal_took(x, took, sizeof(took), t, "it", "it"),
 			 oc.share >= 1 ? "as long as all of its lateness"
 				       : causal_fmt(x, "%s of its lateness", P(x, oc.share)));
 		snprintf(k->fix, sizeof(k->fix), FIX_CPU, causal_fmt(x, "%s (PID %u)", k->ccomm, t->pid),
 			 k->ccomm);
 		causal_met_u(k, "culprit_offcpu_ns", t->dur);
 		causal_met_u(k, "culprit_preemptions", t->n);
+		if (t->wn)
+			causal_met_u(k, "culprit_runq_waits", t->wn);
 	} else if (oc.host) {
 		snprintf(k->root + l, sizeof(k->root) - l,
 			 ". On its own node it waited for a CPU: %s off-CPU above its usual rate in "

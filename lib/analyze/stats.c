@@ -974,8 +974,10 @@ static int add_host(struct ilog_stats *st, uint32_t node, struct snode *nd,
 		h = hs_get(st, node, e->value ? HS_BLOCKED : e->type, e->pid, e->tid, e->other_pid);
 		break;
 	case ILOG_HOST_WAKEUP:
-		/* dur_ns: woken to running, time spent waiting for a CPU */
-		h = hs_get(st, node, e->type, e->pid, e->tid, 0);
+		/* dur_ns: woken to running, time spent waiting for a CPU;
+		 * value (1.7): the process that held the CPU until then, 0 =
+		 * the CPU was idle, or a log of 1.6 or older (not known) */
+		h = hs_get(st, node, e->type, e->pid, e->tid, (uint32_t)e->value);
 		break;
 	case ILOG_HOST_OOM: {
 		struct sproc *p = proc_get(st, node, e->pid);
