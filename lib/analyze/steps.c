@@ -250,6 +250,11 @@ static struct stslow *slow_slot(struct stp *p, uint64_t d)
  * of line: once per step, and step_call stays small. */
 static __attribute__((noinline)) int boundary(struct stp *p, uint64_t end)
 {
+	/* a marker call that returned before the open step began (another
+	 * thread's, that overlapped the one that opened it) ends nothing: the
+	 * step's length would be negative */
+	if (p->open && end <= p->open_start)
+		return 0;
 	if (p->open) {
 		uint64_t d = end - p->open_start;
 		int keep = p->nsteps < STEP_KEEP;
