@@ -74,7 +74,7 @@ const char *causal_took(struct ctx *x, char *b, size_t n, const struct preempt *
 		snprintf(b, n, "kept %s waiting for a CPU after %llu wakeups, for %s", whom, wn, d);
 	else
 		snprintf(b, n, "preempted %s %llu times and kept %s waiting for a CPU after %llu "
-			 "wakeups, for %s in all", whom, pn, them, wn, d);
+			 "wakeups, for %s", whom, pn, them, wn, d);
 	return b;
 }
 

@@ -9,8 +9,10 @@
 #     is CPU contention (metrics.cause: calls preempted at random times),
 #     or time lost between calls while preempted (metrics.cause), and
 #   - a culprit named: its preemptions of the chain's process in the
-#     chain's interval took at least a tenth of the time the chain says
-#     was lost (it is there, and it took CPU time that counts); or
+#     chain's interval, and the waits for a CPU it held there (wakeups
+#     whose value, the occupant, is the culprit: format 1.7), took at
+#     least a tenth of the time the chain says was lost (it is there, and
+#     it took CPU time that counts); or
 #   - no culprit (a saturated host): the snapshots in the interval (all of
 #     them when none falls inside) average PSI "cpu some" >= 20%, or the
 #     chain's process's threads waited for a CPU in the interval at least
@@ -27,9 +29,10 @@ def proven_busy($sw; $snaps):
    (.pattern == "isolated-stall" and .metrics.cause == "cpu-contention") or
    (.pattern == "between-calls" and .metrics.cause == "preempted")) and
   (if (.culprit_pid // 0) != 0 then
-     ([$sw[] | select(.host_type == "switch" and .pid == $ch.pid and
-                      .other_pid == $ch.culprit_pid and
-                      .ts_ns >= $ch.ts_start and .ts_ns < $ch.ts_end) | .dur_ns] | add // 0)
+     ([$sw[] | select(.pid == $ch.pid and .ts_ns >= $ch.ts_start and .ts_ns < $ch.ts_end and
+                      ((.host_type == "switch" and .other_pid == $ch.culprit_pid) or
+                       (.host_type == "wakeup" and .value == $ch.culprit_pid))) |
+       .dur_ns] | add // 0)
        >= 0.1 * $ch.lost_ns
    else
      ([$snaps[] | select(.ts_ns >= $ch.ts_start and .ts_ns < $ch.ts_end) | .psi_cpu_some] as $in |

@@ -67,6 +67,8 @@ def rel($ts): ($ts - $t0) / 1e9;
 ($mine | map(.tid) | unique) as $tids |
 ($mine | (map(.ts_ns + .dur_ns) | max) - (map(.ts_ns) | min)) as $wall |
 def preempt: $host[] | select(.host_type == "switch" and .value == 0 and .pid == $ch.pid and (.tid as $t | $tids | index($t)));
+# its CUDA threads' waits for a CPU after a wakeup (value: who held it, 1.7)
+def runq: $host[] | select(.host_type == "wakeup" and .pid == $ch.pid and (.tid as $t | $tids | index($t)));
 def outside: . as $x | ($m.anomalies // [[$a, $b]]) | all(($x.ts_ns < .[0]) or ($x.ts_ns >= .[1]));
 def head($s):
   ($s | capture("^(?<op>\\w+) in PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) slowed from p50 (?<a>[0-9.]+ \\w+) to (?<b>[0-9.]+ \\w+) and p99 (?<c>[0-9.]+ \\w+) to (?<d>[0-9.]+ \\w+) \\([0-9.]+x\\) between \\+(?<s>-?[0-9.]+) s and \\+(?<e>[0-9.]+) s")) as $h |
@@ -109,12 +111,22 @@ $ch.root_cause as $s |
     pct("off-CPU share of wall"; (($sw | map(.dur_ns) | add) / $wall * 100); $p.x)
   elif $pattern == "cpu-contention" then
     head($s),
-    ($s | capture("while PID (?<q>\\d+) \\((?<qc>[^)]*)\\)( in (?<ctr>[^,]+(, container [0-9a-f]+)?),)? preempted its CUDA threads (?<n>\\d+) times for (?<t>[0-9.]+ \\w+) off-CPU")) as $p |
+    ($s | capture("while PID (?<q>\\d+) \\((?<qc>[^)]*)\\)( in (?<ctr>[^,]+(, container [0-9a-f]+)?),)? (?<took>(preempted|kept) its CUDA threads .*?) off-CPU")) as $p |
+    # what the culprit took: preemptions, waits after a wakeup while it
+    # held the CPU (format 1.7: the wakeup's value), or both
+    ($p.took | (capture("^preempted its CUDA threads (?<n>\\d+) times for (?<t>[0-9.]+ \\w+)$") |
+                  .w = "0") //
+               (capture("^kept its CUDA threads waiting for a CPU after (?<w>\\d+) wakeups, for (?<t>[0-9.]+ \\w+)$") |
+                  .n = "0") //
+               capture("^preempted its CUDA threads (?<n>\\d+) times and kept them waiting for a CPU after (?<w>\\d+) wakeups, for (?<t>[0-9.]+ \\w+)$") //
+               {n: "-1", w: "-1", t: "0 ns"}) as $k |
     [preempt | select(inwin)] as $sw |
+    [runq | select(inwin and .value == $ch.culprit_pid)] as $wq |
     count("culprit pid"; $ch.culprit_pid; $p.q),
     ctrcheck($p),
-    count("preemptions by the culprit in the interval"; ($sw | map(select(.other_pid == $ch.culprit_pid)) | length); $p.n),
-    dur("off-CPU by the culprit in the interval"; ($sw | map(select(.other_pid == $ch.culprit_pid) | .dur_ns) | add); $p.t),
+    count("preemptions by the culprit in the interval"; ($sw | map(select(.other_pid == $ch.culprit_pid)) | length); $k.n),
+    count("waits for a CPU the culprit held in the interval"; ($wq | length); $k.w),
+    dur("off-CPU by the culprit in the interval"; ($sw | map(select(.other_pid == $ch.culprit_pid) | .dur_ns) + ($wq | map(.dur_ns)) | add); $k.t),
     (($s | capture("\\(all preemptions: (?<mm>\\d+), (?<u>[0-9.]+ \\w+)\\)")) // null) as $all |
     (if $all then count("all preemptions in the interval"; ($sw | length); $all.mm),
        dur("all off-CPU in the interval"; ($sw | map(.dur_ns) | add); $all.u) else empty end)

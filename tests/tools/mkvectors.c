@@ -754,6 +754,14 @@ static void v_host(void)
 	memcpy(h->comm, "python3", 8);
 	memcpy(h->other_comm, "lock", 5);
 	put(w, &rec);
+	/* 1.7: a training thread woken from interrupt context (no waker, as
+	 * a GPU completion wakes it) waited 1.2 ms for its CPU, which PID 812
+	 * (backup) held until then (value: the occupant) */
+	*h = (struct ingero_host_event){ .ts_ns = win + 500000000, .type = ILOG_HOST_WAKEUP,
+					 .pid = PID, .tid = PID + 1, .dur_ns = 1200000, .value = 812,
+					 .cpu = 3, .cgroup_id = 8812 };
+	memcpy(h->comm, "python3", 8);
+	put(w, &rec);
 	/* 1.6: an OOM kill that enforced a memory cgroup's limit: the kill
 	 * (the victim, its resident set) and the cgroup at its limit (8 GiB,
 	 * 400 KiB under it at the kill) */
@@ -931,7 +939,7 @@ static void v_forward(void)
 	int fd;
 	struct ilog_writer *w = wopen("forward", &fd);
 	struct ilog_header h = header_for("gpu-node-07", -1, 0, MONO0, REAL0);
-	h.version_minor = 7;
+	h.version_minor = ILOG_VERSION_MINOR + 1;
 	header(w, &h);
 	msgpack_sbuffer sb;
 	msgpack_packer pk;

@@ -6,7 +6,7 @@
  *   scensynth SCENARIO [-o FILE] [--seed N] [--seconds S] [--sync-factor F]
  *             [--node NAME] [--mono-ns NS] [--real-ns NS]
  *             [--mem-dip FRAC [--mem-dip-at FROM,TO]] [--jitter FRAC]
- *             [--saturate PCT]
+ *             [--saturate PCT] [--runq PID]
  *   scensynth --list
  *
  * --mem-dip rewrites the scenario's system snapshots the way an idle but
@@ -25,6 +25,13 @@
  *
  * --saturate sets the snapshots taken between FROM and TO (--mem-dip-at)
  * to a saturated host's: CPUs 100% busy, PSI cpu some PCT.
+ *
+ * --runq PID makes another process, PID "cpuhog" (a process record),
+ * hold the CPU each synchronizing call's thread is woken to when the call
+ * ends between FROM and TO: the call is 1-4 ms longer (log-uniform), and a
+ * `wakeup` record of its thread says it waited that long with PID as the
+ * occupant (format 1.7).  Everywhere, one call in ten also waits 60-150 us
+ * on an idle CPU (a wakeup with no occupant), as any host's wakeups do.
  */
 #include <getopt.h>
 #include <math.h>
@@ -35,7 +42,7 @@
 #include "ingero/cli.h"
 #include "scenario.h"
 
-struct dip { double frac, from, to, jitter, sat; uint64_t seed; };
+struct dip { double frac, from, to, jitter, sat; uint64_t seed; uint32_t runq; };
 
 /* xorshift64: uniform in [0, 1) */
 static double uni01(uint64_t *x)
@@ -67,6 +74,26 @@ static int cuda_span(int fd, uint64_t *a, uint64_t *b, char *err, size_t errlen)
 	return k < 0 || *b < *a ? -1 : 0;
 }
 
+static int sync_op(uint16_t op)
+{
+	return op == ILOG_OP_cudaStreamSynchronize || op == ILOG_OP_cudaDeviceSynchronize ||
+	       op == ILOG_OP_cudaEventSynchronize || op == ILOG_OP_cuCtxSynchronize ||
+	       op == ILOG_OP_cuStreamSynchronize;
+}
+
+/* --runq: the call c waits w ns for a CPU after its wakeup at its end,
+ * held by occ (0: idle): the call is w longer, and its wakeup record. */
+static int runq_wait(struct ilog_writer *w, struct ilog_record *c, uint64_t wait, uint32_t occ)
+{
+	struct ilog_record h = { .kind = ILOG_K_HOST };
+	h.u.host = (struct ingero_host_event){
+		.ts_ns = c->u.cuda.ts_ns + c->u.cuda.dur_ns, .type = ILOG_HOST_WAKEUP,
+		.pid = c->u.cuda.pid, .tid = c->u.cuda.tid, .dur_ns = wait, .value = occ,
+	};
+	c->u.cuda.dur_ns += wait;
+	return ilog_writer_put(w, &h);
+}
+
 /* Copy the log on in to w with snapshots and CUDA call durations changed. */
 static int rewrite(int in, struct ilog_writer *w, const struct dip *d, char *err, size_t errlen)
 {
@@ -81,7 +108,29 @@ static int rewrite(int in, struct ilog_writer *w, const struct dip *d, char *err
 	const struct ilog_record *rec;
 	uint64_t x = d->seed * 0x9e3779b97f4a7c15ull + 1, y = x ^ 0x5bd1e995ull;
 	int k, rc = 0;
+	uint64_t z = d->seed * 0xd1b54a32d192ed03ull + 7;
+	int hog_written = 0;
 	while (!rc && (k = ilog_reader_next(r, &rec)) > 0) {
+		if (d->runq && !hog_written && rec->kind != ILOG_K_HEADER &&
+		    rec->kind != ILOG_K_CLOCK) {
+			struct ilog_record p = { .kind = ILOG_K_PROCESS };
+			p.u.process = (struct ilog_process){ .ts_ns = a, .pid = d->runq, .ppid = 1,
+							     .comm = ILOG_STR("cpuhog") };
+			rc = ilog_writer_put(w, &p);
+			hog_written = 1;
+		}
+		if (rec->kind == ILOG_K_CUDA && d->runq && sync_op(rec->u.cuda.op)) {
+			struct ilog_record c = *rec;
+			uint64_t end = c.u.cuda.ts_ns + c.u.cuda.dur_ns;
+			if (end >= da && end < db)
+				rc = runq_wait(w, &c, (uint64_t)exp(log(1e6) + uni01(&z) * log(4.0)),
+					       d->runq);
+			else if (uni01(&z) < 0.1)
+				rc = runq_wait(w, &c, (uint64_t)(60e3 + uni01(&z) * 90e3), 0);
+			if (!rc)
+				rc = ilog_writer_put(w, &c);
+			continue;
+		}
 		if (rec->kind == ILOG_K_CUDA && d->jitter > 0) {
 			struct ilog_record c = *rec;
 			if (uni01(&y) < d->jitter)
@@ -126,10 +175,11 @@ int main(int argc, char **argv)
 		{ "mono-ns", required_argument, 0, 'M' }, { "real-ns", required_argument, 0, 'R' },
 		{ "list", no_argument, 0, 'l' }, { "mem-dip", required_argument, 0, 'm' },
 		{ "mem-dip-at", required_argument, 0, 'a' }, { "jitter", required_argument, 0, 'j' },
-		{ "saturate", required_argument, 0, 'p' }, { 0 },
+		{ "saturate", required_argument, 0, 'p' }, { "runq", required_argument, 0, 'q' },
+		{ 0 },
 	};
 	struct ilog_scenario_opts so = { 0 };
-	struct dip dip = { 0, 0.4, 0.75, 0, 0, 0 };
+	struct dip dip = { 0, 0.4, 0.75, 0, 0, 0, 0 };
 	const char *out = NULL;
 	int c;
 	ilog_cli_init(argv[0]);
@@ -145,6 +195,7 @@ int main(int argc, char **argv)
 		case 'm': dip.frac = strtod(optarg, NULL); break;
 		case 'j': dip.jitter = strtod(optarg, NULL); break;
 		case 'p': dip.sat = strtod(optarg, NULL); break;
+		case 'q': dip.runq = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'a':
 			if (sscanf(optarg, "%lf,%lf", &dip.from, &dip.to) != 2 || dip.from >= dip.to) {
 				ilog_errorf("--mem-dip-at: want FROM,TO (fractions of the run)");
@@ -174,9 +225,9 @@ int main(int argc, char **argv)
 		return ILOG_EXIT_USAGE;
 	}
 	/* with --mem-dip or --jitter the scenario goes to a temporary file first */
-	FILE *tmp = dip.frac > 0 || dip.jitter > 0 || dip.sat > 0 ? tmpfile() : NULL;
+	FILE *tmp = dip.frac > 0 || dip.jitter > 0 || dip.sat > 0 || dip.runq ? tmpfile() : NULL;
 	struct ilog_writer *sw = w;
-	if (dip.frac > 0 || dip.jitter > 0 || dip.sat > 0) {
+	if (dip.frac > 0 || dip.jitter > 0 || dip.sat > 0 || dip.runq) {
 		sw = tmp ? ilog_writer_open(fileno(tmp), &wo, err, sizeof(err)) : NULL;
 		if (!sw) {
 			ilog_errorf("temporary log: %s", tmp ? err : "cannot create");
