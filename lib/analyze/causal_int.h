@@ -333,6 +333,39 @@ struct offcpu {
 int causal_offcpu(struct ctx *x, const struct sproc *p, const uint8_t *in, uint32_t lo,
 		  uint32_t hi, uint64_t lost, struct offcpu *o);
 void causal_offcpu_free(struct offcpu *o);
+
+/* ---- the network (causal_sig.c; format 1.3) ---- */
+/* Ops a collective over the network is waited for in: NCCL's calls and
+ * the synchronizations that wait for its kernels. */
+static inline int net_op(const struct sseries *s)
+{
+	return s->layer == ILOG_LAYER_NCCL || is_sync(s->op);
+}
+/* A flow's or the node's retransmissions in and outside some windows. */
+struct net_flow {
+	uint32_t i;               /* index in the stats' flows */
+	uint64_t in, out;
+};
+/*
+ * TCP retransmissions: the retransmit aggregates that start in the
+ * windows k of [lo, hi) that are "in" (in[k], or with in NULL k in
+ * [a, b): an interval's start less the ticks one aggregate spans, so the
+ * window that covers its start is in), against those of the other windows
+ * of [lo, hi), the node's into *all_in and *all_out; the flows ranked by
+ * their retransmissions in, the top cap into f (returns how many).
+ */
+uint32_t causal_net_flows(struct ctx *x, uint32_t a, uint32_t b, const uint8_t *in, uint32_t lo,
+			  uint32_t hi, struct net_flow *f, uint32_t cap, uint64_t *all_in,
+			  uint64_t *all_out);
+/* "saddr:sport > daddr:dport" ([v6]). */
+void causal_flow_text(const struct sflow *f, char *buf, size_t n);
+/* The process's TCP bytes (its sockio aggregates) in ticks [a, b), only
+ * those with in[k] when in is given. */
+uint64_t causal_net_bytes(struct ctx *x, uint32_t pid, uint32_t a, uint32_t b, const uint8_t *in);
+#define FIX_NET \
+	"Find why %s loses packets: check the NIC and switch port counters (ethtool -S, " \
+	"ip -s link), the path's MTU and any traffic shaping or firewall rule on it; move the " \
+	"collective to a clean link (NCCL_SOCKET_IFNAME) or to RDMA/NVLink where the nodes have it."
 /* The CPU quota throttling of pid's cgroup (cpu_throttle records) in
  * [a, b) ns: the throttled time, each record's share of it that falls in
  * [a, b); the throttled periods and periods into *nthr, *nper (either may

@@ -721,3 +721,62 @@ int causal_sig_flags(struct ctx *x, struct sig *g, const uint8_t *anom, uint32_t
 	return 0;
 }
 
+
+/* ---- the network (format 1.3) ---- */
+uint32_t causal_net_flows(struct ctx *x, uint32_t a, uint32_t b, const uint8_t *in, uint32_t lo,
+			  uint32_t hi, struct net_flow *f, uint32_t cap, uint64_t *all_in,
+			  uint64_t *all_out)
+{
+	uint32_t n = 0;
+	*all_in = *all_out = 0;
+	for (uint32_t i = 0; i < x->st->nhs; i++) {
+		const struct hseries *h = x->st->hs[i];
+		if (h->node != x->nd->idx || h->type != HS_RETRANS || !h->opid)
+			continue;
+		uint64_t vin = 0, vout = 0;
+		for (uint32_t k = lo; k < hi && k < h->nt; k++) {
+			if (in ? in[k] : k >= a && k < b)
+				vin += h->t[k].value;
+			else
+				vout += h->t[k].value;
+		}
+		*all_in += vin;
+		*all_out += vout;
+		const struct sflow *fl = &x->st->flows[h->opid - 1];
+		if (!fl->family || !vin)
+			continue; /* the rest of the flows is no flow to name */
+		struct net_flow e = { h->opid - 1, vin, vout };
+		uint32_t j = n < cap ? n++ : cap - 1;
+		if (j == cap - 1 && n == cap && f[j].in >= vin)
+			continue;
+		f[j] = e;
+		for (; j > 0 && f[j].in > f[j - 1].in; j--) {
+			struct net_flow t = f[j];
+			f[j] = f[j - 1];
+			f[j - 1] = t;
+		}
+	}
+	return n;
+}
+
+void causal_flow_text(const struct sflow *f, char *buf, size_t n)
+{
+	char sa[64], da[64];
+	const char *o = f->family == 6 ? "[" : "", *c = f->family == 6 ? "]" : "";
+	ilog_inet_str((struct ilog_bin){ f->saddr, f->family == 4 ? 4 : 16 }, sa, sizeof(sa));
+	ilog_inet_str((struct ilog_bin){ f->daddr, f->family == 4 ? 4 : 16 }, da, sizeof(da));
+	snprintf(buf, n, "%s%s%s:%u > %s%s%s:%u", o, sa, c, f->sport, o, da, c, f->dport);
+}
+
+uint64_t causal_net_bytes(struct ctx *x, uint32_t pid, uint32_t a, uint32_t b, const uint8_t *in)
+{
+	uint64_t v = 0;
+	for (uint32_t i = 0; i < x->st->nhs; i++) {
+		const struct hseries *h = x->st->hs[i];
+		if (h->node == x->nd->idx && h->type == HS_SOCKIO && h->pid == pid)
+			for (uint32_t k = a; k < b && k < h->nt; k++)
+				if (!in || in[k])
+					v += h->t[k].value;
+	}
+	return v;
+}

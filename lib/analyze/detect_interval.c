@@ -228,81 +228,6 @@ static void memory_chain(struct ctx *x, struct cand *c, const struct sproc *p, c
 		c->forced = g + 1;
 }
 
-/* A flow's or the node's retransmissions in and outside an interval. */
-struct net_flow {
-	uint32_t i;               /* index in the stats' flows */
-	uint64_t in, out;
-};
-
-/*
- * TCP retransmissions: the interval counts the retransmit aggregates that
- * start in ticks [a, b) (a: the interval's start less the ticks one
- * aggregate spans, so the window that covers its start is in), the
- * baseline those in [lo, hi) outside it.  The flows are ranked by their
- * retransmissions in the interval; the top 3 of them are named.
- */
-static uint32_t net_flows(struct ctx *x, uint32_t a, uint32_t b, uint32_t lo, uint32_t hi,
-			  struct net_flow *f, uint32_t cap, uint64_t *all_in, uint64_t *all_out)
-{
-	uint32_t n = 0;
-	*all_in = *all_out = 0;
-	for (uint32_t i = 0; i < x->st->nhs; i++) {
-		const struct hseries *h = x->st->hs[i];
-		if (h->node != x->nd->idx || h->type != HS_RETRANS || !h->opid)
-			continue;
-		uint64_t in = 0, out = 0;
-		for (uint32_t k = lo; k < hi && k < h->nt; k++) {
-			if (k >= a && k < b)
-				in += h->t[k].value;
-			else
-				out += h->t[k].value;
-		}
-		*all_in += in;
-		*all_out += out;
-		const struct sflow *fl = &x->st->flows[h->opid - 1];
-		if (!fl->family || !in)
-			continue; /* the rest of the flows is no flow to name */
-		struct net_flow e = { h->opid - 1, in, out };
-		uint32_t j = n < cap ? n++ : cap - 1;
-		if (j == cap - 1 && n == cap && f[j].in >= in)
-			continue;
-		f[j] = e;
-		for (; j > 0 && f[j].in > f[j - 1].in; j--) {
-			struct net_flow t = f[j];
-			f[j] = f[j - 1];
-			f[j - 1] = t;
-		}
-	}
-	return n;
-}
-
-static void flow_text(const struct sflow *f, char *buf, size_t n)
-{
-	char sa[64], da[64];
-	const char *o = f->family == 6 ? "[" : "", *c = f->family == 6 ? "]" : "";
-	ilog_inet_str((struct ilog_bin){ f->saddr, f->family == 4 ? 4 : 16 }, sa, sizeof(sa));
-	ilog_inet_str((struct ilog_bin){ f->daddr, f->family == 4 ? 4 : 16 }, da, sizeof(da));
-	snprintf(buf, n, "%s%s%s:%u > %s%s%s:%u", o, sa, c, f->sport, o, da, c, f->dport);
-}
-
-/* The process's TCP bytes in ticks [a, b) (its sockio aggregates). */
-static uint64_t net_bytes(struct ctx *x, uint32_t pid, uint32_t a, uint32_t b)
-{
-	uint64_t v = 0;
-	for (uint32_t i = 0; i < x->st->nhs; i++) {
-		const struct hseries *h = x->st->hs[i];
-		if (h->node == x->nd->idx && h->type == HS_SOCKIO && h->pid == pid)
-			for (uint32_t k = a; k < b && k < h->nt; k++)
-				v += h->t[k].value;
-	}
-	return v;
-}
-
-#define FIX_NET \
-	"Find why %s loses packets: check the NIC and switch port counters (ethtool -S, " \
-	"ip -s link), the path's MTU and any traffic shaping or firewall rule on it; move the " \
-	"collective to a clean link (NCCL_SOCKET_IFNAME) or to RDMA/NVLink where the nodes have it."
-
 /*
  * A collective slowed by retransmissions: the op's calls stretched while
  * the node's TCP retransmissions were an outlier and the process itself
@@ -319,7 +244,7 @@ static void net_chain(struct ctx *x, struct cand *c, const struct sproc *p, cons
 		a = lo;
 	struct net_flow f[3];
 	uint64_t all_in, all_out;
-	uint32_t nf = net_flows(x, a, b, lo, hi, f, 3, &all_in, &all_out);
+	uint32_t nf = causal_net_flows(x, a, b, NULL, lo, hi, f, 3, &all_in, &all_out);
 	double w = (double)x->nd->width / 1e9;
 	double len_in = (double)(b - a) * w, len_out = (double)(hi - lo - (b - a)) * w;
 	double r_in = len_in > 0 ? (double)all_in / len_in : 0;
@@ -329,7 +254,7 @@ static void net_chain(struct ctx *x, struct cand *c, const struct sproc *p, cons
 	if (nf) {
 		const struct sflow *fl = &x->st->flows[f[0].i];
 		char ft[160];
-		flow_text(fl, ft, sizeof(ft));
+		causal_flow_text(fl, ft, sizeof(ft));
 		const char *cc = fl->pid ? ilog_stats_comm(x->st, x->nd->idx, fl->pid) : "";
 		const char *ctr = fl->pid ? ilog_stats_other_container(x->st, x->nd->idx, fl->pid,
 								       p->pid) : "";
@@ -355,7 +280,7 @@ static void net_chain(struct ctx *x, struct cand *c, const struct sproc *p, cons
 			      "interval", ft, (unsigned long long)f[0].in);
 		for (uint32_t i = 1; i < nf; i++) {
 			const struct sflow *o = &x->st->flows[f[i].i];
-			flow_text(o, ft, sizeof(ft));
+			causal_flow_text(o, ft, sizeof(ft));
 			causal_ev_add(x, c, tick_ts(x, iv.a), "also TCP flow %s of PID %u (%s): %llu "
 				      "retransmits", ft, o->pid,
 				      o->pid ? ilog_stats_comm(x->st, x->nd->idx, o->pid) : "?",
@@ -384,7 +309,7 @@ static void net_chain(struct ctx *x, struct cand *c, const struct sproc *p, cons
 		causal_ev_add(x, c, end, "the last retransmitting window ends; %s stays slow "
 			      "(loss recovery)", opn(c->op));
 	}
-	uint64_t bytes = net_bytes(x, p->pid, a, b);
+	uint64_t bytes = causal_net_bytes(x, p->pid, a, b, NULL);
 	if (bytes)
 		l += (size_t)snprintf(tail + l, sizeof(tail) - l, "; the process moved %s over TCP "
 				      "in it", B(x, (double)bytes));
@@ -408,13 +333,6 @@ static void net_chain(struct ctx *x, struct cand *c, const struct sproc *p, cons
 	causal_ev_add(x, c, tick_ts(x, iv.a), "the node retransmits %llu TCP segments in the "
 		      "interval, %.1f/s against %.1f/s outside it", (unsigned long long)all_in, r_in,
 		      r_out);
-}
-
-/* Ops a collective over the network is waited for in: NCCL's calls and
- * the synchronizations that wait for its kernels. */
-static int net_op(const struct sseries *s)
-{
-	return s->layer == ILOG_LAYER_NCCL || is_sync(s->op);
 }
 
 /*
@@ -641,7 +559,7 @@ static int interval_cause(struct ctx *x, const struct sproc *p, const struct sse
 	 * cannot have held it up */
 	uint32_t ns = g->net_span ? g->net_span : 1;
 	int net_ok = cov[3] >= ILOG_COVERAGE && net_op(s) &&
-		     net_bytes(x, p->pid, iv.a >= ns - 1 ? iv.a - (ns - 1) : 0, iv.b) > 0;
+		     causal_net_bytes(x, p->pid, iv.a >= ns - 1 ? iv.a - (ns - 1) : 0, iv.b, NULL) > 0;
 	enum ilog_pattern pat = ILOG_PAT_GPU_SLOW;
 	double best = 0;
 	if (cpu_ok)
@@ -659,7 +577,7 @@ static int interval_cause(struct ctx *x, const struct sproc *p, const struct sse
 	/* no cause found: a slowdown that began under retransmissions and
 	 * outlasted them is the flow's loss recovery (net_recovery) */
 	if (pat == ILOG_PAT_GPU_SLOW && net_op(s) &&
-	    net_bytes(x, p->pid, iv.a >= ns - 1 ? iv.a - (ns - 1) : 0, iv.b) > 0) {
+	    causal_net_bytes(x, p->pid, iv.a >= ns - 1 ? iv.a - (ns - 1) : 0, iv.b, NULL) > 0) {
 		double r = net_recovery(x, hot, g->fnet, iv.a, iv.b, ns);
 		if (r >= ILOG_COVERAGE)
 			cov[3] = r, pat = ILOG_PAT_NET_RETRANSMITS;
