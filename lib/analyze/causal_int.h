@@ -334,6 +334,9 @@ int causal_offcpu(struct ctx *x, const struct sproc *p, const uint8_t *in, uint3
 		  uint32_t hi, uint64_t lost, struct offcpu *o);
 void causal_offcpu_free(struct offcpu *o);
 
+/* Share of the calls v[0..m) whose windows (+-1) have the flag set. */
+double causal_call_coverage(struct ctx *x, const struct scall *v, uint32_t m, const uint8_t *flag);
+
 /* ---- the network (causal_sig.c; format 1.3) ---- */
 /* Ops a collective over the network is waited for in: NCCL's calls and
  * the synchronizations that wait for its kernels. */

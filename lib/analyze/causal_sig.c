@@ -780,3 +780,16 @@ uint64_t causal_net_bytes(struct ctx *x, uint32_t pid, uint32_t a, uint32_t b, c
 	}
 	return v;
 }
+
+double causal_call_coverage(struct ctx *x, const struct scall *v, uint32_t m,
+			     const uint8_t *flag)
+{
+	uint32_t nc = 0;
+	for (uint32_t i = 0; i < m; i++) {
+		uint32_t a = tick_at(x, v[i].ts), b = tick_at(x, v[i].ts + v[i].dur), cov = 0;
+		for (uint32_t k = a ? a - 1 : 0; k <= b + 1 && k < x->T; k++)
+			cov |= flag[k];
+		nc += cov;
+	}
+	return m ? (double)nc / m : 0;
+}

@@ -20,20 +20,6 @@
 #include <stdlib.h>
 #include "causal_int.h"
 
-/* Share of the stalls whose windows (+-1) have the flag set. */
-static double stall_coverage(struct ctx *x, const struct scall *v, uint32_t m,
-			     const uint8_t *flag)
-{
-	uint32_t nc = 0;
-	for (uint32_t i = 0; i < m; i++) {
-		uint32_t a = tick_at(x, v[i].ts), b = tick_at(x, v[i].ts + v[i].dur), cov = 0;
-		for (uint32_t k = a ? a - 1 : 0; k <= b + 1 && k < x->T; k++)
-			cov |= flag[k];
-		nc += cov;
-	}
-	return m ? (double)nc / m : 0;
-}
-
 static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc,
 			   struct stalls *st);
 
@@ -93,6 +79,13 @@ struct stall_ev {
 	uint64_t pg;              /* pages allocated there */
 	uint32_t ppid;            /* ... of which this one allocated the most, */
 	uint64_t ptop;            /* this many */
+	/* a collective's (net_op) process that moved TCP bytes: the share of
+	 * the stalls the node's retransmissions were flagged around, the
+	 * retransmissions around them and elsewhere, the flow of most */
+	double cov_net;
+	uint64_t tcp, rin, rout;
+	struct net_flow nf;
+	uint32_t nnf;
 };
 
 /*
@@ -155,6 +148,38 @@ static void stall_side(struct ctx *x, struct cand *c, const struct sproc *p,
 			 P(x, e->cov_mem), (unsigned long long)e->pg);
 		snprintf(c->fix, sizeof(c->fix), FIX_MEM,
 			 c->culprit ? causal_fmt(x, "%s (PID %u)", cc, e->ppid) : "the other processes");
+	} else if (cause == ILOG_PAT_NET_RETRANSMITS) {
+		char tail[512] = "";
+		if (e->nnf) {
+			const struct sflow *fl = &x->st->flows[e->nf.i];
+			char ft[160];
+			causal_flow_text(fl, ft, sizeof(ft));
+			const char *cc = fl->pid ? ilog_stats_comm(x->st, x->nd->idx, fl->pid) : "";
+			const char *ctr = fl->pid ? ilog_stats_other_container(x->st, x->nd->idx,
+									       fl->pid, p->pid) : "";
+			if (fl->pid && fl->pid != p->pid && !causal_is_recorder(x, fl->pid)) {
+				c->culprit = fl->pid;
+				cpy(c->ccomm, sizeof(c->ccomm), cc);
+			}
+			char who[256] = "";
+			if (fl->pid)
+				snprintf(who, sizeof(who), " of PID %u (%s)%s%s%s", fl->pid, cc,
+					 ctr[0] ? " in " : "", ctr, ctr[0] ? "," : "");
+			snprintf(tail, sizeof(tail), "; TCP flow %s%s retransmitted %llu segments "
+				 "around them against %llu elsewhere", ft, who,
+				 (unsigned long long)e->nf.in, (unsigned long long)e->nf.out);
+			causal_met_s(c, "flow", ft);
+			causal_met_u(c, "flow_pid", fl->pid);
+			causal_met_u(c, "flow_retrans_in", e->nf.in);
+			causal_met_u(c, "flow_retrans_out", e->nf.out);
+		}
+		snprintf(c->root + l, sizeof(c->root) - l,
+			 " - network: the node's TCP retransmissions were an outlier around %s of the "
+			 "stalls, %llu segments in the retransmit aggregates around them against %llu "
+			 "in the rest of the run%s; the process moved %s over TCP",
+			 P(x, e->cov_net), (unsigned long long)e->rin, (unsigned long long)e->rout, tail,
+			 B(x, (double)e->tcp));
+		snprintf(c->fix, sizeof(c->fix), FIX_NET, e->nnf ? "the flow" : "the node");
 	} else {
 		snprintf(c->root + l, sizeof(c->root) - l,
 			 " - GPU side: in the stalls' windows its CUDA threads were preempted %llu "
@@ -210,6 +235,11 @@ static enum ilog_pattern stall_cause(const struct stall_ev *e, double lost_kept)
 		best = e->cov_gpu, cause = ILOG_PAT_GPU_CONTENTION;
 	if (e->cov_mem >= ILOG_COVERAGE && e->cov_mem > best)
 		best = e->cov_mem, cause = ILOG_PAT_MEMORY_PRESSURE;
+	/* a collective's stalls around most of which the node retransmitted
+	 * (a lost segment with no later one to tell the sender is resent only
+	 * at its timeout, 200 ms or more, whatever the CPU was doing) */
+	if (e->cov_net >= ILOG_COVERAGE && e->cov_net > best)
+		best = e->cov_net, cause = ILOG_PAT_NET_RETRANSMITS;
 	return cause;
 }
 
@@ -271,6 +301,12 @@ static void isolated_metrics(struct ctx *x, struct cand *c, const struct causal_
 	causal_met_f(c, "offcpu_share_of_lost", e->oc.share);
 	causal_met_f(c, "coverage_gpu", e->cov_gpu);
 	causal_met_f(c, "coverage_mem", e->cov_mem);
+	if (e->tcp) {
+		causal_met_f(c, "coverage_net", e->cov_net);
+		causal_met_u(c, "retrans_in", e->rin);
+		causal_met_u(c, "retrans_out", e->rout);
+		causal_met_u(c, "tcp_bytes", e->tcp);
+	}
 	causal_met_u(c, "other_cuda_calls_in", e->oth);
 	causal_met_u(c, "pages_in", e->pg);
 	if (c->culprit && cause == ILOG_PAT_CPU_CONTENTION)
@@ -303,8 +339,25 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 		x->oom = 1;
 		goto done;
 	}
-	e.cov_gpu = stall_coverage(x, t, g->m, pc->g.fgpu);
-	e.cov_mem = stall_coverage(x, t, g->m, pc->g.fmem);
+	e.cov_gpu = causal_call_coverage(x, t, g->m, pc->g.fgpu);
+	e.cov_mem = causal_call_coverage(x, t, g->m, pc->g.fmem);
+	e.tcp = net_op(s) ? causal_net_bytes(x, p->pid, pc->lo, pc->hi, NULL) : 0;
+	if (e.tcp) {
+		e.cov_net = causal_call_coverage(x, t, g->m, pc->g.fnet);
+		/* the retransmit aggregates that cover a stall's window: those
+		 * that start up to one aggregate's span before it */
+		uint32_t span = pc->g.net_span ? pc->g.net_span : 1;
+		uint8_t *nin = calloc(x->T, 1);
+		if (!nin) {
+			x->oom = 1;
+			goto done;
+		}
+		for (uint32_t k = 0; k < x->T; k++)
+			for (uint32_t j = 0; in[k] && j < span && j <= k; j++)
+				nin[k - j] = 1;
+		e.nnf = causal_net_flows(x, 0, 0, nin, pc->lo, pc->hi, &e.nf, 1, &e.rin, &e.rout);
+		free(nin);
+	}
 	/* the flags of the series' intervals again, for whoever reads them next */
 	if (sc->niv && causal_sig_flags(x, &pc->g, sc->inany, pc->lo, pc->hi)) {
 		x->oom = 1;
@@ -321,8 +374,11 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 	 * chain names the limit (detect_throttle.c) */
 	if (causal_quota_held(x, p->pid, a, b + 1, g->lost))
 		goto done;
-	struct cand *c = causal_cand_new(x, p, ILOG_PAT_ISOLATED_STALL, s->op, a, b + 1,
-					 ilog_sat_u64(g->lost));
+	/* the network's stalls are a chain of the network's pattern */
+	struct cand *c = causal_cand_new(x, p, cause == ILOG_PAT_NET_RETRANSMITS
+						       ? ILOG_PAT_NET_RETRANSMITS
+						       : ILOG_PAT_ISOLATED_STALL,
+					 s->op, a, b + 1, ilog_sat_u64(g->lost));
 	if (!c)
 		goto done;
 	e.oth = causal_others_calls(x, p, in, &e.opid, &e.on);
@@ -346,13 +402,28 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 	double sat[2] = { 0, 0 };
 	int saturated = cause == ILOG_PAT_GPU_SLOW && g->ratio <= 0 &&
 			causal_cpu_saturated(x, tick_at(x, a), tick_at(x, b) + 1, &sat[0], &sat[1]);
-	const char *side = host ? "host" : saturated ? "undetermined" : "GPU";
+	const char *side = host ? "host" : cause == ILOG_PAT_NET_RETRANSMITS ? "network"
+				  : saturated ? "undetermined" : "GPU";
 	stall_side(x, c, p, cause, &e, saturated ? sat : NULL);
 	causal_met_u(c, "host_saturated", (uint64_t)saturated);
-	snprintf(c->title, sizeof(c->title), "Isolated stalls: %s in %s (PID %u), %llu of %llu "
-		 "calls (%s side)", opn(s->op), c->comm, p->pid, (unsigned long long)g->k,
-		 (unsigned long long)causal_ser_calls(s), side);
+	if (cause == ILOG_PAT_NET_RETRANSMITS && c->culprit)
+		snprintf(c->title, sizeof(c->title), "Retransmits: the TCP flow of %s (PID %u) "
+			 "stalled %s in %s (PID %u), %llu of %llu calls", c->ccomm, c->culprit,
+			 opn(s->op), c->comm, p->pid, (unsigned long long)g->k,
+			 (unsigned long long)causal_ser_calls(s));
+	else if (cause == ILOG_PAT_NET_RETRANSMITS)
+		snprintf(c->title, sizeof(c->title), "Retransmits stalled %s in %s (PID %u), %llu of "
+			 "%llu calls", opn(s->op), c->comm, p->pid, (unsigned long long)g->k,
+			 (unsigned long long)causal_ser_calls(s));
+	else
+		snprintf(c->title, sizeof(c->title), "Isolated stalls: %s in %s (PID %u), %llu of "
+			 "%llu calls (%s side)", opn(s->op), c->comm, p->pid, (unsigned long long)g->k,
+			 (unsigned long long)causal_ser_calls(s), side);
 	isolated_metrics(x, c, sc, g, t, &e, cause, side);
+	if (e.tcp) { /* the windows "the rest of the run" is counted over */
+		causal_met_u(c, "base_from_ns", tick_ts(x, pc->lo));
+		causal_met_u(c, "base_to_ns", tick_ts(x, pc->hi));
+	}
 	for (uint32_t i = 0; i < g->m && i < 6; i++)
 		causal_ev_add(x, c, t[i].ts, "%s took %s (tid %u)", opn(s->op),
 			      D(x, (double)t[i].dur), t[i].tid);

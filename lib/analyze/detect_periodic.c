@@ -102,7 +102,33 @@ static void periodic(struct ctx *x, struct causal_proc *pc, const struct causal_
 		mark[tick_at(x, v[i].ts)] = 1;
 	double off_excess, off_in;
 	int cpu = causal_offcpu_explains(x, p, mark, pc->lo, pc->hi, lost, &off_excess, &off_in);
+	/*
+	 * A collective's spikes around most of which the node retransmitted
+	 * are the network's: a segment lost with none after it is resent at
+	 * its timeout (200 ms or more), so a lossy flow's stalls come as alike
+	 * as a task's and may fall into a rhythm by chance; the isolated-stall
+	 * detector names the flow.  Beside two CPU hogs the net-retrans demo's
+	 * nine 205-ms allreduce stalls "came every 311 ms".
+	 */
+	int net = 0;
+	if (net_op(s) && causal_net_bytes(x, p->pid, pc->lo, pc->hi, NULL)) {
+		if (causal_sig_flags(x, &pc->g, mark, pc->lo, pc->hi)) {
+			free(mark);
+			x->oom = 1;
+			return;
+		}
+		net = causal_call_coverage(x, v, m, pc->g.fnet) >= ILOG_COVERAGE;
+		/* the flags of the series' intervals again, for whoever reads
+		 * them next */
+		if (sc->niv && causal_sig_flags(x, &pc->g, sc->inany, pc->lo, pc->hi)) {
+			free(mark);
+			x->oom = 1;
+			return;
+		}
+	}
 	free(mark);
+	if (net)
+		return;
 	/*
 	 * Also the CPU's when the threads were off-CPU in the spikes' windows
 	 * at least as long as the spikes lost, on a host busy all along (no

@@ -237,7 +237,7 @@ $ch.root_cause as $s |
         ctrcheck($p)
       else empty end)
     else empty end)
-  elif $pattern == "net-retransmits" then
+  elif $pattern == "net-retransmits" and ($s | test("stalled at random times") | not) then
     head($s),
     # a retrans aggregate is in the interval when its window starts in
     # [net_in_from_ns, net_in_to_ns), the baseline the others of
@@ -446,7 +446,7 @@ $ch.root_cause as $s |
     dur("period (median gap)"; ([range(1; $sps | length) as $i | $sps[$i].ts_ns - $sps[$i - 1].ts_ns] | quant(0.5)); $p.g),
     dur("cost"; (($sp | map(.dur_ns) | add) - ($sp | length) * ($calls | map(.dur_ns) | quant(0.5))); $p.l),
     dur("wall"; $wall; $p.w)
-  elif $pattern == "isolated-stall" then
+  elif $pattern == "isolated-stall" or $pattern == "net-retransmits" then
     ($s | capture("^(?<op>\\w+) in PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) stalled at random times in (?<n>\\d+) of (?<k>\\d+) calls: they took (?<d>[0-9.]+ \\w+) \\(median\\) against a median of (?<md>[0-9.]+ \\w+) for all calls, costing (?<l>[0-9.]+ \\w+) \\((?<x>[0-9.]+)% of its (?<w>[0-9.]+ \\w+)\\)")) as $p |
     [$mine[] | select(.op == $p.op)] as $all |
     [$all[] | select(timed)] as $calls |
@@ -494,7 +494,31 @@ $ch.root_cause as $s |
        dur("off-CPU by the culprit there"; ($sw | map(select(.other_pid == $ch.culprit_pid) | .dur_ns) | add); $h.qt),
        count("all preemptions there"; ($sw | length); $h.pn),
        dur("all off-CPU there"; ($sw | map(.dur_ns) | add); $h.pt)
-     else empty end)
+     else empty end),
+    # the network's stalls (a net-retransmits chain of stalls): a retrans
+    # aggregate is around them when it starts in a stall's window or up to
+    # one aggregate's span (the longest, in windows) before it; the rest
+    # are those of the process's windows [base_from_ns, base_to_ns)
+    (if ($s | test(" - network: ")) then
+      [$recs[] | select(.type == "retrans")] as $rt |
+      (([$rt[] | .dur_ns] | max) / $m.window_ns | ceil | if . < 1 then 1 else . end) as $span |
+      ([$wins[] | range(. - $span + 1; . + 1)] | unique) as $nwins |
+      def nin: tick(.ts_start) as $k | $nwins | index($k) != null;
+      def nbase: tick(.ts_start) >= tick($m.base_from_ns) and tick(.ts_start) < tick($m.base_to_ns);
+      def ep: if .family == 6 then "[\(.saddr)]:\(.sport) > [\(.daddr)]:\(.dport)" else "\(.saddr):\(.sport) > \(.daddr):\(.dport)" end;
+      ($s | capture(" - network: the node's TCP retransmissions were an outlier around [0-9.]+% of the stalls, (?<an>\\d+) segments in the retransmit aggregates around them against (?<ak>\\d+) in the rest of the run(; TCP flow (?<f>\\S+ > \\S+) of PID (?<q>\\d+) \\((?<qc>[^)]*)\\)( in (?<ctr>[^,]+(, container [0-9a-f]+)?),)? retransmitted (?<n>\\d+) segments around them against (?<k>\\d+) elsewhere)?; the process moved (?<b>[0-9.]+ \\w+) over TCP")) as $p |
+      check("side"; $m.side == "network"; "network"; $m.side),
+      count("node's retransmits around the stalls"; ([$rt[] | select(nbase and nin) | .count] | add // 0); $p.an),
+      count("node's retransmits in the rest of the run"; ([$rt[] | select(nbase and (nin | not)) | .count] | add // 0); $p.ak),
+      (if $p.f then
+         [$rt[] | select(.family != 0 and .pid == ($p.q | tonumber) and ep == $p.f)] as $fl |
+         count("culprit pid"; $ch.culprit_pid; $p.q),
+         ctrcheck($p),
+         count("flow's retransmits around the stalls"; ($fl | map(select(nbase and nin) | .count) | add // 0); $p.n),
+         count("flow's retransmits elsewhere"; ($fl | map(select(nbase and (nin | not)) | .count) | add // 0); $p.k)
+       else empty end),
+      size("the job's TCP bytes"; ([$recs[] | select(.type == "sockio" and .pid == $ch.pid and nbase) | .tx_bytes + .rx_bytes] | add // 0); $p.b)
+    else empty end)
   elif $pattern == "graph-recapture" then
     ($s | capture("^PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) re-captured CUDA graphs after it started launching them: (?<n>\\d+) captures and (?<mm>\\d+) cudaGraphInstantiate calls cost (?<l>[0-9.]+ \\w+) \\(instantiation (?<i>[0-9.]+ \\w+), (?<x>[0-9.]+)% of its (?<w>[0-9.]+ \\w+)\\)")) as $p |
     ($mine | map(select(.op == "cudaGraphLaunch") | .ts_ns) | min) as $fl |

@@ -24,8 +24,15 @@ trap cleanup EXIT
 . "$INGERO_TESTS/scenarios/check.sh"
 ingero demo --bpf --check -q net-retrans -o run.ilog >out.txt || { cat out.txt >&2; exit 1; }
 check_chain run.ilog net-retransmits rank1 ncclAllReduce || exit 1
-# the network's own numbers were checked, not only the head of the sentence
-[ "$(grep -c "^ok: .*retransmits" check.out)" -ge 6 ] || { cat check.out >&2; exit 1; }
+# the network's own numbers were checked, not only the head of the sentence:
+# 6 of an interval chain; 4 of a chain of stalls (on a loaded host the loss's
+# retransmission timeouts, 200 ms stalls at random times, may be too few in
+# any window for an anomalous interval: the isolated stalls' detector names
+# the network then)
+need=6
+jq -se 'map(select(.type=="chain" and .rank==1))[0].root_cause | test("stalled at random times")' \
+	corr.jsonl >/dev/null && need=4
+[ "$(grep -c "^ok: .*retransmits" check.out)" -ge $need ] || { cat check.out >&2; exit 1; }
 pid=$(jq -r 'select(.type=="chain" and .rank==1) | .culprit_pid' corr.jsonl)
 # the culprit is the peer rank: no CUDA call, no child of the job
 [ "$(jq -s --argjson p "$pid" '[.[] | select(.type=="cuda" and .pid==$p)] | length' recs.jsonl)" = 0 ] ||
