@@ -43,7 +43,8 @@
 	  "available before it per second")                                                    \
 	X(NET_RETRANSMITS, "net-retransmits", 1,                                                \
 	  "the node's TCP retransmissions rose with an anomaly of an NCCL call or a "           \
-	  "synchronize of a process that moved TCP bytes")                                      \
+	  "synchronize of a process that moved TCP bytes, or were an outlier around most of "   \
+	  "such a call's isolated stalls")                                                      \
 	X(GPU_SLOW, "gpu-slow", 0,                                                              \
 	  "an anomaly of the op that no host signal explains: the GPU work itself got "         \
 	  "slower (LOW, undetermined, where the host's CPUs were saturated)")                   \
