@@ -350,6 +350,12 @@ struct net_flow {
 	uint64_t in, out;
 };
 /*
+ * The windows k in which retransmit aggregates start that reach a window
+ * set in in (T entries): from k through the longest of them that starts in
+ * k, in windows rounded up, into nin (T entries).
+ */
+void causal_net_reach(struct ctx *x, const uint8_t *in, uint8_t *nin);
+/*
  * TCP retransmissions: the retransmit aggregates that start in the
  * windows k of [lo, hi) that are "in" (in[k], or with in NULL k in
  * [a, b): an interval's start less the ticks one aggregate spans, so the
@@ -585,7 +591,9 @@ static inline int cmp_ts(const void *a, const void *b)
 struct stalls {
 	uint64_t cut;             /* the stalls are the calls slower than this */
 	uint64_t k, n;            /* of the n calls considered */
-	double expect;            /* calls above cut the spread predicts */
+	uint64_t at;              /* the significance test's point: cut, or the
+				   * middle of the break (geometric) for a mode */
+	double expect;            /* calls above at the spread predicts */
 	double ratio;             /* the break's width; 0 for a heavy tail */
 	uint64_t lo, hi;          /* the durations either side of the break */
 	const struct scall *v;    /* the stalls kept verbatim (all, or the slowest) */

@@ -723,6 +723,24 @@ int causal_sig_flags(struct ctx *x, struct sig *g, const uint8_t *anom, uint32_t
 
 
 /* ---- the network (format 1.3) ---- */
+void causal_net_reach(struct ctx *x, const uint8_t *in, uint8_t *nin)
+{
+	uint64_t w = x->nd->width;
+	memset(nin, 0, x->T);
+	for (uint32_t i = 0; i < x->st->nhs; i++) {
+		const struct hseries *h = x->st->hs[i];
+		if (h->node != x->nd->idx || h->type != HS_RETRANS || !h->opid)
+			continue;
+		for (uint32_t k = 0; k < x->T && k < h->nt; k++) {
+			if (!h->t[k].n || nin[k])
+				continue;
+			uint64_t reach = (h->t[k].max + w - 1) / w;
+			for (uint64_t j = 0; j < (reach ? reach : 1) && k + j < x->T && !nin[k]; j++)
+				nin[k] = in[k + j];
+		}
+	}
+}
+
 uint32_t causal_net_flows(struct ctx *x, uint32_t a, uint32_t b, const uint8_t *in, uint32_t lo,
 			  uint32_t hi, struct net_flow *f, uint32_t cap, uint64_t *all_in,
 			  uint64_t *all_out)

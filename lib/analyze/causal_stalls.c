@@ -203,10 +203,21 @@ int causal_find_stalls(struct ctx *x, struct causal_proc *pc, const struct causa
 		}
 		if (!g.k || (double)g.k > ILOG_ISOLATED_SHARE * (double)n)
 			continue;
-		double p = 0.5 * erfc((log((double)g.cut) - mu) / (sig * M_SQRT2));
+		/* a mode of its own is judged in the middle of its break: no
+		 * call lies between lo and hi, so the stalls are as many above
+		 * any point of the gap, and the log-normal of a spread-out bulk
+		 * (a loaded host's) predicts far fewer there than at lo, while
+		 * hi, chosen by the data as the group's floor, would credit
+		 * the whole gap; a heavy tail at its threshold */
+		g.at = g.ratio > 0 ? (uint64_t)sqrt((double)g.lo * (double)g.hi) : g.cut;
+		if (g.at <= g.cut)
+			g.at = g.cut;
+		double p = 0.5 * erfc((log((double)g.at) - mu) / (sig * M_SQRT2));
 		g.expect = p * (double)n;
 		if (ilog_chernoff(n, g.k, p) >= alpha)
 			continue;
+		/* the cost: above the median, less what the spread puts above cut */
+		p = 0.5 * erfc((log((double)g.cut) - mu) / (sig * M_SQRT2));
 		g.above = sum - (double)g.k * (double)bs->med;
 		double part = exp(mu + sig * sig / 2) *
 			      0.5 * erfc((log((double)g.cut) - mu - sig * sig) / (sig * M_SQRT2));

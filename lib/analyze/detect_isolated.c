@@ -283,6 +283,9 @@ static void isolated_metrics(struct ctx *x, struct cand *c, const struct causal_
 	causal_met_s(c, "shape", g->ratio > 0 ? "bimodal" : "heavy-tail");
 	if (g->ratio > 0)
 		causal_met_f(c, "break_ratio", g->ratio);
+	/* the significance test's point (stall_threshold_ns, or the middle of
+	 * the break for a bimodal group) and the calls the fit predicts above it */
+	causal_met_u(c, "expected_at_ns", g->at);
 	causal_met_f(c, "expected_above_threshold", g->expect);
 	causal_met_u(c, "above_median_ns", ilog_sat_u64(g->above));
 	causal_met_u(c, "spread_above_median_ns", ilog_sat_u64(g->spread));
@@ -344,17 +347,14 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 	e.tcp = net_op(s) ? causal_net_bytes(x, p->pid, pc->lo, pc->hi, NULL) : 0;
 	if (e.tcp) {
 		e.cov_net = causal_call_coverage(x, t, g->m, pc->g.fnet);
-		/* the retransmit aggregates that cover a stall's window: those
-		 * that start up to one aggregate's span before it */
-		uint32_t span = pc->g.net_span ? pc->g.net_span : 1;
-		uint8_t *nin = calloc(x->T, 1);
+		/* the retransmit aggregates that reach a stall's window (the
+		 * recorder's first aggregate can span seconds: no global span) */
+		uint8_t *nin = malloc(x->T ? x->T : 1);
 		if (!nin) {
 			x->oom = 1;
 			goto done;
 		}
-		for (uint32_t k = 0; k < x->T; k++)
-			for (uint32_t j = 0; in[k] && j < span && j <= k; j++)
-				nin[k - j] = 1;
+		causal_net_reach(x, in, nin);
 		e.nnf = causal_net_flows(x, 0, 0, nin, pc->lo, pc->hi, &e.nf, 1, &e.rin, &e.rout);
 		free(nin);
 	}
@@ -393,7 +393,7 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 		 opn(s->op), p->pid, c->comm, (unsigned long long)g->k,
 		 (unsigned long long)causal_ser_calls(s), D(x, (double)g->med), D(x, (double)bs->med),
 		 D(x, g->lost), P(x, g->lost / (double)c->wall), D(x, (double)c->wall), shape,
-		 (unsigned long long)g->k, D(x, (double)g->cut), g->expect, D(x, g->above),
+		 (unsigned long long)g->k, D(x, (double)g->at), g->expect, D(x, g->above),
 		 D(x, g->spread));
 	/* a heavy tail on a saturated host (the span of the kept stalls, else
 	 * of the process's calls) is what scheduling delays of the work the

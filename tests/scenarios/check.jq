@@ -478,6 +478,16 @@ $ch.root_cause as $s |
     (if $spread > 1000 then dur("time the spread puts above the median"; $spread; $q.b) else empty end),
     dur("wall"; $wall; $p.w),
     pct("cost share of wall"; ($cost / $wall * 100); $p.x),
+    # the significance test: a bimodal group's point is the middle of its
+    # break (the threshold below it, the slowest stall's floor above), a
+    # heavy tail's its threshold; the fit predicts n P(X > point) there
+    (if $m.shape == "bimodal" then (($m.stall_threshold_ns * ($st | map(.dur_ns) | min)) | sqrt | floor)
+     else $m.stall_threshold_ns end) as $at |
+    ($s | capture("(?<k>\\d+) calls above (?<at>[0-9.]+ \\w+) where the spread of the other calls predicts (?<e>[0-9.e+-]+)")) as $t |
+    check("test point"; near($at; $m.expected_at_ns; 0; 2); $at; $m.expected_at_ns),
+    dur("test point in the text"; $m.expected_at_ns; $t.at),
+    check("calls predicted above it"; near($m.calls_considered * 0.5 * ((($m.expected_at_ns | log) - $mu) / ($sg * (2 | sqrt)) | erfc); ($t.e | tonumber); 0.01; 1e-9);
+      $m.calls_considered * 0.5 * ((($m.expected_at_ns | log) - $mu) / ($sg * (2 | sqrt)) | erfc); $t.e),
     count("stall windows"; ($wins | length); "\($m.stall_windows)"),
     (($s | capture(" - GPU side: in the stalls' windows its CUDA threads were preempted (?<pn>\\d+) times \\((?<pt>[0-9.]+ \\w+) off-CPU\\) and waited [0-9.]+ \\w+ for a CPU, other processes made (?<o>\\d+) CUDA calls")) // null) as $g |
     (($s | capture(" - host side: PID (?<q>\\d+) \\((?<qc>[^)]*)\\)( in (?<ctr>[^,]+(, container [0-9a-f]+)?),)? preempted its CUDA threads (?<qn>\\d+) times for (?<qt>[0-9.]+ \\w+) off-CPU in the stalls' windows \\(all preemptions there: (?<pn>\\d+), (?<pt>[0-9.]+ \\w+)\\)")) // null) as $h |
@@ -496,14 +506,15 @@ $ch.root_cause as $s |
        dur("all off-CPU there"; ($sw | map(.dur_ns) | add); $h.pt)
      else empty end),
     # the network's stalls (a net-retransmits chain of stalls): a retrans
-    # aggregate is around them when it starts in a stall's window or up to
-    # one aggregate's span (the longest, in windows) before it; the rest
+    # aggregate is around them when a stall's window lies from the window
+    # it starts in through the longest aggregate starting there (in
+    # windows, rounded up); the rest
     # are those of the process's windows [base_from_ns, base_to_ns)
     (if ($s | test(" - network: ")) then
       [$recs[] | select(.type == "retrans")] as $rt |
-      (([$rt[] | .dur_ns] | max) / $m.window_ns | ceil | if . < 1 then 1 else . end) as $span |
-      ([$wins[] | range(. - $span + 1; . + 1)] | unique) as $nwins |
-      def nin: tick(.ts_start) as $k | $nwins | index($k) != null;
+      ($rt | group_by(tick(.ts_start)) | map({key: "\(tick(.[0].ts_start))",
+        value: ((map(.dur_ns) | max) / $m.window_ns | ceil | if . < 1 then 1 else . end)}) | from_entries) as $reach |
+      def nin: tick(.ts_start) as $k | $reach["\($k)"] as $r | any($wins[]; . >= $k and . < $k + $r);
       def nbase: tick(.ts_start) >= tick($m.base_from_ns) and tick(.ts_start) < tick($m.base_to_ns);
       def ep: if .family == 6 then "[\(.saddr)]:\(.sport) > [\(.daddr)]:\(.dport)" else "\(.saddr):\(.sport) > \(.daddr):\(.dport)" end;
       ($s | capture(" - network: the node's TCP retransmissions were an outlier around [0-9.]+% of the stalls, (?<an>\\d+) segments in the retransmit aggregates around them against (?<ak>\\d+) in the rest of the run(; TCP flow (?<f>\\S+ > \\S+) of PID (?<q>\\d+) \\((?<qc>[^)]*)\\)( in (?<ctr>[^,]+(, container [0-9a-f]+)?),)? retransmitted (?<n>\\d+) segments around them against (?<k>\\d+) elsewhere)?; the process moved (?<b>[0-9.]+ \\w+) over TCP")) as $p |
