@@ -368,6 +368,14 @@ uint32_t causal_net_flows(struct ctx *x, uint32_t a, uint32_t b, const uint8_t *
 			  uint64_t *all_out);
 /* "saddr:sport > daddr:dport" ([v6]). */
 void causal_flow_text(const struct sflow *f, char *buf, size_t n);
+/*
+ * The flow fl named for a chain c on process subject: its text into ft,
+ * " of PID n (comm) in <container>," into who (empty for a flow of no known
+ * process); its owner becomes c's culprit unless it is subject or the
+ * recorder; the metrics flow and flow_pid.
+ */
+void causal_flow_owner(struct ctx *x, struct cand *c, uint32_t subject, const struct sflow *fl,
+		       char *ft, size_t nft, char *who, size_t nwho);
 /* The process's TCP bytes (its sockio aggregates) in ticks [a, b), only
  * those with in[k] when in is given. */
 uint64_t causal_net_bytes(struct ctx *x, uint32_t pid, uint32_t a, uint32_t b, const uint8_t *in);

@@ -786,6 +786,25 @@ void causal_flow_text(const struct sflow *f, char *buf, size_t n)
 	snprintf(buf, n, "%s%s%s:%u > %s%s%s:%u", o, sa, c, f->sport, o, da, c, f->dport);
 }
 
+void causal_flow_owner(struct ctx *x, struct cand *c, uint32_t subject, const struct sflow *fl,
+		       char *ft, size_t nft, char *who, size_t nwho)
+{
+	causal_flow_text(fl, ft, nft);
+	const char *cc = fl->pid ? ilog_stats_comm(x->st, x->nd->idx, fl->pid) : "";
+	const char *ctr = fl->pid ? ilog_stats_other_container(x->st, x->nd->idx, fl->pid, subject)
+				  : "";
+	if (fl->pid && fl->pid != subject && !causal_is_recorder(x, fl->pid)) {
+		c->culprit = fl->pid;
+		cpy(c->ccomm, sizeof(c->ccomm), cc);
+	}
+	who[0] = 0;
+	if (fl->pid)
+		snprintf(who, nwho, " of PID %u (%s)%s%s%s", fl->pid, cc, ctr[0] ? " in " : "", ctr,
+			 ctr[0] ? "," : "");
+	causal_met_s(c, "flow", ft);
+	causal_met_u(c, "flow_pid", fl->pid);
+}
+
 uint64_t causal_net_bytes(struct ctx *x, uint32_t pid, uint32_t a, uint32_t b, const uint8_t *in)
 {
 	uint64_t v = 0;

@@ -253,25 +253,12 @@ static void net_chain(struct ctx *x, struct cand *c, const struct sproc *p, cons
 	size_t l = 0;
 	if (nf) {
 		const struct sflow *fl = &x->st->flows[f[0].i];
-		char ft[160];
-		causal_flow_text(fl, ft, sizeof(ft));
-		const char *cc = fl->pid ? ilog_stats_comm(x->st, x->nd->idx, fl->pid) : "";
-		const char *ctr = fl->pid ? ilog_stats_other_container(x->st, x->nd->idx, fl->pid,
-								       p->pid) : "";
-		if (fl->pid && fl->pid != p->pid && !causal_is_recorder(x, fl->pid)) {
-			c->culprit = fl->pid;
-			cpy(c->ccomm, sizeof(c->ccomm), cc);
-		}
+		char ft[160], who[256];
+		causal_flow_owner(x, c, p->pid, fl, ft, sizeof(ft), who, sizeof(who));
 		l += (size_t)snprintf(tail + l, sizeof(tail) - l,
-				      " while TCP flow %s", ft);
-		if (fl->pid)
-			l += (size_t)snprintf(tail + l, sizeof(tail) - l, " of PID %u (%s)%s%s%s", fl->pid,
-					      cc, ctr[0] ? " in " : "", ctr, ctr[0] ? "," : "");
-		l += (size_t)snprintf(tail + l, sizeof(tail) - l,
-				      " retransmitted %llu segments in the interval against %llu outside "
-				      "it", (unsigned long long)f[0].in, (unsigned long long)f[0].out);
-		causal_met_s(c, "flow", ft);
-		causal_met_u(c, "flow_pid", fl->pid);
+				      " while TCP flow %s%s retransmitted %llu segments in the interval "
+				      "against %llu outside it", ft, who, (unsigned long long)f[0].in,
+				      (unsigned long long)f[0].out);
 		causal_met_u(c, "flow_sport", fl->sport);
 		causal_met_u(c, "flow_dport", fl->dport);
 		causal_met_u(c, "flow_retrans_in", f[0].in);

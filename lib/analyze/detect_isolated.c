@@ -152,24 +152,11 @@ static void stall_side(struct ctx *x, struct cand *c, const struct sproc *p,
 		char tail[512] = "";
 		if (e->nnf) {
 			const struct sflow *fl = &x->st->flows[e->nf.i];
-			char ft[160];
-			causal_flow_text(fl, ft, sizeof(ft));
-			const char *cc = fl->pid ? ilog_stats_comm(x->st, x->nd->idx, fl->pid) : "";
-			const char *ctr = fl->pid ? ilog_stats_other_container(x->st, x->nd->idx,
-									       fl->pid, p->pid) : "";
-			if (fl->pid && fl->pid != p->pid && !causal_is_recorder(x, fl->pid)) {
-				c->culprit = fl->pid;
-				cpy(c->ccomm, sizeof(c->ccomm), cc);
-			}
-			char who[256] = "";
-			if (fl->pid)
-				snprintf(who, sizeof(who), " of PID %u (%s)%s%s%s", fl->pid, cc,
-					 ctr[0] ? " in " : "", ctr, ctr[0] ? "," : "");
+			char ft[160], who[256];
+			causal_flow_owner(x, c, p->pid, fl, ft, sizeof(ft), who, sizeof(who));
 			snprintf(tail, sizeof(tail), "; TCP flow %s%s retransmitted %llu segments "
 				 "around them against %llu elsewhere", ft, who,
 				 (unsigned long long)e->nf.in, (unsigned long long)e->nf.out);
-			causal_met_s(c, "flow", ft);
-			causal_met_u(c, "flow_pid", fl->pid);
 			causal_met_u(c, "flow_retrans_in", e->nf.in);
 			causal_met_u(c, "flow_retrans_out", e->nf.out);
 		}
