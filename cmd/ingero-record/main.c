@@ -63,8 +63,9 @@ static void usage(FILE *f)
 		"                         each call is recorded with its duration, return\n"
 		"                         value and first four integer arguments, raw; the\n"
 		"                         functions decoded by default keep their arguments\n"
-		"  -d, --duration DUR     stop after DUR (5s, 2m, 1h); a COMMAND still\n"
-		"                         running then gets SIGTERM\n"
+		"  -d, --duration DUR     stop DUR (5s, 2m, 1h) after the probes are attached\n"
+		"                         (and a COMMAND started); one still running then\n"
+		"                         gets SIGTERM\n"
 		"      --ringbuf-size SIZE  CUDA ring buffer (default 8m; host gets a quarter,\n"
 		"                         --unwind stack copies half)\n"
 		"      --sampling-rate N  record one in N launches/copies/syncs (default 1 =\n"
@@ -843,7 +844,11 @@ static int run(struct rec *r)
 			ilog_warnf("cannot release the command: %s", strerror(errno));
 		close(gate);
 	}
-	uint64_t next_sec = rec_now(CLOCK_MONOTONIC) + 1000000000ull, next_full = next_sec + 9e9;
+	/* --duration counts from here, the probes attached and the command
+	 * released: loading the programs can take seconds on a loaded host
+	 * (beside two CPU hogs, --duration 2s recorded no call at all) */
+	uint64_t live = rec_now(CLOCK_MONOTONIC);
+	uint64_t next_sec = live + 1000000000ull, next_full = next_sec + 9e9;
 	int rc = ILOG_EXIT_OK;
 	while (!rec_stop) {
 		int err = rec_drain(r, 10);
@@ -853,7 +858,7 @@ static int run(struct rec *r)
 			break;
 		}
 		uint64_t now = rec_now(CLOCK_MONOTONIC);
-		if (o->duration_ns && now - r->t0_ns >= o->duration_ns)
+		if (o->duration_ns && now - live >= o->duration_ns)
 			break;
 		if (child > 0 && waitpid(child, &child_status, WNOHANG) == child) {
 			child_done = 1;
