@@ -324,7 +324,9 @@ struct offcpu {
 	uint64_t pn, pd;          /* preemptions in the windows (by anyone), their off-CPU ns */
 	uint64_t wq;              /* run-queue wait in the windows */
 	double len;               /* ns the windows cover */
-	double off_in;            /* off-CPU ns in them (pd + wq) */
+	double off_in;            /* off-CPU ns in them (pd + wq) others caused */
+	uint64_t self;            /* the rest of pd + wq: behind the process's own
+				   * threads or the recorder */
 	double rate_out;          /* off-CPU per ns in the other windows */
 	double share;             /* (off_in - rate_out * len) / lost */
 	int named;                /* pr[0]'s off-CPU time rose there: the culprit */
@@ -594,6 +596,16 @@ static inline int cmp_ts(const void *a, const void *b)
 	const struct scall *x = a, *y = b;
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
+
+/*
+ * The spread of an op's calls as a log-normal through the quartiles of
+ * their histogram h: mu = ln(median), sigma = ln(q3 / q1) / 1.349, floored
+ * at the histograms' resolution (so jitter, however wide, is expected).
+ */
+struct lognorm { uint64_t q[3]; double mu, sig; };
+void causal_lognorm(const struct dhist *h, struct lognorm *f);
+/* The share of the calls the fit puts above d. */
+double causal_lognorm_above(const struct lognorm *f, double d);
 
 /* The isolated stalls of a series. */
 struct stalls {

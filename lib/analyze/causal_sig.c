@@ -225,6 +225,7 @@ int causal_offcpu(struct ctx *x, const struct sproc *p, const uint8_t *in, uint3
 			len_out += (double)x->nd->width;
 	}
 	o->off_in = (double)(o->pd - own.dur + o->wq);
+	o->self = own.dur;
 	o->rate_out = len_out > 0 ? (double)(pd_out - own_out.dur + wq_out) / len_out : 0;
 	double excess = o->off_in - o->rate_out * o->len;
 	o->share = lost ? excess / (double)lost : 0;

@@ -109,6 +109,23 @@ uint32_t causal_breaks(const uint64_t *durs, uint32_t m, uint32_t min_above,
 	return nbr;
 }
 
+void causal_lognorm(const struct dhist *h, struct lognorm *f)
+{
+	f->q[0] = ilog_dhist_quantile(h, 0.25);
+	f->q[1] = ilog_dhist_quantile(h, 0.5) | 1;
+	f->q[2] = ilog_dhist_quantile(h, 0.75);
+	double q1 = (double)f->q[0], q3 = (double)f->q[2];
+	f->mu = log((double)f->q[1]);
+	f->sig = log((q3 > 1 ? q3 : 1) / (q1 > 1 ? q1 : 1)) / 1.349;
+	if (f->sig < log(1 + 1.0 / HB_SUB) / 1.349)
+		f->sig = log(1 + 1.0 / HB_SUB) / 1.349;
+}
+
+double causal_lognorm_above(const struct lognorm *f, double d)
+{
+	return 0.5 * erfc((log(d) - f->mu) / (f->sig * M_SQRT2));
+}
+
 int causal_find_stalls(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc,
 		       const uint8_t *skip, struct stalls *out)
 {
@@ -138,14 +155,9 @@ int causal_find_stalls(struct ctx *x, struct causal_proc *pc, const struct causa
 	rc = 0;
 	if (n < ILOG_MIN_SERIES)
 		goto out;
-	/* the calls' spread as a log-normal through their quartiles */
-	uint64_t qs[3] = { ilog_dhist_quantile(&h, 0.25), ilog_dhist_quantile(&h, 0.5) | 1,
-			   ilog_dhist_quantile(&h, 0.75) };
-	double q1 = (double)qs[0], q3 = (double)qs[2];
-	double mu = log((double)qs[1]);
-	double sig = log((q3 > 1 ? q3 : 1) / (q1 > 1 ? q1 : 1)) / 1.349;
-	if (sig < log(1 + 1.0 / HB_SUB) / 1.349)
-		sig = log(1 + 1.0 / HB_SUB) / 1.349;
+	struct lognorm fit;
+	causal_lognorm(&h, &fit);
+	double mu = fit.mu, sig = fit.sig;
 	/* the outliers kept verbatim, slowest last */
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < s->ntop; i++)
@@ -212,12 +224,12 @@ int causal_find_stalls(struct ctx *x, struct causal_proc *pc, const struct causa
 		g.at = g.ratio > 0 ? (uint64_t)sqrt((double)g.lo * (double)g.hi) : g.cut;
 		if (g.at <= g.cut)
 			g.at = g.cut;
-		double p = 0.5 * erfc((log((double)g.at) - mu) / (sig * M_SQRT2));
+		double p = causal_lognorm_above(&fit, (double)g.at);
 		g.expect = p * (double)n;
 		if (ilog_chernoff(n, g.k, p) >= alpha)
 			continue;
 		/* the cost: above the median, less what the spread puts above cut */
-		p = 0.5 * erfc((log((double)g.cut) - mu) / (sig * M_SQRT2));
+		p = causal_lognorm_above(&fit, (double)g.cut);
 		g.above = sum - (double)g.k * (double)bs->med;
 		double part = exp(mu + sig * sig / 2) *
 			      0.5 * erfc((log((double)g.cut) - mu - sig * sig) / (sig * M_SQRT2));
@@ -227,7 +239,7 @@ int causal_find_stalls(struct ctx *x, struct causal_proc *pc, const struct causa
 		g.lost = g.above > g.spread ? g.above - g.spread : 0;
 		g.mu = mu;
 		g.sig = sig;
-		memcpy(g.q, qs, sizeof(qs));
+		memcpy(g.q, fit.q, sizeof(fit.q));
 		g.buf = v;
 		*out = g;
 		found = 1;

@@ -7,6 +7,7 @@
  * delaying wakeups or preempting every slice) are the CPU's, not a
  * periodic stall.
  */
+#include <math.h>
 #include <stdlib.h>
 #include "causal_int.h"
 
@@ -62,8 +63,29 @@ static void periodic(struct ctx *x, struct causal_proc *pc, const struct causal_
 	 * smallest): a continuum is not split, and one or two spikes stretched
 	 * by preemption do not hide the break.
 	 */
-	uint64_t durs[NTOP], cut = 0;
-	double gmed = 0;
+	/*
+	 * Spikes are also more than the op's spread predicts: as many outliers
+	 * as a log-normal through the quartiles of its calls puts above the
+	 * group (the geometric middle of the gap below it, from its break or
+	 * from the outlier threshold: no call lies in that gap) are
+	 * jitter, and a dozen of those fall into a rhythm by chance (a clean
+	 * 3-thread synchronize loop with 38% jitter "stalled every 53.5 ms").
+	 * The test is the isolated stalls' (causal_find_stalls).
+	 */
+	struct dhist h;
+	if (ilog_dhist_series(&h, s, 0, x->T, inany, 0)) {
+		x->oom = 1;
+		return;
+	}
+	struct lognorm fit;
+	causal_lognorm(&h, &fit);
+	uint64_t n = h.n;
+	ilog_dhist_free(&h);
+	for (uint32_t i = 0; i < ncold; i++)
+		if (!inany[tick_at(x, s->first[i].ts)] && n)
+			n--;
+	uint64_t durs[NTOP], cut = 0, at = 0;
+	double gmed = 0, expect = 0;
 	for (uint32_t i = 0; i < m; i++)
 		durs[i] = v[i].dur;
 	qsort(durs, m, sizeof(*durs), cmp_u64);
@@ -71,15 +93,22 @@ static void periodic(struct ctx *x, struct causal_proc *pc, const struct causal_
 	uint32_t nbr = causal_breaks(durs, m, 4, br); /* keep >= 4 above the break */
 	struct scall grp[NTOP];
 	uint32_t ng = 0;
+	double alpha = ILOG_FAMILY_ALPHA / ((double)(nbr + 1) * (pc->ns ? pc->ns : 1));
 	/* then all outliers, when all of them are known */
 	for (uint32_t b = 0; b <= nbr && !ng; b++) {
 		if (b == nbr && partial)
 			break;
 		cut = b < nbr ? durs[br[b].i] : 0;
+		/* the middle of the empty gap below the group: from the break's
+		 * lower edge, or the threshold for all outliers */
+		at = (uint64_t)sqrt((double)(b < nbr ? cut : bs->thr) *
+				    (double)durs[b < nbr ? br[b].i + 1 : 0]);
 		for (uint32_t k = 0; k < m; k++)
 			if (v[k].dur > cut)
 				grp[ng++] = v[k];
-		if (!causal_rhythm(grp, ng, &gmed))
+		double pa = causal_lognorm_above(&fit, (double)(at ? at : 1));
+		expect = pa * (double)n;
+		if (!causal_rhythm(grp, ng, &gmed) || ilog_chernoff(n, ng, pa) >= alpha)
 			ng = 0;
 	}
 	if (!ng)
@@ -180,6 +209,9 @@ static void periodic(struct ctx *x, struct causal_proc *pc, const struct causal_
 	causal_met_u(c, "calls", causal_ser_calls(s));
 	causal_met_u(c, "outlier_threshold_ns", bs->thr);
 	causal_met_u(c, "spike_threshold_ns", cut > bs->thr ? cut : bs->thr);
+	/* the spread's test: the calls the fit predicts above this point */
+	causal_met_u(c, "expected_at_ns", at);
+	causal_met_f(c, "expected_above_threshold", expect);
 	causal_met_u(c, "lost_ns", lost);
 	/* the spikes are the calls above the threshold in [ts_start, ts_end)
 	 * outside these intervals */

@@ -49,7 +49,8 @@
 	  "an anomaly of the op that no host signal explains: the GPU work itself got "         \
 	  "slower (LOW, undetermined, where the host's CPUs were saturated)")                   \
 	X(PERIODIC_SPIKE, "periodic-spike", 0,                                                  \
-	  "at least 4 slow calls of an op outside its anomalies that come in a rhythm")         \
+	  "at least 4 slow calls of an op outside its anomalies, more than its spread "         \
+	  "predicts, that come in a rhythm")                                                    \
 	X(ISOLATED_STALL, "isolated-stall", 0,                                                  \
 	  "a few calls of an op at random times (at most 5%) slower than the spread of its "    \
 	  "other calls predicts")                                                               \
