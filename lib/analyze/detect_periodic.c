@@ -212,6 +212,11 @@ static void periodic(struct ctx *x, struct causal_proc *pc, const struct causal_
 	/* the spread's test: the calls the fit predicts above this point */
 	causal_met_u(c, "expected_at_ns", at);
 	causal_met_f(c, "expected_above_threshold", expect);
+	causal_met_u(c, "calls_considered", n);
+	causal_met_u(c, "fit_q1_ns", fit.q[0]);
+	causal_met_u(c, "fit_median_ns", fit.q[1]);
+	causal_met_u(c, "fit_q3_ns", fit.q[2]);
+	causal_met_f(c, "fit_sigma", fit.sig);
 	causal_met_u(c, "lost_ns", lost);
 	/* the spikes are the calls above the threshold in [ts_start, ts_end)
 	 * outside these intervals */

@@ -445,7 +445,17 @@ $ch.root_cause as $s |
     count("calls"; ($all | length); $p.k),
     dur("period (median gap)"; ([range(1; $sps | length) as $i | $sps[$i].ts_ns - $sps[$i - 1].ts_ns] | quant(0.5)); $p.g),
     dur("cost"; (($sp | map(.dur_ns) | add) - ($sp | length) * ($calls | map(.dur_ns) | quant(0.5))); $p.l),
-    dur("wall"; $wall; $p.w)
+    dur("wall"; $wall; $p.w),
+    # the spread's test: in the middle of the empty gap below the spikes
+    # (from the threshold), where the log-normal through the quartiles
+    # must predict significantly fewer calls than there are spikes
+    ((($m.spike_threshold_ns * ($sp | map(.dur_ns) | min)) | sqrt | floor) as $at |
+     (($m.fit_q3_ns / $m.fit_q1_ns | log) / 1.349) as $sq |
+     (if $sq < $m.fit_sigma * 0.999 then $m.fit_sigma else $sq end) as $sg |
+     ($m.calls_considered * 0.5 * ((($m.expected_at_ns | log) - ($m.fit_median_ns | log)) / ($sg * (2 | sqrt)) | erfc)) as $e |
+     check("test point"; near($at; $m.expected_at_ns; 0; 2); $at; $m.expected_at_ns),
+     check("calls predicted above it"; near($e; $m.expected_above_threshold; 0.001; 1e-9); $e; $m.expected_above_threshold),
+     check("more spikes than predicted"; ($sp | length) > $e; "> \($e)"; ($sp | length)))
   elif $pattern == "isolated-stall" or $pattern == "net-retransmits" then
     ($s | capture("^(?<op>\\w+) in PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) stalled at random times in (?<n>\\d+) of (?<k>\\d+) calls: they took (?<d>[0-9.]+ \\w+) \\(median\\) against a median of (?<md>[0-9.]+ \\w+) for all calls, costing (?<l>[0-9.]+ \\w+) \\((?<x>[0-9.]+)% of its (?<w>[0-9.]+ \\w+)\\)")) as $p |
     [$mine[] | select(.op == $p.op)] as $all |
