@@ -11,6 +11,7 @@
 #ifndef ILOG_CAUSAL_INT_H
 #define ILOG_CAUSAL_INT_H
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -606,6 +607,17 @@ struct lognorm { uint64_t q[3]; double mu, sig; };
 void causal_lognorm(const struct dhist *h, struct lognorm *f);
 /* The share of the calls the fit puts above d. */
 double causal_lognorm_above(const struct lognorm *f, double d);
+/*
+ * Whether k of n calls above at (ns) are significantly more than the fit
+ * predicts there (Chernoff, p < alpha); the prediction into *expect.
+ */
+int causal_lognorm_exceeds(const struct lognorm *f, uint64_t n, uint64_t k, uint64_t at,
+			   double alpha, double *expect);
+/* The middle (geometric) of the empty gap between lo and hi. */
+static inline uint64_t causal_gap_mid(uint64_t lo, uint64_t hi)
+{
+	return (uint64_t)sqrt((double)lo * (double)hi);
+}
 
 /* The isolated stalls of a series. */
 struct stalls {

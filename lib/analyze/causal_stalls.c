@@ -126,6 +126,14 @@ double causal_lognorm_above(const struct lognorm *f, double d)
 	return 0.5 * erfc((log(d) - f->mu) / (f->sig * M_SQRT2));
 }
 
+int causal_lognorm_exceeds(const struct lognorm *f, uint64_t n, uint64_t k, uint64_t at,
+			   double alpha, double *expect)
+{
+	double p = causal_lognorm_above(f, (double)(at ? at : 1));
+	*expect = p * (double)n;
+	return ilog_chernoff(n, k, p) < alpha;
+}
+
 int causal_find_stalls(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc,
 		       const uint8_t *skip, struct stalls *out)
 {
@@ -221,15 +229,13 @@ int causal_find_stalls(struct ctx *x, struct causal_proc *pc, const struct causa
 		 * (a loaded host's) predicts far fewer there than at lo, while
 		 * hi, chosen by the data as the group's floor, would credit
 		 * the whole gap; a heavy tail at its threshold */
-		g.at = g.ratio > 0 ? (uint64_t)sqrt((double)g.lo * (double)g.hi) : g.cut;
+		g.at = g.ratio > 0 ? causal_gap_mid(g.lo, g.hi) : g.cut;
 		if (g.at <= g.cut)
 			g.at = g.cut;
-		double p = causal_lognorm_above(&fit, (double)g.at);
-		g.expect = p * (double)n;
-		if (ilog_chernoff(n, g.k, p) >= alpha)
+		if (!causal_lognorm_exceeds(&fit, n, g.k, g.at, alpha, &g.expect))
 			continue;
 		/* the cost: above the median, less what the spread puts above cut */
-		p = causal_lognorm_above(&fit, (double)g.cut);
+		double p = causal_lognorm_above(&fit, (double)g.cut);
 		g.above = sum - (double)g.k * (double)bs->med;
 		double part = exp(mu + sig * sig / 2) *
 			      0.5 * erfc((log((double)g.cut) - mu - sig * sig) / (sig * M_SQRT2));

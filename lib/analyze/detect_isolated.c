@@ -219,7 +219,7 @@ static enum ilog_pattern stall_cause(const struct stall_ev *e, double lost_kept)
 	 * behind its own threads, in stalls that lost 52 ms: not the GPU's),
 	 * never "the host was not in the way".
 	 */
-	else if (e->oc.off_in + (double)e->oc.self >= lost_kept)
+	else if ((double)(e->oc.pd + e->oc.wq) >= lost_kept)
 		cause = ILOG_PAT_CPU_CONTENTION;
 	/* another process's calls around the stalls say only that it was
 	 * busy then; when the threads' own off-CPU excess accounts for half

@@ -7,7 +7,6 @@
  * delaying wakeups or preempting every slice) are the CPU's, not a
  * periodic stall.
  */
-#include <math.h>
 #include <stdlib.h>
 #include "causal_int.h"
 
@@ -72,18 +71,9 @@ static void periodic(struct ctx *x, struct causal_proc *pc, const struct causal_
 	 * 3-thread synchronize loop with 38% jitter "stalled every 53.5 ms").
 	 * The test is the isolated stalls' (causal_find_stalls).
 	 */
-	struct dhist h;
-	if (ilog_dhist_series(&h, s, 0, x->T, inany, 0)) {
-		x->oom = 1;
-		return;
-	}
 	struct lognorm fit;
-	causal_lognorm(&h, &fit);
-	uint64_t n = h.n;
-	ilog_dhist_free(&h);
-	for (uint32_t i = 0; i < ncold; i++)
-		if (!inany[tick_at(x, s->first[i].ts)] && n)
-			n--;
+	int have_fit = 0;
+	uint64_t n = 0;
 	uint64_t durs[NTOP], cut = 0, at = 0;
 	double gmed = 0, expect = 0;
 	for (uint32_t i = 0; i < m; i++)
@@ -101,14 +91,30 @@ static void periodic(struct ctx *x, struct causal_proc *pc, const struct causal_
 		cut = b < nbr ? durs[br[b].i] : 0;
 		/* the middle of the empty gap below the group: from the break's
 		 * lower edge, or the threshold for all outliers */
-		at = (uint64_t)sqrt((double)(b < nbr ? cut : bs->thr) *
-				    (double)durs[b < nbr ? br[b].i + 1 : 0]);
+		at = causal_gap_mid(b < nbr ? cut : bs->thr, durs[b < nbr ? br[b].i + 1 : 0]);
 		for (uint32_t k = 0; k < m; k++)
 			if (v[k].dur > cut)
 				grp[ng++] = v[k];
-		double pa = causal_lognorm_above(&fit, (double)(at ? at : 1));
-		expect = pa * (double)n;
-		if (!causal_rhythm(grp, ng, &gmed) || ilog_chernoff(n, ng, pa) >= alpha)
+		if (!causal_rhythm(grp, ng, &gmed)) {
+			ng = 0;
+			continue;
+		}
+		/* the fit, once, when a group keeps a rhythm */
+		if (!have_fit) {
+			struct dhist h;
+			if (ilog_dhist_series(&h, s, 0, x->T, inany, 0)) {
+				x->oom = 1;
+				return;
+			}
+			causal_lognorm(&h, &fit);
+			n = h.n;
+			ilog_dhist_free(&h);
+			for (uint32_t i = 0; i < ncold; i++)
+				if (!inany[tick_at(x, s->first[i].ts)] && n)
+					n--;
+			have_fit = 1;
+		}
+		if (!causal_lognorm_exceeds(&fit, n, ng, at, alpha, &expect))
 			ng = 0;
 	}
 	if (!ng)

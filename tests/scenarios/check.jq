@@ -41,6 +41,13 @@ def check($what; $ok; $exp; $got):
 def dur($what; $exp; $text): check($what; near($exp; ($text | dn); 0.01; 1); $exp; $text);
 def size($what; $exp; $text): check($what; near($exp; ($text | bn); 0.01; 1); $exp; $text);
 def count($what; $exp; $text): check($what; ($exp == ($text | tonumber)); $exp; $text);
+# the log-normal fit of a chain's metrics m (the engine's causal_lognorm):
+# sigma = ln(q3 / q1) / 1.349 or its floor, and the calls it predicts
+# above $at among the calls considered
+def fit_sigma($m): (($m.fit_q3_ns / $m.fit_q1_ns | log) / 1.349) as $sq |
+  if $sq < $m.fit_sigma * 0.999 then $m.fit_sigma else $sq end;
+def fit_above($m; $at): $m.calls_considered * 0.5 *
+  ((($at | log) - ($m.fit_median_ns | log)) / (fit_sigma($m) * (2 | sqrt)) | erfc);
 def pct($what; $exp; $text): check($what; near($exp; ($text | tonumber); 0.005; 0.051); $exp; $text);
 def secs($what; $exp; $text): check($what; near($exp; ($text | tonumber); 0; 0.0051); $exp; $text);
 
@@ -450,9 +457,7 @@ $ch.root_cause as $s |
     # (from the threshold), where the log-normal through the quartiles
     # must predict significantly fewer calls than there are spikes
     ((($m.spike_threshold_ns * ($sp | map(.dur_ns) | min)) | sqrt | floor) as $at |
-     (($m.fit_q3_ns / $m.fit_q1_ns | log) / 1.349) as $sq |
-     (if $sq < $m.fit_sigma * 0.999 then $m.fit_sigma else $sq end) as $sg |
-     ($m.calls_considered * 0.5 * ((($m.expected_at_ns | log) - ($m.fit_median_ns | log)) / ($sg * (2 | sqrt)) | erfc)) as $e |
+     fit_above($m; $m.expected_at_ns) as $e |
      check("test point"; near($at; $m.expected_at_ns; 0; 2); $at; $m.expected_at_ns),
      check("calls predicted above it"; near($e; $m.expected_above_threshold; 0.001; 1e-9); $e; $m.expected_above_threshold),
      check("more spikes than predicted"; ($sp | length) > $e; "> \($e)"; ($sp | length)))
@@ -477,8 +482,7 @@ $ch.root_cause as $s |
     # engine's median (a small difference of two near numbers)
     (($st | map(.dur_ns) | add) - ($st | length) * $med) as $above |
     ($m.fit_median_ns | log) as $mu | ($m.stall_threshold_ns | log) as $lc |
-    (($m.fit_q3_ns / $m.fit_q1_ns | log) / 1.349) as $sq |
-    (if $sq < $m.fit_sigma * 0.999 then $m.fit_sigma else $sq end) as $sg |
+    fit_sigma($m) as $sg |
     ($m.calls_considered * ((($mu + $sg * $sg / 2) | exp) * 0.5 * ((($lc - $mu - $sg * $sg) / ($sg * (2 | sqrt))) | erfc)
        - $m.median_ns * 0.5 * ((($lc - $mu) / ($sg * (2 | sqrt))) | erfc))) as $spread |
     ([0, $above - ([0, $spread] | max)] | max) as $cost |
@@ -496,8 +500,8 @@ $ch.root_cause as $s |
     ($s | capture("(?<k>\\d+) calls above (?<at>[0-9.]+ \\w+) where the spread of the other calls predicts (?<e>[0-9.e+-]+)")) as $t |
     check("test point"; near($at; $m.expected_at_ns; 0; 2); $at; $m.expected_at_ns),
     dur("test point in the text"; $m.expected_at_ns; $t.at),
-    check("calls predicted above it"; near($m.calls_considered * 0.5 * ((($m.expected_at_ns | log) - $mu) / ($sg * (2 | sqrt)) | erfc); ($t.e | tonumber); 0.01; 1e-9);
-      $m.calls_considered * 0.5 * ((($m.expected_at_ns | log) - $mu) / ($sg * (2 | sqrt)) | erfc); $t.e),
+    check("calls predicted above it"; near(fit_above($m; $m.expected_at_ns); ($t.e | tonumber); 0.01; 1e-9);
+      fit_above($m; $m.expected_at_ns); $t.e),
     count("stall windows"; ($wins | length); "\($m.stall_windows)"),
     (($s | capture(" - GPU side: in the stalls' windows its CUDA threads were preempted (?<pn>\\d+) times \\((?<pt>[0-9.]+ \\w+) off-CPU\\) and waited [0-9.]+ \\w+ for a CPU, other processes made (?<o>\\d+) CUDA calls")) // null) as $g |
     (($s | capture(" - host side: PID (?<q>\\d+) \\((?<qc>[^)]*)\\)( in (?<ctr>[^,]+(, container [0-9a-f]+)?),)? preempted its CUDA threads (?<qn>\\d+) times for (?<qt>[0-9.]+ \\w+) off-CPU in the stalls' windows \\(all preemptions there: (?<pn>\\d+), (?<pt>[0-9.]+ \\w+)\\)")) // null) as $h |
