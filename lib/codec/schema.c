@@ -217,6 +217,7 @@ FIELDS(snapshot_f) {
 	F64(psi_mem_full),
 	F64(psi_io_some),
 	F64(psi_io_full),
+	F64(steal_pct),
 };
 #undef E
 

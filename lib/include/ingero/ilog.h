@@ -16,7 +16,7 @@
 
 #define ILOG_MAGIC "ILOG"
 #define ILOG_VERSION_MAJOR 1   /* readers reject a larger major (SPEC §8) */
-#define ILOG_VERSION_MINOR 7
+#define ILOG_VERSION_MINOR 8
 #define INGERO_VERSION "0.1.0"
 
 /* Exit codes shared by every program (DESIGN "The filters"). */
@@ -110,6 +110,9 @@ struct ilog_snapshot {
 	/* pressure stall information (1.2): share of the time since the
 	 * previous snapshot, 0..100 */
 	double psi_cpu_some, psi_mem_some, psi_mem_full, psi_io_some, psi_io_full;
+	/* (1.8) share of all CPUs' time since the previous snapshot that the
+	 * hypervisor ran something else while they were runnable, 0..100 */
+	double steal_pct;
 };
 
 struct ilog_loss {
