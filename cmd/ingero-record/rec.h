@@ -155,8 +155,8 @@ struct rec {
 	unsigned others_left;
 	/* last loss counters written, to write only changes */
 	uint64_t last_loss_sum;
-	/* previous /proc/stat totals for cpu % */
-	uint64_t cpu_busy, cpu_total;
+	/* previous /proc/stat totals for cpu % and steal % */
+	uint64_t cpu_busy, cpu_total, cpu_steal;
 	double last_cpu_pct;
 	unsigned summary_lines;
 	unsigned sample_every;     /* current (adaptive) rate */

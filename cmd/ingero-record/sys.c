@@ -245,12 +245,20 @@ void rec_write_snapshot(struct rec *r)
 			uint64_t idle = v[3] + v[4], total = 0;
 			for (int i = 0; i < 8; i++)
 				total += v[i];
-			uint64_t busy = total - idle;
-			if (r->cpu_total && total > r->cpu_total)
-				s->cpu_pct = 100.0 * (double)(busy - r->cpu_busy) /
-					     (double)(total - r->cpu_total);
+			uint64_t busy = total - idle, steal = v[7];
+			if (r->cpu_total && total > r->cpu_total) {
+				double dtot = (double)(total - r->cpu_total);
+				s->cpu_pct = 100.0 * (double)(busy - r->cpu_busy) / dtot;
+				/* steal (the 8th column, counted busy above): the
+				 * hypervisor ran something else on a runnable vCPU */
+				if (steal >= r->cpu_steal) {
+					double pct = 100.0 * (double)(steal - r->cpu_steal) / dtot;
+					s->steal_pct = pct > 100 ? 100 : pct;
+				}
+			}
 			r->cpu_busy = busy;
 			r->cpu_total = total;
+			r->cpu_steal = steal;
 			r->last_cpu_pct = s->cpu_pct;
 		}
 		fclose(f);

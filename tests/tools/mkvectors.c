@@ -456,6 +456,8 @@ static void v_kinds(void)
 	rec.u.snapshot.psi_mem_some = 12.25;
 	rec.u.snapshot.psi_mem_full = 4.5;
 	rec.u.snapshot.psi_io_some = 0.75;
+	/* 1.8: the hypervisor ran something else 3.25% of the CPUs' time */
+	rec.u.snapshot.steal_pct = 3.25;
 	put(w, &rec);
 	rec = (struct ilog_record){ .kind = ILOG_K_LOSS };
 	rec.u.loss = (struct ilog_loss){ .ts_ns = MONO0 + 2000000000,

@@ -211,7 +211,7 @@ int main(void)
 		"\"procs\":[{\"pid\":7,\"cpu_pct\":98.5,\"rss\":1073741824,\"rss_growth\":0,"
 		"\"comm\":\"\"},{\"pid\":8,\"cpu_pct\":0,\"rss\":0,\"rss_growth\":0,\"comm\":\"\"}],"
 		"\"psi_cpu_some\":0,\"psi_mem_some\":0,\"psi_mem_full\":0,\"psi_io_some\":0,"
-		"\"psi_io_full\":0}",
+		"\"psi_io_full\":0,\"steal_pct\":0}",
 		"{\"type\":\"stack\",\"id\":\"0x1234\",\"pid\":7,\"ips\":[\"0x7f0000001000\",\"0x0\"]}",
 		"{\"type\":\"chain\",\"id\":\"0x1\",\"ts_start\":1000,\"time\":\"2026-11-22T16:20:00.000000000Z\",\"ts_end\":2000,"
 		"\"severity\":\"HIGH\",\"pattern\":\"cpu-contention\",\"pid\":7,"
