@@ -331,6 +331,7 @@ static int pj_host(void *s, uint32_t node, const struct ingero_host_event *h, ui
 static int pj_snapshot(void *s, uint32_t node, const struct ilog_snapshot *sn, uint64_t wall)
 {
 	return counter(s, node, wall, "cpu", "busy %", sn->cpu_pct) ||
+	       counter(s, node, wall, "cpu", "steal %", sn->steal_pct) ||
 	       counter(s, node, wall, "mem", "available", (double)sn->mem_avail) ||
 	       counter(s, node, wall, "mem", "swap used", (double)(sn->swap_total - sn->swap_free)) ||
 	       counter(s, node, wall, "load", "1m", sn->load1) ||

@@ -197,7 +197,7 @@ struct seq {                   /* a packet sequence */
 };
 
 struct counters {              /* per node, on sequence 1 */
-	uint64_t cpu, mem, swap, load, chains;
+	uint64_t cpu, steal, mem, swap, load, chains;
 	uint64_t psi[5];           /* cpu some, mem some, mem full, io some, io full */
 	/* counters made on first use, by name: losses, page allocations */
 	struct { char src[160]; uint64_t uuid; } *loss;
@@ -727,8 +727,10 @@ static int snapshot(struct pf *p, uint32_t node, const struct ilog_snapshot *s, 
 		c->mem = child_track(p, node, "mem available", 1, UNIT_SIZE_BYTES);
 		c->swap = child_track(p, node, "mem swap used", 1, UNIT_SIZE_BYTES);
 		c->load = child_track(p, node, "load 1m", 1, 0);
+		c->steal = child_track(p, node, "cpu steal %", 1, 0);
 	}
 	counter_value(p, c->cpu, wall, s->cpu_pct);
+	counter_value(p, c->steal, wall, s->steal_pct);
 	counter_value(p, c->mem, wall, (double)s->mem_avail);
 	counter_value(p, c->swap, wall, (double)(s->swap_total - s->swap_free));
 	counter_value(p, c->load, wall, s->load1);

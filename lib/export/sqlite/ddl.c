@@ -12,7 +12,7 @@
 #include "ingero/vec.h"
 #include "sqlite.h"
 
-#define SCHEMA_VERSION 8 /* 2: pystacks.entry; 3: summary tables; 4: the whole host
+#define SCHEMA_VERSION 9 /* 2: pystacks.entry; 3: summary tables; 4: the whole host
 			  * (format 1.2: cgroups, PSI, RSS growth); 5: format 1.3
 			  * (blkio, retrans, sockio; new tables only: the DDL below
 			  * adds them);
@@ -20,7 +20,8 @@
 			  * new only: ranks.c's DDL adds them);
 			  * 7: training steps (summary_steps, steps, step_sites, step_ops;
 			  * new only: steps.c's DDL adds them);
-			  * 8: format 1.5's records (inflight, triggers; new tables only) */
+			  * 8: format 1.5's records (inflight, triggers; new tables only);
+			  * 9: format 1.8's snapshots.steal_pct */
 #define APP_ID 0x494e4752 /* "INGR": PRAGMA application_id of an ingero database */
 
 /* Tables (docs/schema.md).  u64 values (ids, handles, addresses) are
@@ -39,6 +40,8 @@ static const char upgrade4[] =
 	"ALTER TABLE snapshots ADD COLUMN psi_io_full REAL;"
 	"ALTER TABLE snapshot_procs ADD COLUMN rss_growth INTEGER;"
 	"ALTER TABLE snapshot_procs ADD COLUMN comm TEXT;";
+/* To version 9: the column format 1.8 added. */
+static const char upgrade9[] = "ALTER TABLE snapshots ADD COLUMN steal_pct REAL";
 
 /* Tables (docs/schema.md) not made from a record kind's fields, in the
  * order sqlite_schema has always kept them (schema dumps show it): the
@@ -489,7 +492,7 @@ int ilog_sq_open_db(struct ilog_sink_ctx *c, struct sq *s)
 	}
 	int64_t ver = query_int(s, "PRAGMA user_version");
 	/* version 1 lacks pystacks.entry, 2 the summaries, 3 the host columns,
-	 * 4 the blkio table */
+	 * 4 the blkio table, 8 snapshots.steal_pct */
 	int upgrade = ntab > 0 && ver >= 1 && ver < SCHEMA_VERSION;
 	if (ntab > 0 && ver != SCHEMA_VERSION && !upgrade) {
 		snprintf(c->err, sizeof(c->err), "ingero database schema version %lld, this export "
@@ -512,6 +515,7 @@ int ilog_sq_open_db(struct ilog_sink_ctx *c, struct sq *s)
 		 SCHEMA_VERSION);
 	if ((upgrade && ver == 1 && ilog_sq_exec(c, s, "ALTER TABLE pystacks ADD COLUMN entry INTEGER")) ||
 	    (upgrade && ver < 4 && ilog_sq_exec(c, s, upgrade4)) ||
+	    (upgrade && ver < 9 && ilog_sq_exec(c, s, upgrade9)) ||
 	    (upgrade && ver < 3 && ilog_sq_exec(c, s, "DROP VIEW IF EXISTS op_stats;"
 				   "DROP VIEW IF EXISTS process_op_stats")) ||
 	    kind_tables(c, s, 0) || make_ddl(c, s, &q) || ilog_sq_exec(c, s, q.p) ||

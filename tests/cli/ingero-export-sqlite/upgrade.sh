@@ -8,8 +8,9 @@
 # and the tables of version 5 (blkio; retrans, sockio: format 1.3's
 # network).  A database of version 4 gains them and takes the new
 # session's rows; one of version 7 gains version 8's (inflight, triggers:
-# format 1.4's and 1.5's records), whose rows are the log's.  Any other
-# version is refused.
+# format 1.4's and 1.5's records), whose rows are the log's; one of version
+# 8 gains version 9's snapshots.steal_pct (format 1.8), NULL for the old
+# rows and the log's for the new.  Any other version is refused.
 set -uo pipefail
 synth=$INGERO_OUT/tests/tools/synth
 $synth --events 2000 --seed 3 -o a.ilog
@@ -27,6 +28,9 @@ v4='ALTER TABLE processes DROP COLUMN cgroup; ALTER TABLE processes DROP COLUMN 
 v5='DROP INDEX retrans_ts; DROP INDEX sockio_ts; DROP TABLE retrans; DROP TABLE sockio;'
 # the tables version 8 added
 v8='DROP INDEX inflight_pid; DROP TABLE inflight; DROP TABLE triggers;'
+# the column version 9 added
+v9='ALTER TABLE snapshots DROP COLUMN steal_pct;'
+v8="$v9 $v8"
 v5="$v8 $v5"
 v4="$v5 $v4"
 # make it what schema version 1 wrote
@@ -58,7 +62,7 @@ sqlite3 v2.db 'SELECT count(*), sum(abs(a.p99_ns - b.p99_ns) <= b.p99_ns * 0.003
 sqlite3 v2.db 'PRAGMA integrity_check'
 # what version 4 wrote: no blkio table
 ingero-export -f sqlite -o v4.db a.ilog
-sqlite3 v4.db 'DROP TABLE blkio; PRAGMA user_version = 4'
+sqlite3 v4.db "$v9 DROP TABLE blkio; PRAGMA user_version = 4"
 ingero-export -f sqlite -o v4.db "$INGERO_TESTS/vectors/host.ilog" && echo "appended to version 4"
 sqlite3 -separator ' ' v4.db 'PRAGMA user_version' 'SELECT s.seq, b.disk, b.pid, b.ios, b.p50_ns,
 	b.p99_ns, b.hist FROM blkio b JOIN sessions s USING (session_id) ORDER BY b.pid' \
@@ -98,6 +102,14 @@ sqlite3 -separator '	' v7.db 'SELECT t.ts / 1000000000, t.reason, t.pid, t.tid, 
 	JOIN ops o USING (op) ORDER BY t.rowid' >got.tsv
 rows_match trigger
 sqlite3 v7.db 'PRAGMA integrity_check'
-sqlite3 run.db 'PRAGMA user_version = 9'
+# what version 8 wrote: no snapshots.steal_pct; the old session's rows read
+# NULL, the new one's the log's (kinds: one snapshot, 3.25%)
+ingero-export -f sqlite -o v8.db "$INGERO_TESTS/vectors/kinds.ilog"
+sqlite3 v8.db "$v9 PRAGMA user_version = 8"
+ingero-export -f sqlite -o v8.db "$INGERO_TESTS/vectors/kinds.ilog" && echo "appended to version 8"
+sqlite3 -separator ' ' v8.db 'PRAGMA user_version' 'SELECT s.seq, count(*) > 0,
+	quote(max(n.steal_pct)) FROM snapshots n JOIN sessions s USING (session_id)
+	GROUP BY s.seq ORDER BY s.seq' 'PRAGMA integrity_check'
+sqlite3 run.db 'PRAGMA user_version = 10'
 ingero-export -f sqlite -o run.db a.ilog 2>&1
 echo "exit $?"
