@@ -472,6 +472,25 @@ void causal_snaps(struct ctx *x, uint32_t a, uint32_t b, struct snapsum *s);
  * means (0 without snapshots: not saturated).
  */
 int causal_cpu_saturated(struct ctx *x, uint32_t a, uint32_t b, double *psi, double *busy);
+/*
+ * CPU time the hypervisor gave to others while this VM's CPUs were
+ * runnable (steal, snapshot format 1.8) in the spans of the snapshots that
+ * cover a window set in `in` (x->T entries), above its rate in the spans
+ * of the other snapshots of [lo, hi): ns per CPU (the mean over them:
+ * what a thread on any one lost, on average), 0 when none rose.  A snapshot's span is the windows after the snapshot before it up
+ * to its own.  st: the stolen share of the CPUs' time in those spans and
+ * in the others (%; NULL: not wanted).  Such time can account for calls
+ * that waited with no cause the guest can see: the CPU that was to run
+ * them, or to wake them, was not running at all.
+ */
+double causal_stolen(struct ctx *x, const uint8_t *in, uint32_t lo, uint32_t hi, double st[2]);
+/* Its metrics: stolen_ns, steal_in_pct, steal_out_pct. */
+void causal_met_steal(struct cand *c, double stolen, const double st[2]);
+/* Whether time stolen so (stolen ns) accounts for half of lost ns. */
+static inline int causal_steal_explains(double stolen, double lost)
+{
+	return stolen > 0 && stolen >= 0.5 * lost;
+}
 /* What a GPU-side verdict says instead on a saturated host, and its fix:
  * the calling threads' own off-CPU time does not explain the loss, but the
  * work a call waits on outside them may have waited for a CPU; such a
@@ -485,6 +504,20 @@ int causal_cpu_saturated(struct ctx *x, uint32_t a, uint32_t b, double *psi, dou
 	"Rerun on a quiet host, or with CPUs reserved for the job (cgroup cpuset.cpus, " \
 	"taskset -c), to tell the GPU's share from the host's; if the calls stay slow there, " \
 	"look at the GPU (kernel times in Nsight Systems, nvidia-smi -q -d PERFORMANCE)."
+
+/* What a verdict of no cause says instead when the hypervisor took this
+ * VM's CPUs (causal_stolen): the time stolen in its spans, in and around
+ * the slow calls against elsewhere, and above that rate; such a chain is
+ * LOW (the guest cannot see what ran instead). */
+#define STEAL_TEXT \
+	" - the hypervisor: it gave this VM's CPUs to other work for %s of their time " \
+	"around the slow calls (steal) against %s elsewhere in the run, %s per CPU above " \
+	"that rate, enough for half the time lost; a CPU that is not running at all runs " \
+	"and wakes nothing, and the guest sees no cause, so the GPU is not shown to be at fault"
+#define FIX_STEAL \
+	"Steal time is CPU the hypervisor gave to other guests: run the job on dedicated " \
+	"(not overcommitted) or larger instances, or ask the provider; compare with a run " \
+	"without steal (the snapshots' steal_pct) before looking at the GPU."
 
 /* A CPU-contention chain with no one culprit (the calling threads waited
  * for a CPU, no process took it from them most): how its root cause ends

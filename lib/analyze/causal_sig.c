@@ -467,6 +467,42 @@ int causal_cpu_saturated(struct ctx *x, uint32_t a, uint32_t b, double *psi, dou
 	return n && (*psi >= ILOG_SAT_PSI || *busy >= ILOG_SAT_CPU);
 }
 
+double causal_stolen(struct ctx *x, const uint8_t *in, uint32_t lo, uint32_t hi, double st[2])
+{
+	double s_in = 0, l_in = 0, s_out = 0, l_out = 0;
+	uint32_t prev = UINT32_MAX;
+	for (uint32_t k = 0; k < x->nd->nsnap; k++) {
+		const struct snaptick *t = &x->nd->snap[k];
+		if (!t->n)
+			continue;
+		if (prev != UINT32_MAX) { /* the first has no span: its steal is 0 */
+			int hit = 0;
+			for (uint32_t j = prev + 1; j <= k && j < x->T; j++)
+				hit |= in[j];
+			double len = (double)(k - prev) * (double)x->nd->width;
+			double pct = t->steal_sum / t->n;
+			if (hit)
+				s_in += pct * len, l_in += len;
+			else if (prev + 1 >= lo && k < hi)
+				s_out += pct * len, l_out += len;
+		}
+		prev = k;
+	}
+	double r_in = l_in > 0 ? s_in / l_in : 0, r_out = l_out > 0 ? s_out / l_out : 0;
+	if (st)
+		st[0] = r_in, st[1] = r_out;
+	/* per CPU: what a thread on any one of them lost, on average */
+	double ex = (r_in - r_out) / 100 * l_in;
+	return ex > 0 ? ex : 0;
+}
+
+void causal_met_steal(struct cand *c, double stolen, const double st[2])
+{
+	causal_met_u(c, "stolen_ns", ilog_sat_u64(stolen));
+	causal_met_f(c, "steal_in_pct", st[0]);
+	causal_met_f(c, "steal_out_pct", st[1]);
+}
+
 /* ---- per-process signals ---- */
 /*
  * Windows of [lo, hi) where a signal is a robust outlier against the

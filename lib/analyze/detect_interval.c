@@ -426,23 +426,35 @@ static void gpu_chain(struct ctx *x, struct cand *c, const struct sproc *p, cons
 static void slow_chain(struct ctx *x, struct cand *c, const struct sproc *p,
 		       const struct sseries *s, const char *head, const struct offcpu *oc,
 		       uint64_t len, uint64_t oth, uint64_t pg, const struct snapsum *ss,
-		       const double sat[2])
+		       const double sat[2], const double stl[3])
 {
 	const char *comm = c->comm;
 	uint64_t pn = oc->pn, pd = oc->pd;
 	double off_in = oc->off_in, off_rate_out = oc->rate_out;
-	char tail[512];
+	char tail[1024];
 	size_t l = (size_t)snprintf(tail, sizeof(tail),
-				    " with no host cause: its CUDA threads were preempted %llu "
+				    " with no %s cause: its CUDA threads were preempted %llu "
 				    "times (%s off-CPU, %s of the interval against %s outside "
 				    "it), other processes made %llu CUDA calls, %llu pages were "
 				    "allocated",
-				    (unsigned long long)pn, D(x, (double)pd),
+				    stl ? "guest" : "host", (unsigned long long)pn, D(x, (double)pd),
 				    P(x, len ? off_in / (double)len : 0), P(x, off_rate_out),
 				    (unsigned long long)oth, (unsigned long long)pg);
 	if (ss->n)
 		l += (size_t)snprintf(tail + l, sizeof(tail) - l, " and the CPUs were %s busy",
 				      P(x, ss->cpu_avg / 100));
+	if (stl) {
+		/* the guest saw no cause, the hypervisor took its CPUs: LOW */
+		snprintf(tail + l, sizeof(tail) - l, STEAL_TEXT, P(x, stl[1] / 100),
+			 P(x, stl[2] / 100), D(x, stl[0]));
+		snprintf(c->root, sizeof(c->root), "%s%s", head, tail);
+		snprintf(c->title, sizeof(c->title),
+			 "Slower calls: %s in %s (PID %u), on a VM whose CPUs were taken (steal)",
+			 opn(s->op), comm, p->pid);
+		snprintf(c->fix, sizeof(c->fix), "%s", FIX_STEAL);
+		c->forced = ILOG_SEV_LOW;
+		return;
+	}
 	if (sat) {
 		/* the threads' own accounting clears the host, a saturated one
 		 * does not: the cause is not shown (causal_cpu_saturated) */
@@ -509,7 +521,7 @@ static void interval_metrics(struct ctx *x, struct cand *c, const struct dhist *
 static int interval_cause(struct ctx *x, const struct sproc *p, const struct sseries *s,
 			  struct ival iv, const uint8_t *hot, struct sig *g, uint64_t lost,
 			  uint32_t lo, uint32_t hi, double cov[5], uint8_t **in_iv,
-			  struct offcpu *oc, int *likely)
+			  struct offcpu *oc, int *likely, double stl[3])
 {
 	*likely = 0;
 	uint64_t ta = tick_ts(x, iv.a), tb = tick_ts(x, iv.b);
@@ -561,6 +573,20 @@ static int interval_cause(struct ctx *x, const struct sproc *p, const struct sse
 		best = cov[3], pat = ILOG_PAT_NET_RETRANSMITS;
 	if (gr_ok && cov[4] > best)
 		return -1; /* the graph re-capture chain of this process explains it */
+	/*
+	 * Nothing the guest accounts for, but the hypervisor took the VM's
+	 * CPUs for half the lost time or more (steal): a CPU that is not
+	 * running at all delays the calls, their wakeups and their peers
+	 * alike, and what the guest saw meanwhile (retransmission timers that
+	 * fired late, co-occurring calls) is its consequence, not the cause
+	 * (a clean loop's synchronize and a clean all-reduce over loopback
+	 * both slowed 8x on a CI machine, with 3 spurious retransmissions).
+	 */
+	if (pat != ILOG_PAT_CPU_CONTENTION) {
+		stl[0] = causal_stolen(x, t, lo, hi, &stl[1]);
+		if (causal_steal_explains(stl[0], (double)lost))
+			return ILOG_PAT_GPU_SLOW;
+	}
 	/* no cause found: a slowdown that began under retransmissions and
 	 * outlasted them is the flow's loss recovery (net_recovery) */
 	if (pat == ILOG_PAT_GPU_SLOW && net_op(s) &&
@@ -656,9 +682,10 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 	uint64_t ta = tick_ts(x, iv.a), tb = tick_ts(x, iv.b);
 	uint64_t len = tb - ta;
 
-	double cov[5];
+	double cov[5], stl[3] = { 0, 0, 0 };
 	int likely;
-	int pat = interval_cause(x, p, s, iv, hot, g, lost, lo, hi, cov, &in_iv, &oc, &likely);
+	int pat = interval_cause(x, p, s, iv, hot, g, lost, lo, hi, cov, &in_iv, &oc, &likely,
+				 stl);
 	if (pat < 0)
 		goto done;
 
@@ -710,9 +737,13 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 		net_chain(x, c, p, head, iv, lo, hi, g);
 	else {
 		double sat[2];
-		int saturated = interval_saturated(x, s, iv, lo, hi, &oc, lost, sat);
+		int stolen = causal_steal_explains(stl[0], (double)lost);
+		int saturated = !stolen && interval_saturated(x, s, iv, lo, hi, &oc, lost, sat);
 		causal_met_u(c, "host_saturated", (uint64_t)saturated);
-		slow_chain(x, c, p, s, head, &oc, len, oth, pg, &ss, saturated ? sat : NULL);
+		if (stl[0] > 0)
+			causal_met_steal(c, stl[0], &stl[1]);
+		slow_chain(x, c, p, s, head, &oc, len, oth, pg, &ss, saturated ? sat : NULL,
+			   stolen ? stl : NULL);
 	}
 	causal_ev_add(x, c, tick_ts(x, worst), "worst window: a %s call took %s", opn(s->op),
 		      D(x, (double)wmax));

@@ -86,6 +86,10 @@ struct stall_ev {
 	uint64_t tcp, rin, rout;
 	struct net_flow nf;
 	uint32_t nnf;
+	/* the hypervisor's take of the VM's CPUs around the stalls
+	 * (causal_stolen): ns above its rate elsewhere, the shares in and out */
+	double stolen, steal[2];
+	int stole;                /* it accounts for them: nothing else is named */
 };
 
 /*
@@ -98,7 +102,13 @@ static void stall_side(struct ctx *x, struct cand *c, const struct sproc *p,
 {
 	const struct offcpu *oc = &e->oc;
 	size_t l = strlen(c->root);
-	if (cause == ILOG_PAT_GPU_SLOW && sat) {
+	if (cause == ILOG_PAT_GPU_SLOW && e->stole) {
+		/* the guest saw no cause, the hypervisor took its CPUs (LOW) */
+		snprintf(c->root + l, sizeof(c->root) - l, STEAL_TEXT, P(x, e->steal[0] / 100),
+			 P(x, e->steal[1] / 100), D(x, e->stolen));
+		snprintf(c->fix, sizeof(c->fix), "%s", FIX_STEAL);
+		c->forced = ILOG_SEV_LOW;
+	} else if (cause == ILOG_PAT_GPU_SLOW && sat) {
 		/* the GPU side, but on a saturated host: not shown (LOW) */
 		snprintf(c->root + l, sizeof(c->root) - l, SAT_TEXT, P(x, sat[0] / 100),
 			 P(x, sat[1] / 100));
@@ -201,8 +211,9 @@ static double stall_windows(struct ctx *x, const struct scall *t, uint32_t m, ui
 }
 
 /* The cause, as the interval chain's pattern would name it (lost_kept:
- * the time the kept stalls lost); gpu-slow: the GPU work itself. */
-static enum ilog_pattern stall_cause(const struct stall_ev *e, double lost_kept)
+ * the time the kept stalls lost); gpu-slow: the GPU work itself, or with
+ * e->stole set the hypervisor's (found here). */
+static enum ilog_pattern stall_cause(struct stall_ev *e, double lost_kept)
 {
 	enum ilog_pattern cause = ILOG_PAT_GPU_SLOW;
 	double best = 0;
@@ -234,6 +245,13 @@ static enum ilog_pattern stall_cause(const struct stall_ev *e, double lost_kept)
 	 * at its timeout, 200 ms or more, whatever the CPU was doing) */
 	if (e->cov_net >= ILOG_COVERAGE && e->cov_net > best)
 		best = e->cov_net, cause = ILOG_PAT_NET_RETRANSMITS;
+	/* nothing the guest accounts for, but the hypervisor took the VM's
+	 * CPUs around the stalls for half their time or more: that, not what
+	 * the guest saw meanwhile, is the cause (as for an interval) */
+	if (cause != ILOG_PAT_CPU_CONTENTION && causal_steal_explains(e->stolen, lost_kept)) {
+		e->stole = 1;
+		cause = ILOG_PAT_GPU_SLOW;
+	}
 	return cause;
 }
 
@@ -290,7 +308,9 @@ static void isolated_metrics(struct ctx *x, struct cand *c, const struct causal_
 	causal_met_f(c, "fit_sigma", g->sig);
 	causal_met_u(c, "lost_ns", ilog_sat_u64(g->lost));
 	causal_met_s(c, "side", side);
-	causal_met_s(c, "cause", cause == ILOG_PAT_GPU_SLOW ? "gpu" : patn(cause));
+	causal_met_s(c, "cause", e->stole ? "steal" : cause == ILOG_PAT_GPU_SLOW ? "gpu" : patn(cause));
+	if (e->stolen > 0)
+		causal_met_steal(c, e->stolen, e->steal);
 	causal_met_u(c, "stall_windows", e->nwin);
 	causal_met_u(c, "preemptions_in", e->oc.pn);
 	causal_met_u(c, "offcpu_in_ns", e->oc.pd);
@@ -337,6 +357,7 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 		x->oom = 1;
 		goto done;
 	}
+	e.stolen = causal_stolen(x, in, pc->lo, pc->hi, e.steal);
 	e.cov_gpu = causal_call_coverage(x, t, g->m, pc->g.fgpu);
 	e.cov_mem = causal_call_coverage(x, t, g->m, pc->g.fmem);
 	e.tcp = net_op(s) ? causal_net_bytes(x, p->pid, pc->lo, pc->hi, NULL) : 0;
@@ -395,10 +416,10 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 	 * calls wait on look like: the GPU side is not shown then; stalls of
 	 * a mode of their own (bimodal) are the work's */
 	double sat[2] = { 0, 0 };
-	int saturated = cause == ILOG_PAT_GPU_SLOW && g->ratio <= 0 &&
+	int saturated = cause == ILOG_PAT_GPU_SLOW && !e.stole && g->ratio <= 0 &&
 			causal_cpu_saturated(x, tick_at(x, a), tick_at(x, b) + 1, &sat[0], &sat[1]);
 	const char *side = host ? "host" : cause == ILOG_PAT_NET_RETRANSMITS ? "network"
-				  : saturated ? "undetermined" : "GPU";
+				  : e.stole ? "hypervisor" : saturated ? "undetermined" : "GPU";
 	stall_side(x, c, p, cause, &e, saturated ? sat : NULL);
 	causal_met_u(c, "host_saturated", (uint64_t)saturated);
 	if (cause == ILOG_PAT_NET_RETRANSMITS && c->culprit)

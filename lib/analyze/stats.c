@@ -253,6 +253,7 @@ static void merge_snap(struct snaptick *d, const struct snaptick *a, const struc
 	else if (b->n) {
 		r.n += b->n;
 		r.cpu_sum += b->cpu_sum;
+		r.steal_sum += b->steal_sum;
 		if (b->cpu_max > r.cpu_max)
 			r.cpu_max = b->cpu_max;
 		if (b->load_max > r.load_max)
@@ -1041,7 +1042,8 @@ static int add_snapshot(struct ilog_stats *st, struct snode *nd, const struct il
 	struct snaptick one = { 1, s->cpu_pct, s->cpu_pct, s->load1, s->mem_avail, s->mem_total,
 				swap_used, s->swap_total,
 				{ s->psi_cpu_some, s->psi_mem_some, s->psi_mem_full, s->psi_io_some,
-				  s->psi_io_full } };
+				  s->psi_io_full },
+				s->steal_pct };
 	struct snaptick old = nd->snap[k];
 	merge_snap(&nd->snap[k], &old, &one);
 	if (!nd->nsnaps || s->mem_avail < nd->avail_min)

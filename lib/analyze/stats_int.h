@@ -198,6 +198,7 @@ struct snaptick {
 	double cpu_sum, cpu_max, load_max;
 	uint64_t avail_min, total, swap_used_max, swap_total;
 	double psi_max[PSI_N];    /* the highest of the window's snapshots */
+	double steal_sum;         /* their steal_pct, summed (format 1.8) */
 };
 
 #define MAXTIDS 64

@@ -6,7 +6,7 @@
  *   scensynth SCENARIO [-o FILE] [--seed N] [--seconds S] [--sync-factor F]
  *             [--node NAME] [--mono-ns NS] [--real-ns NS]
  *             [--mem-dip FRAC [--mem-dip-at FROM,TO]] [--jitter FRAC]
- *             [--saturate PCT] [--runq PID]
+ *             [--saturate PCT] [--runq PID] [--steal PCT [--steal-slow NS]]
  *   scensynth --list
  *
  * --mem-dip rewrites the scenario's system snapshots the way an idle but
@@ -32,6 +32,13 @@
  * `wakeup` record of its thread says it waited that long with PID as the
  * occupant (format 1.7).  Everywhere, one call in ten also waits 60-150 us
  * on an idle CPU (a wakeup with no occupant), as any host's wakeups do.
+ *
+ * --steal sets the snapshots taken between FROM and TO to a VM's whose
+ * hypervisor gave PCT of its CPUs' time to others (steal_pct, format 1.8;
+ * counted in cpu_pct too, as /proc/stat's busy time counts it); with
+ * --steal-slow, the snapshots instead whose span (since the one before)
+ * saw a synchronizing call longer than NS begin: a hypervisor that paused
+ * the VM at those times.  The calls are left as they are.
  */
 #include <getopt.h>
 #include <math.h>
@@ -42,7 +49,17 @@
 #include "ingero/cli.h"
 #include "scenario.h"
 
-struct dip { double frac, from, to, jitter, sat; uint64_t seed; uint32_t runq; };
+struct dip {
+	double frac, from, to, jitter, sat, steal;
+	uint64_t seed, steal_slow;
+	uint32_t runq;
+};
+
+/* Whether the scenario's log is rewritten (rewrite). */
+static int rewriting(const struct dip *d)
+{
+	return d->frac > 0 || d->jitter > 0 || d->sat > 0 || d->runq || d->steal > 0;
+}
 
 /* xorshift64: uniform in [0, 1) */
 static double uni01(uint64_t *x)
@@ -109,8 +126,11 @@ static int rewrite(int in, struct ilog_writer *w, const struct dip *d, char *err
 	uint64_t x = d->seed * 0x9e3779b97f4a7c15ull + 1, y = x ^ 0x5bd1e995ull;
 	int k, rc = 0;
 	uint64_t z = d->seed * 0xd1b54a32d192ed03ull + 7;
-	int hog_written = 0;
+	int hog_written = 0, slow_seen = 0;
 	while (!rc && (k = ilog_reader_next(r, &rec)) > 0) {
+		if (rec->kind == ILOG_K_CUDA && d->steal_slow && sync_op(rec->u.cuda.op) &&
+		    rec->u.cuda.dur_ns > d->steal_slow)
+			slow_seen = 1;
 		if (d->runq && !hog_written && rec->kind != ILOG_K_HEADER &&
 		    rec->kind != ILOG_K_CLOCK) {
 			struct ilog_record p = { .kind = ILOG_K_PROCESS };
@@ -138,7 +158,7 @@ static int rewrite(int in, struct ilog_writer *w, const struct dip *d, char *err
 			rc = ilog_writer_put(w, &c);
 			continue;
 		}
-		if (rec->kind != ILOG_K_SNAPSHOT || (d->frac <= 0 && d->sat <= 0)) {
+		if (rec->kind != ILOG_K_SNAPSHOT || (d->frac <= 0 && d->sat <= 0 && d->steal <= 0)) {
 			rc = ilog_writer_put(w, rec);
 			continue;
 		}
@@ -148,6 +168,12 @@ static int rewrite(int in, struct ilog_writer *w, const struct dip *d, char *err
 			s->cpu_pct = 100;
 			s->psi_cpu_some = d->sat;
 		}
+		if (d->steal > 0 &&
+		    (d->steal_slow ? slow_seen : s->ts_ns >= da && s->ts_ns < db)) {
+			s->steal_pct = d->steal;
+			s->cpu_pct = s->cpu_pct + d->steal > 100 ? 100 : s->cpu_pct + d->steal;
+		}
+		slow_seen = 0;
 		if (d->frac <= 0) {
 			rc = ilog_writer_put(w, &c);
 			continue;
@@ -176,10 +202,11 @@ int main(int argc, char **argv)
 		{ "list", no_argument, 0, 'l' }, { "mem-dip", required_argument, 0, 'm' },
 		{ "mem-dip-at", required_argument, 0, 'a' }, { "jitter", required_argument, 0, 'j' },
 		{ "saturate", required_argument, 0, 'p' }, { "runq", required_argument, 0, 'q' },
+		{ "steal", required_argument, 0, 't' }, { "steal-slow", required_argument, 0, 'T' },
 		{ 0 },
 	};
 	struct ilog_scenario_opts so = { 0 };
-	struct dip dip = { 0, 0.4, 0.75, 0, 0, 0, 0 };
+	struct dip dip = { .from = 0.4, .to = 0.75 };
 	const char *out = NULL;
 	int c;
 	ilog_cli_init(argv[0]);
@@ -196,6 +223,8 @@ int main(int argc, char **argv)
 		case 'j': dip.jitter = strtod(optarg, NULL); break;
 		case 'p': dip.sat = strtod(optarg, NULL); break;
 		case 'q': dip.runq = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 't': dip.steal = strtod(optarg, NULL); break;
+		case 'T': dip.steal_slow = strtoull(optarg, NULL, 0); break;
 		case 'a':
 			if (sscanf(optarg, "%lf,%lf", &dip.from, &dip.to) != 2 || dip.from >= dip.to) {
 				ilog_errorf("--mem-dip-at: want FROM,TO (fractions of the run)");
@@ -224,10 +253,10 @@ int main(int argc, char **argv)
 		ilog_errorf("%s", err);
 		return ILOG_EXIT_USAGE;
 	}
-	/* with --mem-dip or --jitter the scenario goes to a temporary file first */
-	FILE *tmp = dip.frac > 0 || dip.jitter > 0 || dip.sat > 0 || dip.runq ? tmpfile() : NULL;
+	/* rewritten, the scenario goes to a temporary file first */
+	FILE *tmp = rewriting(&dip) ? tmpfile() : NULL;
 	struct ilog_writer *sw = w;
-	if (dip.frac > 0 || dip.jitter > 0 || dip.sat > 0 || dip.runq) {
+	if (rewriting(&dip)) {
 		sw = tmp ? ilog_writer_open(fileno(tmp), &wo, err, sizeof(err)) : NULL;
 		if (!sw) {
 			ilog_errorf("temporary log: %s", tmp ? err : "cannot create");
