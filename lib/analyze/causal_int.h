@@ -477,13 +477,21 @@ int causal_cpu_saturated(struct ctx *x, uint32_t a, uint32_t b, double *psi, dou
  * runnable (steal, snapshot format 1.8) in the spans of the snapshots that
  * cover a window set in `in` (x->T entries), above its rate in the spans
  * of the other snapshots of [lo, hi): ns per CPU (the mean over them:
- * what a thread on any one lost, on average), 0 when none rose.  A snapshot's span is the windows after the snapshot before it up
+ * what a thread on any one lost, on average), 0 when none rose; with
+ * every_cpu, of all the CPUs together (a collective waits on work that
+ * runs on any of them: its peer ranks, its proxy thread, the network
+ * stack's processing).  A snapshot's span is the windows after the snapshot before it up
  * to its own.  st: the stolen share of the CPUs' time in those spans and
  * in the others (%; NULL: not wanted).  Such time can account for calls
  * that waited with no cause the guest can see: the CPU that was to run
  * them, or to wake them, was not running at all.
  */
-double causal_stolen(struct ctx *x, const uint8_t *in, uint32_t lo, uint32_t hi, double st[2]);
+double causal_stolen(struct ctx *x, const uint8_t *in, uint32_t lo, uint32_t hi, int every_cpu,
+		     double st[2]);
+/* How STEAL_TEXT says whose time it counted. */
+#define STEAL_WHOSE(every_cpu) \
+	((every_cpu) ? "of all its CPUs' time (a collective waits on work on any of them)" \
+		     : "per CPU")
 /* Its metrics: stolen_ns, steal_in_pct, steal_out_pct. */
 void causal_met_steal(struct cand *c, double stolen, const double st[2]);
 /* Whether time stolen so (stolen ns) accounts for half of lost ns. */
@@ -511,8 +519,8 @@ static inline int causal_steal_explains(double stolen, double lost)
  * LOW (the guest cannot see what ran instead). */
 #define STEAL_TEXT \
 	" - the hypervisor: it gave this VM's CPUs to other work for %s of their time " \
-	"around the slow calls (steal) against %s elsewhere in the run, %s per CPU above " \
-	"that rate, enough for half the time lost; a CPU that is not running at all runs " \
+	"around the slow calls (steal) against %s elsewhere in the run, %s %s above that " \
+	"rate, enough for half the time lost; a CPU that is not running at all runs " \
 	"and wakes nothing, and the guest sees no cause, so the GPU is not shown to be at fault"
 #define FIX_STEAL \
 	"Steal time is CPU the hypervisor gave to other guests: run the job on dedicated " \

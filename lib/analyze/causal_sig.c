@@ -467,7 +467,8 @@ int causal_cpu_saturated(struct ctx *x, uint32_t a, uint32_t b, double *psi, dou
 	return n && (*psi >= ILOG_SAT_PSI || *busy >= ILOG_SAT_CPU);
 }
 
-double causal_stolen(struct ctx *x, const uint8_t *in, uint32_t lo, uint32_t hi, double st[2])
+double causal_stolen(struct ctx *x, const uint8_t *in, uint32_t lo, uint32_t hi, int every_cpu,
+		     double st[2])
 {
 	double s_in = 0, l_in = 0, s_out = 0, l_out = 0;
 	uint32_t prev = UINT32_MAX;
@@ -492,7 +493,7 @@ double causal_stolen(struct ctx *x, const uint8_t *in, uint32_t lo, uint32_t hi,
 	if (st)
 		st[0] = r_in, st[1] = r_out;
 	/* per CPU: what a thread on any one of them lost, on average */
-	double ex = (r_in - r_out) / 100 * l_in;
+	double ex = (r_in - r_out) / 100 * l_in * (every_cpu && x->nd->ncpu ? x->nd->ncpu : 1);
 	return ex > 0 ? ex : 0;
 }
 

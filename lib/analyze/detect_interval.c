@@ -446,7 +446,7 @@ static void slow_chain(struct ctx *x, struct cand *c, const struct sproc *p,
 	if (stl) {
 		/* the guest saw no cause, the hypervisor took its CPUs: LOW */
 		snprintf(tail + l, sizeof(tail) - l, STEAL_TEXT, P(x, stl[1] / 100),
-			 P(x, stl[2] / 100), D(x, stl[0]));
+			 P(x, stl[2] / 100), D(x, stl[0]), STEAL_WHOSE(s->layer == ILOG_LAYER_NCCL));
 		snprintf(c->root, sizeof(c->root), "%s%s", head, tail);
 		snprintf(c->title, sizeof(c->title),
 			 "Slower calls: %s in %s (PID %u), on a VM whose CPUs were taken (steal)",
@@ -583,7 +583,7 @@ static int interval_cause(struct ctx *x, const struct sproc *p, const struct sse
 	 * both slowed 8x on a CI machine, with 3 spurious retransmissions).
 	 */
 	if (pat != ILOG_PAT_CPU_CONTENTION) {
-		stl[0] = causal_stolen(x, t, lo, hi, &stl[1]);
+		stl[0] = causal_stolen(x, t, lo, hi, s->layer == ILOG_LAYER_NCCL, &stl[1]);
 		if (causal_steal_explains(stl[0], (double)lost))
 			return ILOG_PAT_GPU_SLOW;
 	}

@@ -90,6 +90,7 @@ struct stall_ev {
 	 * (causal_stolen): ns above its rate elsewhere, the shares in and out */
 	double stolen, steal[2];
 	int stole;                /* it accounts for them: nothing else is named */
+	int every_cpu;            /* counted on all the CPUs (a collective's) */
 };
 
 /*
@@ -105,7 +106,7 @@ static void stall_side(struct ctx *x, struct cand *c, const struct sproc *p,
 	if (cause == ILOG_PAT_GPU_SLOW && e->stole) {
 		/* the guest saw no cause, the hypervisor took its CPUs (LOW) */
 		snprintf(c->root + l, sizeof(c->root) - l, STEAL_TEXT, P(x, e->steal[0] / 100),
-			 P(x, e->steal[1] / 100), D(x, e->stolen));
+			 P(x, e->steal[1] / 100), D(x, e->stolen), STEAL_WHOSE(e->every_cpu));
 		snprintf(c->fix, sizeof(c->fix), "%s", FIX_STEAL);
 		c->forced = ILOG_SEV_LOW;
 	} else if (cause == ILOG_PAT_GPU_SLOW && sat) {
@@ -357,7 +358,8 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 		x->oom = 1;
 		goto done;
 	}
-	e.stolen = causal_stolen(x, in, pc->lo, pc->hi, e.steal);
+	e.every_cpu = s->layer == ILOG_LAYER_NCCL;
+	e.stolen = causal_stolen(x, in, pc->lo, pc->hi, e.every_cpu, e.steal);
 	e.cov_gpu = causal_call_coverage(x, t, g->m, pc->g.fgpu);
 	e.cov_mem = causal_call_coverage(x, t, g->m, pc->g.fmem);
 	e.tcp = net_op(s) ? causal_net_bytes(x, p->pid, pc->lo, pc->hi, NULL) : 0;
