@@ -437,7 +437,8 @@ static void slow_chain(struct ctx *x, struct cand *c, const struct sproc *p,
 				    "times (%s off-CPU, %s of the interval against %s outside "
 				    "it), other processes made %llu CUDA calls, %llu pages were "
 				    "allocated",
-				    stl ? "guest" : "host", (unsigned long long)pn, D(x, (double)pd),
+				    stl ? "guest" : "host", (unsigned long long)pn,
+				    D(x, (double)pd),
 				    P(x, len ? off_in / (double)len : 0), P(x, off_rate_out),
 				    (unsigned long long)oth, (unsigned long long)pg);
 	if (ss->n)
@@ -446,7 +447,8 @@ static void slow_chain(struct ctx *x, struct cand *c, const struct sproc *p,
 	if (stl) {
 		/* the guest saw no cause, the hypervisor took its CPUs: LOW */
 		snprintf(tail + l, sizeof(tail) - l, STEAL_TEXT, P(x, stl[1] / 100),
-			 P(x, stl[2] / 100), D(x, stl[0]), STEAL_WHOSE(s->layer == ILOG_LAYER_NCCL));
+			 P(x, stl[2] / 100), D(x, stl[0]),
+			 STEAL_WHOSE(s->layer == ILOG_LAYER_NCCL));
 		snprintf(c->root, sizeof(c->root), "%s%s", head, tail);
 		snprintf(c->title, sizeof(c->title),
 			 "Slower calls: %s in %s (PID %u), on a VM whose CPUs were taken (steal)",

@@ -309,7 +309,8 @@ static void isolated_metrics(struct ctx *x, struct cand *c, const struct causal_
 	causal_met_f(c, "fit_sigma", g->sig);
 	causal_met_u(c, "lost_ns", ilog_sat_u64(g->lost));
 	causal_met_s(c, "side", side);
-	causal_met_s(c, "cause", e->stole ? "steal" : cause == ILOG_PAT_GPU_SLOW ? "gpu" : patn(cause));
+	causal_met_s(c, "cause",
+		     e->stole ? "steal" : cause == ILOG_PAT_GPU_SLOW ? "gpu" : patn(cause));
 	if (e->stolen > 0)
 		causal_met_steal(c, e->stolen, e->steal);
 	causal_met_u(c, "stall_windows", e->nwin);

@@ -158,7 +158,8 @@ static int rewrite(int in, struct ilog_writer *w, const struct dip *d, char *err
 			rc = ilog_writer_put(w, &c);
 			continue;
 		}
-		if (rec->kind != ILOG_K_SNAPSHOT || (d->frac <= 0 && d->sat <= 0 && d->steal <= 0)) {
+		if (rec->kind != ILOG_K_SNAPSHOT ||
+		    (d->frac <= 0 && d->sat <= 0 && d->steal <= 0)) {
 			rc = ilog_writer_put(w, rec);
 			continue;
 		}
