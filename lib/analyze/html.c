@@ -426,6 +426,20 @@ static void pick_lanes(struct ctx *x, struct nview *v)
 			}
 			lane_keep_if_any(v);
 		}
+		/* the hypervisor's take of the CPUs (format 1.8), where it took any */
+		struct lane *sl = lane_add(x, v, "cpu-steal", "CPU stolen by the hypervisor (all CPUs)",
+					   "pct");
+		if (!sl)
+			return;
+		sl->full = 100;
+		t = NULL;
+		for (uint32_t k = 0; k < v->nw; k++) {
+			if (k < nd->nsnap && nd->snap[k].n)
+				t = &nd->snap[k];
+			if (t)
+				sl->v[k] = t->steal_sum / t->n;
+		}
+		lane_keep_if_any(v);
 		if (swap) {
 			struct lane *s = lane_add(x, v, "swap-used", "swap used", "bytes");
 			if (s)

@@ -49,3 +49,11 @@ for seed in 1 2; do
 		.metrics.side == "GPU")' \
 		c.jsonl >/dev/null || fail "seed $seed: stalls, steal all along: $(cat c.jsonl)"
 done
+# the HTML report's timeline has a steal lane where the snapshots have steal
+"$S" gpu-slow --seed 1 --steal 70 -o run.ilog || exit 1
+ingero-correlate --html run.html run.ilog || exit 1
+grep -q 'data-signal="cpu-steal" data-label="CPU stolen by the hypervisor (all CPUs)"' run.html ||
+	fail "no steal lane in the HTML report"
+"$S" gpu-slow --seed 1 -o run.ilog || exit 1
+ingero-correlate --html run.html run.ilog || exit 1
+! grep -q 'cpu-steal' run.html || fail "a steal lane without steal"
