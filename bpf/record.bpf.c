@@ -111,6 +111,16 @@ static __always_inline void hold_count(__u32 what)
 		__sync_fetch_and_add(v, 1);
 }
 
+/* The watchdog found the recorder gone: a process stopped now would be
+ * resumed by nobody once the watchdog is gone too, and a dying recorder's
+ * probes stay in for seconds on a loaded host. */
+static __always_inline bool hold_off(void)
+{
+	__u32 k = REC_HOLD_OFF;
+	__u64 *v = bpf_map_lookup_elem(&hold_stats, &k);
+	return v && *v;
+}
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
@@ -288,7 +298,7 @@ static __always_inline void dl_hold(__u32 tgid)
 		return;
 	}
 	__u32 what = REC_NOTE_DLOPEN;
-	if (!bpf_map_lookup_elem(&holds, &tgid)) {
+	if (!bpf_map_lookup_elem(&holds, &tgid) && !hold_off()) {
 		struct rec_hold_ent h = { .ts_ns = bpf_ktime_get_ns() };
 		if (bpf_map_update_elem(&holds, &tgid, &h, BPF_NOEXIST)) {
 			hold_count(REC_HOLD_MISSED);
@@ -1391,6 +1401,8 @@ static __always_inline int hold_mmap(__u64 prot, __u64 fd_arg, long ret)
 	struct rec_hold_ent h = { .ts_ns = bpf_ktime_get_ns(), .file = k };
 	if (bpf_map_lookup_elem(&holds, &tgid))
 		return 0; /* already stopping (another thread) */
+	if (hold_off())
+		return 0;
 	struct rec_hold_msg *m = bpf_ringbuf_reserve(&crit_rb, sizeof(*m), 0);
 	if (!m) {
 		count_rb(REC_RB_CRIT, 0);

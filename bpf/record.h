@@ -415,6 +415,8 @@ enum rec_hold_stat {
 	REC_HOLD_HELD = 0,     /* processes stopped (BPF) */
 	REC_HOLD_EXPIRED = 1,  /* resumed by the watchdog, not the recorder */
 	REC_HOLD_MISSED = 2,   /* could not be stopped: map or ring full (BPF) */
+	REC_HOLD_OFF = 3,      /* non-zero once the watchdog found the recorder gone:
+				* nothing is stopped after (BPF reads it) */
 	REC_HOLD__COUNT
 };
 

@@ -246,26 +246,28 @@ static void sweep(int holds_fd, int stats_fd, uint64_t max_ns, int all)
 }
 
 /*
- * Whether the recorder is dying or gone: its /proc stat's flags (the 9th
- * field) carry PF_EXITING (0x4) from the first step of its exit.  The end
- * of the pipe comes later: a killed recorder's files are released one by
- * one, its BPF links first may take seconds (uprobes taken out of every
- * process mapping the library, on a loaded host 18 s was seen), and the
- * pipe's end only after them.  stat_fd: /proc/PID/stat, read anew each time.
+ * Where the recorder is in its life: REC_ALIVE, REC_EXITING (its /proc
+ * stat's flags, the 9th field, carry PF_EXITING, 0x4, from the first step
+ * of its exit) or REC_DEAD (a zombie, or reaped: its files, its BPF links
+ * among them, are released).  The end of the pipe comes in between: a
+ * killed recorder's files are released one by one, its BPF links may take
+ * seconds (uprobes taken out of every process mapping the library, on a
+ * loaded host 18 s was seen).  stat_fd: /proc/PID/stat, read anew each time.
  */
-static int recorder_exiting(int stat_fd)
+enum { REC_ALIVE, REC_EXITING, REC_DEAD };
+static int recorder_state(int stat_fd)
 {
 	char b[1024];
 	ssize_t n = pread(stat_fd, b, sizeof(b) - 1, 0);
 	if (n <= 0)
-		return 1; /* reaped: gone */
+		return REC_DEAD; /* reaped */
 	b[n] = 0;
 	const char *q = strrchr(b, ')'); /* the name may hold spaces and parentheses */
 	unsigned long flags = 0;
 	char state = 0;
 	if (!q || sscanf(q + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
-		return 0;
-	return state == 'Z' || state == 'X' || (flags & 0x4);
+		return REC_ALIVE;
+	return state == 'Z' || state == 'X' ? REC_DEAD : flags & 0x4 ? REC_EXITING : REC_ALIVE;
 }
 
 static void __attribute__((noreturn)) watchdog(int rd, int holds_fd, int stats_fd,
@@ -290,12 +292,35 @@ static void __attribute__((noreturn)) watchdog(int rd, int holds_fd, int stats_f
 		int n = poll(&p, 1, ms);
 		if (n < 0 && errno != EINTR)
 			n = 1;
+		int st = stat_fd >= 0 ? recorder_state(stat_fd) : REC_ALIVE;
 		/* end of file (or anything) on the pipe, or the recorder's exit
 		 * begun: it is gone */
-		int gone = n > 0 || (stat_fd >= 0 && recorder_exiting(stat_fd));
-		sweep(holds_fd, stats_fd, max_ns, gone);
-		if (gone)
+		if (n <= 0 && st == REC_ALIVE) {
+			sweep(holds_fd, stats_fd, max_ns, 0);
+			continue;
+		}
+		/* stop nothing more, then resume every held process */
+		uint32_t off = REC_HOLD_OFF;
+		uint64_t one = 1;
+		bpf_map_update_elem(stats_fd, &off, &one, BPF_ANY);
+		sweep(holds_fd, stats_fd, max_ns, 1);
+		/* alive, it closed the pipe itself (rec_hold_close): its probes
+		 * are out and it waits for this process */
+		if (st == REC_ALIVE)
 			_exit(0);
+		/* dying, its probes stay in until its files are released: a
+		 * program that passed hold_off() before the flag was set may
+		 * still stop a process (a command resumed above went on to its
+		 * next library load and was stopped again, by a killed
+		 * recorder's probes, beside two CPU hogs): resume until it is
+		 * dead, then once more */
+		while (recorder_state(stat_fd) != REC_DEAD) {
+			poll(NULL, 0, 5);
+			sweep(holds_fd, stats_fd, max_ns, 1);
+		}
+		poll(NULL, 0, 20);
+		sweep(holds_fd, stats_fd, max_ns, 1);
+		_exit(0);
 	}
 }
 
