@@ -384,6 +384,36 @@ static void step_lanes(struct ctx *x, struct nview *v)
 	free(pr);
 }
 
+/* What a snapshot lane shows of a window's snapshots: PSI kind 0 ..
+ * PSI_N - 1, the CPUs' steal or the swap used. */
+enum { SNAP_STEAL = PSI_N, SNAP_SWAP };
+static double snap_value(const struct snaptick *t, int what)
+{
+	return what < PSI_N ? t->psi_max[what]
+	       : what == SNAP_STEAL ? t->steal_sum / t->n
+				    : (double)t->swap_used_max;
+}
+
+/* A lane of one snapshot value (snap_value's what) out of full: a snapshot
+ * samples a state, which holds until the next one.  NULL: out of memory. */
+static struct lane *snap_lane(struct ctx *x, struct nview *v, const char *id, const char *label,
+			      const char *unit, double full, int what)
+{
+	const struct snode *nd = v->nd;
+	struct lane *l = lane_add(x, v, id, label, unit);
+	if (!l)
+		return NULL;
+	l->full = full;
+	const struct snaptick *t = NULL;
+	for (uint32_t k = 0; k < v->nw; k++) {
+		if (k < nd->nsnap && nd->snap[k].n)
+			t = &nd->snap[k];
+		if (t)
+			l->v[k] = snap_value(t, what);
+	}
+	return l;
+}
+
 static void pick_lanes(struct ctx *x, struct nview *v)
 {
 	const struct snode *nd = v->nd;
@@ -413,45 +443,18 @@ static void pick_lanes(struct ctx *x, struct nview *v)
 			{ "psi-mem-full", "memory pressure, full" }, { "psi-io-some", "I/O pressure, some" },
 			{ "psi-io-full", "I/O pressure, full" } };
 		for (int p = 0; p < PSI_N; p++) {
-			struct lane *l = lane_add(x, v, psi[p][0], psi[p][1], "pct");
-			if (!l)
+			if (!snap_lane(x, v, psi[p][0], psi[p][1], "pct", 100, p))
 				return;
-			l->full = 100;
-			t = NULL;
-			for (uint32_t k = 0; k < v->nw; k++) {
-				if (k < nd->nsnap && nd->snap[k].n)
-					t = &nd->snap[k];
-				if (t)
-					l->v[k] = t->psi_max[p];
-			}
 			lane_keep_if_any(v);
 		}
 		/* the hypervisor's take of the CPUs (format 1.8), where it took any */
-		struct lane *sl = lane_add(x, v, "cpu-steal", "CPU stolen by the hypervisor (all CPUs)",
-					   "pct");
-		if (!sl)
+		if (!snap_lane(x, v, "cpu-steal", "CPU stolen by the hypervisor (all CPUs)", "pct", 100,
+			       SNAP_STEAL))
 			return;
-		sl->full = 100;
-		t = NULL;
-		for (uint32_t k = 0; k < v->nw; k++) {
-			if (k < nd->nsnap && nd->snap[k].n)
-				t = &nd->snap[k];
-			if (t)
-				sl->v[k] = t->steal_sum / t->n;
-		}
 		lane_keep_if_any(v);
-		if (swap) {
-			struct lane *s = lane_add(x, v, "swap-used", "swap used", "bytes");
-			if (s)
-				s->full = (double)nd->swap_total;
-			t = NULL;
-			for (uint32_t k = 0; s && k < v->nw; k++) {
-				if (k < nd->nsnap && nd->snap[k].n)
-					t = &nd->snap[k];
-				if (t)
-					s->v[k] = (double)t->swap_used_max;
-			}
-		}
+		if (swap)
+			snap_lane(x, v, "swap-used", "swap used", "bytes", (double)nd->swap_total,
+				  SNAP_SWAP);
 	}
 	uint16_t types[64];
 	uint32_t nt = 0;
