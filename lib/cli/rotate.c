@@ -31,6 +31,8 @@ struct ilog_rotate {
 	char cur[PATH_MAX];
 	uint64_t t0_ns;                      /* CLOCK_MONOTONIC: the current file's start */
 	uint32_t files;                      /* files made in this run */
+	char last_ts[20];                    /* the last file's YYYYMMDDTHHMMSSZ and -N */
+	unsigned long last_seq;
 };
 
 int ilog_rotate_parse(const char *s, uint64_t *bytes, uint64_t *ns)
@@ -179,7 +181,39 @@ static void list_free(char **names, uint32_t n)
 	free(names);
 }
 
-/* Open a new file named for real_ns; its fd, or -1 with err. */
+/*
+ * The -N to start from for a file stamped ts: past every file of ours in
+ * the folder with that stamp.  A name freed by a deleted file is not
+ * taken again: NAME after NAME-1 would sort older than it, and a full
+ * disk's pruning, oldest first, would find nothing before the current
+ * file to delete.
+ */
+static unsigned long first_seq(const struct ilog_rotate *rt, const char *ts)
+{
+	char **names;
+	uint32_t n;
+	unsigned long next = 0;
+	if (list(rt, &names, &n))
+		return 0; /* O_EXCL still keeps the names apart */
+	size_t k = strlen(rt->stem) + 1;
+	for (uint32_t i = 0; i < n; i++) {
+		unsigned long seq;
+		if (!strncmp(names[i] + k, ts, 16)) {
+			name_seq(names[i], &seq);
+			if (seq + 1 > next)
+				next = seq + 1;
+		}
+	}
+	list_free(names, n);
+	return next;
+}
+
+/*
+ * Open a new file named for real_ns; its fd, or -1 with err.  Names never
+ * go backwards in a run: a clock stepped back (or a second already used)
+ * keeps the last file's stamp with the next -N, so the files still sort
+ * as they were written.
+ */
 static int open_next(struct ilog_rotate *rt, uint64_t real_ns, char *err, size_t errlen)
 {
 	time_t t = (time_t)(real_ns / 1000000000ull);
@@ -187,10 +221,18 @@ static int open_next(struct ilog_rotate *rt, uint64_t real_ns, char *err, size_t
 	char ts[32];
 	gmtime_r(&t, &tm);
 	strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", &tm);
-	for (int i = 0; i < 1000; i++) {
-		char sfx[16] = "";
-		if (i)
-			snprintf(sfx, sizeof(sfx), "-%d", i);
+	unsigned long seq = 0;
+	if (rt->files && strcmp(ts, rt->last_ts) <= 0) {
+		snprintf(ts, sizeof(ts), "%.16s", rt->last_ts);
+		seq = rt->last_seq + 1;
+	}
+	unsigned long past = first_seq(rt, ts);
+	if (past > seq)
+		seq = past;
+	for (int i = 0; i < 1000; i++, seq++) {
+		char sfx[24] = "";
+		if (seq)
+			snprintf(sfx, sizeof(sfx), "-%lu", seq);
 		int k = snprintf(rt->cur, sizeof(rt->cur), "%s/%s.%s%s.ilog", rt->dir, rt->stem, ts, sfx);
 		if (k < 0 || (size_t)k >= sizeof(rt->cur)) {
 			snprintf(err, errlen, "'%s/%s': path too long", rt->dir, rt->stem);
@@ -199,6 +241,8 @@ static int open_next(struct ilog_rotate *rt, uint64_t real_ns, char *err, size_t
 		int fd = open(rt->cur, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd >= 0) {
 			rt->files++;
+			snprintf(rt->last_ts, sizeof(rt->last_ts), "%.16s", ts);
+			rt->last_seq = seq;
 			return fd;
 		}
 		if (errno != EEXIST) {

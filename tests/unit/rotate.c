@@ -236,6 +236,41 @@ static void test_files(void)
 	ok(ilog_rotate_prune(rt, 1, err, sizeof(err)) == 1 && !exists(dir, "run.20261118T110640Z.ilog") &&
 	   ilog_rotate_prune(rt, 1, err, sizeof(err)) == 0 && exists(dir, "run.20261118T110640Z-1.ilog"),
 	   "the current file is never deleted");
+	/* a full disk in the second NAME and NAME-1 started: NAME goes; the
+	 * next file of that second is NAME-2, not NAME again (NAME would sort
+	 * before NAME-1 and the next full disk would find nothing older to
+	 * delete) */
+	int fd5 = ilog_rotate_next(rt, 2, real, err, sizeof(err));
+	ok(fd5 >= 0 && ilog_rotate_prune(rt, 1, err, sizeof(err)) == 1 &&
+	   !exists(dir, "run.20261118T110640Z-1.ilog") && exists(dir, "run.20261118T110640Z-2.ilog"),
+	   "a full disk at NAME-2: NAME-1 goes");
+	int fd6 = ilog_rotate_next(rt, 3, real, err, sizeof(err));
+	is_str(strrchr(ilog_rotate_current(rt), '/'), "/run.20261118T110640Z-3.ilog",
+	       "the next in that second: -3, past the files made, though NAME and NAME-1 are free");
+	ok(ilog_rotate_prune(rt, 1, err, sizeof(err)) == 1 && !exists(dir, "run.20261118T110640Z-2.ilog"),
+	   "and a full disk there finds NAME-2 to delete");
+	int fd7 = ilog_rotate_next(rt, 4, real - 3600000000000ull, err, sizeof(err));
+	is_str(strrchr(ilog_rotate_current(rt), '/'), "/run.20261118T110640Z-4.ilog",
+	       "the clock stepped back an hour: the last file's time, the next -N");
+	ok(ilog_rotate_prune(rt, 1, err, sizeof(err)) == 1 && !exists(dir, "run.20261118T110640Z-3.ilog"),
+	   "still the oldest goes first");
+	close(fd5);
+	close(fd6);
+	close(fd7);
+	unlink(ilog_rotate_current(rt));
+	ilog_rotate_free(rt);
+	/* a new run in a second whose NAME-1 an earlier run left, its NAME
+	 * deleted: past it */
+	mkfile(dir, "run.20261118T110650Z-1.ilog", 10);
+	rt = ilog_rotate_open(&o, err, sizeof(err));
+	int fd8 = ilog_rotate_next(rt, 0, real + 10000000000ull, err, sizeof(err));
+	is_str(strrchr(ilog_rotate_current(rt), '/'), "/run.20261118T110650Z-2.ilog",
+	       "a new run: past an earlier run's -N in that second");
+	close(fd8);
+	unlink(ilog_rotate_current(rt));
+	snprintf(path, sizeof(path), "%s/run.20261118T110650Z-1.ilog", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/run.ilog", dir);
 	ilog_rotate_free(rt);
 	/* --keep-size: the current file counts at its full size */
 	struct ilog_rotate_opts o2 = { .path = path, .max_bytes = 300, .keep_bytes = 700 };

@@ -216,8 +216,10 @@ int ilog_host_is_loopback(const char *host);
 /*
  * Rotation of a recording's files (ingero-record --rotate; lib/cli/rotate.c).
  * -o DIR/NAME.ilog names the files DIR/NAME.YYYYMMDDTHHMMSSZ.ilog, each
- * started at that UTC time (-N added when two start in one second), so
- * that their names sort in the order written.  The dumps of a flight
+ * started at that UTC time (-N added when two start in one second: past
+ * every -N of that second in the folder, even one deleted since), so that
+ * their names sort in the order written; a clock stepped back keeps the
+ * last file's time with the next -N.  The dumps of a flight
  * recorder (ingero-record --flight; opts.flight) are
  * DIR/NAME.flight-SEQ-YYYYMMDDTHHMMSSZ.ilog (ilog_rotate_dump_path), the
  * oldest by time, then by SEQ; --keep and --keep-size prune them alike.
