@@ -48,7 +48,9 @@ struct sig {
 	uint8_t *fmemw;
 	int have_pages;
 	uint32_t page_span;       /* windows one page-allocation aggregate covers */
-	double page_dur;          /* ns one page-allocation aggregate covers (longest) */
+	/* pages allocated per second in each window: each series' pages there
+	 * over the time its aggregates there covered, summed over series */
+	double *memrate;
 	/* the network (format 1.3): the node's TCP retransmissions per window
 	 * (HS_RETRANS, at the window their aggregate starts in), flagged when
 	 * an outlier; net_span: windows one aggregate covers */

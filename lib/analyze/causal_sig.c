@@ -566,7 +566,7 @@ int causal_sig_build(struct ctx *x, const struct sproc *p, struct sig *g, uint32
 		     uint32_t hi)
 {
 	uint32_t T = x->T;
-	g->cpu = calloc((size_t)T * 4, sizeof(double));
+	g->cpu = calloc((size_t)T * 5, sizeof(double));
 	g->fcpu = calloc((size_t)T * 5, 1);
 	if (!g->cpu || !g->fcpu) {
 		causal_sig_free(g);
@@ -575,6 +575,7 @@ int causal_sig_build(struct ctx *x, const struct sproc *p, struct sig *g, uint32
 	g->gpu = g->cpu + T;
 	g->mem = g->cpu + 2 * T;
 	g->gr = g->cpu + 3 * T;
+	g->memrate = g->cpu + 4 * T;
 	g->fgpu = g->fcpu + T;
 	g->fmem = g->fcpu + 2 * T;
 	g->fgr = g->fcpu + 3 * T;
@@ -607,10 +608,11 @@ int causal_sig_build(struct ctx *x, const struct sproc *p, struct sig *g, uint32
 		uint64_t span = h->n ? (h->dur / h->n + x->nd->width - 1) / x->nd->width : 1;
 		if (span > g->page_span)
 			g->page_span = (uint32_t)(span < x->T ? span : x->T);
-		if (h->n && (double)(h->dur / h->n) > g->page_dur)
-			g->page_dur = (double)(h->dur / h->n);
-		for (uint32_t k = 0; k < T && k < h->nt; k++)
+		for (uint32_t k = 0; k < T && k < h->nt; k++) {
 			g->mem[k] += (double)h->t[k].value;
+			if (h->t[k].dur)
+				g->memrate[k] += (double)h->t[k].value * 1e9 / (double)h->t[k].dur;
+		}
 	}
 	/* the other processes' calls: the node's less p's own */
 	const uint64_t *all = node_calls(x);
@@ -735,10 +737,11 @@ int causal_sig_flags(struct ctx *x, struct sig *g, const uint8_t *anom, uint32_t
 		return -1;
 	if (g->have_pages) {
 		elevated(g->mem, lo, hi, mask, fu);
-		double per = (g->page_dur > (double)x->nd->width ? g->page_dur
-								 : (double)x->nd->width) / 1e9;
 		for (uint32_t k = x->T; k-- > 0;) {
-			double rate = g->mem[k] * ILOG_PAGE_BYTES / per;
+			/* each aggregate at its own length: one that covered more
+			 * than its pages' time (the recorder's first window, which
+			 * also held the programs' load) makes no other look slow */
+			double rate = g->memrate[k] * ILOG_PAGE_BYTES;
 			if (!fu[k])
 				continue;
 			uint8_t *f = rate >= ILOG_MEM_CHURN * g->avail[k] ? g->fmem : NULL;

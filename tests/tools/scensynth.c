@@ -7,6 +7,7 @@
  *             [--node NAME] [--mono-ns NS] [--real-ns NS]
  *             [--mem-dip FRAC [--mem-dip-at FROM,TO]] [--jitter FRAC]
  *             [--saturate PCT] [--runq PID] [--steal PCT [--steal-slow NS]]
+ *             [--first-window NS]
  *   scensynth --list
  *
  * --mem-dip rewrites the scenario's system snapshots the way an idle but
@@ -39,6 +40,11 @@
  * --steal-slow, the snapshots instead whose span (since the one before)
  * saw a synchronizing call longer than NS begin: a hypervisor that paused
  * the VM at those times.  The calls are left as they are.
+ *
+ * --first-window adds what an older recorder's first window looked like on
+ * a loaded host (its programs took seconds to load, and the window held
+ * them): process 4242 "sh", gone early, allocated 64 pages in one
+ * page_alloc aggregate NS long, ending where the CUDA calls begin.
  */
 #include <getopt.h>
 #include <math.h>
@@ -51,14 +57,15 @@
 
 struct dip {
 	double frac, from, to, jitter, sat, steal;
-	uint64_t seed, steal_slow;
+	uint64_t seed, steal_slow, first_window;
 	uint32_t runq;
 };
 
 /* Whether the scenario's log is rewritten (rewrite). */
 static int rewriting(const struct dip *d)
 {
-	return d->frac > 0 || d->jitter > 0 || d->sat > 0 || d->runq || d->steal > 0;
+	return d->frac > 0 || d->jitter > 0 || d->sat > 0 || d->runq || d->steal > 0 ||
+	       d->first_window;
 }
 
 /* xorshift64: uniform in [0, 1) */
@@ -126,7 +133,7 @@ static int rewrite(int in, struct ilog_writer *w, const struct dip *d, char *err
 	uint64_t x = d->seed * 0x9e3779b97f4a7c15ull + 1, y = x ^ 0x5bd1e995ull;
 	int k, rc = 0;
 	uint64_t z = d->seed * 0xd1b54a32d192ed03ull + 7;
-	int hog_written = 0, slow_seen = 0;
+	int hog_written = 0, slow_seen = 0, fw_written = 0;
 	while (!rc && (k = ilog_reader_next(r, &rec)) > 0) {
 		if (rec->kind == ILOG_K_CUDA && d->steal_slow && sync_op(rec->u.cuda.op) &&
 		    rec->u.cuda.dur_ns > d->steal_slow)
@@ -138,6 +145,18 @@ static int rewrite(int in, struct ilog_writer *w, const struct dip *d, char *err
 							     .comm = ILOG_STR("cpuhog") };
 			rc = ilog_writer_put(w, &p);
 			hog_written = 1;
+		}
+		if (d->first_window && !fw_written && rec->kind != ILOG_K_HEADER &&
+		    rec->kind != ILOG_K_CLOCK) {
+			struct ilog_record p = { .kind = ILOG_K_PROCESS }, h = { .kind = ILOG_K_HOST };
+			uint64_t t0 = a > d->first_window ? a - d->first_window : 0;
+			p.u.process = (struct ilog_process){ .ts_ns = t0, .pid = 4242, .ppid = 1,
+							     .comm = ILOG_STR("sh") };
+			h.u.host = (struct ingero_host_event){ .ts_ns = t0, .dur_ns = a - t0,
+							       .pid = 4242, .value = 64,
+							       .type = ILOG_HOST_PAGE_ALLOC, .comm = "sh" };
+			rc = ilog_writer_put(w, &p) || ilog_writer_put(w, &h);
+			fw_written = 1;
 		}
 		if (rec->kind == ILOG_K_CUDA && d->runq && sync_op(rec->u.cuda.op)) {
 			struct ilog_record c = *rec;
@@ -204,6 +223,7 @@ int main(int argc, char **argv)
 		{ "mem-dip-at", required_argument, 0, 'a' }, { "jitter", required_argument, 0, 'j' },
 		{ "saturate", required_argument, 0, 'p' }, { "runq", required_argument, 0, 'q' },
 		{ "steal", required_argument, 0, 't' }, { "steal-slow", required_argument, 0, 'T' },
+		{ "first-window", required_argument, 0, 'F' },
 		{ 0 },
 	};
 	struct ilog_scenario_opts so = { 0 };
@@ -226,6 +246,7 @@ int main(int argc, char **argv)
 		case 'q': dip.runq = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 't': dip.steal = strtod(optarg, NULL); break;
 		case 'T': dip.steal_slow = strtoull(optarg, NULL, 0); break;
+		case 'F': dip.first_window = strtoull(optarg, NULL, 0); break;
 		case 'a':
 			if (sscanf(optarg, "%lf,%lf", &dip.from, &dip.to) != 2 || dip.from >= dip.to) {
 				ilog_errorf("--mem-dip-at: want FROM,TO (fractions of the run)");
