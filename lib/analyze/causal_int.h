@@ -47,10 +47,10 @@ struct sig {
 	 * pressure for certain) */
 	uint8_t *fmemw;
 	int have_pages;
-	uint32_t page_span;       /* windows one page-allocation aggregate covers */
-	/* pages allocated per second in each window: each series' pages there
-	 * over the time its aggregates there covered, summed over series */
-	double *memrate;
+	/* per window: pages allocated per second (each series' pages there
+	 * over the time its aggregates there covered, summed over series) and
+	 * how many windows the longest of those aggregates covers */
+	double *memrate, *memspan;
 	/* the network (format 1.3): the node's TCP retransmissions per window
 	 * (HS_RETRANS, at the window their aggregate starts in), flagged when
 	 * an outlier; net_span: windows one aggregate covers */

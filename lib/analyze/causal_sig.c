@@ -566,7 +566,7 @@ int causal_sig_build(struct ctx *x, const struct sproc *p, struct sig *g, uint32
 		     uint32_t hi)
 {
 	uint32_t T = x->T;
-	g->cpu = calloc((size_t)T * 5, sizeof(double));
+	g->cpu = calloc((size_t)T * 6, sizeof(double));
 	g->fcpu = calloc((size_t)T * 5, 1);
 	if (!g->cpu || !g->fcpu) {
 		causal_sig_free(g);
@@ -576,6 +576,7 @@ int causal_sig_build(struct ctx *x, const struct sproc *p, struct sig *g, uint32
 	g->mem = g->cpu + 2 * T;
 	g->gr = g->cpu + 3 * T;
 	g->memrate = g->cpu + 4 * T;
+	g->memspan = g->cpu + 5 * T;
 	g->fgpu = g->fcpu + T;
 	g->fmem = g->fcpu + 2 * T;
 	g->fgr = g->fcpu + 3 * T;
@@ -605,13 +606,15 @@ int causal_sig_build(struct ctx *x, const struct sproc *p, struct sig *g, uint32
 	struct hs2 it = hs2_of(x, ILOG_HOST_PAGE_ALLOC, ILOG_HOST_PAGE_ALLOC_REST);
 	for (const struct hseries *h; (h = hs2_next(x, &it));) {
 		have_pages = 1;
-		uint64_t span = h->n ? (h->dur / h->n + x->nd->width - 1) / x->nd->width : 1;
-		if (span > g->page_span)
-			g->page_span = (uint32_t)(span < x->T ? span : x->T);
 		for (uint32_t k = 0; k < T && k < h->nt; k++) {
-			g->mem[k] += (double)h->t[k].value;
-			if (h->t[k].dur)
-				g->memrate[k] += (double)h->t[k].value * 1e9 / (double)h->t[k].dur;
+			const struct htick *t = &h->t[k];
+			g->mem[k] += (double)t->value;
+			if (!t->n || !t->dur)
+				continue;
+			g->memrate[k] += (double)t->value * 1e9 / (double)t->dur;
+			double span = (double)((t->dur / t->n + x->nd->width - 1) / x->nd->width);
+			if (span > g->memspan[k])
+				g->memspan[k] = span;
 		}
 	}
 	/* the other processes' calls: the node's less p's own */
@@ -746,7 +749,7 @@ int causal_sig_flags(struct ctx *x, struct sig *g, const uint8_t *anom, uint32_t
 				continue;
 			uint8_t *f = rate >= ILOG_MEM_CHURN * g->avail[k] ? g->fmem : NULL;
 			/* an aggregate covers [ts, ts + dur): so does its flag */
-			for (uint32_t j = 0; j < (g->page_span ? g->page_span : 1) && k + j < x->T; j++) {
+			for (uint32_t j = 0; j < (g->memspan[k] > 1 ? g->memspan[k] : 1) && k + j < x->T; j++) {
 				g->fmemw[k + j] = 1;
 				if (f)
 					f[k + j] = 1;

@@ -49,7 +49,8 @@
 	  "an anomaly of the op that no host signal explains: the GPU work itself got "         \
 	  "slower (LOW, undetermined, where the host's CPUs were saturated; LOW, the "          \
 	  "hypervisor, where the VM's steal time around the slow calls, above its rate "        \
-	  "elsewhere, accounts for half the time lost)")                                        \
+	  "elsewhere, accounts for half the time lost and no page storm is memory pressure "   \
+	  "for certain)")                                                                       \
 	X(PERIODIC_SPIKE, "periodic-spike", 0,                                                  \
 	  "at least 4 slow calls of an op outside its anomalies, more than its spread "         \
 	  "predicts, that come in a rhythm")                                                    \
