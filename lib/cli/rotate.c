@@ -31,7 +31,8 @@ struct ilog_rotate {
 	char cur[PATH_MAX];
 	uint64_t t0_ns;                      /* CLOCK_MONOTONIC: the current file's start */
 	uint32_t files;                      /* files made in this run */
-	char last_ts[20];                    /* the last file's YYYYMMDDTHHMMSSZ and -N */
+	char last_ts[20];                    /* the last file's YYYYMMDDTHHMMSSZ, */
+	/* and its -N (0: none) */
 	unsigned long last_seq;
 };
 
