@@ -80,7 +80,8 @@ selected() {
 # show LABEL FILE [MAX]: for a failure report, at most MAX lines of FILE,
 # indented; of a longer file its first and last halves of them, since a
 # case says why it failed last (its head alone cut CI's failure messages
-# off).
+# off), and between them the lines of the part left out that head a
+# chain or give a verdict.
 show() {
 	local label=$1 file=$2 max=${3:-20} n
 	[[ -s $file ]] || return 0
@@ -90,7 +91,12 @@ show() {
 		sed 's/^/    /' "$file"
 	else
 		head -n $((max / 2)) "$file" | sed 's/^/    /'
-		echo "    ... ($((n - max)) lines left out)"
+		echo "    ... ($((n - max)) lines left out; of them, the report's verdicts:)"
+		# the lines that say what a report found: its chains' headings,
+		# the demo's and the gate's verdicts (a report's middle)
+		sed -n "$((max / 2 + 1)),$((n - (max - max / 2)))p" "$file" |
+			grep -E '^(#[0-9]+ +(HIGH|MEDIUM|LOW) |   Root cause: |demo check: |RESULT: |No causal chain)' |
+			head -n 12 | sed 's/^/    > /'
 		tail -n $((max - max / 2)) "$file" | sed 's/^/    /'
 	fi
 	return 0
