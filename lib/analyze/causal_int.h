@@ -53,8 +53,10 @@ struct sig {
 	double *memrate, *memspan;
 	/* the network (format 1.3): the node's TCP retransmissions per window
 	 * (HS_RETRANS, at the window their aggregate starts in), flagged when
-	 * an outlier; net_span: windows one aggregate covers */
-	double *net;
+	 * an outlier; netspan: per window, how many windows the longest
+	 * aggregate starting there covers (its flag covers as many), and
+	 * net_span the most of them (how far back an aggregate can reach) */
+	double *net, *netspan;
 	uint8_t *fnet;
 	uint32_t net_span;
 };
@@ -360,6 +362,9 @@ struct net_flow {
  * k, in windows rounded up, into nin (T entries).
  */
 void causal_net_reach(struct ctx *x, const uint8_t *in, uint8_t *nin);
+/* The first window, not before lo, in which a retransmit aggregate starts
+ * that reaches window a (g->netspan); a when none before it does. */
+uint32_t causal_net_from(const struct sig *g, uint32_t a, uint32_t lo);
 /*
  * TCP retransmissions: the retransmit aggregates that start in the
  * windows k of [lo, hi) that are "in" (in[k], or with in NULL k in

@@ -581,12 +581,13 @@ int causal_sig_build(struct ctx *x, const struct sproc *p, struct sig *g, uint32
 	g->fmem = g->fcpu + 2 * T;
 	g->fgr = g->fcpu + 3 * T;
 	g->fmemw = g->fcpu + 4 * T;
-	g->net = calloc(T ? T : 1, sizeof(double));
+	g->net = calloc(T ? (size_t)T * 2 : 1, sizeof(double));
 	g->fnet = calloc(T ? T : 1, 1);
 	if (!g->net || !g->fnet) {
 		causal_sig_free(g);
 		return -1;
 	}
+	g->netspan = g->net + T;
 	int have_pages = 0;
 	/* (the sums are of whole numbers, exact in a double: their order does
 	 * not matter, and each list keeps the order of a scan anyway) */
@@ -597,11 +598,19 @@ int causal_sig_build(struct ctx *x, const struct sproc *p, struct sig *g, uint32
 	}
 	struct hs2 net = { ilog_stats_hs_type(x->st, x->nd->idx, HS_RETRANS), 0 };
 	for (const struct hseries *h; (h = hs2_next(x, &net));) {
-		uint64_t span = h->n ? (h->dur / h->n + x->nd->width - 1) / x->nd->width : 1;
-		if (span > g->net_span)
-			g->net_span = (uint32_t)(span < x->T ? span : x->T);
-		for (uint32_t k = 0; k < T && k < h->nt; k++)
+		/* each aggregate's own length: one long aggregate (a window the
+		 * recorder's tick was late for) widens no other's flag */
+		for (uint32_t k = 0; k < T && k < h->nt; k++) {
+			if (!h->t[k].n)
+				continue;
 			g->net[k] += (double)h->t[k].value;
+			uint64_t span = (h->t[k].max + x->nd->width - 1) / x->nd->width;
+			span = span < 1 ? 1 : span < T ? span : T;
+			if ((double)span > g->netspan[k])
+				g->netspan[k] = (double)span;
+			if (span > g->net_span)
+				g->net_span = (uint32_t)span;
+		}
 	}
 	struct hs2 it = hs2_of(x, ILOG_HOST_PAGE_ALLOC, ILOG_HOST_PAGE_ALLOC_REST);
 	for (const struct hseries *h; (h = hs2_next(x, &it));) {
@@ -712,7 +721,8 @@ int causal_sig_flags(struct ctx *x, struct sig *g, const uint8_t *anom, uint32_t
 		return -1;
 	elevated(g->net, lo, hi, mask, fr);
 	for (uint32_t k = lo; k < hi; k++)
-		for (uint32_t j = 0; fr[k] && j < (g->net_span ? g->net_span : 1) && k + j < x->T; j++)
+		for (uint32_t j = 0; fr[k] && j < (g->netspan[k] > 1 ? g->netspan[k] : 1) && k + j < x->T;
+		     j++)
 			g->fnet[k + j] = 1;
 	free(fr);
 	/*
@@ -783,6 +793,15 @@ void causal_net_reach(struct ctx *x, const uint8_t *in, uint8_t *nin)
 				nin[k] = in[k + j];
 		}
 	}
+}
+
+uint32_t causal_net_from(const struct sig *g, uint32_t a, uint32_t lo)
+{
+	uint32_t from = a;
+	for (uint32_t k = a; k > lo && a - (k - 1) < g->net_span; k--)
+		if (g->net[k - 1] > 0 && (double)(k - 1) + g->netspan[k - 1] > (double)a)
+			from = k - 1;
+	return from;
 }
 
 uint32_t causal_net_flows(struct ctx *x, uint32_t a, uint32_t b, const uint8_t *in, uint32_t lo,

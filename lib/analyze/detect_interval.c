@@ -238,10 +238,7 @@ static void memory_chain(struct ctx *x, struct cand *c, const struct sproc *p, c
 static void net_chain(struct ctx *x, struct cand *c, const struct sproc *p, const char *head,
 		      struct ival iv, uint32_t lo, uint32_t hi, const struct sig *g)
 {
-	uint32_t span = g->net_span ? g->net_span : 1;
-	uint32_t a = iv.a >= span - 1 ? iv.a - (span - 1) : 0, b = iv.b;
-	if (a < lo)
-		a = lo;
+	uint32_t a = causal_net_from(g, iv.a, lo), b = iv.b;
 	struct net_flow f[3];
 	uint64_t all_in, all_out;
 	uint32_t nf = causal_net_flows(x, a, b, NULL, lo, hi, f, 3, &all_in, &all_out);
@@ -287,6 +284,7 @@ static void net_chain(struct ctx *x, struct cand *c, const struct sproc *p, cons
 	for (uint32_t k = a; k < b && k < x->T; k++)
 		if (g->net[k] > 0)
 			last = k;
+	uint32_t span = last < b ? (uint32_t)g->netspan[last] : 0;
 	if (last < b && last + span < b) {
 		uint64_t end = tick_ts(x, last + span), rec = tick_ts(x, b) - end;
 		l += (size_t)snprintf(tail + l, sizeof(tail) - l, "; the calls stayed slow %s after "
@@ -558,9 +556,9 @@ static int interval_cause(struct ctx *x, const struct sproc *p, const struct sse
 	/* the network only for a collective, and only when the process moved
 	 * TCP bytes around the interval: retransmits of flows it never used
 	 * cannot have held it up */
-	uint32_t ns = g->net_span ? g->net_span : 1;
+	uint32_t na = causal_net_from(g, iv.a, lo);
 	int net_ok = cov[3] >= ILOG_COVERAGE && net_op(s) &&
-		     causal_net_bytes(x, p->pid, iv.a >= ns - 1 ? iv.a - (ns - 1) : 0, iv.b, NULL) > 0;
+		     causal_net_bytes(x, p->pid, na, iv.b, NULL) > 0;
 	enum ilog_pattern pat = ILOG_PAT_GPU_SLOW;
 	double best = 0;
 	if (cpu_ok)
@@ -596,8 +594,14 @@ static int interval_cause(struct ctx *x, const struct sproc *p, const struct sse
 	}
 	/* no cause found: a slowdown that began under retransmissions and
 	 * outlasted them is the flow's loss recovery (net_recovery) */
-	if (pat == ILOG_PAT_GPU_SLOW && net_op(s) &&
-	    causal_net_bytes(x, p->pid, iv.a >= ns - 1 ? iv.a - (ns - 1) : 0, iv.b, NULL) > 0) {
+	if (pat == ILOG_PAT_GPU_SLOW && net_op(s) && causal_net_bytes(x, p->pid, na, iv.b, NULL) > 0) {
+		/* the onset's precision: the first aggregate that reaches it */
+		uint32_t ns = 1;
+		for (uint32_t k = na; k < iv.b && k < x->T; k++)
+			if (g->net[k] > 0) {
+				ns = (uint32_t)g->netspan[k];
+				break;
+			}
 		double r = net_recovery(x, hot, g->fnet, iv.a, iv.b, ns);
 		if (r >= ILOG_COVERAGE)
 			cov[3] = r, pat = ILOG_PAT_NET_RETRANSMITS;

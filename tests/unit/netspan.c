@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A retransmit aggregate's flag covers its own windows, not the longest
+ * aggregate's of the log (lib/analyze/causal_sig.c).  12 s of a training
+ * loop's all-reduce over TCP (its process moves bytes every second); the
+ * peer's flow retransmits 40 segments in [3 s, 4 s) while the all-reduce
+ * is 20x slower, and the all-reduce is as slow again in [7 s, 9 s) with
+ * no retransmission at all.  Another flow's one retransmission sits in a
+ * 6 s aggregate from the start (a window the recorder's tick was late for,
+ * or an older recorder's first window).  The first slowdown is the
+ * network's; the second is not: when every aggregate's flag spread as far
+ * as that 6 s one, the first's flag reached the second and blamed it on
+ * the network too.
+ */
+#include <math.h>
+#include "test.h"
+#include "ingero/causal.h"
+#include "stats_int.h"
+
+static uint64_t rs = 0x2545f4914f6cdd1dull;
+static uint64_t rnd(void)
+{
+	rs ^= rs << 13;
+	rs ^= rs >> 7;
+	rs ^= rs << 17;
+	return rs;
+}
+static double u01(void) { return ((double)(rnd() >> 11) + 0.5) / 9007199254740992.0; }
+static double gauss(void) { return sqrt(-2 * log(u01())) * cos(6.283185307179586 * u01()); }
+
+#define T0 1000000000000ull
+#define S 1000000000ull
+#define PID 42
+#define PEER 77
+
+static void put_cuda(struct ilog_stats *st, uint64_t ts, uint64_t dur, uint16_t op)
+{
+	struct ilog_record r = { .kind = ILOG_K_CUDA };
+	r.u.cuda.ts_ns = ts;
+	r.u.cuda.dur_ns = dur;
+	r.u.cuda.pid = r.u.cuda.tid = PID;
+	r.u.cuda.op = op;
+	r.u.cuda.layer = (uint8_t)ilog_op_layer(op);
+	ilog_stats_add(st, &r, NULL);
+}
+
+static void put_retrans(struct ilog_stats *st, uint64_t ts, uint64_t dur, uint32_t pid,
+			const char *comm, uint16_t sport, uint64_t count)
+{
+	static const uint8_t lo[4] = { 127, 0, 0, 1 };
+	struct ilog_record r = { .kind = ILOG_K_RETRANS };
+	struct ilog_retrans *t = &r.u.retrans;
+	t->ts_ns = ts;
+	t->dur_ns = dur;
+	t->pid = pid;
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	t->family = 4;
+	t->saddr = t->daddr = (struct ilog_bin){ lo, 4 };
+	t->sport = sport;
+	t->dport = 40000;
+	t->count = count;
+	t->state = 1;
+	t->flows = 1;
+	ilog_stats_add(st, &r, NULL);
+}
+
+static int in(uint64_t ts, uint64_t a, uint64_t b)
+{
+	return ts >= T0 + a && ts < T0 + b;
+}
+
+int main(void)
+{
+	struct ilog_stats *st = ilog_stats_new(NULL);
+	struct ilog_record h = { .kind = ILOG_K_HEADER };
+	h.u.header.mono_ns = T0;
+	h.u.header.real_ns = 1795000000000000000ull;
+	h.u.header.node = ILOG_STR("n");
+	ilog_stats_add(st, &h, NULL);
+	put_retrans(st, T0, 6 * S, 4242, "sh", 50000, 1);
+	for (uint64_t s = 0; s < 12; s++) {
+		struct ilog_record r = { .kind = ILOG_K_SOCKIO };
+		r.u.sockio = (struct ilog_sockio){ .ts_ns = T0 + s * S, .dur_ns = S, .pid = PID,
+						   .tx_bytes = 100u << 20, .rx_bytes = 100u << 20,
+						   .tx_calls = 300, .rx_calls = 300 };
+		snprintf(r.u.sockio.comm, sizeof(r.u.sockio.comm), "train");
+		ilog_stats_add(st, &r, NULL);
+	}
+	put_retrans(st, T0 + 3 * S, S, PEER, "rank1", 39985, 40);
+	for (uint64_t ts = T0 + 1000000; ts < T0 + 12 * S;) {
+		put_cuda(st, ts, 5000 + rnd() % 1000, ILOG_OP_cudaLaunchKernel);
+		ts += 100000;
+		double d = 1e6 * exp(0.05 * gauss());
+		if (in(ts, 3 * S, 4 * S) || in(ts, 7 * S, 9 * S))
+			d *= 20;
+		put_cuda(st, ts, (uint64_t)d, ILOG_OP_ncclAllReduce);
+		ts += (uint64_t)d + 50000;
+		d = 2e6 * exp(0.03 * gauss());
+		put_cuda(st, ts, (uint64_t)d, ILOG_OP_cudaStreamSynchronize);
+		ts += (uint64_t)d + 50000;
+	}
+	ilog_stats_finish(st);
+	struct ilog_chain_set cs;
+	char err[64];
+	if (ilog_causal_run(st, &cs, err, sizeof(err)))
+		memset(&cs, 0, sizeof(cs));
+	int net_first = 0, net_second = 0, other_second = 0;
+	for (uint32_t i = 0; i < cs.n; i++) {
+		const struct ilog_chain *c = &cs.chains[i];
+		int net = c->pattern.n == 15 && !memcmp(c->pattern.p, "net-retransmits", 15);
+		diag("#%u %.*s [%.3f s, %.3f s): %.*s", i + 1, (int)c->pattern.n, c->pattern.p,
+		     (double)(c->ts_start - T0) / 1e9, (double)(c->ts_end - T0) / 1e9,
+		     (int)c->root_cause.n, c->root_cause.p);
+		if (c->op != ILOG_OP_ncclAllReduce)
+			continue;
+		if (c->ts_start < T0 + 5 * S && c->ts_end > T0 + 3 * S)
+			net_first |= net && c->culprit_pid == PEER;
+		if (c->ts_start < T0 + 9 * S && c->ts_end > T0 + 7 * S && c->ts_start >= T0 + 5 * S) {
+			net_second |= net;
+			other_second |= !net;
+		}
+	}
+	ok(net_first, "the slowdown under the peer's retransmissions is the network's, its flow named");
+	ok(other_second && !net_second,
+	   "the slowdown 3 s after the last retransmission has a chain, not the network's");
+	ilog_chain_set_free(&cs);
+	ilog_stats_free(st);
+	return done_testing();
+}
