@@ -9,41 +9,18 @@
  */
 #include <math.h>
 #include "test.h"
+#include "calls.h"
 #include "ingero/causal.h"
 #include "stats_int.h"
-
-static uint64_t rs = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void)
-{
-	rs ^= rs << 13;
-	rs ^= rs >> 7;
-	rs ^= rs << 17;
-	return rs;
-}
-static double u01(void) { return ((double)(rnd() >> 11) + 0.5) / 9007199254740992.0; }
-static double gauss(void) { return sqrt(-2 * log(u01())) * cos(6.283185307179586 * u01()); }
 
 enum kind { BIMODAL, HEAVY, HOST, JITTER, NORET };
 
 #define T0 1000000000000ull
 #define PID 42
 
-static void put_cuda_f(struct ilog_stats *st, uint64_t ts, uint64_t dur, uint16_t op,
-		       uint8_t flags)
-{
-	struct ilog_record r = { .kind = ILOG_K_CUDA };
-	r.u.cuda.flags = flags;
-	r.u.cuda.ts_ns = ts;
-	r.u.cuda.dur_ns = dur;
-	r.u.cuda.pid = r.u.cuda.tid = PID;
-	r.u.cuda.op = op;
-	r.u.cuda.layer = (uint8_t)ilog_op_layer(op);
-	ilog_stats_add(st, &r, NULL);
-}
-
 static void put_cuda(struct ilog_stats *st, uint64_t ts, uint64_t dur, uint16_t op)
 {
-	put_cuda_f(st, ts, dur, op, 0);
+	put_cuda_f(st, PID, ts, dur, op, 0);
 }
 
 /*
@@ -117,7 +94,7 @@ static void run(enum kind k, double jitter, struct ilog_chain_set *cs, uint32_t 
 		ts += (uint64_t)d + 50000;
 	}
 	if (k == NORET)
-		put_cuda_f(st, end, 344000000ull, ILOG_OP_cudaStreamSynchronize,
+		put_cuda_f(st, PID, end, 344000000ull, ILOG_OP_cudaStreamSynchronize,
 			   ILOG_CUDA_F_NO_RETURN);
 	ilog_stats_finish(st);
 	char err[64];

@@ -14,19 +14,9 @@
  */
 #include <math.h>
 #include "test.h"
+#include "calls.h"
 #include "ingero/causal.h"
 #include "stats_int.h"
-
-static uint64_t rs = 0x2545f4914f6cdd1dull;
-static uint64_t rnd(void)
-{
-	rs ^= rs << 13;
-	rs ^= rs >> 7;
-	rs ^= rs << 17;
-	return rs;
-}
-static double u01(void) { return ((double)(rnd() >> 11) + 0.5) / 9007199254740992.0; }
-static double gauss(void) { return sqrt(-2 * log(u01())) * cos(6.283185307179586 * u01()); }
 
 #define T0 1000000000000ull
 #define S 1000000000ull
@@ -35,13 +25,7 @@ static double gauss(void) { return sqrt(-2 * log(u01())) * cos(6.283185307179586
 
 static void put_cuda(struct ilog_stats *st, uint64_t ts, uint64_t dur, uint16_t op)
 {
-	struct ilog_record r = { .kind = ILOG_K_CUDA };
-	r.u.cuda.ts_ns = ts;
-	r.u.cuda.dur_ns = dur;
-	r.u.cuda.pid = r.u.cuda.tid = PID;
-	r.u.cuda.op = op;
-	r.u.cuda.layer = (uint8_t)ilog_op_layer(op);
-	ilog_stats_add(st, &r, NULL);
+	put_cuda_f(st, PID, ts, dur, op, 0);
 }
 
 static void put_retrans(struct ilog_stats *st, uint64_t ts, uint64_t dur, uint32_t pid,
@@ -71,6 +55,7 @@ static int in(uint64_t ts, uint64_t a, uint64_t b)
 
 int main(void)
 {
+	rs = 0x2545f4914f6cdd1dull;
 	struct ilog_stats *st = ilog_stats_new(NULL);
 	struct ilog_record h = { .kind = ILOG_K_HEADER };
 	h.u.header.mono_ns = T0;
