@@ -2,7 +2,8 @@
 /*
  * Synthetic CUDA calls for the engine's unit tests (isolated.c,
  * netspan.c): a deterministic xorshift64 (seeded through rs), uniform and
- * normal draws, and one call of process PID (tid PID) into the statistics.
+ * normal draws, new statistics, and one call of process PID (tid PID)
+ * into them.
  */
 #ifndef INGERO_UNIT_CALLS_H
 #define INGERO_UNIT_CALLS_H
@@ -34,5 +35,17 @@ static inline void put_cuda_f(struct ilog_stats *st, uint32_t pid, uint64_t ts, 
 	r.u.cuda.op = op;
 	r.u.cuda.layer = (uint8_t)ilog_op_layer(op);
 	ilog_stats_add(st, &r, NULL);
+}
+
+/* New statistics whose log's header reads CLOCK_MONOTONIC mono, node "n". */
+static inline struct ilog_stats *stats_at(uint64_t mono)
+{
+	struct ilog_stats *st = ilog_stats_new(NULL);
+	struct ilog_record h = { .kind = ILOG_K_HEADER };
+	h.u.header.mono_ns = mono;
+	h.u.header.real_ns = 1795000000000000000ull;
+	h.u.header.node = ILOG_STR("n");
+	ilog_stats_add(st, &h, NULL);
+	return st;
 }
 #endif

@@ -36,12 +36,7 @@ static void put_cuda(struct ilog_stats *st, uint64_t ts, uint64_t dur, uint16_t 
  */
 static void run(enum kind k, double jitter, struct ilog_chain_set *cs, uint32_t *stalls)
 {
-	struct ilog_stats *st = ilog_stats_new(NULL);
-	struct ilog_record h = { .kind = ILOG_K_HEADER };
-	h.u.header.mono_ns = T0;
-	h.u.header.real_ns = 1795000000000000000ull;
-	h.u.header.node = ILOG_STR("n");
-	ilog_stats_add(st, &h, NULL);
+	struct ilog_stats *st = stats_at(T0);
 	uint64_t at[12];
 	uint32_t nat = (k == BIMODAL || k == HOST) ? 12 : 0, next = 0;
 	for (int ok_gap = 0; nat && !ok_gap;) {

@@ -56,12 +56,7 @@ static int in(uint64_t ts, uint64_t a, uint64_t b)
 int main(void)
 {
 	rs = 0x2545f4914f6cdd1dull;
-	struct ilog_stats *st = ilog_stats_new(NULL);
-	struct ilog_record h = { .kind = ILOG_K_HEADER };
-	h.u.header.mono_ns = T0;
-	h.u.header.real_ns = 1795000000000000000ull;
-	h.u.header.node = ILOG_STR("n");
-	ilog_stats_add(st, &h, NULL);
+	struct ilog_stats *st = stats_at(T0);
 	put_retrans(st, T0, 6 * S, 4242, "sh", 50000, 1);
 	for (uint64_t s = 0; s < 12; s++) {
 		struct ilog_record r = { .kind = ILOG_K_SOCKIO };

@@ -8,6 +8,7 @@
  */
 #include "test.h"
 #include "ingero/stats.h"
+#include "calls.h"
 
 static uint64_t t; /* the clock of the calls being made */
 
@@ -28,13 +29,7 @@ static void call(struct ilog_stats *st, uint32_t pid, uint16_t op, uint64_t dur,
 static struct ilog_stats *fresh(void)
 {
 	t = 1000000000ull;
-	struct ilog_stats *st = ilog_stats_new(NULL);
-	struct ilog_record h = { .kind = ILOG_K_HEADER };
-	h.u.header.mono_ns = t;
-	h.u.header.real_ns = 1795000000000000000ull;
-	h.u.header.node = ILOG_STR("n");
-	ilog_stats_add(st, &h, NULL);
-	return st;
+	return stats_at(t);
 }
 
 static int one(struct ilog_stats *st, struct ilog_step_proc *out)
