@@ -85,3 +85,27 @@ no_pattern() {
 		return 1
 	fi
 }
+
+# demo_together LOG "SCENARIO [ARGS]" [LOG "SCENARIO [ARGS]"]...: records the
+# demos at the same time (ingero demo --bpf -q, a recorder each with a lock
+# of its own, each on copies of the fake library of its own), so that a
+# shared host's load and the hypervisor's steal, which change from one
+# minute to the next, weigh on them alike: the runs a gate test compares
+# then differ only in their workloads.  Fails, showing their output, when
+# any of them fails.
+demo_together() {
+	local pids=() logs=() i
+	while (($# >= 2)); do
+		# shellcheck disable=SC2086 # the scenario and its arguments
+		INGERO_RECORD_LOCK=$PWD/$1.lock ingero demo --bpf -q $2 -o "$1" >"$1.out" 2>&1 &
+		pids+=($!) logs+=("$1")
+		shift 2
+	done
+	for i in "${!pids[@]}"; do
+		wait "${pids[$i]}" || {
+			echo "recording ${logs[$i]} failed:" >&2
+			cat "${logs[$i]}.out" >&2
+			return 1
+		}
+	done
+}
