@@ -684,16 +684,20 @@ struct stalls {
 	double mu, sig;           /* the log-normal's */
 	uint64_t q[3];            /* through these quartiles of the calls */
 	uint64_t med;             /* the stalls' median duration */
+	int frequent;             /* more than ILOG_ISOLATED_SHARE of the calls */
 	struct scall *buf;        /* owned: v points into it */
 };
 
 /*
  * The isolated stalls of the series among its calls outside the windows
  * set in skip (x->T entries) and after its cold calls: 1 found (g filled;
- * free g->buf), 0 none, -1 out of memory.
+ * free g->buf), 0 none, -1 out of memory.  With frequent set, only a mode
+ * of their own (a break) holding more than ILOG_ISOLATED_SHARE of the
+ * calls: stalls too many to be isolated (detect_isolated.c says when such
+ * stalls make a chain).
  */
 int causal_find_stalls(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc,
-		       const uint8_t *skip, struct stalls *out);
+		       const uint8_t *skip, int frequent, struct stalls *out);
 
 /*
  * The intervals of sc that hold the series' isolated stalls

@@ -135,7 +135,7 @@ int causal_lognorm_exceeds(const struct lognorm *f, uint64_t n, uint64_t k, uint
 }
 
 int causal_find_stalls(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc,
-		       const uint8_t *skip, struct stalls *out)
+		       const uint8_t *skip, int frequent, struct stalls *out)
 {
 	const struct sseries *s = sc->s;
 	const struct base *bs = &sc->bs;
@@ -187,8 +187,8 @@ int causal_find_stalls(struct ctx *x, struct causal_proc *pc, const struct causa
 			br[nb++] = br[b];
 	nbr = nb;
 	double alpha = ILOG_FAMILY_ALPHA / ((double)(nbr + 1) * (pc->ns ? pc->ns : 1));
-	for (uint32_t b = 0; b <= nbr && !found; b++) {
-		struct stalls g = { .n = n };
+	for (uint32_t b = 0; b < nbr + !frequent && !found; b++) {
+		struct stalls g = { .n = n, .frequent = frequent };
 		double sum = 0;
 		if (b < nbr) {
 			g.cut = durs[br[b].i];
@@ -221,7 +221,7 @@ int causal_find_stalls(struct ctx *x, struct causal_proc *pc, const struct causa
 				sum -= cold_sum;
 			}
 		}
-		if (!g.k || (double)g.k > ILOG_ISOLATED_SHARE * (double)n)
+		if (!g.k || ((double)g.k > ILOG_ISOLATED_SHARE * (double)n) != frequent)
 			continue;
 		/* a mode of its own is judged in the middle of its break: no
 		 * call lies between lo and hi, so the stalls are as many above
@@ -282,7 +282,7 @@ int causal_isolated_intervals(struct ctx *x, struct causal_proc *pc, struct caus
 {
 	const struct sseries *s = sc->s;
 	struct stalls g;
-	int rc = causal_find_stalls(x, pc, sc, sc->inany, &g), whole = 0;
+	int rc = causal_find_stalls(x, pc, sc, sc->inany, 0, &g), whole = 0;
 	if (rc == 0) {
 		/* none outside: on a loaded host the intervals can hold nearly all
 		 * the run and its stalls with it - look for them in every call,
@@ -290,7 +290,7 @@ int causal_isolated_intervals(struct ctx *x, struct causal_proc *pc, struct caus
 		uint8_t *none = calloc(x->T ? x->T : 1, 1);
 		if (!none)
 			return -1;
-		rc = causal_find_stalls(x, pc, sc, none, &g);
+		rc = causal_find_stalls(x, pc, sc, none, 0, &g);
 		free(none);
 		whole = 1;
 	}

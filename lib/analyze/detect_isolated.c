@@ -26,7 +26,13 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 static void isolated(struct ctx *x, struct causal_proc *pc, const struct causal_series *sc)
 {
 	struct stalls g;
-	int rc = causal_find_stalls(x, pc, sc, sc->hide, &g);
+	int rc = causal_find_stalls(x, pc, sc, sc->hide, 0, &g);
+	/* none isolated: a collective's stalls may be too many for that (a
+	 * lossy flow all run long); the chain keeps them only when the
+	 * network accounts for them (isolated_chain) */
+	if (rc == 0 && net_op(sc->s) &&
+	    causal_net_bytes(x, pc->p->pid, pc->lo, pc->hi, NULL) > 0)
+		rc = causal_find_stalls(x, pc, sc, sc->hide, 1, &g);
 	if (rc < 0)
 		x->oom = 1;
 	if (rc <= 0)
@@ -294,6 +300,7 @@ static void isolated_metrics(struct ctx *x, struct cand *c, const struct causal_
 	causal_met_u(c, "stall_threshold_ns", g->cut);
 	causal_met_anomalies(x, c, sc->hide);
 	causal_met_s(c, "shape", g->ratio > 0 ? "bimodal" : "heavy-tail");
+	causal_met_u(c, "frequent", (uint64_t)g->frequent);
 	if (g->ratio > 0)
 		causal_met_f(c, "break_ratio", g->ratio);
 	/* the significance test's point (stall_threshold_ns, or the middle of
@@ -383,6 +390,14 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 		goto done;
 	}
 	enum ilog_pattern cause = stall_cause(&e, lost_kept);
+	/* stalls too many to be isolated are a chain only as the network's,
+	 * with one flow that retransmitted a segment at least for each of them
+	 * around them (a segment lost is resent before the call it holds up
+	 * returns; fewer, or a busy node's retransmissions spread over many
+	 * flows, are not the cause) */
+	if (g->frequent &&
+	    (cause != ILOG_PAT_NET_RETRANSMITS || !e.nnf || e.nf.in < g->k))
+		goto done;
 	int host = cause == ILOG_PAT_CPU_CONTENTION || cause == ILOG_PAT_MEMORY_PRESSURE;
 	uint64_t a = g->m ? t[0].ts : p->first_ts, b = g->m ? t[g->m - 1].ts + t[g->m - 1].dur : 0;
 	if (g->m < g->k) { /* not all are kept: every call after the cold ones */
@@ -405,12 +420,15 @@ static void isolated_chain(struct ctx *x, struct causal_proc *pc, const struct c
 	char shape[256];
 	stall_shape(x, g, bs, shape, sizeof(shape));
 	snprintf(c->root, sizeof(c->root),
-		 "%s in PID %u (%s) stalled at random times in %llu of %llu calls: they took %s "
+		 "%s in PID %u (%s) stalled at random times in %llu of %llu calls%s: they took %s "
 		 "(median) against a median of %s for all calls, costing %s (%s of its %s); %s, "
 		 "%llu calls above %s where the spread of the other calls predicts %.3g (the "
 		 "cost is their %s above the median less the %s the spread puts there)",
 		 opn(s->op), p->pid, c->comm, (unsigned long long)g->k,
-		 (unsigned long long)causal_ser_calls(s), D(x, (double)g->med), D(x, (double)bs->med),
+		 (unsigned long long)causal_ser_calls(s),
+		 g->frequent ? " (more than 1 in 20: too many to be isolated, and no interval "
+			       "stands out)" : "",
+		 D(x, (double)g->med), D(x, (double)bs->med),
 		 D(x, g->lost), P(x, g->lost / (double)c->wall), D(x, (double)c->wall), shape,
 		 (unsigned long long)g->k, D(x, (double)g->at), g->expect, D(x, g->above),
 		 D(x, g->spread));

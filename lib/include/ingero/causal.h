@@ -44,7 +44,9 @@
 	X(NET_RETRANSMITS, "net-retransmits", 1,                                                \
 	  "the node's TCP retransmissions rose with an anomaly of an NCCL call or a "           \
 	  "synchronize of a process that moved TCP bytes, or were an outlier around most of "   \
-	  "such a call's isolated stalls")                                                      \
+	  "such a call's isolated stalls, or around its stalls too many to be isolated (a "     \
+	  "mode of their own in more than 1 call in 20) with one flow retransmitting a "        \
+	  "segment or more for each")                                                           \
 	X(GPU_SLOW, "gpu-slow", 0,                                                              \
 	  "an anomaly of the op that no host signal explains: the GPU work itself got "         \
 	  "slower (LOW, undetermined, where the host's CPUs were saturated; LOW, the "          \

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Stalls too many to be isolated (detect_isolated.c): a collective whose
+ * peer's flow loses segments all run long stalls in 1 call in 7, at random
+ * times, 200 ms each (the retransmission timeout) - more than the isolated
+ * stall rule's 1 in 20, and no interval stands out.  With the peer's flow
+ * retransmitting a segment or more for each stall around them, that is
+ * the network's chain.  The same stalls with no retransmission, or beside
+ * a busy node's retransmissions spread over many flows (as many segments
+ * in all, fewer than the stalls in each flow), are no chain of the
+ * network's.
+ */
+#include "test.h"
+#include "calls.h"
+#include "ingero/causal.h"
+#include "stats_int.h"
+
+#define T0 1000000000000ull
+#define S 1000000000ull
+#define PID 42
+#define PEER 77
+
+enum kind { LOSSY, NO_RETRANS, SPREAD };
+
+static void put_retrans(struct ilog_stats *st, uint64_t ts, uint32_t pid, const char *comm,
+			uint16_t sport, uint64_t count)
+{
+	static const uint8_t lo[4] = { 127, 0, 0, 1 };
+	struct ilog_record r = { .kind = ILOG_K_RETRANS };
+	struct ilog_retrans *t = &r.u.retrans;
+	t->ts_ns = ts;
+	t->dur_ns = S;
+	t->pid = pid;
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	t->family = 4;
+	t->saddr = t->daddr = (struct ilog_bin){ lo, 4 };
+	t->sport = sport;
+	t->dport = 40000;
+	t->count = count;
+	t->state = 1;
+	t->flows = 1;
+	ilog_stats_add(st, &r, NULL);
+}
+
+/* The chains of 12 s of steps (launch, all-reduce of 0.5 ms, synchronize
+ * of 2 ms), 1 all-reduce in 7 stalled 200-210 ms; *stalls of them. */
+static void run(enum kind k, struct ilog_chain_set *cs, uint32_t *stalls)
+{
+	rs = 0x9e3779b97f4a7c15ull;
+	struct ilog_stats *st = stats_at(T0);
+	uint64_t per_s[12] = { 0 };
+	*stalls = 0;
+	for (uint64_t s = 0; s < 12; s++) {
+		struct ilog_record r = { .kind = ILOG_K_SOCKIO };
+		r.u.sockio = (struct ilog_sockio){ .ts_ns = T0 + s * S, .dur_ns = S, .pid = PID,
+						   .tx_bytes = 50u << 20, .rx_bytes = 50u << 20,
+						   .tx_calls = 100, .rx_calls = 100 };
+		snprintf(r.u.sockio.comm, sizeof(r.u.sockio.comm), "train");
+		ilog_stats_add(st, &r, NULL);
+	}
+	for (uint64_t ts = T0 + 1000000; ts < T0 + 12 * S;) {
+		put_cuda_f(st, PID, ts, 8000 + rnd() % 2000, ILOG_OP_cudaLaunchKernel, 0);
+		ts += 20000;
+		double d = 0.5e6 * exp(0.1 * gauss());
+		if (u01() < 1.0 / 7) {
+			d = 200e6 + u01() * 10e6;
+			per_s[(ts - T0) / S]++;
+			(*stalls)++;
+		}
+		put_cuda_f(st, PID, ts, (uint64_t)d, ILOG_OP_ncclAllReduce, 0);
+		ts += (uint64_t)d + 20000;
+		d = 2e6 * exp(0.02 * gauss());
+		put_cuda_f(st, PID, ts, (uint64_t)d, ILOG_OP_cudaStreamSynchronize, 0);
+		ts += (uint64_t)d + 20000;
+	}
+	uint64_t all = 0;
+	for (uint64_t s = 0; s < 12; s++)
+		all += per_s[s];
+	for (uint64_t s = 0; s < 12; s++) {
+		if (k == LOSSY && per_s[s])
+			put_retrans(st, T0 + s * S, PEER, "rank1", 39985, per_s[s] + 2 + rnd() % 5);
+		/* the busy node: as many segments in all, from 8 flows a second */
+		for (uint16_t f = 0; k == SPREAD && f < 8; f++)
+			put_retrans(st, T0 + s * S, 300 + f, "svc", (uint16_t)(41000 + s * 8 + f),
+				    (all + 12 * 8 - 1) / (12 * 8));
+	}
+	ilog_stats_finish(st);
+	char err[64];
+	if (ilog_causal_run(st, cs, err, sizeof(err)))
+		memset(cs, 0, sizeof(*cs));
+	ilog_stats_free(st);
+}
+
+static const struct ilog_chain *net_chain(const struct ilog_chain_set *cs)
+{
+	for (uint32_t i = 0; i < cs->n; i++) {
+		const struct ilog_chain *c = &cs->chains[i];
+		diag("#%u %.*s: %.*s", i + 1, (int)c->pattern.n, c->pattern.p, (int)c->root_cause.n,
+		     c->root_cause.p);
+		if (c->pattern.n == 15 && !memcmp(c->pattern.p, "net-retransmits", 15))
+			return c;
+	}
+	return NULL;
+}
+
+int main(void)
+{
+	struct ilog_chain_set cs;
+	uint32_t n;
+	run(LOSSY, &cs, &n);
+	const struct ilog_chain *c = net_chain(&cs);
+	ok(c && c == &cs.chains[0] && c->op == ILOG_OP_ncclAllReduce && c->culprit_pid == PEER &&
+		   strstr(c->metrics.p, "\"frequent\":1") && strstr(c->metrics.p, "\"shape\":\"bimodal\""),
+	   "a lossy flow all run long: %u stalls (1 in 7) are the network's, the peer's flow named", n);
+	ok(c && c->severity >= ILOG_SEV_MEDIUM, "and they cost the run enough to rank MEDIUM or HIGH");
+	ilog_chain_set_free(&cs);
+
+	run(NO_RETRANS, &cs, &n);
+	ok(!net_chain(&cs), "the same %u stalls with no retransmission: not the network", n);
+	ilog_chain_set_free(&cs);
+
+	run(SPREAD, &cs, &n);
+	ok(!net_chain(&cs), "beside a busy node's retransmissions over many flows: not the network");
+	ilog_chain_set_free(&cs);
+	return done_testing();
+}
