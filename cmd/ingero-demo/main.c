@@ -334,7 +334,7 @@ static pid_t start_sidecar(const char *kind, const char *work, char *cg, size_t 
 	snprintf(path, sizeof(path), "%s/bin/%s", work,
 		 !strcmp(kind, "hog") || !strcmp(kind, "quiet") ? "neighbour"
 		 : !strncmp(kind, "disk", 4)			 ? "indexer"
-		 : !strcmp(kind, "lossy") || !strcmp(kind, "peer") ? "rank1"
+		 : !strncmp(kind, "lossy", 5) || !strcmp(kind, "peer") ? "rank1"
 								 : "preproc");
 	make_ctr_cgroup(sidecar_dirs, cg, n);
 	char *argv[] = { path, "--sidecar", (char *)kind, (char *)work, cg, NULL };

@@ -54,6 +54,8 @@
  *                       with its peer rank ("rank1") over TCP on loopback
  *                       while an iptables rule drops the peer's segments
  *                       for a third of the run (workload.c)
+ *   net-lossy         recorded only: the same, the peer's segments dropped
+ *                       three times as often for the whole run
  *   net-steady        clean, synthesized the same way (recorded for real,
  *                       the same all-reduce with no loss)
  *   straggler, hang,  recorded only: a 4-rank job whose ranks rendezvous
@@ -623,6 +625,8 @@ static const struct { const char *name, *help; double seconds; } scen[] = {
 	{ "disk-steady", "the data loader reads its disk beside a light reader; nothing wrong", 8 },
 	{ "net-retrans", "the peer rank's TCP flow loses packets under the job's all-reduce "
 			 "(recorded only)", 10 },
+	{ "net-lossy", "the peer rank's TCP flow loses packets all run long: the all-reduce "
+		       "stalls often (recorded only)", 10 },
 	{ "net-steady", "the job's all-reduce over TCP to its peer rank, no loss; nothing wrong",
 	  8 },
 	{ "straggler", "4 ranks: a CPU hog preempts rank 2, the others wait for it in every "
@@ -764,7 +768,8 @@ int ilog_scenario_write(struct ilog_writer *w, const struct ilog_scenario_opts *
 	else if (!strcmp(n, "memory-steady") || !strncmp(n, "disk-", 5) ||
 		 !strcmp(n, "net-steady"))
 		sc_train(&g, "clean");
-	else if (!strcmp(n, "net-retrans") || !strcmp(n, "straggler") || !strcmp(n, "hang") ||
+	else if (!strcmp(n, "net-retrans") || !strcmp(n, "net-lossy") ||
+		 !strcmp(n, "straggler") || !strcmp(n, "hang") ||
 		 !strcmp(n, "ranks-clean") || !strncmp(n, "microbatch", 10) ||
 		 !strncmp(n, "cpu-quota", 9) ||
 		 !strcmp(n, "pageable-copy") || !strcmp(n, "pinned-copy") ||

@@ -67,6 +67,8 @@ const struct demo_scenario demo_scenarios[] = {
 	 * loopback; the peer's packets are lost for a while (a firewall rule
 	 * of the scenario's own: there is no netem here), or never */
 	{ "net-retrans", ILOG_PAT_NET_RETRANSMITS, 10, { "base" }, "lossy" },
+	/* the peer's packets lost all run long, three times as often */
+	{ "net-lossy", ILOG_PAT_NET_RETRANSMITS, 10, { "base" }, "lossy-all" },
 	{ "net-steady", DEMO_NONE, 8, { "base" }, "peer" },
 	/* a 4-rank data-parallel job (demo_rank), each rank a process of its
 	 * own, rendezvousing in the fake NCCL: rank 2 preempted by a CPU hog
@@ -559,9 +561,12 @@ static void *read_dev(void *arg)
  * segments to the job at random (iptables statistic match on INPUT of lo,
  * this port only, P = NET_LOSS; the rule carries the comment
  * ingero-demo-net-PORT and is removed when the time is up or the peer is
- * stopped), so its flow retransmits for real.
+ * stopped), so its flow retransmits for real; "lossy-all": from its start
+ * to its end, P = NET_LOSS_ALL.
  */
 #define NET_LOSS "0.05"
+#define NET_LOSS_ALL "0.15"
+static const char *loss_p = NET_LOSS;
 static char loss_port[16];
 static volatile sig_atomic_t loss_on;
 
@@ -571,7 +576,7 @@ static int iptables_rule(const char *op)
 	snprintf(comment, sizeof(comment), "ingero-demo-net-%s", loss_port);
 	char *argv[] = { "iptables", "-w", (char *)op, "INPUT", "-i", "lo", "-p", "tcp", "--sport",
 			 loss_port, "-m", "length", "--length", "1000:65535", "-m", "statistic",
-			 "--mode", "random", "--probability", NET_LOSS, "-m", "comment", "--comment",
+			 "--mode", "random", "--probability", (char *)loss_p, "-m", "comment", "--comment",
 			 comment, "-j", "DROP", NULL };
 	pid_t p = fork();
 	if (p == 0) {
@@ -627,11 +632,13 @@ static int peer(const char *kind, const char *work, uint64_t t0, uint64_t span)
 		return 3;
 	static struct loss_args la;
 	pthread_t t;
-	if (!strcmp(kind, "lossy")) {
+	if (!strncmp(kind, "lossy", 5)) {
+		int all = !strcmp(kind, "lossy-all");
 		signal(SIGTERM, loss_off);
 		signal(SIGINT, loss_off);
-		la = (struct loss_args){ t0 + (uint64_t)((double)span * 0.35),
-					 t0 + (uint64_t)((double)span * 0.7) };
+		loss_p = all ? NET_LOSS_ALL : NET_LOSS;
+		la = (struct loss_args){ t0 + (uint64_t)((double)span * (all ? 0 : 0.35)),
+					 t0 + (uint64_t)((double)span * (all ? 1 : 0.7)) };
 		pthread_create(&t, NULL, loss_thread, &la);
 	}
 	int c = accept(ls, NULL, NULL);
@@ -663,7 +670,7 @@ int demo_sidecar(const char *kind, const char *work)
 	}
 	if (!t0)
 		return 3;
-	if (!strcmp(kind, "lossy") || !strcmp(kind, "peer"))
+	if (!strncmp(kind, "lossy", 5) || !strcmp(kind, "peer"))
 		return peer(kind, work, t0, span);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int cpu = ncpu > 1 ? (int)ncpu - 1 : 0; /* the job's, as demo_workload pins it */

@@ -462,7 +462,7 @@ $ch.root_cause as $s |
      check("calls predicted above it"; near($e; $m.expected_above_threshold; 0.001; 1e-9); $e; $m.expected_above_threshold),
      check("more spikes than predicted"; ($sp | length) > $e; "> \($e)"; ($sp | length)))
   elif $pattern == "isolated-stall" or $pattern == "net-retransmits" then
-    ($s | capture("^(?<op>\\w+) in PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) stalled at random times in (?<n>\\d+) of (?<k>\\d+) calls: they took (?<d>[0-9.]+ \\w+) \\(median\\) against a median of (?<md>[0-9.]+ \\w+) for all calls, costing (?<l>[0-9.]+ \\w+) \\((?<x>[0-9.]+)% of its (?<w>[0-9.]+ \\w+)\\)")) as $p |
+    ($s | capture("^(?<op>\\w+) in PID (?<pid>\\d+) \\((?<comm>[^)]*)\\) stalled at random times in (?<n>\\d+) of (?<k>\\d+) calls(?<freq> \\(more than 1 in 20: too many to be isolated, and no interval stands out\\))?: they took (?<d>[0-9.]+ \\w+) \\(median\\) against a median of (?<md>[0-9.]+ \\w+) for all calls, costing (?<l>[0-9.]+ \\w+) \\((?<x>[0-9.]+)% of its (?<w>[0-9.]+ \\w+)\\)")) as $p |
     [$mine[] | select(.op == $p.op)] as $all |
     [$all[] | select(timed)] as $calls |
     [$calls[] | select(.dur_ns > $m.stall_threshold_ns and inwin and outside)] as $st |
