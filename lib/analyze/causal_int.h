@@ -615,7 +615,8 @@ struct causal_brk { double r; uint32_t i; };
 /* Calls v[0..m) (m >= 2, by time): the robust CV of their gaps (1.4826 MAD
  * over median; a Poisson process's ~1), *period the median gap. */
 double causal_gap_rcv(const struct scall *v, uint32_t m, double *period);
-/* They come in a rhythm: that robust CV is below ILOG_PERIODIC_RCV. */
+/* They come in a rhythm: that robust CV is below ILOG_PERIODIC_RCV, and
+ * so is that of the time from each one's end to the next one's start. */
 int causal_rhythm(const struct scall *v, uint32_t m, double *period);
 uint32_t causal_breaks(const uint64_t *durs, uint32_t m, uint32_t min_above,
 		       struct causal_brk *br);

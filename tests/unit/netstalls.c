@@ -8,7 +8,8 @@
  * the network's chain.  The same stalls with no retransmission, or beside
  * a busy node's retransmissions spread over many flows (as many segments
  * in all, fewer than the stalls in each flow), are no chain of the
- * network's.
+ * network's - nor periodic spikes: their starts are about a stall apart,
+ * which looked like a rhythm until the time between them counted too.
  */
 #include "test.h"
 #include "calls.h"
@@ -117,6 +118,11 @@ int main(void)
 
 	run(NO_RETRANS, &cs, &n);
 	ok(!net_chain(&cs), "the same %u stalls with no retransmission: not the network", n);
+	int periodic = 0;
+	for (uint32_t i = 0; i < cs.n; i++)
+		periodic |= cs.chains[i].pattern.n == 14 &&
+			    !memcmp(cs.chains[i].pattern.p, "periodic-spike", 14);
+	ok(!periodic, "nor periodic spikes: stalls as far apart as they are long keep no rhythm");
 	ilog_chain_set_free(&cs);
 
 	run(SPREAD, &cs, &n);
