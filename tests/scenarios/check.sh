@@ -109,3 +109,20 @@ demo_together() {
 		}
 	done
 }
+
+# need_loss_rules: for the net demos' iptables loss rules - skips (77)
+# without iptables, fails under CI; on exit removes any rule of theirs
+# (comment ingero-demo-net-PORT) left behind (the scenario removes its own;
+# a killed run's stays).
+need_loss_rules() {
+	if ! command -v iptables >/dev/null || ! iptables -w -S INPUT >/dev/null 2>&1; then
+		[ "${CI:-}" = true ] && { echo "CI: iptables is missing (tests/deps.txt)" >&2; exit 1; }
+		echo "iptables is not available" >&2
+		exit 77
+	fi
+	trap loss_rules_cleanup EXIT
+}
+loss_rules_cleanup() {
+	iptables -w -S INPUT 2>/dev/null | grep -- '--comment "\?ingero-demo-net-' | sed 's/^-A /-D /' |
+		while read -r rule; do eval "iptables -w $rule"; done
+}

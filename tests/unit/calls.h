@@ -3,11 +3,12 @@
  * Synthetic CUDA calls for the engine's unit tests (isolated.c,
  * netspan.c): a deterministic xorshift64 (seeded through rs), uniform and
  * normal draws, new statistics, and one call of process PID (tid PID)
- * into them.
+ * or one retrans record into them.
  */
 #ifndef INGERO_UNIT_CALLS_H
 #define INGERO_UNIT_CALLS_H
 #include <math.h>
+#include <stdio.h>
 #include "ingero/stats.h"
 
 static uint64_t rs = 0x9e3779b97f4a7c15ull;
@@ -47,5 +48,43 @@ static inline struct ilog_stats *stats_at(uint64_t mono)
 	h.u.header.node = ILOG_STR("n");
 	ilog_stats_add(st, &h, NULL);
 	return st;
+}
+
+/* A retrans record (SPEC §5.20): flow 127.0.0.1:sport > 127.0.0.1:40000 of
+ * pid retransmitted count segments in the window [ts, ts + dur). */
+static inline void put_retrans(struct ilog_stats *st, uint64_t ts, uint64_t dur, uint32_t pid,
+			       const char *comm, uint16_t sport, uint64_t count)
+{
+	static const uint8_t lo[4] = { 127, 0, 0, 1 };
+	struct ilog_record r = { .kind = ILOG_K_RETRANS };
+	struct ilog_retrans *t = &r.u.retrans;
+	t->ts_ns = ts;
+	t->dur_ns = dur;
+	t->pid = pid;
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	t->family = 4;
+	t->saddr = t->daddr = (struct ilog_bin){ lo, 4 };
+	t->sport = sport;
+	t->dport = 40000;
+	t->count = count;
+	t->state = 1;
+	t->flows = 1;
+	ilog_stats_add(st, &r, NULL);
+}
+
+/* The sockio records of process pid "train" (SPEC §5.21): bytes sent and
+ * as many received in each 1 s window from ts for secs seconds. */
+static inline void put_sockio(struct ilog_stats *st, uint64_t ts, uint32_t secs, uint32_t pid,
+			      uint64_t bytes)
+{
+	for (uint32_t i = 0; i < secs; i++) {
+		struct ilog_record r = { .kind = ILOG_K_SOCKIO };
+		r.u.sockio = (struct ilog_sockio){ .ts_ns = ts + i * 1000000000ull,
+						   .dur_ns = 1000000000ull, .pid = pid,
+						   .tx_bytes = bytes, .rx_bytes = bytes,
+						   .tx_calls = 100, .rx_calls = 100 };
+		snprintf(r.u.sockio.comm, sizeof(r.u.sockio.comm), "train");
+		ilog_stats_add(st, &r, NULL);
+	}
 }
 #endif

@@ -28,25 +28,6 @@ static void put_cuda(struct ilog_stats *st, uint64_t ts, uint64_t dur, uint16_t 
 	put_cuda_f(st, PID, ts, dur, op, 0);
 }
 
-static void put_retrans(struct ilog_stats *st, uint64_t ts, uint64_t dur, uint32_t pid,
-			const char *comm, uint16_t sport, uint64_t count)
-{
-	static const uint8_t lo[4] = { 127, 0, 0, 1 };
-	struct ilog_record r = { .kind = ILOG_K_RETRANS };
-	struct ilog_retrans *t = &r.u.retrans;
-	t->ts_ns = ts;
-	t->dur_ns = dur;
-	t->pid = pid;
-	snprintf(t->comm, sizeof(t->comm), "%s", comm);
-	t->family = 4;
-	t->saddr = t->daddr = (struct ilog_bin){ lo, 4 };
-	t->sport = sport;
-	t->dport = 40000;
-	t->count = count;
-	t->state = 1;
-	t->flows = 1;
-	ilog_stats_add(st, &r, NULL);
-}
 
 static int in(uint64_t ts, uint64_t a, uint64_t b)
 {
@@ -58,14 +39,7 @@ int main(void)
 	rs = 0x2545f4914f6cdd1dull;
 	struct ilog_stats *st = stats_at(T0);
 	put_retrans(st, T0, 6 * S, 4242, "sh", 50000, 1);
-	for (uint64_t s = 0; s < 12; s++) {
-		struct ilog_record r = { .kind = ILOG_K_SOCKIO };
-		r.u.sockio = (struct ilog_sockio){ .ts_ns = T0 + s * S, .dur_ns = S, .pid = PID,
-						   .tx_bytes = 100u << 20, .rx_bytes = 100u << 20,
-						   .tx_calls = 300, .rx_calls = 300 };
-		snprintf(r.u.sockio.comm, sizeof(r.u.sockio.comm), "train");
-		ilog_stats_add(st, &r, NULL);
-	}
+	put_sockio(st, T0, 12, PID, 100u << 20);
 	put_retrans(st, T0 + 3 * S, S, PEER, "rank1", 39985, 40);
 	for (uint64_t ts = T0 + 1000000; ts < T0 + 12 * S;) {
 		put_cuda(st, ts, 5000 + rnd() % 1000, ILOG_OP_cudaLaunchKernel);

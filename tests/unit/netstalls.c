@@ -23,25 +23,6 @@
 
 enum kind { LOSSY, NO_RETRANS, SPREAD };
 
-static void put_retrans(struct ilog_stats *st, uint64_t ts, uint32_t pid, const char *comm,
-			uint16_t sport, uint64_t count)
-{
-	static const uint8_t lo[4] = { 127, 0, 0, 1 };
-	struct ilog_record r = { .kind = ILOG_K_RETRANS };
-	struct ilog_retrans *t = &r.u.retrans;
-	t->ts_ns = ts;
-	t->dur_ns = S;
-	t->pid = pid;
-	snprintf(t->comm, sizeof(t->comm), "%s", comm);
-	t->family = 4;
-	t->saddr = t->daddr = (struct ilog_bin){ lo, 4 };
-	t->sport = sport;
-	t->dport = 40000;
-	t->count = count;
-	t->state = 1;
-	t->flows = 1;
-	ilog_stats_add(st, &r, NULL);
-}
 
 /* The chains of 12 s of steps (launch, all-reduce of 0.5 ms, synchronize
  * of 2 ms), 1 all-reduce in 7 stalled 200-210 ms; *stalls of them. */
@@ -51,14 +32,7 @@ static void run(enum kind k, struct ilog_chain_set *cs, uint32_t *stalls)
 	struct ilog_stats *st = stats_at(T0);
 	uint64_t per_s[12] = { 0 };
 	*stalls = 0;
-	for (uint64_t s = 0; s < 12; s++) {
-		struct ilog_record r = { .kind = ILOG_K_SOCKIO };
-		r.u.sockio = (struct ilog_sockio){ .ts_ns = T0 + s * S, .dur_ns = S, .pid = PID,
-						   .tx_bytes = 50u << 20, .rx_bytes = 50u << 20,
-						   .tx_calls = 100, .rx_calls = 100 };
-		snprintf(r.u.sockio.comm, sizeof(r.u.sockio.comm), "train");
-		ilog_stats_add(st, &r, NULL);
-	}
+	put_sockio(st, T0, 12, PID, 50u << 20);
 	for (uint64_t ts = T0 + 1000000; ts < T0 + 12 * S;) {
 		put_cuda_f(st, PID, ts, 8000 + rnd() % 2000, ILOG_OP_cudaLaunchKernel, 0);
 		ts += 20000;
@@ -79,10 +53,10 @@ static void run(enum kind k, struct ilog_chain_set *cs, uint32_t *stalls)
 		all += per_s[s];
 	for (uint64_t s = 0; s < 12; s++) {
 		if (k == LOSSY && per_s[s])
-			put_retrans(st, T0 + s * S, PEER, "rank1", 39985, per_s[s] + 2 + rnd() % 5);
+			put_retrans(st, T0 + s * S, S, PEER, "rank1", 39985, per_s[s] + 2 + rnd() % 5);
 		/* the busy node: as many segments in all, from 8 flows a second */
 		for (uint16_t f = 0; k == SPREAD && f < 8; f++)
-			put_retrans(st, T0 + s * S, 300 + f, "svc", (uint16_t)(41000 + s * 8 + f),
+			put_retrans(st, T0 + s * S, S, 300 + f, "svc", (uint16_t)(41000 + s * 8 + f),
 				    (all + 12 * 8 - 1) / (12 * 8));
 	}
 	ilog_stats_finish(st);

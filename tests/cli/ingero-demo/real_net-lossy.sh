@@ -8,17 +8,8 @@
 # cause recomputed from the exported records (check.jq).  (Before the rule
 # for stalls too many to be isolated, this run made no chain at all.)
 [ "$(id -u)" = 0 ] || { echo "needs root for eBPF (CI runs it)" >&2; exit 77; }
-if ! command -v iptables >/dev/null || ! iptables -w -S INPUT >/dev/null 2>&1; then
-	[ "${CI:-}" = true ] && { echo "CI: iptables is missing (tests/deps.txt)" >&2; exit 1; }
-	echo "iptables is not available" >&2
-	exit 77
-fi
-cleanup() {
-	iptables -w -S INPUT 2>/dev/null | grep -- '--comment "\?ingero-demo-net-' | sed 's/^-A /-D /' |
-		while read -r rule; do eval "iptables -w $rule"; done
-}
-trap cleanup EXIT
 . "$INGERO_TESTS/scenarios/check.sh"
+need_loss_rules
 ingero demo --bpf --check -q net-lossy -o run.ilog >out.txt || { cat out.txt >&2; exit 1; }
 check_chain run.ilog net-retransmits rank1 ncclAllReduce || exit 1
 # the flow named is the culprit's, and it retransmitted a segment or more
