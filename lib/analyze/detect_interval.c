@@ -587,6 +587,23 @@ static int interval_cause(struct ctx *x, const struct sproc *p, const struct sse
 	 * hogs: steal 15.9% around the slow calls against 3.5% elsewhere), so
 	 * there the steal is the storm's consequence.
 	 */
+	/* no cause yet: a slowdown that began under a page storm that was
+	 * pressure for certain and outlasted it is the storm's (the job's
+	 * copies stayed slow for seconds after a storm beside two CPU hogs
+	 * ended, while reclaim and compaction caught up), as a flow's loss
+	 * recovery is its retransmissions': the anomalous windows from the
+	 * first flagged one, when that is within the onset's aggregate */
+	if (pat == ILOG_PAT_GPU_SLOW) {
+		uint32_t ms = 1;
+		for (uint32_t k = iv.a; k < iv.b && k < x->T; k++)
+			if (g->memspan[k] > 0) {
+				ms = (uint32_t)g->memspan[k];
+				break;
+			}
+		double r = net_recovery(x, hot, g->fmem, iv.a, iv.b, ms);
+		if (r >= ILOG_COVERAGE)
+			cov[2] = r, pat = ILOG_PAT_MEMORY_PRESSURE;
+	}
 	if (pat != ILOG_PAT_CPU_CONTENTION && pat != ILOG_PAT_MEMORY_PRESSURE) {
 		stl[0] = causal_stolen(x, t, lo, hi, s->layer == ILOG_LAYER_NCCL, &stl[1]);
 		if (causal_steal_explains(stl[0], (double)lost))
