@@ -133,6 +133,8 @@ static void usage(FILE *f)
 		"  swap use grew, or page allocations (an outlier) ran at >= 1%% of the\n"
 		"  available memory per second, or used memory (an outlier) left less than\n"
 		"  10%% of the total available; a swing of used memory alone is not pressure.\n"
+		"  A slowdown with no other cause that began under such a storm (within one\n"
+		"  page-allocation aggregate of its start) and outlasted it is the storm's.\n"
 		"  Graded: where nothing else explains an anomaly, page allocations that are\n"
 		"  an outlier in most of its windows by one process (not the job) that rose\n"
 		"  by half the host's rise, at >= 0.25%% of the memory available before it\n"

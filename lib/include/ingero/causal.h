@@ -37,7 +37,8 @@
 	  "shared")                                                                             \
 	X(MEMORY_PRESSURE, "memory-pressure", 1,                                                \
 	  "memory ran short (swap grew, or page allocations or used memory an outlier while "   \
-	  "scarce) in the op's anomaly or around its stalls; or, graded as likely (title "      \
+	  "scarce) in the op's anomaly or around its stalls, or at the start of an anomaly "   \
+	  "nothing else explains that outlasted it; or, graded as likely (title "              \
 	  "\"Memory storm (likely)\", metric `likely` 1), one process's page allocations an "  \
 	  "outlier in an anomaly nothing else explains, at 0.25% or more of the memory "       \
 	  "available before it per second")                                                    \
