@@ -65,6 +65,17 @@ static double net_recovery(struct ctx *x, const uint8_t *hot, const uint8_t *fla
 	return nh && from < a + span ? (double)nc / nh : 0;
 }
 
+/* The windows the first aggregate starting in [a, b) covers (span: per
+ * window, the longest aggregate starting there, 0 where none does), the
+ * precision of an onset net_recovery is given; 1 when none starts there. */
+static uint32_t onset_span(const double *span, uint32_t a, uint32_t b, uint32_t T)
+{
+	for (uint32_t k = a; k < b && k < T; k++)
+		if (span[k] > 0)
+			return (uint32_t)span[k];
+	return 1;
+}
+
 #define FIX_GPU_SLOW \
 	"Look at the GPU, not the host: compare kernel times of the slow interval in " \
 	"Nsight Systems, check clocks and throttling (nvidia-smi -q -d PERFORMANCE,TEMPERATURE) " \
@@ -573,6 +584,18 @@ static int interval_cause(struct ctx *x, const struct sproc *p, const struct sse
 		best = cov[3], pat = ILOG_PAT_NET_RETRANSMITS;
 	if (gr_ok && cov[4] > best)
 		return -1; /* the graph re-capture chain of this process explains it */
+	/* no cause yet: a slowdown that began under a page storm that was
+	 * pressure for certain and outlasted it is the storm's (the job's
+	 * copies stayed slow for seconds after a storm beside two CPU hogs
+	 * ended, while reclaim and compaction caught up), as a flow's loss
+	 * recovery is its retransmissions': the anomalous windows from the
+	 * first flagged one, when that is within the onset's aggregate */
+	if (pat == ILOG_PAT_GPU_SLOW) {
+		double r = net_recovery(x, hot, g->fmem, iv.a, iv.b,
+					onset_span(g->memspan, iv.a, iv.b, x->T));
+		if (r >= ILOG_COVERAGE)
+			cov[2] = r, pat = ILOG_PAT_MEMORY_PRESSURE;
+	}
 	/*
 	 * Nothing the guest accounts for, but the hypervisor took the VM's
 	 * CPUs for half the lost time or more (steal): a CPU that is not
@@ -587,23 +610,6 @@ static int interval_cause(struct ctx *x, const struct sproc *p, const struct sse
 	 * hogs: steal 15.9% around the slow calls against 3.5% elsewhere), so
 	 * there the steal is the storm's consequence.
 	 */
-	/* no cause yet: a slowdown that began under a page storm that was
-	 * pressure for certain and outlasted it is the storm's (the job's
-	 * copies stayed slow for seconds after a storm beside two CPU hogs
-	 * ended, while reclaim and compaction caught up), as a flow's loss
-	 * recovery is its retransmissions': the anomalous windows from the
-	 * first flagged one, when that is within the onset's aggregate */
-	if (pat == ILOG_PAT_GPU_SLOW) {
-		uint32_t ms = 1;
-		for (uint32_t k = iv.a; k < iv.b && k < x->T; k++)
-			if (g->memspan[k] > 0) {
-				ms = (uint32_t)g->memspan[k];
-				break;
-			}
-		double r = net_recovery(x, hot, g->fmem, iv.a, iv.b, ms);
-		if (r >= ILOG_COVERAGE)
-			cov[2] = r, pat = ILOG_PAT_MEMORY_PRESSURE;
-	}
 	if (pat != ILOG_PAT_CPU_CONTENTION && pat != ILOG_PAT_MEMORY_PRESSURE) {
 		stl[0] = causal_stolen(x, t, lo, hi, s->layer == ILOG_LAYER_NCCL, &stl[1]);
 		if (causal_steal_explains(stl[0], (double)lost))
@@ -613,13 +619,8 @@ static int interval_cause(struct ctx *x, const struct sproc *p, const struct sse
 	 * outlasted them is the flow's loss recovery (net_recovery) */
 	if (pat == ILOG_PAT_GPU_SLOW && net_op(s) && causal_net_bytes(x, p->pid, na, iv.b, NULL) > 0) {
 		/* the onset's precision: the first aggregate that reaches it */
-		uint32_t ns = 1;
-		for (uint32_t k = na; k < iv.b && k < x->T; k++)
-			if (g->net[k] > 0) {
-				ns = (uint32_t)g->netspan[k];
-				break;
-			}
-		double r = net_recovery(x, hot, g->fnet, iv.a, iv.b, ns);
+		double r = net_recovery(x, hot, g->fnet, iv.a, iv.b,
+					onset_span(g->netspan, na, iv.b, x->T));
 		if (r >= ILOG_COVERAGE)
 			cov[3] = r, pat = ILOG_PAT_NET_RETRANSMITS;
 	}
