@@ -520,6 +520,20 @@ static inline int causal_steal_explains(double stolen, double lost)
 	"taskset -c), to tell the GPU's share from the host's; if the calls stay slow there, " \
 	"look at the GPU (kernel times in Nsight Systems, nvidia-smi -q -d PERFORMANCE)."
 
+/* What a verdict of no cause says instead when only the op's slowest calls
+ * grew (the median call's growth explains under ILOG_SLOW_TYPICAL of the
+ * time lost), and its fix; such a chain is LOW (the cause is not shown). */
+#define TAIL_TEXT \
+	" - but only its slowest calls grew: the median call's growth accounts for %s of " \
+	"the time lost.  A GPU that slows (clocks, power or thermal throttling, a co-tenant's " \
+	"time slices) lengthens the typical call; a few much slower calls are as likely " \
+	"interference this host cannot see (a hypervisor holding the VM's CPUs without " \
+	"steal accounting, firmware interrupts), so the GPU is not shown to be at fault"
+#define FIX_TAIL \
+	"Compare the slow calls' kernel times in Nsight Systems: kernels that took as long " \
+	"as elsewhere mean the wait was outside the GPU (the host's hypervisor or firmware); " \
+	"kernels that took longer point at the GPU (nvidia-smi -q -d PERFORMANCE)."
+
 /* What a verdict of no cause says instead when the hypervisor took this
  * VM's CPUs (causal_stolen): the time stolen in its spans, in and around
  * the slow calls against elsewhere, and above that rate; such a chain is

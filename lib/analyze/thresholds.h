@@ -77,6 +77,7 @@
 #define ILOG_MATERIAL_NS 50000000.0 /* material: absolute lost time (50 ms) */
 #define ILOG_GATE_MATERIAL 0.01    /* gate: an op's growth costs >= 1% of the new run's time */
 #define ILOG_SPREAD_Z 3.0          /* standard errors of the interval's mean the spread explains */
+#define ILOG_SLOW_TYPICAL 0.5      /* gpu-slow: the median call's growth explains this share of the loss, or LOW */
 #define ILOG_SEV_HIGH_SPAN 0.05   /* HIGH: share of the recording's length */
 #define ILOG_SEV_MEDIUM_SPAN 0.01 /* MEDIUM: share of the recording's length */
 #define ILOG_SEV_FLOOR_CALLS 10   /* HIGH/MEDIUM: lost >= this many typical calls */
