@@ -53,7 +53,8 @@
 	  "slower (LOW, undetermined, where the host's CPUs were saturated; LOW, the "          \
 	  "hypervisor, where the VM's steal time around the slow calls, above its rate "        \
 	  "elsewhere, accounts for half the time lost and no page storm is memory pressure "   \
-	  "for certain)")                                                                       \
+	  "for certain; LOW, not the GPU's, where the median call's growth accounts for "      \
+	  "less than half the time lost: only the slowest calls grew)")                         \
 	X(PERIODIC_SPIKE, "periodic-spike", 0,                                                  \
 	  "at least 4 slow calls of an op outside its anomalies, more than its spread "         \
 	  "predicts, that come in a rhythm")                                                    \
