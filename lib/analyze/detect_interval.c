@@ -431,6 +431,17 @@ static void gpu_chain(struct ctx *x, struct cand *c, const struct sproc *p, cons
 		      opid, cc, (unsigned long long)on);
 }
 
+/* A slow_chain whose cause is not shown (why: the title's end): LOW. */
+static void slow_low(struct cand *c, const struct sproc *p, const struct sseries *s,
+		     const char *head, const char *tail, const char *why, const char *fix)
+{
+	snprintf(c->root, sizeof(c->root), "%s%s", head, tail);
+	snprintf(c->title, sizeof(c->title), "Slower calls: %s in %s (PID %u), %s", opn(s->op),
+		 c->comm, p->pid, why);
+	snprintf(c->fix, sizeof(c->fix), "%s", fix);
+	c->forced = ILOG_SEV_LOW;
+}
+
 /* No host cause: the GPU work itself got slower - when the typical call
  * did (typical: the share of the lost time the median call's growth
  * explains, ILOG_SLOW_TYPICAL or more). */
@@ -460,12 +471,7 @@ static void slow_chain(struct ctx *x, struct cand *c, const struct sproc *p,
 		snprintf(tail + l, sizeof(tail) - l, STEAL_TEXT, P(x, stl[1] / 100),
 			 P(x, stl[2] / 100), D(x, stl[0]),
 			 STEAL_WHOSE(s->layer == ILOG_LAYER_NCCL));
-		snprintf(c->root, sizeof(c->root), "%s%s", head, tail);
-		snprintf(c->title, sizeof(c->title),
-			 "Slower calls: %s in %s (PID %u), on a VM whose CPUs were taken (steal)",
-			 opn(s->op), comm, p->pid);
-		snprintf(c->fix, sizeof(c->fix), "%s", FIX_STEAL);
-		c->forced = ILOG_SEV_LOW;
+		slow_low(c, p, s, head, tail, "on a VM whose CPUs were taken (steal)", FIX_STEAL);
 		return;
 	}
 	if (sat) {
@@ -473,12 +479,7 @@ static void slow_chain(struct ctx *x, struct cand *c, const struct sproc *p,
 		 * does not: the cause is not shown (causal_cpu_saturated) */
 		snprintf(tail + l, sizeof(tail) - l, SAT_TEXT, P(x, sat[0] / 100),
 			 P(x, sat[1] / 100));
-		snprintf(c->root, sizeof(c->root), "%s%s", head, tail);
-		snprintf(c->title, sizeof(c->title),
-			 "Slower calls: %s in %s (PID %u), on a saturated host", opn(s->op), comm,
-			 p->pid);
-		snprintf(c->fix, sizeof(c->fix), "%s", FIX_SATURATED);
-		c->forced = ILOG_SEV_LOW;
+		slow_low(c, p, s, head, tail, "on a saturated host", FIX_SATURATED);
 		return;
 	}
 	if (typical < ILOG_SLOW_TYPICAL) {
@@ -488,12 +489,7 @@ static void slow_chain(struct ctx *x, struct cand *c, const struct sproc *p,
 		 * on a CI machine: p50 441 -> 468 us, p99 2.91 -> 6.90 ms,
 		 * the median's growth 17% of the 93 ms lost) */
 		snprintf(tail + l, sizeof(tail) - l, TAIL_TEXT, P(x, typical));
-		snprintf(c->root, sizeof(c->root), "%s%s", head, tail);
-		snprintf(c->title, sizeof(c->title),
-			 "Slower calls: %s in %s (PID %u), its slowest calls only, cause not shown",
-			 opn(s->op), comm, p->pid);
-		snprintf(c->fix, sizeof(c->fix), "%s", FIX_TAIL);
-		c->forced = ILOG_SEV_LOW;
+		slow_low(c, p, s, head, tail, "its slowest calls only, cause not shown", FIX_TAIL);
 		return;
 	}
 	snprintf(tail + l, sizeof(tail) - l, " - the GPU work itself got slower");
