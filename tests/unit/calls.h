@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Synthetic CUDA calls for the engine's unit tests (isolated.c,
- * netspan.c): a deterministic xorshift64 (seeded through rs), uniform and
- * normal draws, new statistics, and one call of process PID (tid PID)
- * or one retrans record into them.
+ * netspan.c, ...): a deterministic xorshift64 (seeded through rs), uniform
+ * and normal draws, new statistics, and one call of process PID (tid PID)
+ * or one retrans record into them; the engine's chains over them, each a
+ * diagnostic line.  Include after test.h.
  */
 #ifndef INGERO_UNIT_CALLS_H
 #define INGERO_UNIT_CALLS_H
 #include <math.h>
 #include <stdio.h>
+#include "ingero/causal.h"
 #include "ingero/stats.h"
 
 static uint64_t rs = 0x9e3779b97f4a7c15ull;
@@ -86,5 +88,27 @@ static inline void put_sockio(struct ilog_stats *st, uint64_t ts, uint32_t secs,
 		snprintf(r.u.sockio.comm, sizeof(r.u.sockio.comm), "train");
 		ilog_stats_add(st, &r, NULL);
 	}
+}
+
+/* Finishes st and runs the engine over it into cs (empty when it fails);
+ * each chain is a diagnostic line, its times from t0. */
+static inline void chains_of(struct ilog_stats *st, struct ilog_chain_set *cs, uint64_t t0)
+{
+	char err[64];
+	ilog_stats_finish(st);
+	if (ilog_causal_run(st, cs, err, sizeof(err)))
+		memset(cs, 0, sizeof(*cs));
+	for (uint32_t i = 0; i < cs->n; i++) {
+		const struct ilog_chain *c = &cs->chains[i];
+		diag("#%u %s %.*s [%.3f s, %.3f s): %.*s", i + 1, ilog_severity_name(c->severity),
+		     (int)c->pattern.n, c->pattern.p, (double)(c->ts_start - t0) / 1e9,
+		     (double)(c->ts_end - t0) / 1e9, (int)c->root_cause.n, c->root_cause.p);
+	}
+}
+
+/* Whether chain c (NULL: none) is of the named pattern. */
+static inline int is_pattern(const struct ilog_chain *c, const char *name)
+{
+	return c && c->pattern.n == strlen(name) && !memcmp(c->pattern.p, name, c->pattern.n);
 }
 #endif

@@ -12,7 +12,6 @@
  */
 #include "test.h"
 #include "calls.h"
-#include "ingero/causal.h"
 #include "stats_int.h"
 
 #define T0 1000000000000ull
@@ -53,19 +52,13 @@ int main(void)
 		put_cuda_f(st, PID, ts, (uint64_t)d, ILOG_OP_cudaMemcpy, 0);
 		ts += (uint64_t)d + 100000;
 	}
-	ilog_stats_finish(st);
 	struct ilog_chain_set cs;
-	char err[64];
-	if (ilog_causal_run(st, &cs, err, sizeof(err)))
-		memset(&cs, 0, sizeof(cs));
+	chains_of(st, &cs, T0);
 	const struct ilog_chain *c = NULL;
 	for (uint32_t i = 0; i < cs.n; i++)
 		if (cs.chains[i].op == ILOG_OP_cudaMemcpy && cs.chains[i].ts_start > T0 + 2 * S)
 			c = &cs.chains[i];
-	for (uint32_t i = 0; i < cs.n; i++)
-		diag("#%u %.*s: %.*s", i + 1, (int)cs.chains[i].pattern.n, cs.chains[i].pattern.p,
-		     (int)cs.chains[i].root_cause.n, cs.chains[i].root_cause.p);
-	ok(c && c->pattern.n == 15 && !memcmp(c->pattern.p, "memory-pressure", 15) &&
+	ok(is_pattern(c, "memory-pressure") &&
 		   c->culprit_pid == HOG,
 	   "the copies' slowdown that outlasted the storm is memory pressure, the storm's process named");
 	ok(c && strstr(c->metrics.p, "\"likely\":0") && !strstr(c->root_cause.p, "under the memory"),

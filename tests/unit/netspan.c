@@ -15,7 +15,6 @@
 #include <math.h>
 #include "test.h"
 #include "calls.h"
-#include "ingero/causal.h"
 #include "stats_int.h"
 
 #define T0 1000000000000ull
@@ -53,18 +52,12 @@ int main(void)
 		put_cuda(st, ts, (uint64_t)d, ILOG_OP_cudaStreamSynchronize);
 		ts += (uint64_t)d + 50000;
 	}
-	ilog_stats_finish(st);
 	struct ilog_chain_set cs;
-	char err[64];
-	if (ilog_causal_run(st, &cs, err, sizeof(err)))
-		memset(&cs, 0, sizeof(cs));
+	chains_of(st, &cs, T0);
 	int net_first = 0, net_second = 0, other_second = 0;
 	for (uint32_t i = 0; i < cs.n; i++) {
 		const struct ilog_chain *c = &cs.chains[i];
-		int net = c->pattern.n == 15 && !memcmp(c->pattern.p, "net-retransmits", 15);
-		diag("#%u %.*s [%.3f s, %.3f s): %.*s", i + 1, (int)c->pattern.n, c->pattern.p,
-		     (double)(c->ts_start - T0) / 1e9, (double)(c->ts_end - T0) / 1e9,
-		     (int)c->root_cause.n, c->root_cause.p);
+		int net = is_pattern(c, "net-retransmits");
 		if (c->op != ILOG_OP_ncclAllReduce)
 			continue;
 		if (c->ts_start < T0 + 5 * S && c->ts_end > T0 + 3 * S)

@@ -13,7 +13,6 @@
  */
 #include "test.h"
 #include "calls.h"
-#include "ingero/causal.h"
 #include "stats_int.h"
 
 #define T0 1000000000000ull
@@ -59,22 +58,15 @@ static void run(enum kind k, struct ilog_chain_set *cs, uint32_t *stalls)
 			put_retrans(st, T0 + s * S, S, 300 + f, "svc", (uint16_t)(41000 + s * 8 + f),
 				    (all + 12 * 8 - 1) / (12 * 8));
 	}
-	ilog_stats_finish(st);
-	char err[64];
-	if (ilog_causal_run(st, cs, err, sizeof(err)))
-		memset(cs, 0, sizeof(*cs));
+	chains_of(st, cs, T0);
 	ilog_stats_free(st);
 }
 
 static const struct ilog_chain *net_chain(const struct ilog_chain_set *cs)
 {
-	for (uint32_t i = 0; i < cs->n; i++) {
-		const struct ilog_chain *c = &cs->chains[i];
-		diag("#%u %.*s: %.*s", i + 1, (int)c->pattern.n, c->pattern.p, (int)c->root_cause.n,
-		     c->root_cause.p);
-		if (c->pattern.n == 15 && !memcmp(c->pattern.p, "net-retransmits", 15))
-			return c;
-	}
+	for (uint32_t i = 0; i < cs->n; i++)
+		if (is_pattern(&cs->chains[i], "net-retransmits"))
+			return &cs->chains[i];
 	return NULL;
 }
 
