@@ -115,11 +115,14 @@ static double storm_share(const struct page_storm *ps, uint64_t avail)
  * ILOG_MEM_SCARCE of the total) raises the severity one step.  On graded
  * evidence (likely: a storm under ILOG_MEM_CHURN, cov its coverage of the
  * anomalous windows) the chain says so with the culprit's share of the
- * available memory per second, and its severity is one step lower.
+ * available memory per second, and its severity is one step lower.  A
+ * slowdown that outlasted the pressure (g's flags) by an analysis window
+ * or more says for how long.
  */
 static void memory_chain(struct ctx *x, struct cand *c, const struct sproc *p, const char *head,
 			 struct ival iv, uint32_t lo, uint32_t hi, uint64_t pg, uint32_t ppid,
-			 uint64_t ptop, const struct snapsum *ss, int likely, double cov)
+			 uint64_t ptop, const struct snapsum *ss, int likely, double cov,
+			 const struct sig *g)
 {
 	struct page_storm ps;
 	causal_page_storm(x, p, iv.a, iv.b, lo, hi, &ps);
@@ -205,6 +208,21 @@ static void memory_chain(struct ctx *x, struct cand *c, const struct sproc *p, c
 	if (ss->swap_growth)
 		l += (size_t)snprintf(tail + l, sizeof(tail) - l, "; swap use grew by %s",
 				      B(x, (double)ss->swap_growth));
+	/* the slowdown outlasted the pressure by an analysis window or more
+	 * (the storm's flags cover its aggregates): how long */
+	uint32_t last = iv.b;
+	for (uint32_t k = iv.a; k < iv.b && k < x->T; k++)
+		if (g->fmem[k])
+			last = k;
+	if (last < iv.b && iv.b - (last + 1) >= (x->G ? x->G : 1)) {
+		uint64_t end = tick_ts(x, last + 1), rec = tick_ts(x, iv.b) - end;
+		l += (size_t)snprintf(tail + l, sizeof(tail) - l,
+				      "; the calls stayed slow %s after the last window of pressure",
+				      D(x, (double)rec));
+		causal_met_u(c, "recovery_ns", rec);
+		causal_ev_add(x, c, end, "the last window of memory pressure ends; %s stays slow",
+			      opn(c->op));
+	}
 	causal_met_u(c, "base_from_ns", tick_ts(x, lo));
 	causal_met_u(c, "base_to_ns", tick_ts(x, hi));
 	causal_met_u(c, "stalls_in", nst);
@@ -232,11 +250,12 @@ static void memory_chain(struct ctx *x, struct cand *c, const struct sproc *p, c
 		     (ss->n && ss->avail_min < ILOG_MEM_SCARCE * (double)ss->total);
 	causal_met_u(c, "scarce", (uint64_t)scarce);
 	causal_met_u(c, "likely", (uint64_t)likely);
-	int g = causal_severity(c); /* after interval_chain set its spread */
-	if (likely && g > ILOG_SEV_LOW) /* graded evidence: one step lower */
-		c->forced = g - 1;
-	else if (!likely && scarce && g >= ILOG_SEV_LOW && g < ILOG_SEV_HIGH && c->lost >= c->floor)
-		c->forced = g + 1;
+	int sev = causal_severity(c); /* after interval_chain set its spread */
+	if (likely && sev > ILOG_SEV_LOW) /* graded evidence: one step lower */
+		c->forced = sev - 1;
+	else if (!likely && scarce && sev >= ILOG_SEV_LOW && sev < ILOG_SEV_HIGH &&
+		 c->lost >= c->floor)
+		c->forced = sev + 1;
 }
 
 /*
@@ -774,7 +793,7 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 	else if (pat == ILOG_PAT_GPU_CONTENTION)
 		gpu_chain(x, c, p, head, &oc, ta, opid, on);
 	else if (pat == ILOG_PAT_MEMORY_PRESSURE)
-		memory_chain(x, c, p, head, iv, lo, hi, pg, ppid, ptop, &ss, likely, cov[2]);
+		memory_chain(x, c, p, head, iv, lo, hi, pg, ppid, ptop, &ss, likely, cov[2], g);
 	else if (pat == ILOG_PAT_NET_RETRANSMITS)
 		net_chain(x, c, p, head, iv, lo, hi, g);
 	else {

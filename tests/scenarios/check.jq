@@ -155,7 +155,7 @@ $ch.root_cause as $s |
     ([$snaps[] | select(.ts_ns < $a)] | last) as $before |
     def rate($xs): if ($xs | length) == 0 then 0 else ($xs | map(.value) | add) * 1e9 / ($xs | map(.dur_ns) | add) end;
     def near1($what; $exp; $text): check($what; near($exp; ($text | tonumber); 0; 0.5); $exp; $text);
-    ($s | capture("(; available memory fell from (?<bf>[0-9.]+ \\w+) to (?<av>[0-9.]+ \\w+) \\((?<x>[0-9.]+)% of (?<tot>[0-9.]+ \\w+)\\)|; available memory was (?<av2>[0-9.]+ \\w+) \\((?<x2>[0-9.]+)% of (?<tot2>[0-9.]+ \\w+)\\) at its lowest)?(; tasks stalled (?<ns>\\d+) times in direct reclaim or compaction \\((?<nst>[0-9.]+ \\w+)\\))?(; memory pressure stalled tasks (?<psi>[0-9.]+)% of the time)?$")) as $q |
+    ($s | capture("(; available memory fell from (?<bf>[0-9.]+ \\w+) to (?<av>[0-9.]+ \\w+) \\((?<x>[0-9.]+)% of (?<tot>[0-9.]+ \\w+)\\)|; available memory was (?<av2>[0-9.]+ \\w+) \\((?<x2>[0-9.]+)% of (?<tot2>[0-9.]+ \\w+)\\) at its lowest)?(; tasks stalled (?<ns>\\d+) times in direct reclaim or compaction \\((?<nst>[0-9.]+ \\w+)\\))?(; memory pressure stalled tasks (?<psi>[0-9.]+)% of the time)?(; swap use grew by (?<sw>[0-9.]+ \\w+))?(; the calls stayed slow (?<rec>[0-9.]+ \\w+) after the last window of pressure)?$")) as $q |
     (if ($s | test(" allocated [0-9]+ pages/s ")) then
       ($s | capture("while PID (?<q>\\d+) \\((?<qc>[^)]*)\\)( in (?<ctr>[^,]+(, container [0-9a-f]+)?),)? allocated (?<r>\\d+) pages/s \\((?<rb>[0-9.]+ \\w+)/s\\) against (?<ro>\\d+) pages/s outside the interval")) as $p |
       [$host[] | select(.host_type == "page_alloc" and .pid == ($p.q | tonumber))] as $cp |
@@ -194,7 +194,15 @@ $ch.root_cause as $s |
        count("reclaim and compaction stalls"; ($st | length); $q.ns),
        dur("stall time"; ($st | map(.dur_ns) | add); $q.nst)
      else empty end),
-    (if $q.psi then pct("memory PSI"; ($sn | map(.psi_mem_some // 0) | max); $q.psi) else empty end)
+    (if $q.psi then pct("memory PSI"; ($sn | map(.psi_mem_some // 0) | max); $q.psi) else empty end),
+    # the slowdown's tail after the last window of pressure: the metric,
+    # within the interval, with page allocations in the interval before it
+    (if $q.rec then
+      dur("stayed slow after the pressure"; $m.recovery_ns; $q.rec),
+      check("the tail within the interval"; $m.recovery_ns <= $b - $a; "<= \($b - $a)"; $m.recovery_ns),
+      check("page allocations before the tail"; ([$pg[] | select(.ts_ns < $b - $m.recovery_ns)] | length) > 0; "> 0";
+            ([$pg[] | select(.ts_ns < $b - $m.recovery_ns)] | length))
+    else empty end)
   elif $pattern == "disk-stall" then
     # the job: the process and its descendants (process records' ppid)
     ([$recs[] | select(.type == "process")] | map({key: "\(.pid)", value: .ppid}) | from_entries) as $pp |

@@ -10,6 +10,7 @@
  * rule's edge "under the memory rule's edge" (a loaded run's
  * real_memory-pressure: 3.76% "under" an edge of 1%).
  */
+#include <stdlib.h>
 #include "test.h"
 #include "calls.h"
 #include "stats_int.h"
@@ -63,6 +64,10 @@ int main(void)
 	   "the copies' slowdown that outlasted the storm is memory pressure, the storm's process named");
 	ok(c && strstr(c->metrics.p, "\"likely\":0") && !strstr(c->root_cause.p, "under the memory"),
 	   "for certain: the storm ran at 5%% of the available memory a second, over the edge");
+	const char *r = c ? strstr(c->metrics.p, "\"recovery_ns\":") : NULL;
+	double rec = r ? strtod(r + 14, NULL) / 1e9 : 0;
+	ok(c && strstr(c->root_cause.p, "stayed slow") && rec > 2.5 && rec < 3.5,
+	   "it says the copies stayed slow ~3 s after the storm (%.2f s)", rec);
 	ilog_chain_set_free(&cs);
 	ilog_stats_free(st);
 	return done_testing();
