@@ -196,12 +196,15 @@ $ch.root_cause as $s |
      else empty end),
     (if $q.psi then pct("memory PSI"; ($sn | map(.psi_mem_some // 0) | max); $q.psi) else empty end),
     # the slowdown's tail after the last window of pressure: the metric,
-    # within the interval, with page allocations in the interval before it
+    # within the interval, and a storm's page allocations (where pages
+    # were the pressure, not swap or scarcity alone) begin before it
     (if $q.rec then
       dur("stayed slow after the pressure"; $m.recovery_ns; $q.rec),
       check("the tail within the interval"; $m.recovery_ns <= $b - $a; "<= \($b - $a)"; $m.recovery_ns),
-      check("page allocations before the tail"; ([$pg[] | select(.ts_ns < $b - $m.recovery_ns)] | length) > 0; "> 0";
-            ([$pg[] | select(.ts_ns < $b - $m.recovery_ns)] | length))
+      (if ($pg | length) > 0 then
+        check("page allocations before the tail"; ([$pg[] | select(.ts_ns < $b - $m.recovery_ns)] | length) > 0; "> 0";
+              ([$pg[] | select(.ts_ns < $b - $m.recovery_ns)] | length))
+       else empty end)
     else empty end)
   elif $pattern == "disk-stall" then
     # the job: the process and its descendants (process records' ppid)
