@@ -376,6 +376,15 @@ uint32_t causal_net_from(const struct sig *g, uint32_t a, uint32_t lo);
 uint32_t causal_net_flows(struct ctx *x, uint32_t a, uint32_t b, const uint8_t *in, uint32_t lo,
 			  uint32_t hi, struct net_flow *f, uint32_t cap, uint64_t *all_in,
 			  uint64_t *all_out);
+/*
+ * Whether n_in retransmissions in len_in of time are more than the rate of
+ * the rest (n_out in len_out) explains: P(X >= n_in) < ILOG_NET_ALPHA for X
+ * Poisson with mean (n_out + 1) * len_in / len_out - one retransmission
+ * added to the rest, so that on a quiet node one or two retransmissions
+ * (a busy host's spurious timeouts) are not a burst; len_out 0 (the
+ * interval is the whole run): one retransmission per len_in.
+ */
+int causal_net_significant(uint64_t n_in, uint64_t n_out, double len_in, double len_out);
 /* "saddr:sport > daddr:dport" ([v6]). */
 void causal_flow_text(const struct sflow *f, char *buf, size_t n);
 /*

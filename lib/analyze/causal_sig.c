@@ -840,6 +840,21 @@ uint32_t causal_net_flows(struct ctx *x, uint32_t a, uint32_t b, const uint8_t *
 	return n;
 }
 
+int causal_net_significant(uint64_t n_in, uint64_t n_out, double len_in, double len_out)
+{
+	if (!n_in || !(len_in > 0))
+		return 0;
+	double mu = (double)(n_out + 1) * len_in / (len_out > 0 ? len_out : len_in);
+	/* the lower tail P(X < n_in) passes 1 - alpha: the upper one is below */
+	double lmu = log(mu), cdf = 0;
+	for (uint64_t j = 0; j < n_in; j++) {
+		cdf += exp(-mu + (double)j * lmu - lgamma((double)j + 1));
+		if (cdf > 1 - ILOG_NET_ALPHA)
+			return 1;
+	}
+	return 0;
+}
+
 void causal_flow_text(const struct sflow *f, char *buf, size_t n)
 {
 	char sa[64], da[64];

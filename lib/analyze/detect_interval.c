@@ -36,6 +36,35 @@ static double coverage(struct ctx *x, const uint8_t *hot, const uint8_t *flag, u
 }
 
 /*
+ * The share of an interval's lost time - each analysis window's calls over
+ * mean, where positive - that lies in the windows flagged (as coverage:
+ * in the window or the ticks just around it).  A lossy flow's damage is
+ * its timeouts, a few windows of 200 ms stalls, while a busy host slows
+ * the other windows a little: counted by windows, the loss's are a
+ * minority of an interval that the host's load stretched.
+ */
+static double lost_coverage(struct ctx *x, const struct sseries *s, const uint8_t *flag,
+			    uint32_t a, uint32_t b, double mean)
+{
+	double all = 0, cov = 0;
+	uint32_t G = x->G ? x->G : 1;
+	for (uint32_t w = a; w < b; w += G) {
+		uint32_t e = w + G < b ? w + G : b, f = 0;
+		double d = 0;
+		for (uint32_t k = w; k < e && k < s->nt; k++)
+			d += (double)s->t[k].total - (double)s->t[k].n * mean;
+		if (d <= 0)
+			continue;
+		all += d;
+		for (uint32_t k = w > 0 ? w - 1 : 0; k <= e && k < x->T; k++)
+			f |= flag[k];
+		if (f)
+			cov += d;
+	}
+	return all > 0 ? cov / all : 0;
+}
+
+/*
  * The network's share of an interval's anomalous windows once TCP's loss
  * recovery is counted.  A flow runs below its earlier rate after its last
  * retransmission until its congestion window regrows, and on a collective's
@@ -97,12 +126,17 @@ static uint64_t avail_before(struct ctx *x, uint32_t a)
 	return 0;
 }
 
-/* The culprit's pages in the interval as a share of avail bytes a second. */
+/* The rise of the culprit's page allocations in the interval over its
+ * rate outside it, as a share of avail bytes a second: a process that
+ * allocates steadily (a TCP peer's socket buffers, 100 MiB/s beside two
+ * CPU hogs) and a little faster in the interval is no storm. */
 static double storm_share(const struct page_storm *ps, uint64_t avail)
 {
-	return avail && ps->ns_in ? (double)ps->pages_in * 1e9 / (double)ps->ns_in *
-					    ILOG_PAGE_BYTES / (double)avail
-				  : 0;
+	if (!avail || !ps->ns_in)
+		return 0;
+	double r_in = (double)ps->pages_in * 1e9 / (double)ps->ns_in;
+	double r_out = ps->ns_out ? (double)ps->pages_out * 1e9 / (double)ps->ns_out : 0;
+	return r_in > r_out ? (r_in - r_out) * ILOG_PAGE_BYTES / (double)avail : 0;
 }
 
 /*
@@ -156,7 +190,7 @@ static void memory_chain(struct ctx *x, struct cand *c, const struct sproc *p, c
 			double share = storm_share(&ps, before);
 			l += (size_t)snprintf(tail + l, sizeof(tail) - l,
 					      "; likely the cause, though under the memory rule's "
-					      "edge: %s of the %s available per second (certain from "
+					      "edge: a rise of %s of the %s available per second (certain from "
 					      "%s), page allocations an outlier in %s of the slow "
 					      "windows",
 					      causal_fmt(x, "%.2f%%", share * 100), B(x, (double)before),
@@ -563,7 +597,7 @@ static void interval_metrics(struct ctx *x, struct cand *c, const struct dhist *
  */
 static int interval_cause(struct ctx *x, const struct sproc *p, const struct sseries *s,
 			  struct ival iv, const uint8_t *hot, struct sig *g, uint64_t lost,
-			  uint32_t lo, uint32_t hi, double cov[5], uint8_t **in_iv,
+			  uint32_t lo, uint32_t hi, double mean, double cov[5], uint8_t **in_iv,
 			  struct offcpu *oc, int *likely, double stl[3])
 {
 	*likely = 0;
@@ -596,12 +630,26 @@ static int interval_cause(struct ctx *x, const struct sproc *p, const struct sse
 	int gpu_ok = cov[1] >= ILOG_COVERAGE;
 	int mem_ok = cov[2] >= ILOG_COVERAGE;
 	int gr_ok = cov[4] >= ILOG_COVERAGE;
-	/* the network only for a collective, and only when the process moved
-	 * TCP bytes around the interval: retransmits of flows it never used
-	 * cannot have held it up */
+	/* the network only for a collective, only when the process moved TCP
+	 * bytes around the interval (retransmits of flows it never used cannot
+	 * have held it up), and only when the interval's retransmissions are
+	 * more than the rest of the run's rate explains (a busy host's one or
+	 * two spurious timeouts are no burst; an aggregate spans a second, so
+	 * one retransmission flags a second of windows); its share: of the
+	 * anomalous windows, or of the time lost, whichever is larger */
 	uint32_t na = causal_net_from(g, iv.a, lo);
-	int net_ok = cov[3] >= ILOG_COVERAGE && net_op(s) &&
-		     causal_net_bytes(x, p->pid, na, iv.b, NULL) > 0;
+	int net_sig = 0;
+	if (net_op(s) && causal_net_bytes(x, p->pid, na, iv.b, NULL) > 0) {
+		struct net_flow f1;
+		uint64_t rin, rout;
+		causal_net_flows(x, na, iv.b, NULL, lo, hi, &f1, 1, &rin, &rout);
+		net_sig = causal_net_significant(rin, rout, (double)(iv.b - na),
+						 (double)(hi - lo) - (double)(iv.b - na));
+		double lc = lost_coverage(x, s, g->fnet, iv.a, iv.b, mean);
+		if (lc > cov[3])
+			cov[3] = lc;
+	}
+	int net_ok = cov[3] >= ILOG_COVERAGE && net_sig;
 	enum ilog_pattern pat = ILOG_PAT_GPU_SLOW;
 	double best = 0;
 	if (cpu_ok)
@@ -649,7 +697,7 @@ static int interval_cause(struct ctx *x, const struct sproc *p, const struct sse
 	}
 	/* no cause found: a slowdown that began under retransmissions and
 	 * outlasted them is the flow's loss recovery (net_recovery) */
-	if (pat == ILOG_PAT_GPU_SLOW && net_op(s) && causal_net_bytes(x, p->pid, na, iv.b, NULL) > 0) {
+	if (pat == ILOG_PAT_GPU_SLOW && net_sig) {
 		/* the onset's precision: the first aggregate that reaches it */
 		double r = net_recovery(x, hot, g->fnet, iv.a, iv.b,
 					onset_span(g->netspan, na, iv.b, x->T));
@@ -658,7 +706,7 @@ static int interval_cause(struct ctx *x, const struct sproc *p, const struct sse
 	}
 	/* still no cause: page allocations an outlier in most anomalous
 	 * windows, under the rate that is pressure for certain, by one process
-	 * that is not the job, rose by half the machine's rise and ran at
+	 * that is not the job, rose by half the machine's rise and by
 	 * ILOG_MEM_LIKELY of the available memory per second or more, are the
 	 * likely cause - graded, not switched between "host not involved" and
 	 * a culprit at one rate */
@@ -745,8 +793,8 @@ static void interval_chain(struct ctx *x, const struct sproc *p, const struct ss
 
 	double cov[5], stl[3] = { 0, 0, 0 };
 	int likely;
-	int pat = interval_cause(x, p, s, iv, hot, g, lost, lo, hi, cov, &in_iv, &oc, &likely,
-				 stl);
+	int pat = interval_cause(x, p, s, iv, hot, g, lost, lo, hi, mean_out, cov, &in_iv, &oc,
+				 &likely, stl);
 	if (pat < 0)
 		goto done;
 

@@ -30,9 +30,10 @@
  *   - graded memory evidence: in an interval that no other signal
  *     explains, page allocations that are an outlier in the majority of its
  *     anomalous windows, one process (not the job) rising by half the
- *     machine's rise at ILOG_MEM_LIKELY (0.25%) of the available memory
- *     (before the interval) per second or more, name that process as the
- *     likely cause, with its share of available memory per second and the
+ *     machine's rise, its rise over its own rate outside the interval
+ *     ILOG_MEM_LIKELY (0.25%) of the available memory (before the
+ *     interval) per second or more, name that process as the
+ *     likely cause, with that share of available memory per second and the
  *     windows it covered, one severity step below what the lost time gives
  *     (never raised by scarcity); below 0.25% it is not named;
  *   - periodic spikes: the op's outliers outside its anomalies, the group
@@ -71,6 +72,7 @@
 #define ILOG_Z_OUTLIER 3.5      /* modified z-score outlier rule */
 #define ILOG_FAMILY_ALPHA 0.01  /* family-wise error rate over windows */
 #define ILOG_COVERAGE 0.5       /* majority of anomalous windows */
+#define ILOG_NET_ALPHA 0.01     /* an interval's retransmissions: Poisson tail against the rest (+1) */
 #define ILOG_SEV_HIGH_IMPACT 0.25
 #define ILOG_SEV_MEDIUM_IMPACT 0.05
 #define ILOG_MATERIAL_SHARE 0.05   /* material: share of the process's CUDA wall time */

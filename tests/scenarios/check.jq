@@ -170,10 +170,10 @@ $ch.root_cause as $s |
       # graded evidence: the storm's share of the available memory per
       # second (just before the interval, else the least in it)
       (if ($s | test("; likely the cause")) then
-        ($s | capture("; likely the cause, though under the memory rule's edge: (?<sh>[0-9.]+)% of the (?<av>[0-9.]+ \\w+) available per second \\(certain from (?<edge>[0-9.]+)%\\), page allocations an outlier in (?<cv>[0-9.]+)% of the slow windows")) as $l |
+        ($s | capture("; likely the cause, though under the memory rule's edge: a rise of (?<sh>[0-9.]+)% of the (?<av>[0-9.]+ \\w+) available per second \\(certain from (?<edge>[0-9.]+)%\\), page allocations an outlier in (?<cv>[0-9.]+)% of the slow windows")) as $l |
         (if $before then $before.mem_avail else ($sn | map(.mem_avail) | min) end) as $av |
         size("available memory before the storm"; $av; $l.av),
-        pct("culprit's share of the available memory per second"; rate($cin) * 4096 / $av * 100; $l.sh),
+        pct("culprit's rise, as a share of the available memory per second"; (rate($cin) - rate($cout)) * 4096 / $av * 100; $l.sh),
         check("under the edge"; ($l.sh | tonumber) < ($l.edge | tonumber); "< \($l.edge)"; $l.sh),
         pct("windows covered"; $m.coverage_mem * 100; $l.cv),
         check("likely in the metrics"; $m.likely == 1; 1; $m.likely)
