@@ -23,7 +23,7 @@ for seed in 1 2; do
 			c.jsonl >/dev/null || fail "seed $seed, a first window of $ns ns: $(cat c.jsonl)"
 		# no chain of any kind says "under the edge" of a share over it
 		ingero-correlate --json run.ilog | jq -r 'select(.type=="chain") | .root_cause' |
-			sed -n 's/.*under the memory rule.s edge: \([0-9.]*\)% .*(certain from \([0-9.]*\)%).*/\1 \2/p' |
+			sed -n 's/.*under the memory rule.s edge: a rise of \([0-9.]*\)% .*(certain from \([0-9.]*\)%).*/\1 \2/p' |
 			while read -r sh edge; do
 				awk -v s="$sh" -v e="$edge" 'BEGIN { exit !(s < e) }' ||
 					fail "seed $seed: a share of $sh% called under the edge of $edge%"

@@ -16,7 +16,7 @@ jq -se 'any(.[]; .type=="chain" and .rank==1 and (.root_cause | test("; likely t
 	jq -r 'select(.type=="chain") | "  #\(.rank) \(.severity) \(.title): \(.root_cause)"' corr.jsonl >&2
 	exit 1
 }
-# the staged rate: the culprit's share is under the edge and at least half
+# the staged rate: the culprit's rise is under the edge and at least half
 # of the staged 0.5%/s (the floor of graded evidence is 0.25%/s)
 jq -se 'first(.[] | select(.type=="chain" and .rank==1) | .metrics.culprit_share_of_avail_per_s) as $s |
 	$s >= 0.0025 and $s < 0.01' corr.jsonl >/dev/null ||
