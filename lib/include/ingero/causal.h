@@ -40,11 +40,12 @@
 	  "scarce) in the op's anomaly or around its stalls, or at the start of an anomaly "   \
 	  "nothing else explains that outlasted it; or, graded as likely (title "              \
 	  "\"Memory storm (likely)\", metric `likely` 1), one process's page allocations an "  \
-	  "outlier in an anomaly nothing else explains, at 0.25% or more of the memory "       \
-	  "available before it per second")                                                    \
+	  "outlier in an anomaly nothing else explains, rising over its own rate outside it "  \
+	  "by 0.25% or more of the memory available before it per second")                     \
 	X(NET_RETRANSMITS, "net-retransmits", 1,                                                \
 	  "the node's TCP retransmissions rose with an anomaly of an NCCL call or a "           \
-	  "synchronize of a process that moved TCP bytes, or were an outlier around most of "   \
+	  "synchronize of a process that moved TCP bytes (more in it than the rest of the "     \
+	  "run's rate explains), or were an outlier around most of "                            \
 	  "such a call's isolated stalls, or around its stalls too many to be isolated (a "     \
 	  "mode of their own in more than 1 call in 20) with one flow retransmitting a "        \
 	  "segment or more for each")                                                           \
