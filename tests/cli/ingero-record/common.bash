@@ -171,6 +171,11 @@ export_log() {
 	timeout 120 ingero-export rec.ilog >log.jsonl || fail "ingero-export failed on rec.ilog"
 }
 
+# the last loss record of SOURCE in log.jsonl (its counts so far), or null
+last_loss() {
+	jq -s -c --arg s "$1" '[.[] | select(.type=="loss" and .source==$s)] | last' log.jsonl
+}
+
 # per-op counts of cuda events of the given pids (space separated), as a JSON object
 cuda_counts() {
 	local pids=$1

@@ -50,13 +50,13 @@ for ((r = 1; r <= rounds; r++)); do
 	done
 done
 ((missed == 0)) || fail "$missed of $((rounds * procs)) processes with calls missing;" \
-	"holds: $(jq -s -c '[.[] | select(.type=="loss" and .source=="holds")] | last' log.jsonl)"
+	"holds: $(last_loss holds)"
 # every new file held its processes, none past --hold-max
-holds=$(jq -s -c '[.[] | select(.type=="loss" and .source=="holds")] | last' log.jsonl)
+holds=$(last_loss holds)
 # (a hold is lost when the watchdog resumed it or the critical ring was
 # full: the ring's own loss record tells the two apart)
 [[ $(jq .lost <<<"$holds") == 0 ]] || fail "holds expired: $holds; critical ring:" \
-	"$(jq -s -c '[.[] | select(.type=="loss" and .source=="ringbuf:critical")] | last' log.jsonl)"
+	"$(last_loss ringbuf:critical)"
 (($(jq .seen <<<"$holds") >= rounds)) || fail "fewer holds than new files: $holds"
 grep -qx "$PWD/r1/libcudart.so.13" cuda-libs || fail "r1's copy is not in the list of files seen"
 
