@@ -43,7 +43,7 @@ assert_eq "cudaMalloc decoded" \
 	'[[4096,false]]'
 assert_eq "losses" "$(jq -s '[.[] | select(.type=="loss") | .lost] | add' log.jsonl)" 0
 assert_eq "probe:cuFakeApi149 seen" \
-	"$(jq -s '[.[] | select(.type=="loss" and .source=="probe:cuFakeApi149")] | last | .seen' log.jsonl)" \
+	"$(last_loss probe:cuFakeApi149 .seen)" \
 	"$(jq .calls.cuFakeApi149 report.json)"
 
 # 2. only calls outside the table: nothing by default, all of them with --api all

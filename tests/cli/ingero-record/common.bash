@@ -171,9 +171,10 @@ export_log() {
 	timeout 120 ingero-export rec.ilog >log.jsonl || fail "ingero-export failed on rec.ilog"
 }
 
-# the last loss record of SOURCE in log.jsonl (its counts so far), or null
+# last_loss SOURCE [FILTER]: the last loss record of SOURCE in log.jsonl (its
+# counts so far), or null; with FILTER, that jq filter of it (.lost, .seen)
 last_loss() {
-	jq -s -c --arg s "$1" '[.[] | select(.type=="loss" and .source==$s)] | last' log.jsonl
+	jq -s -c --arg s "$1" "[.[] | select(.type==\"loss\" and .source==\$s)] | last | ${2:-.}" log.jsonl
 }
 
 # per-op counts of cuda events of the given pids (space separated), as a JSON object

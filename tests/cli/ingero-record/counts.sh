@@ -36,7 +36,7 @@ assert_eq "non-zero returns" "$(jq -s '[.[] | select(.type=="cuda" and .ret != 0
 assert_eq "losses" "$(jq -s '[.[] | select(.type=="loss") | .lost] | add' log.jsonl)" 0
 # the loss records saw exactly the calls made
 assert_eq "probe:cudaLaunchKernel seen" \
-	"$(jq -s '[.[] | select(.type=="loss" and .source=="probe:cudaLaunchKernel")] | last | .seen' log.jsonl)" \
+	"$(last_loss probe:cudaLaunchKernel .seen)" \
 	"$(jq .calls.cudaLaunchKernel report.json)"
 # tids: two threads
 assert_eq "threads" "$(jq -s "[.[] | select(.type==\"cuda\") | .tid] | unique | length" log.jsonl)" 2

@@ -30,4 +30,4 @@ for p in $pids; do
 		fail "no process record for $p"
 done
 assert_eq "critical ring lost" \
-	"$(jq -s '[.[] | select(.type=="loss" and .source=="ringbuf:critical")] | last | .lost' log.jsonl)" 0
+	"$(last_loss ringbuf:critical .lost)" 0

@@ -50,6 +50,5 @@ kill -CONT "$RECPID"
 wait "$RECPID" || fail "ingero-record exited $? after the command"
 export_log
 # held at least at its start-up; the stops the watchdog ended are lost
-jq -e -s '[.[] | select(.type=="loss" and .source=="holds")] | last
-	| .lost >= 1 and .seen >= .lost' log.jsonl >/dev/null ||
-	fail "holds: $(jq -s -c '[.[] | select(.type=="loss" and .source=="holds")] | last' log.jsonl)"
+holds=$(last_loss holds)
+jq -e '.lost >= 1 and .seen >= .lost' <<<"$holds" >/dev/null || fail "holds: $holds"

@@ -31,5 +31,4 @@ echo "workload b ran ${ms} ms with the recorder stopped" >&2
 kill -CONT "$RECPID"
 stop_rec
 export_log
-assert_eq "holds" "$(jq -s -c '[.[] | select(.type=="loss" and .source=="holds")] | last
-	| [.lost, .seen]' log.jsonl)" "[1,1]"
+assert_eq "holds" "$(last_loss holds '[.lost, .seen]')" "[1,1]"

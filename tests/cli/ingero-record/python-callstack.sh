@@ -104,7 +104,7 @@ check_one() {
 	[[ $m =~ ^(n\ )+\[py\]via_c(\ n)+\ \[py\]main(\ n)*\ \[py\]\<module\>(\ n)+$ ]] ||
 		fail "$py: get_stacks callstack not merged at the eval-loop calls"
 	assert_eq "$py: stack copies lost" \
-		"$(jq -s '[.[] | select(.type=="loss" and .source=="stack-copies")] | last | .lost' log.jsonl)" 0
+		"$(last_loss stack-copies .lost)" 0
 
 	# frame pointers only: the walk ends in libffi, Python frames come after it
 	record_python "$py" --unwind=fp

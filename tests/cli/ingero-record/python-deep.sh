@@ -34,5 +34,5 @@ export_log
 assert_eq "frames" "$(PYSRC=deep.py py_calls | sort)" "1 cudaDeviceSynchronize | main | down:11$(printf ' < down:10%.0s' {1..31})
 1 cudaFree | main | <module>:13"
 assert_eq "depth loss" \
-	"$(jq -s -c '[.[] | select(.type=="loss" and .source=="pystack-depth")] | last | [.lost, .seen]' log.jsonl)" \
+	"$(last_loss pystack-depth '[.lost, .seen]')" \
 	"[1,2]"
